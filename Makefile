@@ -1,0 +1,39 @@
+# deskpilot — one command per job. `make demo` and `make test` do all set-up on a fresh Debian 12.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP_SYS := $(VENV)/.system-packages
+STAMP_PY := $(VENV)/.installed
+
+.PHONY: demo test check bench setup clean
+
+setup: $(STAMP_SYS) $(STAMP_PY)
+
+$(STAMP_SYS): scripts/apt-packages.txt scripts/setup-system.sh
+	scripts/setup-system.sh
+	@mkdir -p $(VENV) && touch $@
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP_PY): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $@
+
+demo: setup
+	$(BIN)/python -m deskpilot.demo
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+check: setup
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy src
+
+bench: setup
+	$(BIN)/python -m bench.snapshot
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

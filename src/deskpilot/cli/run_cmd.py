@@ -1,0 +1,7 @@
+"""(placeholder: filled in by its issue)"""
+
+from __future__ import annotations
+
+import click
+
+COMMANDS: list[click.Command] = []

@@ -1,0 +1,187 @@
+"""``deskpilot sandbox run|up|status|down``: a private headless desktop with accessibility on."""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import signal
+import subprocess
+import sys
+from types import FrameType
+
+import click
+
+from deskpilot import sandbox as sb
+from deskpilot.cli.common import Context, fail, pass_context
+from deskpilot.errors import SandboxError
+
+
+def _parse_size(value: str) -> tuple[int, int]:
+    try:
+        w, h = (int(p) for p in value.lower().split("x"))
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not WIDTHxHEIGHT (e.g. 1280x800)") from None
+    if not (64 <= w <= 8192 and 64 <= h <= 8192):
+        raise click.BadParameter(f"{value!r}: width and height must be between 64 and 8192")
+    return w, h
+
+
+size_option = click.option(
+    "--size", default="1280x800", show_default=True, metavar="WxH",
+    help="Screen size of the virtual display.",
+)  # fmt: skip
+display_option = click.option(
+    "--display-number", "display_number", type=click.IntRange(0, 65535), default=None,
+    metavar="N", help="Use display :N (default: the first free one).",
+)  # fmt: skip
+name_option = click.option(
+    "--name", default="default", show_default=True, help="Name of the kept sandbox."
+)
+
+
+@click.group("sandbox")
+def sandbox_group() -> None:
+    """A private headless desktop: Xvfb, D-Bus, the AT-SPI bus and a window manager.
+
+    \b
+    deskpilot sandbox run -- CMD ARGS   run CMD on a fresh desktop, then tear it all down
+    eval "$(deskpilot sandbox up)"      start one that stays up; sets DISPLAY etc. in your shell
+    deskpilot sandbox status            show kept sandboxes
+    deskpilot sandbox down              stop it (no process is left behind)
+
+    Apps on the sandbox get their own HOME and have accessibility switched on for GTK, Qt,
+    Chromium, Electron and LibreOffice.
+    """
+
+
+@sandbox_group.command("run", context_settings={"ignore_unknown_options": True})
+@size_option
+@display_option
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@pass_context
+def run(ctx: Context, size: str, display_number: int | None, command: tuple[str, ...]) -> None:
+    """Run COMMAND on a fresh sandbox desktop; exit with its exit code.
+
+    Everything is torn down afterwards — also when COMMAND fails or you press Ctrl-C.
+    Example: deskpilot sandbox run -- gnome-calculator
+    """
+    width, height = _parse_size(size)
+    settings = ctx.settings
+    interrupted: list[int] = []
+    child: subprocess.Popen[bytes] | None = None
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        interrupted.append(signum)
+        if child is not None and child.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                child.send_signal(signum)
+
+    old = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    code = 1
+    try:
+        with sb.Sandbox(width=width, height=height, display=display_number,
+                        base_env=settings.environ) as desk:  # fmt: skip
+            assert desk.info is not None
+            click.secho(f"sandbox: desktop {desk.info.display} ({width}x{height}) is up; "
+                        f"running {shlex.join(command)}", fg="cyan", err=True)  # fmt: skip
+            env = sb.sandbox_command_env(settings.environ, desk.info)
+            try:
+                child = subprocess.Popen(list(command), env=env)
+            except FileNotFoundError:
+                fail(f"command not found: {command[0]}", 127)
+            except PermissionError:
+                fail(f"command not executable: {command[0]}", 126)
+            assert child is not None
+            while True:
+                try:
+                    code = child.wait()
+                    break
+                except KeyboardInterrupt:
+                    continue
+            if code < 0:
+                code = 128 - code
+    except SandboxError as exc:
+        fail(exc)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    if interrupted:
+        click.secho("sandbox: interrupted; desktop torn down", fg="yellow", err=True)
+    sys.exit(code)
+
+
+@sandbox_group.command("up")
+@size_option
+@display_option
+@name_option
+@pass_context
+def up(ctx: Context, size: str, display_number: int | None, name: str) -> None:
+    """Start a sandbox that stays up, and print shell lines to `eval`.
+
+    \b
+    eval "$(deskpilot sandbox up)"
+    deskpilot tool list_windows
+    deskpilot sandbox down
+    """
+    width, height = _parse_size(size)
+    settings = ctx.settings
+    info = sb.load_info(settings.state_dir, name)
+    if info is not None and sb.is_alive(info):
+        click.secho(f"sandbox {name!r} is already up on {info.display}", fg="cyan", err=True)
+    else:
+        if info is not None:
+            sb.teardown(info.runtime_dir, info.pgid)
+            sb.forget(settings.state_dir, name)
+        try:
+            desk = sb.Sandbox(width=width, height=height, display=display_number,
+                              base_env=settings.environ, keep=True)  # fmt: skip
+            info = desk.start()
+        except SandboxError as exc:
+            fail(exc)
+        sb.save_info(settings.state_dir, name, info)
+        click.secho(f"sandbox {name!r} is up on {info.display} ({width}x{height}); "
+                    f"stop it with: deskpilot sandbox down"
+                    + (f" --name {name}" if name != "default" else ""),
+                    fg="cyan", err=True)  # fmt: skip
+    assert info is not None
+    for key, value in info.client_env().items():
+        click.echo(f"export {key}={shlex.quote(value)}")
+
+
+@sandbox_group.command("status")
+@pass_context
+def status(ctx: Context) -> None:
+    """Show kept sandboxes (exit code 1 when none is running)."""
+    running = 0
+    for name, info in sb.list_kept(ctx.settings.state_dir):
+        alive = sb.is_alive(info)
+        running += alive
+        procs = len(sb.processes_of(info.runtime_dir, info.pgid)) if alive else 0
+        state = click.style("up", fg="green") if alive else click.style("dead", fg="red")
+        click.echo(f"{name}: {state}  display {info.display}  {info.width}x{info.height}  "
+                   f"{procs} processes  {info.runtime_dir}")  # fmt: skip
+    if not running:
+        click.echo("no sandbox is running (start one: eval \"$(deskpilot sandbox up)\")")
+        sys.exit(1)
+
+
+@sandbox_group.command("down")
+@name_option
+@pass_context
+def down(ctx: Context, name: str) -> None:
+    """Stop a kept sandbox and everything running on it."""
+    info = sb.load_info(ctx.settings.state_dir, name)
+    if info is None:
+        click.echo(f"no sandbox named {name!r} is running")
+        return
+    left = sb.teardown(info.runtime_dir, info.pgid)
+    sb.forget(ctx.settings.state_dir, name)
+    if left:
+        fail(f"sandbox {name!r}: processes survived teardown: {left}")
+    click.secho(f"sandbox {name!r} on {info.display} is down", fg="cyan", err=True)
+    if ctx.settings.sandbox_dir == info.runtime_dir:
+        click.secho("this shell still points at it: unset DISPLAY DBUS_SESSION_BUS_ADDRESS "
+                    "DESKPILOT_SANDBOX", fg="yellow", err=True)  # fmt: skip
+
+
+COMMANDS: list[click.Command] = [sandbox_group]

@@ -1,0 +1,7 @@
+"""(placeholder)"""
+
+from __future__ import annotations
+
+import click
+
+COMMANDS: list[click.Command] = []

@@ -1,0 +1,212 @@
+"""Settings: flags > environment > ``~/.config/deskpilot/config.toml`` > defaults.
+
+This module is the ONLY place that reads ``os.environ``. Everything else receives a
+:class:`Settings` (and, for launching processes, ``settings.environ``, a frozen copy).
+
+Config file (all keys optional)::
+
+    model = "anthropic:claude-sonnet-4-5"    # provider:model for `deskpilot run` / `chat`
+    base_url = "http://127.0.0.1:8000/v1"    # for compatible:
+    confirm = "consequential"                # all | consequential | none
+    max_steps = 30
+    timeout = 600
+    tool_protocol = "native"                 # native | text
+    browser = "agent"                        # agent (deskpilot's Chromium) | default (xdg-open)
+
+    [blocklist]
+    add = ["org.gnome.Settings"]             # extra blocked apps (desktop id, WM_CLASS, exe, name)
+    remove = []                              # default entries to allow
+
+    [preferences]                            # told to the agent: which app to use for what
+    browser = "Chromium"
+    editor = "Mousepad"
+
+    [keys]
+    openai = "sk-..."                        # prefer the environment: OPENAI_API_KEY etc.
+
+    [consequential]
+    words = ["Send", "Submit", ...]          # replaces the default list
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal, cast
+
+from deskpilot.errors import ConfigError
+
+ConfirmMode = Literal["all", "consequential", "none"]
+CONFIRM_MODES: tuple[ConfirmMode, ...] = ("all", "consequential", "none")
+
+#: Environment variables holding provider API keys (also read by the vendors' own SDKs).
+KEY_ENV = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "compatible": "DESKPILOT_COMPATIBLE_API_KEY",
+}
+
+
+def _xdg(env: Mapping[str, str], var: str, home: Path, default: str) -> Path:
+    value = env.get(var, "")
+    return Path(value) if value and os.path.isabs(value) else home / default
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable, resolved once and passed down."""
+
+    environ: Mapping[str, str] = field(default_factory=dict)
+    display: str | None = None
+    session_bus: str | None = None
+    sandbox_dir: str | None = None
+    config_dir: Path = Path("~/.config/deskpilot")
+    state_dir: Path = Path("~/.local/state/deskpilot")
+    data_dir: Path = Path("~/.local/share/deskpilot")
+    config_file: Path | None = None
+    session: str = "default"
+    blocklist_add: tuple[str, ...] = ()
+    blocklist_remove: tuple[str, ...] = ()
+    browser: Literal["agent", "default"] = "agent"
+    preferences: Mapping[str, str] = field(default_factory=dict)
+    model: str | None = None
+    base_url: str | None = None
+    api_keys: Mapping[str, str] = field(default_factory=dict)
+    confirm: ConfirmMode = "consequential"
+    max_steps: int = 30
+    timeout: float = 600.0
+    tool_protocol: Literal["native", "text"] | None = None
+    consequential_words: tuple[str, ...] | None = None
+    read_budget_chars: int = 12000
+
+    def with_overrides(self, **changes: Any) -> Settings:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    @property
+    def audit_db(self) -> Path:
+        return self.data_dir / "audit.sqlite3"
+
+    @property
+    def user_config_file(self) -> Path:
+        return self.config_file or (self.config_dir / "config.toml")
+
+
+def _as_str_list(value: object, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} must be a list of strings")
+    return tuple(value)
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    config_file: Path | None = None,
+) -> Settings:
+    """Resolve settings from flags (highest), environment, the config file, then defaults."""
+    env = dict(os.environ if env is None else env)
+    flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    home = Path(env.get("HOME") or Path.home())
+    config_dir = _xdg(env, "XDG_CONFIG_HOME", home, ".config") / "deskpilot"
+    state_dir = _xdg(env, "XDG_STATE_HOME", home, ".local/state") / "deskpilot"
+    data_dir = _xdg(env, "XDG_DATA_HOME", home, ".local/share") / "deskpilot"
+    if env.get("DESKPILOT_HOME"):
+        # one directory for everything (tests, throwaway setups)
+        root = Path(env["DESKPILOT_HOME"])
+        config_dir, state_dir, data_dir = root / "config", root / "state", root / "data"
+    path = Path(flags.pop("config_file", None) or config_file or env.get("DESKPILOT_CONFIG") or "")
+    if not str(path) or str(path) == ".":
+        path = config_dir / "config.toml"
+    file = _read_file(path)
+
+    def pick(key: str, env_var: str | None = None) -> Any:
+        if key in flags:
+            return flags[key]
+        if env_var and env.get(env_var):
+            return env[env_var]
+        return file.get(key)
+
+    confirm = pick("confirm", "DESKPILOT_CONFIRM") or "consequential"
+    if confirm not in CONFIRM_MODES:
+        raise ConfigError(f"confirm must be one of {', '.join(CONFIRM_MODES)}, not {confirm!r}")
+    browser = pick("browser", "DESKPILOT_BROWSER") or "agent"
+    if browser not in ("agent", "default"):
+        raise ConfigError(f"browser must be 'agent' or 'default', not {browser!r}")
+    protocol = pick("tool_protocol", "DESKPILOT_TOOL_PROTOCOL")
+    if protocol not in (None, "native", "text"):
+        raise ConfigError(f"tool_protocol must be 'native' or 'text', not {protocol!r}")
+
+    def number(key: str, env_var: str, default: float, lo: float, hi: float) -> float:
+        raw = pick(key, env_var)
+        if raw is None:
+            return default
+        try:
+            value = float(raw)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{key} must be a number, not {raw!r}") from exc
+        if not lo <= value <= hi:
+            raise ConfigError(f"{key} must be between {lo:g} and {hi:g}, not {value:g}")
+        return value
+
+    blocklist = file.get("blocklist", {})
+    if not isinstance(blocklist, dict):
+        raise ConfigError("[blocklist] must be a table with 'add' and/or 'remove' lists")
+    prefs = file.get("preferences", {})
+    if not isinstance(prefs, dict) or not all(isinstance(v, str) for v in prefs.values()):
+        raise ConfigError("[preferences] must map names to strings")
+    keys_file = file.get("keys", {})
+    if not isinstance(keys_file, dict):
+        raise ConfigError("[keys] must map provider names to API keys")
+    api_keys = {p: str(keys_file[p]) for p in KEY_ENV if keys_file.get(p)}
+    api_keys.update({p: env[var] for p, var in KEY_ENV.items() if env.get(var)})
+    if env.get("GOOGLE_API_KEY") and "gemini" not in api_keys:
+        api_keys["gemini"] = env["GOOGLE_API_KEY"]
+    words_cfg = file.get("consequential", {}).get("words") if "consequential" in file else None
+
+    session = str(pick("session", "DESKPILOT_SESSION") or "default")
+    if not session.replace("-", "").replace("_", "").isalnum() or len(session) > 64:
+        raise ConfigError(
+            f"session name {session!r} is invalid: use letters, digits, '-' or '_' (max 64)"
+        )
+
+    return Settings(
+        environ=MappingProxyType(env),
+        display=flags.get("display") or env.get("DISPLAY") or None,
+        session_bus=env.get("DBUS_SESSION_BUS_ADDRESS") or None,
+        sandbox_dir=env.get("DESKPILOT_SANDBOX") or None,
+        config_dir=config_dir,
+        state_dir=state_dir,
+        data_dir=data_dir,
+        config_file=path,
+        session=session,
+        blocklist_add=_as_str_list(blocklist.get("add", []), "[blocklist] add"),
+        blocklist_remove=_as_str_list(blocklist.get("remove", []), "[blocklist] remove"),
+        browser=cast(Literal["agent", "default"], browser),
+        preferences=MappingProxyType(dict(prefs)),
+        model=pick("model", "DESKPILOT_MODEL"),
+        base_url=pick("base_url", "DESKPILOT_BASE_URL"),
+        api_keys=MappingProxyType(api_keys),
+        confirm=cast(ConfirmMode, confirm),
+        max_steps=int(number("max_steps", "DESKPILOT_MAX_STEPS", 30, 1, 1000)),
+        timeout=number("timeout", "DESKPILOT_TIMEOUT", 600.0, 1, 86400),
+        tool_protocol=protocol,
+        consequential_words=(
+            None if words_cfg is None else _as_str_list(words_cfg, "[consequential] words")
+        ),
+    )

@@ -1,0 +1,246 @@
+"""The accessibility bus over plain D-Bus (dbus-fast): connect, call with timeouts, register.
+
+Every call goes through :meth:`AtspiBus.call`, which bounds calls in flight (the apps' main
+loops are the bottleneck; unbounded concurrency is slower and trips dbus-fast's EAGAIN bug) and
+puts a timeout on each, so a hung or stopped app costs at most the timeout, never a hung tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Sequence
+from typing import Any
+
+from dbus_fast import Message, MessageType
+from dbus_fast.aio import MessageBus
+from dbus_fast.errors import DBusError
+
+from deskpilot.desktop.atspi_consts import REGISTRY_BUS, REGISTRY_PATH, ROOT_PATH
+from deskpilot.errors import AccessibilityUnavailable, DesktopError
+
+A11Y = "org.a11y.atspi."
+DBUS_PROPS = "org.freedesktop.DBus.Properties"
+
+#: Errors meaning "this object or app is gone".
+GONE_ERRORS = frozenset(
+    {
+        "org.freedesktop.DBus.Error.UnknownObject",
+        "org.freedesktop.DBus.Error.ServiceUnknown",
+        "org.freedesktop.DBus.Error.NameHasNoOwner",
+        "org.freedesktop.DBus.Error.Disconnected",
+    }
+)
+
+
+class AtspiCallError(DesktopError):
+    """An AT-SPI call returned a D-Bus error."""
+
+    def __init__(self, member: str, error_name: str, message: str = "") -> None:
+        super().__init__(f"{member}: {error_name} {message}".strip())
+        self.member = member
+        self.error_name = error_name
+
+    @property
+    def gone(self) -> bool:
+        return self.error_name in GONE_ERRORS
+
+    @property
+    def unsupported(self) -> bool:
+        return self.error_name in (
+            "org.freedesktop.DBus.Error.UnknownMethod",
+            "org.freedesktop.DBus.Error.UnknownInterface",
+            "org.freedesktop.DBus.Error.UnknownProperty",
+            "org.freedesktop.DBus.Error.InvalidArgs",
+        )
+
+
+class AtspiTimeout(DesktopError):
+    """An AT-SPI call got no reply in time (the app is busy, stopped or hung)."""
+
+
+class _PatientSocket:
+    """Socket wrapper: ``send`` returns 0 on EAGAIN instead of raising.
+
+    dbus-fast (<= 5.2) treats ``BlockingIOError`` from ``sock.send`` as fatal and drops the
+    connection when many calls are queued. Returning 0 makes its writer keep the buffer and wait
+    for the socket to become writable, which is what it does for short writes.
+    """
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    def send(self, data: Any) -> int:
+        try:
+            return self._sock.send(data)
+        except BlockingIOError:
+            return 0
+
+    def sendmsg(self, *args: Any) -> int:
+        try:
+            return self._sock.sendmsg(*args)
+        except BlockingIOError:
+            return 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+def _patch_writer(bus: MessageBus) -> None:
+    writer = getattr(bus, "_writer", None)
+    if writer is not None and hasattr(writer, "sock") and not isinstance(writer.sock, _PatientSocket):
+        writer.sock = _PatientSocket(writer.sock)
+
+
+async def _connect(address: str, what: str, timeout: float) -> MessageBus:
+    try:
+        bus = await asyncio.wait_for(MessageBus(bus_address=address).connect(), timeout)
+    except (OSError, DBusError, TimeoutError, ValueError) as exc:
+        raise AccessibilityUnavailable(f"cannot connect to the {what} at {address}: {exc}") from exc
+    _patch_writer(bus)
+    return bus
+
+
+class AtspiBus:
+    """A connection to the AT-SPI bus with bounded, timed calls."""
+
+    def __init__(
+        self, bus: MessageBus, *, call_timeout: float = 2.0, max_in_flight: int = 32
+    ) -> None:
+        self.bus = bus
+        self.call_timeout = call_timeout
+        self._slots = asyncio.Semaphore(max_in_flight)
+        self._pids: dict[str, int] = {}
+        self._registered: set[str] = set()
+
+    @classmethod
+    async def connect(
+        cls,
+        session_bus: str | None,
+        *,
+        a11y_address: str | None = None,
+        timeout: float = 5.0,
+    ) -> AtspiBus:
+        """Find the a11y bus through ``org.a11y.Bus`` on the session bus and connect to it."""
+        if a11y_address is None:
+            if not session_bus:
+                raise AccessibilityUnavailable(
+                    "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is unset): start a sandbox "
+                    "with `deskpilot sandbox up` or run inside a desktop session"
+                )
+            session = await _connect(session_bus, "session bus", timeout)
+            try:
+                reply = await asyncio.wait_for(
+                    session.call(
+                        Message(
+                            destination="org.a11y.Bus",
+                            path="/org/a11y/bus",
+                            interface="org.a11y.Bus",
+                            member="GetAddress",
+                        )
+                    ),
+                    timeout,
+                )
+            except TimeoutError as exc:
+                raise AccessibilityUnavailable("org.a11y.Bus.GetAddress timed out") from exc
+            finally:
+                session.disconnect()
+            if reply.message_type == MessageType.ERROR:
+                raise AccessibilityUnavailable(
+                    f"the accessibility bus is not available ({reply.error_name}): install "
+                    "at-spi2-core and make sure at-spi-bus-launcher runs in this session"
+                )
+            a11y_address = str(reply.body[0])
+        bus = await _connect(a11y_address, "accessibility bus", timeout)
+        return cls(bus)
+
+    async def close(self) -> None:
+        self.bus.disconnect()
+
+    async def call(
+        self,
+        dest: str,
+        path: str,
+        iface: str,
+        member: str,
+        signature: str = "",
+        body: Sequence[Any] = (),
+        *,
+        timeout: float | None = None,
+    ) -> list[Any]:
+        """One method call; raises AtspiCallError or AtspiTimeout."""
+        if not iface.startswith("org."):
+            iface = A11Y + iface
+        msg = Message(
+            destination=dest,
+            path=path,
+            interface=iface,
+            member=member,
+            signature=signature,
+            body=list(body),
+        )
+        async with self._slots:
+            try:
+                reply = await asyncio.wait_for(self.bus.call(msg), timeout or self.call_timeout)
+            except TimeoutError as exc:
+                raise AtspiTimeout(f"{member} on {dest} timed out") from exc
+            except (OSError, EOFError) as exc:
+                raise AccessibilityUnavailable(f"accessibility bus connection lost: {exc}") from exc
+        if reply.message_type == MessageType.ERROR:
+            text = str(reply.body[0]) if reply.body else ""
+            raise AtspiCallError(member, reply.error_name or "unknown", text)
+        return list(reply.body)
+
+    async def get_property(
+        self, dest: str, path: str, iface: str, name: str, *, timeout: float | None = None
+    ) -> Any:
+        body = await self.call(
+            dest, path, DBUS_PROPS, "Get", "ss", [A11Y + iface, name], timeout=timeout
+        )
+        return body[0].value
+
+    async def register_events(self, events: Sequence[str] = ("object:children-changed",)) -> None:
+        """Tell the registry we listen; atk-bridge apps only export their Cache after this."""
+        for event in events:
+            if event in self._registered:
+                continue
+            try:
+                await self.call(REGISTRY_BUS, REGISTRY_PATH, "Registry", "RegisterEvent", "sass",
+                                [event, [], ""])  # fmt: skip
+            except AtspiCallError as exc:
+                if not exc.unsupported:
+                    raise
+                await self.call(REGISTRY_BUS, REGISTRY_PATH, "Registry", "RegisterEvent", "s",
+                                [event])  # fmt: skip
+            self._registered.add(event)
+
+    async def app_buses(self) -> list[str]:
+        """Bus names of the applications registered on the a11y bus."""
+        try:
+            body = await self.call(REGISTRY_BUS, ROOT_PATH, "Accessible", "GetChildren")
+        except AtspiCallError as exc:
+            raise AccessibilityUnavailable(
+                f"the AT-SPI registry does not answer ({exc.error_name})"
+            ) from exc
+        return [str(name) for name, _path in body[0] if name]
+
+    async def pid_of(self, bus_name: str) -> int | None:
+        if bus_name in self._pids:
+            return self._pids[bus_name]
+        try:
+            body = await self.call(
+                "org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus",
+                "GetConnectionUnixProcessID",
+                "s",
+                [bus_name],
+            )
+        except (AtspiCallError, AtspiTimeout):
+            return None
+        pid = int(body[0])
+        self._pids[bus_name] = pid
+        return pid
+
+    def forget(self, bus_name: str) -> None:
+        self._pids.pop(bus_name, None)

@@ -1,0 +1,351 @@
+"""The hybrid tree reader: one bulk ``Cache.GetItems`` per app, then targeted live repairs.
+
+Measured in ../shared/notes/linux-desktop.md §1: the bulk call returns an app's whole cached
+tree in 1–110 ms, but GTK4 fills its cache lazily, atk-bridge never caches the children of
+``manages-descendants`` nodes (tree views, LibreOffice documents), LibreOffice leaves orphan
+subtrees, and Qt answers with zero items. So after the bulk call we ask live (``GetChildren``)
+wherever the cache is short of what a node says it has, fetch unknown children's properties
+live, and re-attach orphans. Extents and text are fetched only for the nodes that will be shown.
+
+Every call is bounded by the bus timeout; failures mark the read ``partial`` instead of raising.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from deskpilot.desktop.atspi_bus import AtspiBus, AtspiCallError, AtspiTimeout
+from deskpilot.desktop.atspi_consts import (
+    CACHE_PATH,
+    NULL_PATH,
+    ROOT_PATH,
+    S_MANAGES_DESCENDANTS,
+    S_SHOWING,
+    S_VISIBLE,
+    role_name,
+    state_bits,
+)
+from deskpilot.errors import DesktopError
+
+T = TypeVar("T")
+
+#: Children fetched live per manages-descendants node (huge tables/documents are truncated).
+MAX_MANAGED_CHILDREN = 600
+#: Nodes read per app at most.
+MAX_NODES = 30000
+
+
+@dataclass(slots=True)
+class RawNode:
+    path: str
+    parent: str | None
+    index: int
+    child_count: int
+    interfaces: frozenset[str]
+    name: str
+    role: int
+    description: str
+    states: int
+    children: list[str] | None = None  # ordered child paths, None until known
+    extents: tuple[int, int, int, int] | None = None
+    text: str | None = None
+    value: str | None = None
+
+    @property
+    def role_name(self) -> str:
+        return role_name(self.role)
+
+    @property
+    def displayed(self) -> bool:
+        """SHOWING or VISIBLE (GTK 4.8 sets SHOWING only on the frame: use VISIBLE there)."""
+        return bool(self.states & (S_SHOWING | S_VISIBLE))
+
+    def has(self, iface: str) -> bool:
+        return iface in self.interfaces
+
+
+@dataclass
+class AppTree:
+    """One application's accessibility tree, keyed by object path."""
+
+    bus: str
+    nodes: dict[str, RawNode] = field(default_factory=dict)
+    partial: bool = False
+    problems: list[str] = field(default_factory=list)
+    cached_items: int = 0
+    live_fetched: int = 0
+    elapsed_ms: float = 0.0
+
+    def note(self, problem: str) -> None:
+        self.partial = True
+        if len(self.problems) < 8 and problem not in self.problems:
+            self.problems.append(problem)
+
+    def children_of(self, path: str) -> list[str]:
+        node = self.nodes.get(path)
+        if node is None or node.children is None:
+            return []
+        return [c for c in node.children if c in self.nodes]
+
+    def subtree(self, root: str) -> list[str]:
+        """Paths of ``root`` and its descendants, depth-first, each once."""
+        out: list[str] = []
+        seen: set[str] = set()
+        stack = [root]
+        while stack:
+            path = stack.pop()
+            if path in seen or path not in self.nodes:
+                continue
+            seen.add(path)
+            out.append(path)
+            stack.extend(reversed(self.children_of(path)))
+        return out
+
+
+def _short_ifaces(names: Iterable[str]) -> frozenset[str]:
+    return frozenset(n.rsplit(".", 1)[-1] for n in names)
+
+
+def _node_from_item(item: list[Any] | tuple[Any, ...]) -> RawNode | None:
+    """Decode one GetItems entry, new signature ``((so)(so)(so)iiassusau)`` or Qt's old one
+    ``((so)(so)(so)a(so)assusau)`` (children list instead of index and child count)."""
+    try:
+        (_bus, path), _app, (pbus, ppath) = item[0], item[1], item[2]
+        if isinstance(item[3], list):  # old signature
+            kids = [p for _b, p in item[3]]
+            ifaces, name, role, desc, states = item[4:9]
+            parent = ppath if pbus and ppath != NULL_PATH else None
+            return RawNode(str(path), parent, -1, len(kids), _short_ifaces(ifaces), str(name),
+                           int(role), str(desc), state_bits(states), children=list(kids))  # fmt: skip
+        index, count, ifaces, name, role, desc, states = item[3:10]
+    except (ValueError, TypeError, IndexError):
+        return None
+    parent = ppath if pbus and ppath != NULL_PATH else None
+    return RawNode(str(path), parent, int(index), int(count), _short_ifaces(ifaces), str(name),
+                   int(role), str(desc), state_bits(states))  # fmt: skip
+
+
+class TreeReader:
+    """Reads application trees from an :class:`AtspiBus`."""
+
+    def __init__(self, bus: AtspiBus) -> None:
+        self.bus = bus
+
+    async def _guard(self, tree: AppTree, what: str, coro: Awaitable[T]) -> T | None:
+        try:
+            return await coro
+        except AtspiTimeout:
+            tree.note(f"{what}: no reply in time (the app may be busy or hung)")
+        except AtspiCallError as exc:
+            if not exc.gone:
+                tree.note(f"{what}: {exc.error_name}")
+        except DesktopError as exc:
+            tree.note(f"{what}: {exc}")
+        return None
+
+    async def read_app(self, bus_name: str, *, deadline: float | None = None) -> AppTree:
+        """The whole tree of one application (cache + repairs)."""
+        start = time.perf_counter()
+        tree = AppTree(bus_name)
+        items = await self._get_items(tree)
+        for item in items or ():
+            node = _node_from_item(item)
+            if node is not None and node.path not in tree.nodes:
+                tree.nodes[node.path] = node
+        tree.cached_items = len(tree.nodes)
+        self._link_cached_children(tree)
+        await self._repair(tree, deadline)
+        tree.elapsed_ms = (time.perf_counter() - start) * 1000
+        return tree
+
+    async def _get_items(self, tree: AppTree) -> list[Any] | None:
+        try:
+            body = await self.bus.call(tree.bus, CACHE_PATH, "Cache", "GetItems")
+            return list(body[0])
+        except AtspiCallError as exc:
+            if exc.gone:
+                tree.note("the application has gone away")
+                return None
+            if exc.unsupported and "object:children-changed" not in self.bus._registered:
+                await self.bus.register_events()
+                try:
+                    body = await self.bus.call(tree.bus, CACHE_PATH, "Cache", "GetItems")
+                    return list(body[0])
+                except (AtspiCallError, AtspiTimeout):
+                    return None
+            return None  # no cache: the live walk below reads everything
+        except AtspiTimeout:
+            tree.note("Cache.GetItems: no reply in time (the app may be busy or hung)")
+            return None
+
+    @staticmethod
+    def _link_cached_children(tree: AppTree) -> None:
+        """Build child lists from the parent pointers of cached items (ordered by index)."""
+        groups: dict[str, list[RawNode]] = {}
+        for node in tree.nodes.values():
+            if node.parent is not None and node.parent != node.path:
+                groups.setdefault(node.parent, []).append(node)
+        for parent, kids in groups.items():
+            pnode = tree.nodes.get(parent)
+            if pnode is None or pnode.children is not None:
+                continue
+            if any(k.index >= 0 for k in kids):
+                kids.sort(key=lambda k: (k.index < 0, k.index))
+            pnode.children = [k.path for k in kids]
+
+    def _needs_live_children(self, node: RawNode) -> bool:
+        known = len(node.children) if node.children is not None else 0
+        if node.path == ROOT_PATH:
+            return True
+        if node.states & S_MANAGES_DESCENDANTS:
+            return node.displayed and node.child_count > 0
+        return node.child_count > known
+
+    async def _repair(self, tree: AppTree, deadline: float | None) -> None:
+        if ROOT_PATH not in tree.nodes:
+            root = await self._fetch_node(tree, ROOT_PATH, None)
+            if root is None:
+                return
+            tree.nodes[ROOT_PATH] = root
+        expand = [p for p, n in tree.nodes.items() if self._needs_live_children(n)]
+        expanded: set[str] = set()
+        while expand:
+            if deadline is not None and time.monotonic() > deadline:
+                tree.note("read stopped at its time limit")
+                break
+            batch = [p for p in dict.fromkeys(expand) if p not in expanded]
+            expanded.update(batch)
+            expand = []
+            results = await asyncio.gather(*(self._live_children(tree, p) for p in batch))
+            unknown: list[tuple[str, str]] = []
+            for path, kids in zip(batch, results, strict=True):
+                if kids is None:
+                    continue
+                tree.nodes[path].children = kids
+                for kid in kids:
+                    if kid not in tree.nodes:
+                        unknown.append((kid, path))
+            if len(tree.nodes) + len(unknown) > MAX_NODES:
+                tree.note(f"tree larger than {MAX_NODES} nodes: truncated")
+                unknown = unknown[: max(0, MAX_NODES - len(tree.nodes))]
+            fetched = await asyncio.gather(*(self._fetch_node(tree, k, p) for k, p in unknown))
+            for node in fetched:
+                if node is None or node.path in tree.nodes:
+                    continue
+                tree.nodes[node.path] = node
+                tree.live_fetched += 1
+                if node.child_count > 0:
+                    expand.append(node.path)
+            # cached nodes whose parent just became known keep their cached child lists
+            for node in fetched:
+                if node is not None and node.children is None and node.child_count == 0:
+                    node.children = []
+
+    async def _live_children(self, tree: AppTree, path: str) -> list[str] | None:
+        node = tree.nodes[path]
+        if node.states & S_MANAGES_DESCENDANTS and node.child_count > MAX_MANAGED_CHILDREN:
+            tree.note(f"{node.role_name} with {node.child_count} items: first "
+                      f"{MAX_MANAGED_CHILDREN} read")  # fmt: skip
+            calls = [
+                self.bus.call(tree.bus, path, "Accessible", "GetChildAtIndex", "i", [i])
+                for i in range(MAX_MANAGED_CHILDREN)
+            ]
+            got = await self._guard(tree, "GetChildAtIndex", asyncio.gather(*calls))
+            if got is None:
+                return None
+            return [str(b[0][1]) for b in got if b[0][0] == tree.bus]
+        body = await self._guard(
+            tree, "GetChildren", self.bus.call(tree.bus, path, "Accessible", "GetChildren")
+        )
+        if body is None:
+            return None
+        # children living on another bus (embedded plugs) are not followed
+        return [str(p) for b, p in body[0] if b == tree.bus and p != NULL_PATH]
+
+    async def _fetch_node(self, tree: AppTree, path: str, parent: str | None) -> RawNode | None:
+        bus = tree.bus
+        calls = await self._guard(
+            tree,
+            "node properties",
+            asyncio.gather(
+                self.bus.call(bus, path, "Accessible", "GetRole"),
+                self.bus.call(bus, path, "Accessible", "GetState"),
+                self.bus.call(bus, path, "Accessible", "GetInterfaces"),
+                self._basic_props(bus, path),
+            ),
+        )
+        if calls is None:
+            return None
+        role, state, ifaces, (name, desc, count) = calls
+        return RawNode(path, parent, -1, count, _short_ifaces(ifaces[0]), name, int(role[0]),
+                       desc, state_bits(state[0]))  # fmt: skip
+
+    async def _basic_props(self, bus: str, path: str) -> tuple[str, str, int]:
+        try:
+            body = await self.bus.call(bus, path, "org.freedesktop.DBus.Properties", "GetAll",
+                                       "s", ["org.a11y.atspi.Accessible"])  # fmt: skip
+            props = body[0]
+            return (
+                str(props["Name"].value) if "Name" in props else "",
+                str(props["Description"].value) if "Description" in props else "",
+                int(props["ChildCount"].value) if "ChildCount" in props else 0,
+            )
+        except AtspiCallError as exc:
+            if not exc.unsupported:
+                raise
+        # Qt has no GetAll: ask one property at a time
+        name, desc, count = await asyncio.gather(
+            self.bus.get_property(bus, path, "Accessible", "Name"),
+            self.bus.get_property(bus, path, "Accessible", "Description"),
+            self.bus.get_property(bus, path, "Accessible", "ChildCount"),
+        )
+        return str(name), str(desc), int(count)
+
+    # -- details for the nodes that will be shown -------------------------------------------
+
+    async def fill_extents(self, tree: AppTree, paths: Iterable[str]) -> None:
+        wanted = [p for p in paths if tree.nodes[p].has("Component")]
+
+        async def one(path: str) -> None:
+            body = await self._guard(
+                tree, "GetExtents",
+                self.bus.call(tree.bus, path, "Component", "GetExtents", "u", [0]),
+            )  # fmt: skip
+            if body is not None:
+                x, y, w, h = body[0]
+                tree.nodes[path].extents = (int(x), int(y), int(w), int(h))
+
+        await asyncio.gather(*(one(p) for p in wanted))
+
+    async def fill_text(self, tree: AppTree, paths: Iterable[str], *, limit: int = 2000) -> None:
+        """Fetch text content (Text.GetText) and range values (Value.CurrentValue)."""
+
+        async def text(path: str) -> None:
+            body = await self._guard(
+                tree, "GetText",
+                self.bus.call(tree.bus, path, "Text", "GetText", "ii", [0, limit + 1]),
+            )  # fmt: skip
+            if body is not None:
+                tree.nodes[path].text = str(body[0]).replace("\ufffc", "")
+
+        async def value(path: str) -> None:
+            got = await self._guard(
+                tree, "CurrentValue",
+                self.bus.get_property(tree.bus, path, "Value", "CurrentValue"),
+            )  # fmt: skip
+            if got is not None:
+                number = float(got)
+                tree.nodes[path].value = f"{number:g}"
+
+        jobs = []
+        for path in paths:
+            node = tree.nodes[path]
+            if node.has("Text"):
+                jobs.append(text(path))
+            if node.has("Value"):
+                jobs.append(value(path))
+        await asyncio.gather(*jobs)

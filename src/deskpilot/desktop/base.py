@@ -1,0 +1,307 @@
+"""The ``Desktop`` seam: everything deskpilot needs from a machine, as one async interface.
+
+``LinuxDesktop`` (desktop/linux.py) implements it over X11 and AT-SPI; ``FakeDesktop``
+(desktop/fake.py) implements it in memory for unit tests of the layers above. Tools, the agent
+loop, the MCP server and the native computer-use executor only ever talk to this interface.
+
+Coordinates are screen pixels (root window) unless a name says otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Literal, Protocol, runtime_checkable
+
+MouseButton = Literal["left", "right", "middle", "back", "forward"]
+ScrollDirection = Literal["up", "down", "left", "right"]
+
+
+@dataclass(frozen=True)
+class Rect:
+    x: int
+    y: int
+    width: int
+    height: int
+
+    @property
+    def center(self) -> tuple[int, int]:
+        return (self.x + self.width // 2, self.y + self.height // 2)
+
+    @property
+    def empty(self) -> bool:
+        return self.width <= 0 or self.height <= 0
+
+    def contains(self, x: int, y: int) -> bool:
+        return self.x <= x < self.x + self.width and self.y <= y < self.y + self.height
+
+    def intersects(self, other: Rect) -> bool:
+        return not (
+            self.empty
+            or other.empty
+            or self.x >= other.x + other.width
+            or other.x >= self.x + self.width
+            or self.y >= other.y + other.height
+            or other.y >= self.y + self.height
+        )
+
+    def offset(self, dx: int, dy: int) -> Rect:
+        return Rect(self.x + dx, self.y + dy, self.width, self.height)
+
+
+@dataclass(frozen=True)
+class AppIdentity:
+    """Who owns a window: everything a blocklist entry may match."""
+
+    name: str  # human name: desktop-file Name, else WM_CLASS class, else executable
+    app_id: str  # desktop-file id without ".desktop", else WM_CLASS class, else executable
+    wm_class: tuple[str, ...] = ()  # (instance, class)
+    executable: str = ""  # basename of /proc/PID/exe (or argv[0])
+
+    def match_keys(self) -> set[str]:
+        keys = {self.name, self.app_id, self.executable, *self.wm_class}
+        return {k.casefold() for k in keys if k}
+
+
+@dataclass(frozen=True)
+class WindowInfo:
+    """A top-level X11 client window (id = the X window id)."""
+
+    xid: int
+    pid: int
+    title: str
+    app: AppIdentity
+    geometry: Rect  # client area, root coordinates
+    active: bool = False
+    hidden: bool = False  # minimized / iconic (_NET_WM_STATE_HIDDEN)
+    desktop: int = 0
+
+    @property
+    def window_id(self) -> str:
+        """The readable form: ``pid/title``."""
+        return f"{self.pid}/{self.title}"
+
+    @property
+    def stable_id(self) -> str:
+        """The stable form: ``pid/xid`` (X window id in decimal)."""
+        return f"{self.pid}/{self.xid}"
+
+
+@dataclass(frozen=True)
+class AppEntry:
+    """An installed app, from a desktop file."""
+
+    app_id: str  # desktop-file id without ".desktop", e.g. org.gnome.Calculator
+    name: str
+    generic_name: str = ""
+    exec_argv: tuple[str, ...] = ()
+    wm_class: str = ""  # StartupWMClass
+    keywords: tuple[str, ...] = ()
+    path: str = ""
+
+    @property
+    def executable(self) -> str:
+        return self.exec_argv[0].rsplit("/", 1)[-1] if self.exec_argv else ""
+
+
+class State(str, Enum):
+    """The states deskpilot reads and shows (a subset of AT-SPI's)."""
+
+    ACTIVE = "active"
+    CHECKED = "checked"
+    COLLAPSED = "collapsed"
+    DEFUNCT = "defunct"
+    EDITABLE = "editable"
+    ENABLED = "enabled"
+    EXPANDABLE = "expandable"
+    EXPANDED = "expanded"
+    FOCUSABLE = "focusable"
+    FOCUSED = "focused"
+    ICONIFIED = "iconified"
+    INDETERMINATE = "indeterminate"
+    MODAL = "modal"
+    MULTI_LINE = "multi-line"
+    PRESSED = "pressed"
+    READ_ONLY = "read-only"
+    SELECTABLE = "selectable"
+    SELECTED = "selected"
+    SENSITIVE = "sensitive"
+    SHOWING = "showing"
+    VISIBLE = "visible"
+    MANAGES_DESCENDANTS = "manages-descendants"
+    CHECKABLE = "checkable"
+    HAS_POPUP = "has-popup"
+    REQUIRED = "required"
+
+
+@dataclass
+class Node:
+    """One accessible object as read from the tree.
+
+    ``key`` identifies it on the accessibility bus (bus name, object path); element IDs are
+    derived from it. ``text`` is the content of text-bearing nodes (entries, documents, labels
+    whose name is empty), ``value`` the current value of ranges (sliders, spin buttons).
+    """
+
+    key: tuple[str, str]
+    role: str
+    name: str = ""
+    description: str = ""
+    states: frozenset[str] = frozenset()
+    bounds: Rect | None = None
+    text: str | None = None
+    value: str | None = None
+    actions: tuple[str, ...] = ()
+    interfaces: frozenset[str] = frozenset()
+    children: list[Node] = field(default_factory=list)
+    parent_key: tuple[str, str] | None = None
+
+    def walk(self) -> list[Node]:
+        out: list[Node] = []
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            stack.extend(reversed(node.children))
+        return out
+
+    @property
+    def editable(self) -> bool:
+        return State.EDITABLE.value in self.states
+
+
+@dataclass
+class Snapshot:
+    """A read of one window's accessibility tree."""
+
+    window: WindowInfo
+    root: Node | None
+    partial: bool = False  # some calls timed out or failed: the tree may be incomplete
+    problems: list[str] = field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+    def nodes(self) -> list[Node]:
+        return self.root.walk() if self.root is not None else []
+
+    def find(self, key: tuple[str, str]) -> Node | None:
+        for node in self.nodes():
+            if node.key == key:
+                return node
+        return None
+
+
+@dataclass(frozen=True)
+class LiveElement:
+    """What the element behind a key is *now* (checked before acting on it)."""
+
+    key: tuple[str, str]
+    pid: int
+    role: str
+    name: str
+    parent_key: tuple[str, str] | None
+    states: frozenset[str]
+    bounds: Rect | None
+
+
+@dataclass(frozen=True)
+class ActionOutcome:
+    """How an action was carried out."""
+
+    method: Literal["atspi", "input"]
+    detail: str = ""
+    activated: bool = False  # the target window was activated for raw input
+    restored: str | None = None  # the window ID re-activated afterwards, if any
+
+
+@runtime_checkable
+class Desktop(Protocol):
+    """The machine deskpilot works on. All methods are coroutines; none reads os.environ."""
+
+    # windows and apps ---------------------------------------------------------------------
+    async def list_windows(self) -> list[WindowInfo]: ...
+
+    async def active_window(self) -> WindowInfo | None: ...
+
+    async def activate(self, window: WindowInfo) -> bool: ...
+
+    async def apps(self) -> list[AppEntry]: ...
+
+    async def launch(self, app: AppEntry, *, timeout: float = 30.0) -> WindowInfo: ...
+
+    async def open_urls(
+        self, urls: Sequence[str], *, browser: str = "agent", timeout: float = 30.0
+    ) -> WindowInfo: ...
+
+    # accessibility ------------------------------------------------------------------------
+    async def snapshot(self, window: WindowInfo, *, timeout: float = 5.0) -> Snapshot: ...
+
+    async def inspect(self, key: tuple[str, str]) -> LiveElement | None:
+        """The element behind ``key`` now, or None when it no longer exists."""
+        ...
+
+    async def click_element(self, window: WindowInfo, key: tuple[str, str]) -> ActionOutcome: ...
+
+    async def fill_element(
+        self, window: WindowInfo, key: tuple[str, str], text: str
+    ) -> ActionOutcome: ...
+
+    async def read_text(self, key: tuple[str, str]) -> str | None: ...
+
+    # keyboard and pointer, aimed at a window (activated for the duration) ------------------
+    async def type_text(self, window: WindowInfo, text: str) -> ActionOutcome: ...
+
+    async def press_keys(self, window: WindowInfo, keys: Sequence[str]) -> ActionOutcome:
+        """Press a combination (X keysym names, modifiers first) together, then release."""
+        ...
+
+    async def scroll(
+        self, window: WindowInfo, direction: ScrollDirection, steps: int
+    ) -> tuple[ActionOutcome, bool]:
+        """Scroll the window's main area; returns (outcome, whether anything moved)."""
+        ...
+
+    # pixels -------------------------------------------------------------------------------
+    async def screen_size(self) -> tuple[int, int]: ...
+
+    async def capture(self, window: WindowInfo | None = None) -> bytes:
+        """PNG of one window (client area) or, with None, of the whole screen."""
+        ...
+
+    async def pointer_click(
+        self,
+        x: int,
+        y: int,
+        *,
+        button: MouseButton = "left",
+        count: int = 1,
+        modifiers: Sequence[str] = (),
+    ) -> None: ...
+
+    async def pointer_move(self, x: int, y: int) -> None: ...
+
+    async def pointer_button(self, button: MouseButton, down: bool) -> None: ...
+
+    async def pointer_position(self) -> tuple[int, int]: ...
+
+    async def pointer_drag(
+        self, path: Sequence[tuple[int, int]], *, modifiers: Sequence[str] = ()
+    ) -> None: ...
+
+    async def wheel(
+        self, x: int, y: int, dx: int, dy: int, *, modifiers: Sequence[str] = ()
+    ) -> None:
+        """Wheel notches at (x, y): dy > 0 scrolls down, dx > 0 scrolls right."""
+        ...
+
+    async def key_event(self, keysym_names: Sequence[str], down: bool) -> None: ...
+
+    async def type_raw(self, text: str) -> None:
+        """Type into whatever has focus now (no activation)."""
+        ...
+
+    async def window_at(self, x: int, y: int) -> WindowInfo | None: ...
+
+    async def element_at(self, x: int, y: int) -> LiveElement | None: ...
+
+    async def close(self) -> None: ...

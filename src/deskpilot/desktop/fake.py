@@ -1,0 +1,366 @@
+"""FakeDesktop: an in-memory :class:`~deskpilot.desktop.base.Desktop` for unit tests.
+
+It ships a tiny working calculator (buttons append to a display, ``=`` evaluates), a text
+editor (one editable text area) and a password manager (for blocklist tests). Pointer clicks
+hit elements by their bounds, so coordinate-level code can be tested too. Everything it was
+asked to do is appended to ``FakeDesktop.log``.
+
+Not a substitute for desktop tests: real apps are tested on a sandbox desktop.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from PIL import Image, ImageDraw
+
+from deskpilot.desktop.base import (
+    ActionOutcome,
+    AppEntry,
+    AppIdentity,
+    LiveElement,
+    MouseButton,
+    Node,
+    Rect,
+    ScrollDirection,
+    Snapshot,
+    WindowInfo,
+)
+from deskpilot.errors import ActionFailed, DesktopError
+
+FAKE_APPS = (
+    AppEntry("org.example.Calculator", "Calculator", "Calculator", ("fake-calculator",),
+             "fake-calculator"),
+    AppEntry("org.example.Editor", "Editor", "Text Editor", ("fake-editor",), "fake-editor"),
+    AppEntry("org.keepassxc.KeePassXC", "KeePassXC", "Password Manager", ("keepassxc",),
+             "keepassxc"),
+)  # fmt: skip
+
+_SHOWN = frozenset({"showing", "visible", "enabled", "sensitive"})
+
+
+@dataclass
+class FakeWindow:
+    info: WindowInfo
+    root: Node
+    kind: str
+    display: str = ""  # calculator display / editor text
+    scroll: int = 0
+
+
+@dataclass
+class FakeDesktop:
+    """A scriptable desktop. ``log`` records every effect, in order."""
+
+    width: int = 1280
+    height: int = 800
+    log: list[str] = field(default_factory=list)
+    windows: list[FakeWindow] = field(default_factory=list)
+    active_xid: int | None = None
+    pointer: tuple[int, int] = (0, 0)
+    typed: list[str] = field(default_factory=list)
+    _xids: itertools.count[int] = field(default_factory=lambda: itertools.count(0x400001))
+    _paths: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _pids: itertools.count[int] = field(default_factory=lambda: itertools.count(4000))
+    _bus: itertools.count[int] = field(default_factory=lambda: itertools.count(10))
+
+    # -- building --------------------------------------------------------------------------
+
+    def _node(self, bus: str, role: str, name: str, bounds: Rect, **kw: object) -> Node:
+        states = set(_SHOWN) | set(kw.pop("states", ()))  # type: ignore[call-overload]
+        return Node(key=(bus, f"/org/a11y/atspi/accessible/{next(self._paths)}"), role=role,
+                    name=name, bounds=bounds, states=frozenset(states), **kw)  # type: ignore[arg-type]  # fmt: skip
+
+    def add_window(self, app: AppEntry, title: str | None = None) -> WindowInfo:
+        """Open a window of one of FAKE_APPS (by entry) and make it active."""
+        xid, pid = next(self._xids), next(self._pids)
+        bus = f":1.{next(self._bus)}"
+        geo = Rect(100 + 40 * len(self.windows), 100, 400, 500)
+        ident = AppIdentity(app.name, app.app_id, (app.executable, app.name), app.executable)
+        info = WindowInfo(xid, pid, title or app.name, ident, geo)
+        frame = self._node(bus, "frame", info.title, geo)
+        kind = "editor" if "Editor" in app.name else "calculator"
+        if app.app_id.startswith("org.keepassxc"):
+            kind = "vault"
+        if kind == "calculator":
+            display = self._node(bus, "text", "Result", Rect(geo.x + 10, geo.y + 10, 380, 40),
+                                 text="", interfaces=frozenset({"Text"}))  # fmt: skip
+            frame.children.append(display)
+            labels = ["7", "8", "9", "÷", "4", "5", "6", "×", "1", "2", "3", "−", "0", ".", "=",
+                      "+", "C"]  # fmt: skip
+            for i, label in enumerate(labels):
+                r = Rect(geo.x + 10 + (i % 4) * 95, geo.y + 60 + (i // 4) * 60, 90, 50)
+                frame.children.append(self._node(bus, "push-button", label, r,
+                                                 interfaces=frozenset({"Action"})))  # fmt: skip
+        elif kind == "editor":
+            area = self._node(bus, "text", "", Rect(geo.x, geo.y + 30, 400, 470),
+                              text="", states={"editable", "multi-line", "focusable"},
+                              interfaces=frozenset({"Text", "EditableText"}))  # fmt: skip
+            frame.children.append(area)
+            frame.children.append(self._node(bus, "push-button", "Send",
+                                             Rect(geo.x, geo.y, 80, 28),
+                                             interfaces=frozenset({"Action"})))  # fmt: skip
+        else:
+            frame.children.append(self._node(bus, "password-text", "Master password",
+                                             Rect(geo.x + 10, geo.y + 40, 300, 30),
+                                             states={"editable"}))  # fmt: skip
+        for child in frame.children:
+            child.parent_key = frame.key
+        self.windows.append(FakeWindow(info, frame, kind))
+        self.active_xid = xid
+        self.log.append(f"open {app.app_id} {xid}")
+        return self._info(self.windows[-1])
+
+    def _info(self, w: FakeWindow) -> WindowInfo:
+        i = w.info
+        return WindowInfo(i.xid, i.pid, i.title, i.app, i.geometry, active=i.xid == self.active_xid,
+                          hidden=i.hidden, desktop=i.desktop)  # fmt: skip
+
+    def close_window(self, xid: int) -> None:
+        self.windows = [w for w in self.windows if w.info.xid != xid]
+        if self.active_xid == xid:
+            self.active_xid = self.windows[-1].info.xid if self.windows else None
+        self.log.append(f"close {xid}")
+
+    def _window(self, window: WindowInfo) -> FakeWindow:
+        for w in self.windows:
+            if w.info.xid == window.xid:
+                return w
+        raise DesktopError(f"window {window.stable_id} has closed")
+
+    def _find(self, key: tuple[str, str]) -> tuple[FakeWindow, Node] | None:
+        for w in self.windows:
+            for node in w.root.walk():
+                if node.key == key:
+                    return w, node
+        return None
+
+    def display_text(self, xid: int) -> str:
+        return next(w.display for w in self.windows if w.info.xid == xid)
+
+    # -- Desktop ---------------------------------------------------------------------------
+
+    async def list_windows(self) -> list[WindowInfo]:
+        return [self._info(w) for w in self.windows]
+
+    async def active_window(self) -> WindowInfo | None:
+        return next((self._info(w) for w in self.windows if w.info.xid == self.active_xid), None)
+
+    async def activate(self, window: WindowInfo) -> bool:
+        self._window(window)
+        self.active_xid = window.xid
+        self.log.append(f"activate {window.xid}")
+        return True
+
+    async def apps(self) -> list[AppEntry]:
+        return list(FAKE_APPS)
+
+    async def launch(self, app: AppEntry, *, timeout: float = 30.0) -> WindowInfo:
+        return self.add_window(app)
+
+    async def open_urls(
+        self, urls: Sequence[str], *, browser: str = "agent", timeout: float = 30.0
+    ) -> WindowInfo:
+        self.log.append(f"open_urls {' '.join(urls)}")
+        app = AppEntry("chromium", "Chromium", "Web Browser", ("chromium",), "chromium")
+        return self.add_window(app, title=urls[0])
+
+    async def snapshot(self, window: WindowInfo, *, timeout: float = 5.0) -> Snapshot:
+        w = self._window(window)
+        for node in w.root.walk():
+            if node.role == "text":
+                node.text = w.display
+        return Snapshot(window=self._info(w), root=w.root)
+
+    async def inspect(self, key: tuple[str, str]) -> LiveElement | None:
+        found = self._find(key)
+        if found is None:
+            return None
+        w, node = found
+        return LiveElement(key, w.info.pid, node.role, node.name, node.parent_key, node.states,
+                           node.bounds)  # fmt: skip
+
+    def _press(self, w: FakeWindow, label: str) -> None:
+        if w.kind != "calculator":
+            self.log.append(f"click {label}")
+            return
+        if label == "C":
+            w.display = ""
+        elif label == "=":
+            expr = w.display.replace("×", "*").replace("÷", "/").replace("−", "-")
+            try:
+                value = eval(expr, {"__builtins__": {}}, {}) if expr else 0  # noqa: S307
+                w.display = f"{value:g}" if isinstance(value, float) else str(value)
+            except Exception:
+                w.display = "Error"
+        else:
+            w.display += label
+        self.log.append(f"press {label}")
+
+    async def click_element(self, window: WindowInfo, key: tuple[str, str]) -> ActionOutcome:
+        found = self._find(key)
+        if found is None:
+            raise ActionFailed("element vanished")
+        w, node = found
+        self._press(w, node.name)
+        return ActionOutcome("atspi", "AT-SPI action 'click'")
+
+    async def fill_element(
+        self, window: WindowInfo, key: tuple[str, str], text: str
+    ) -> ActionOutcome:
+        found = self._find(key)
+        if found is None or not found[1].editable and found[1].role != "text":
+            raise ActionFailed("element is not editable")
+        found[0].display = text
+        self.log.append(f"fill {text!r}")
+        return ActionOutcome("atspi", "EditableText.SetTextContents")
+
+    async def read_text(self, key: tuple[str, str]) -> str | None:
+        found = self._find(key)
+        return None if found is None else found[0].display
+
+    async def _focus_for_input(self, window: WindowInfo) -> tuple[bool, str | None]:
+        previous = self.active_xid
+        self._window(window)
+        activated = previous != window.xid
+        self.active_xid = window.xid
+        return activated, (None if previous is None or not activated else str(previous))
+
+    async def _restore(self, previous: str | None) -> str | None:
+        if previous is None:
+            return None
+        self.active_xid = int(previous)
+        w = next((w for w in self.windows if w.info.xid == int(previous)), None)
+        return w.info.stable_id if w else None
+
+    async def type_text(self, window: WindowInfo, text: str) -> ActionOutcome:
+        activated, previous = await self._focus_for_input(window)
+        await self.type_raw(text)
+        restored = await self._restore(previous)
+        return ActionOutcome("input", f"typed {len(text)} characters", activated, restored)
+
+    async def press_keys(self, window: WindowInfo, keys: Sequence[str]) -> ActionOutcome:
+        activated, previous = await self._focus_for_input(window)
+        w = self._window(window)
+        self.log.append("keys " + "+".join(keys))
+        if w.kind == "calculator" and list(keys) == ["Return"]:
+            self._press(w, "=")
+        restored = await self._restore(previous)
+        return ActionOutcome("input", "pressed " + "+".join(keys), activated, restored)
+
+    async def scroll(
+        self, window: WindowInfo, direction: ScrollDirection, steps: int
+    ) -> tuple[ActionOutcome, bool]:
+        w = self._window(window)
+        before = w.scroll
+        delta = steps if direction in ("down", "right") else -steps
+        w.scroll = max(0, w.scroll + delta)
+        self.log.append(f"scroll {direction} {steps}")
+        return ActionOutcome("input", f"{steps} wheel steps {direction}"), w.scroll != before
+
+    async def screen_size(self) -> tuple[int, int]:
+        return (self.width, self.height)
+
+    async def capture(self, window: WindowInfo | None = None) -> bytes:
+        if window is not None:
+            w = self._window(window)
+            if w.info.hidden:
+                raise ActionFailed(f"window {window.stable_id} is minimized or hidden")
+            size = (w.info.geometry.width, w.info.geometry.height)
+        else:
+            size = (self.width, self.height)
+        img = Image.new("RGB", size, "white")
+        draw = ImageDraw.Draw(img)
+        for fw in self.windows:
+            if window is None or fw.info.xid == window.xid:
+                ox, oy = (0, 0) if window is None else (-fw.info.geometry.x, -fw.info.geometry.y)
+                for node in fw.root.walk():
+                    if node.bounds is not None and node.role == "push-button":
+                        b = node.bounds.offset(ox, oy)
+                        draw.rectangle([b.x, b.y, b.x + b.width, b.y + b.height], outline="black")
+        buf = io.BytesIO()
+        img.save(buf, format="PNG")
+        return buf.getvalue()
+
+    def _hit(self, x: int, y: int) -> tuple[FakeWindow, Node] | None:
+        for w in reversed(self.windows):
+            if w.info.geometry.contains(x, y):
+                hit: Node | None = None
+                for node in w.root.walk():
+                    if node.bounds is not None and node.bounds.contains(x, y):
+                        hit = node
+                return (w, hit) if hit is not None else None
+        return None
+
+    async def pointer_click(
+        self, x: int, y: int, *, button: MouseButton = "left", count: int = 1,
+        modifiers: Sequence[str] = (),
+    ) -> None:  # fmt: skip
+        self.pointer = (x, y)
+        self.log.append(f"pointer_click {x},{y} {button} x{count}" +
+                        (f" +{'+'.join(modifiers)}" if modifiers else ""))  # fmt: skip
+        hit = self._hit(x, y)
+        if hit is not None:
+            self.active_xid = hit[0].info.xid
+            if button == "left" and hit[1].role == "push-button":
+                for _ in range(count):
+                    self._press(hit[0], hit[1].name)
+
+    async def pointer_move(self, x: int, y: int) -> None:
+        self.pointer = (x, y)
+        self.log.append(f"pointer_move {x},{y}")
+
+    async def pointer_button(self, button: MouseButton, down: bool) -> None:
+        self.log.append(f"pointer_button {button} {'down' if down else 'up'}")
+
+    async def pointer_position(self) -> tuple[int, int]:
+        return self.pointer
+
+    async def pointer_drag(
+        self, path: Sequence[tuple[int, int]], *, modifiers: Sequence[str] = ()
+    ) -> None:
+        self.pointer = path[-1]
+        self.log.append("pointer_drag " + " ".join(f"{x},{y}" for x, y in path))
+
+    async def wheel(
+        self, x: int, y: int, dx: int, dy: int, *, modifiers: Sequence[str] = ()
+    ) -> None:
+        self.pointer = (x, y)
+        self.log.append(f"wheel {x},{y} dx={dx} dy={dy}")
+
+    async def key_event(self, keysym_names: Sequence[str], down: bool) -> None:
+        self.log.append(f"key_{'down' if down else 'up'} {'+'.join(keysym_names)}")
+
+    async def type_raw(self, text: str) -> None:
+        self.typed.append(text)
+        self.log.append(f"type {text!r}")
+        w = next((w for w in self.windows if w.info.xid == self.active_xid), None)
+        if w is None:
+            return
+        for ch in text:
+            if w.kind == "calculator" and ch == "\n":
+                self._press(w, "=")
+            elif w.kind == "calculator":
+                self._press(w, {"*": "×", "/": "÷", "-": "−"}.get(ch, ch))
+            else:
+                w.display += ch
+
+    async def window_at(self, x: int, y: int) -> WindowInfo | None:
+        for w in reversed(self.windows):
+            if w.info.geometry.contains(x, y):
+                return self._info(w)
+        return None
+
+    async def element_at(self, x: int, y: int) -> LiveElement | None:
+        hit = self._hit(x, y)
+        if hit is None:
+            return None
+        w, node = hit
+        return LiveElement(node.key, w.info.pid, node.role, node.name, node.parent_key,
+                           node.states, node.bounds)  # fmt: skip
+
+    async def close(self) -> None:
+        self.log.append("close")

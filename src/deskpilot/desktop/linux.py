@@ -1,0 +1,533 @@
+"""LinuxDesktop: the :class:`~deskpilot.desktop.base.Desktop` of an X11 session with AT-SPI.
+
+Composes :mod:`x11` (windows, input, capture), :mod:`atspi` (trees and element actions) and
+:mod:`apps` (catalogue, launching). Element actions prefer AT-SPI (no focus needed); raw input
+activates the target window first and re-activates the previously active window afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import os
+import subprocess
+import time
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+from PIL import Image
+
+from deskpilot._wait import WaitTimeout, async_wait_for
+from deskpilot.config import Settings
+from deskpilot.desktop import apps as appcat
+from deskpilot.desktop.a11yenv import accessible_env, chromium_flags
+from deskpilot.desktop.atspi import Accessibility
+from deskpilot.desktop.atspi_bus import AtspiBus
+from deskpilot.desktop.base import (
+    ActionOutcome,
+    AppEntry,
+    LiveElement,
+    MouseButton,
+    Rect,
+    ScrollDirection,
+    Snapshot,
+    WindowInfo,
+)
+from deskpilot.desktop.x11 import X11, XWindow, exe_name
+from deskpilot.errors import ActionFailed, DesktopError
+
+CHROMIUM_NAMES = {"chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
+                  "chrome", "brave-browser", "microsoft-edge", "vivaldi"}  # fmt: skip
+ELECTRON_HINTS = {"electron", "code", "slack", "discord", "signal-desktop", "obsidian"}
+
+
+def png_bytes(img: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", compress_level=1)
+    return buf.getvalue()
+
+
+def _descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out, stack = {pid}, [pid]
+    while stack:
+        for kid in children.get(stack.pop(), []):
+            if kid not in out:
+                out.add(kid)
+                stack.append(kid)
+    return out
+
+
+class LinuxDesktop:
+    """The real desktop: an X display plus its accessibility bus."""
+
+    def __init__(self, settings: Settings, x11: X11, a11y: Accessibility) -> None:
+        self.settings = settings
+        self.x = x11
+        self.a11y = a11y
+        self._catalogue: list[AppEntry] | None = None
+        self._children: list[subprocess.Popen[bytes]] = []
+        self._lock = asyncio.Lock()  # raw input is one thing at a time
+
+    @classmethod
+    async def open(cls, settings: Settings) -> LinuxDesktop:
+        x11 = X11(settings.display)
+        try:
+            bus = await AtspiBus.connect(settings.session_bus)
+            await bus.register_events()
+        except BaseException:
+            x11.close()
+            raise
+        return cls(settings, x11, Accessibility(bus))
+
+    async def close(self) -> None:
+        await self.a11y.bus.close()
+        self.x.close()
+        self._reap()
+
+    def _reap(self) -> None:
+        self._children = [p for p in self._children if p.poll() is None]
+
+    # -- windows and apps ------------------------------------------------------------------
+
+    async def apps(self) -> list[AppEntry]:
+        if self._catalogue is None:
+            self._catalogue = appcat.load_catalogue(self._app_env())
+        return self._catalogue
+
+    def _info(self, w: XWindow, active: int | None, catalogue: list[AppEntry]) -> WindowInfo:
+        exe = exe_name(w.pid) if w.pid else ""
+        app = appcat.identify(w.pid, w.wm_class, exe, catalogue)
+        return WindowInfo(
+            xid=w.xid, pid=w.pid, title=w.title, app=app, geometry=w.geometry,
+            active=w.xid == active, hidden=w.hidden, desktop=w.desktop,
+        )  # fmt: skip
+
+    async def list_windows(self) -> list[WindowInfo]:
+        self._reap()
+        catalogue = await self.apps()
+        active = self.x.active_xid()
+        return [self._info(w, active, catalogue) for w in self.x.windows()]
+
+    async def active_window(self) -> WindowInfo | None:
+        active = self.x.active_xid()
+        if active is None:
+            return None
+        w = self.x.window(active)
+        return None if w is None else self._info(w, active, await self.apps())
+
+    async def activate(self, window: WindowInfo) -> bool:
+        for _ in range(2):  # the WM occasionally ignores an activation right after another
+            self.x.request_activate(window.xid)
+            try:
+                await async_wait_for(self._is_active(window.xid), timeout=1.0,
+                                     what="the window to become active")  # fmt: skip
+                return True
+            except WaitTimeout:
+                continue
+        return False
+
+    def _is_active(self, xid: int):  # type: ignore[no-untyped-def]
+        async def check() -> bool:
+            return self.x.active_xid() == xid
+
+        return check
+
+    # -- launching -------------------------------------------------------------------------
+
+    def _app_env(self) -> dict[str, str]:
+        env = dict(self.settings.environ)
+        if self.settings.display:
+            env["DISPLAY"] = self.settings.display
+        if self.settings.sandbox_dir:
+            from deskpilot.sandbox import SandboxInfo, sandbox_app_env
+
+            info = SandboxInfo(display=self.settings.display or "", pgid=0, width=0, height=0,
+                               runtime_dir=self.settings.sandbox_dir,
+                               session_bus=self.settings.session_bus or "")  # fmt: skip
+            return sandbox_app_env(env, info)
+        return accessible_env(env)
+
+    def _argv_for(self, app: AppEntry) -> list[str]:
+        argv = list(app.exec_argv)
+        exe = app.executable.lower()
+        if exe in CHROMIUM_NAMES or exe in ELECTRON_HINTS:
+            argv[1:1] = [f for f in chromium_flags() if f not in argv]
+        return argv
+
+    def _spawn(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        log_dir = self.settings.state_dir / "logs"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        log = log_dir / f"{Path(argv[0]).name}.log"
+        with open(log, "ab") as out:
+            try:
+                proc = subprocess.Popen(
+                    list(argv), env=self._app_env(), stdin=subprocess.DEVNULL, stdout=out,
+                    stderr=out, start_new_session=True, cwd=self._app_env().get("HOME") or None,
+                )  # fmt: skip
+            except OSError as exc:
+                raise DesktopError(f"cannot start {argv[0]}: {exc.strerror}") from exc
+        self._children.append(proc)
+        return proc
+
+    async def _wait_new_window(
+        self, before: set[int], proc: subprocess.Popen[bytes], app: AppEntry | None,
+        timeout: float,
+    ) -> WindowInfo:  # fmt: skip
+        names = set()
+        if app is not None:
+            names = {n.casefold() for n in (app.wm_class, app.executable, app.app_id) if n}
+
+        async def check() -> WindowInfo | None:
+            new = [x for x in self.x.client_ids() if x not in before]
+            if not new:
+                return None
+            family = _descendants(proc.pid)
+            windows = await self.list_windows()
+            for w in windows:
+                if w.xid not in new or not w.title:
+                    continue
+                ident = {k for k in w.app.match_keys()}
+                if w.pid in family or (names & ident) or (app is not None and w.app.app_id == app.app_id):
+                    return w
+            return None
+
+        try:
+            return await async_wait_for(check, timeout=timeout, what="the app's window")
+        except WaitTimeout as exc:
+            code = proc.poll()
+            why = f" (it exited with code {code})" if code not in (None, 0) else ""
+            raise DesktopError(
+                f"{app.name if app else proc.args!r} started but no window appeared within "
+                f"{timeout:.0f}s{why}; see {self.settings.state_dir / 'logs'}"
+            ) from exc
+
+    async def wait_tree_ready(self, window: WindowInfo, timeout: float = 20.0) -> None:
+        """Wait until the window's accessible tree is there and two reads agree on its size."""
+        last = {"count": -1}
+
+        async def check() -> bool:
+            located = await self.a11y.locate(window)
+            if located is None:
+                return False
+            bus_name, frame, _ = located
+            tree = await self.a11y.reader.read_app(bus_name)
+            count = len(tree.subtree(frame))
+            stable = count > 1 and count == last["count"]
+            last["count"] = count
+            return stable
+
+        try:
+            await async_wait_for(check, timeout=timeout, what="the accessibility tree",
+                                 interval=0.1)  # fmt: skip
+        except WaitTimeout as exc:
+            raise DesktopError(
+                f"the window of {window.app.name} appeared but its accessibility tree did not "
+                f"settle within {timeout:.0f}s; the app may not support AT-SPI"
+            ) from exc
+
+    async def launch(
+        self, app: AppEntry, *, timeout: float = 30.0, restore_focus: bool = True
+    ) -> WindowInfo:
+        before = set(self.x.client_ids())
+        previous = self.x.active_xid()
+        proc = self._spawn(self._argv_for(app))
+        window = await self._wait_new_window(before, proc, app, timeout)
+        await self.wait_tree_ready(window, timeout)
+        if restore_focus and previous is not None and previous in self.x.client_ids():
+            prev = self.x.window(previous)
+            if prev is not None and not prev.hidden and self.x.active_xid() != previous:
+                self.x.request_activate(previous)
+        return (await self._refresh(window)) or window
+
+    async def _refresh(self, window: WindowInfo) -> WindowInfo | None:
+        w = self.x.window(window.xid)
+        return None if w is None else self._info(w, self.x.active_xid(), await self.apps())
+
+    def agent_browser_profile(self) -> Path:
+        if self.settings.sandbox_dir:
+            return Path(self.settings.sandbox_dir) / "home" / ".config" / "deskpilot-browser"
+        return self.settings.state_dir / "browser-profile"
+
+    async def open_urls(
+        self, urls: Sequence[str], *, browser: str = "agent", timeout: float = 30.0
+    ) -> WindowInfo:
+        before = set(self.x.client_ids())
+        if browser == "default":
+            procs = [self._spawn(["xdg-open", u]) for u in urls]
+            window = await self._wait_new_window(before, procs[0], None, timeout)
+            return window
+        chromium = next((p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+                         if os.access(p, os.X_OK)), None)  # fmt: skip
+        if chromium is None:
+            raise DesktopError(
+                "the agent browser (Debian's chromium) is not installed: apt install chromium, "
+                "or set browser = \"default\" in the config to use the system browser"
+            )
+        profile = self.agent_browser_profile()
+        profile.mkdir(parents=True, exist_ok=True)
+        argv = [chromium, *chromium_flags(), f"--user-data-dir={profile}",
+                "--remote-debugging-port=0", "--new-window", *urls]  # fmt: skip
+        entry = next((a for a in await self.apps() if a.executable == "chromium"), None)
+        proc = self._spawn(argv)
+        window = await self._wait_new_window(before, proc, entry, timeout)
+        await self.wait_tree_ready(window, timeout)
+        return (await self._refresh(window)) or window
+
+    # -- accessibility ---------------------------------------------------------------------
+
+    async def snapshot(self, window: WindowInfo, *, timeout: float = 5.0) -> Snapshot:
+        start = time.perf_counter()
+        root, partial, problems = await self.a11y.read_window(window, timeout=timeout)
+        return Snapshot(window=window, root=root, partial=partial, problems=problems,
+                        elapsed_ms=(time.perf_counter() - start) * 1000)  # fmt: skip
+
+    async def inspect(self, key: tuple[str, str]) -> LiveElement | None:
+        live = await self.a11y.inspect(key)
+        if live is None:
+            return None
+        bounds = await self.a11y.extents(key)
+        return LiveElement(key=live.key, pid=live.pid, role=live.role, name=live.name,
+                           parent_key=live.parent_key, states=live.states,
+                           bounds=bounds)  # fmt: skip
+
+    async def _element_center(self, window: WindowInfo, key: tuple[str, str]) -> tuple[int, int]:
+        rect = await self.a11y.extents(key)
+        if rect is None or rect.empty:
+            raise ActionFailed("the element has no on-screen position to click")
+        located = await self.a11y.locate(window)
+        if located is not None and located[2] != (0, 0):
+            rect = rect.offset(*located[2])
+        if not window.geometry.intersects(rect):
+            raise ActionFailed("the element is outside the window's visible area; scroll first")
+        return rect.center
+
+    async def click_element(self, window: WindowInfo, key: tuple[str, str]) -> ActionOutcome:
+        name = await self.a11y.activate(key)
+        if name is not None:
+            return ActionOutcome("atspi", f"AT-SPI action '{name}'")
+        x, y = await self._element_center(window, key)
+        async with self._raw_input(window) as outcome:
+            self.x.click(x, y)
+        return outcome.done(f"pointer click at ({x}, {y})")
+
+    async def fill_element(
+        self, window: WindowInfo, key: tuple[str, str], text: str
+    ) -> ActionOutcome:
+        if await self.a11y.set_text(key, text):
+            return ActionOutcome("atspi", "EditableText.SetTextContents")
+        # no EditableText (Chromium inputs): focus it, select all, type over it
+        async with self._raw_input(window) as outcome:
+            if not await self.a11y.grab_focus(key):
+                x, y = await self._element_center(window, key)
+                self.x.click(x, y)
+            self.x.press_combo([self.x.keysym("Control_L"), self.x.keysym("a")])
+            self.x.press_combo([self.x.keysym("BackSpace")])
+            self.x.type_text(text)
+        return outcome.done("focused, selected all and typed")
+
+    async def read_text(self, key: tuple[str, str]) -> str | None:
+        return await self.a11y.read_text(key)
+
+    # -- raw input aimed at a window -------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _raw_input(self, window: WindowInfo) -> AsyncIterator[_Outcome]:
+        async with self._lock:
+            previous = self.x.active_xid()
+            outcome = _Outcome()
+            if previous != window.xid:
+                if not await self.activate(window):
+                    raise ActionFailed(
+                        f"could not activate window {window.stable_id} for keyboard/pointer "
+                        "input (is it minimized on another desktop?)"
+                    )
+                outcome.activated = True
+            try:
+                yield outcome
+            finally:
+                if outcome.activated and previous is not None:
+                    prev = self.x.window(previous)
+                    if prev is not None and not prev.hidden:
+                        info = self._info(prev, previous, await self.apps())
+                        if await self.activate(info):
+                            outcome.restored = info.stable_id
+
+    async def type_text(self, window: WindowInfo, text: str) -> ActionOutcome:
+        async with self._raw_input(window) as outcome:
+            self.x.type_text(text)
+        return outcome.done(f"typed {len(text)} characters")
+
+    async def press_keys(self, window: WindowInfo, keys: Sequence[str]) -> ActionOutcome:
+        syms = [self.x.keysym(k) for k in keys]
+        async with self._raw_input(window) as outcome:
+            self.x.press_combo(syms)
+        return outcome.done("pressed " + "+".join(keys))
+
+    async def scroll(
+        self, window: WindowInfo, direction: ScrollDirection, steps: int
+    ) -> tuple[ActionOutcome, bool]:
+        area = await self._scroll_area(window)
+        x, y = area.center
+        before_img = await self.capture(window)
+        async with self._raw_input(window) as outcome:
+            pointer = self.x.pointer()
+            self.x.move(x, y)
+            for _ in range(steps):
+                self.x.wheel(direction, 1)
+                await asyncio.sleep(0.01)  # let the app process each notch
+            self.x.move(*pointer)
+        moved = await self._changed(window, before_img)
+        return outcome.done(f"{steps} wheel steps {direction} at ({x}, {y})"), moved
+
+    async def _changed(self, window: WindowInfo, before: bytes) -> bool:
+        """Whether the window's pixels change within a short while (the app repaints async)."""
+        try:
+            await async_wait_for(self._differs(window, before), timeout=0.6,
+                                 what="the window to repaint")  # fmt: skip
+            return True
+        except WaitTimeout:
+            return False
+
+    def _differs(self, window: WindowInfo, before: bytes):  # type: ignore[no-untyped-def]
+        async def check() -> bool:
+            return (await self.capture(window)) != before
+
+        return check
+
+    async def _scroll_area(self, window: WindowInfo) -> Rect:
+        """The largest scrollable-looking area of the window (else the window itself)."""
+        snap = await self.snapshot(window, timeout=2.0)
+        best: Rect | None = None
+        scrollish = {"scroll-pane", "document-web", "document-text", "document-frame", "text",
+                     "list", "list-box", "table", "tree", "tree-table", "viewport", "canvas"}
+        for node in snap.nodes():
+            b = node.bounds
+            if node.role in scrollish and b is not None and not b.empty and \
+                    window.geometry.intersects(b):  # fmt: skip
+                if best is None or b.width * b.height > best.width * best.height:
+                    best = b
+        return best or window.geometry
+
+    # -- pixels ----------------------------------------------------------------------------
+
+    async def screen_size(self) -> tuple[int, int]:
+        return self.x.screen_size()
+
+    async def capture(self, window: WindowInfo | None = None) -> bytes:
+        return png_bytes(await self.capture_image(window))
+
+    async def capture_image(self, window: WindowInfo | None = None) -> Image.Image:
+        if window is None:
+            import mss
+
+            with mss.MSS(display=self.settings.display) as grabber:
+                shot = grabber.grab(grabber.monitors[0])
+                return Image.frombytes("RGB", shot.size, shot.bgra, "raw", "BGRX")
+        current = self.x.window(window.xid)
+        if current is None:
+            raise DesktopError(f"window {window.stable_id} has closed")
+        if current.hidden:
+            raise ActionFailed(
+                f"window {window.stable_id} is minimized or hidden: it cannot be captured. "
+                "Restore it (or choose another window) and try again."
+            )
+        w, h, data = self.x.capture_window(window.xid)
+        return Image.frombytes("RGB", (w, h), data, "raw", "BGRX")
+
+    async def pointer_click(
+        self, x: int, y: int, *, button: MouseButton = "left", count: int = 1,
+        modifiers: Sequence[str] = (),
+    ) -> None:  # fmt: skip
+        syms = [self.x.keysym(m) for m in modifiers]
+        with self.x.held(syms):
+            self.x.click(x, y, button, count)
+
+    async def pointer_move(self, x: int, y: int) -> None:
+        self.x.move(x, y)
+
+    async def pointer_button(self, button: MouseButton, down: bool) -> None:
+        self.x.button(button, down)
+
+    async def pointer_position(self) -> tuple[int, int]:
+        return self.x.pointer()
+
+    async def pointer_drag(
+        self, path: Sequence[tuple[int, int]], *, modifiers: Sequence[str] = ()
+    ) -> None:
+        if len(path) < 2:
+            raise ActionFailed("a drag needs at least two points")
+        syms = [self.x.keysym(m) for m in modifiers]
+        with self.x.held(syms):
+            self.x.move(*path[0])
+            self.x.button("left", True)
+            for px, py in path[1:]:
+                await asyncio.sleep(0.02)
+                self.x.move(px, py)
+            await asyncio.sleep(0.02)
+            self.x.button("left", False)
+
+    async def wheel(
+        self, x: int, y: int, dx: int, dy: int, *, modifiers: Sequence[str] = ()
+    ) -> None:
+        syms = [self.x.keysym(m) for m in modifiers]
+        self.x.move(x, y)
+        with self.x.held(syms):
+            if dy:
+                self.x.wheel("down" if dy > 0 else "up", abs(dy))
+            if dx:
+                self.x.wheel("right" if dx > 0 else "left", abs(dx))
+
+    async def key_event(self, keysym_names: Sequence[str], down: bool) -> None:
+        self.x.key_event([self.x.keysym(k) for k in keysym_names], down)
+
+    async def type_raw(self, text: str) -> None:
+        self.x.type_text(text)
+
+    async def window_at(self, x: int, y: int) -> WindowInfo | None:
+        active = self.x.active_xid()
+        catalogue = await self.apps()
+        for xid in reversed(self.x.client_ids(stacking=True)):
+            w = self.x.window(xid)
+            if w is not None and not w.hidden and w.geometry.contains(x, y):
+                return self._info(w, active, catalogue)
+        return None
+
+    async def element_at(self, x: int, y: int) -> LiveElement | None:
+        window = await self.window_at(x, y)
+        if window is None:
+            return None
+        return await self.a11y.element_at(window, x, y)
+
+    # -- helpers for tests and tools -------------------------------------------------------
+
+    async def minimize(self, window: WindowInfo) -> None:
+        self.x.request_minimize(window.xid)
+
+        async def hidden() -> bool:
+            w = self.x.window(window.xid)
+            return w is not None and w.hidden
+
+        await async_wait_for(hidden, timeout=2.0, what="the window to minimize")
+
+    async def close_window(self, window: WindowInfo) -> None:
+        self.x.request_close(window.xid)
+
+
+class _Outcome:
+    def __init__(self) -> None:
+        self.activated = False
+        self.restored: str | None = None
+
+    def done(self, detail: str) -> ActionOutcome:
+        return ActionOutcome("input", detail, activated=self.activated, restored=self.restored)

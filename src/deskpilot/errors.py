@@ -1,0 +1,136 @@
+"""deskpilot's one exception tree.
+
+Every error deskpilot raises on purpose derives from :class:`DeskpilotError`. Foreign errors
+(D-Bus, X11, HTTP, OS) are translated at the seam that meets them, with ``raise ... from exc``.
+
+::
+
+    DeskpilotError
+    ├── ConfigError                 bad flag, env value or config file
+    ├── SandboxError                the headless desktop failed to start or stop
+    ├── DesktopError                the desktop layer could not do what was asked
+    │   ├── DisplayUnavailable      no X display (DISPLAY unset or unreachable)
+    │   └── AccessibilityUnavailable  no AT-SPI bus / registry
+    ├── ToolError                   an expected tool failure; its text goes to the model
+    │   ├── InvalidArguments        missing, mistyped or out-of-range arguments
+    │   ├── UnknownTool             no tool by that name
+    │   ├── WindowNotFound          a windowID that names no open window
+    │   ├── ElementGone             a stale element ID (re-read needed)
+    │   ├── AppNotFound             open_app could not resolve a name
+    │   ├── AppBlocked              the app is on the blocklist
+    │   ├── ActionFailed            the app refused or did not perform an action
+    │   └── ActionDeclined          a person (or policy) declined the action
+    ├── ProviderError               a model provider failed (HTTP, auth, bad reply)
+    │   └── ProviderNotConfigured   no model, key or SDK: the message says how to fix it
+    └── AuditError                  the audit log cannot be written or read
+        └── AuditIntegrityError     verification found an edited or missing record
+
+Tool errors carry the exact text the model reads (``str(exc)``); keep them to fixed phrases
+plus identifiers, never raw exception text that might carry screen content.
+"""
+
+from __future__ import annotations
+
+
+class DeskpilotError(Exception):
+    """Base of every error deskpilot raises on purpose."""
+
+    exit_code = 1
+
+
+class ConfigError(DeskpilotError):
+    """A setting (flag, environment variable or config file entry) is invalid."""
+
+    exit_code = 2
+
+
+class SandboxError(DeskpilotError):
+    """The sandbox desktop could not be started, found or stopped."""
+
+
+class DesktopError(DeskpilotError):
+    """The desktop layer failed (X11, AT-SPI, a launched process)."""
+
+
+class DisplayUnavailable(DesktopError):
+    """No X display to work on."""
+
+
+class AccessibilityUnavailable(DesktopError):
+    """The AT-SPI accessibility bus or registry cannot be reached."""
+
+
+class ToolError(DeskpilotError):
+    """An expected failure of a tool call. ``str(exc)`` is the text the model receives."""
+
+
+class InvalidArguments(ToolError):
+    """A tool was called with missing, mistyped or out-of-range arguments."""
+
+
+class UnknownTool(ToolError):
+    """No tool has the requested name."""
+
+
+class WindowNotFound(ToolError):
+    """A window ID does not name an open window."""
+
+    def __init__(self, window_id: str) -> None:
+        super().__init__(
+            f"Window {window_id} not found — run list_windows again; the window may have closed."
+        )
+        self.window_id = window_id
+
+
+class ElementGone(ToolError):
+    """An element ID no longer names the element it named when it was read."""
+
+    def __init__(self, element_id: str, detail: str = "") -> None:
+        why = f" ({detail})" if detail else ""
+        super().__init__(
+            f"Element @{element_id} is no longer available{why} — the UI changed. "
+            "Call read_screen_ax again and use the new element IDs."
+        )
+        self.element_id = element_id
+
+
+class AppNotFound(ToolError):
+    """open_app could not resolve an app id or name."""
+
+
+class AppBlocked(ToolError):
+    """The target app is on the blocklist."""
+
+    def __init__(self, app: str) -> None:
+        super().__init__(
+            f"{app} is on the blocked apps list: deskpilot will not open, read or control it. "
+            "Stop trying to use this app and tell the user it is blocked "
+            "(they can change the list with `deskpilot blocklist`)."
+        )
+        self.app = app
+
+
+class ActionFailed(ToolError):
+    """The target app refused or did not perform an action."""
+
+
+class ActionDeclined(ToolError):
+    """A person, or the confirmation policy, declined the action; nothing ran."""
+
+
+class ProviderError(DeskpilotError):
+    """A model provider failed: HTTP error, authentication, or an unusable reply."""
+
+
+class ProviderNotConfigured(ProviderError):
+    """No model, API key or SDK is available. The message says how to fix it."""
+
+    exit_code = 2
+
+
+class AuditError(DeskpilotError):
+    """The audit log cannot be written or read."""
+
+
+class AuditIntegrityError(AuditError):
+    """Verification found an edited, reordered or missing audit record."""

@@ -1,0 +1,99 @@
+"""Per-conversation state that tools share: the tracked target window and the element IDs shown.
+
+A named session survives across CLI invocations as a small JSON file
+(``$XDG_STATE_HOME/deskpilot/sessions/NAME.json``); long-lived processes (MCP server, agent
+runs) keep one :class:`Session` in memory per conversation/client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: How many element records a session keeps (oldest reads are dropped first).
+MAX_ELEMENTS = 20000
+
+
+@dataclass(frozen=True)
+class ElementRecord:
+    """What an element ID named when it was shown to the model (its fingerprint)."""
+
+    bus: str
+    path: str
+    role: str
+    name: str
+    parent: str  # parent object path ("" for none)
+    window: int  # X window id of the window it was read from
+    pid: int
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.bus, self.path)
+
+
+@dataclass
+class Session:
+    """State shared by the tools of one conversation."""
+
+    name: str = "default"
+    target: str | None = None  # stable window ID of the tracked target
+    elements: dict[str, ElementRecord] = field(default_factory=dict)
+    last_read: dict[str, dict[str, str]] = field(default_factory=dict)  # xid → {id: line}
+    path: Path | None = None
+
+    def remember(self, records: dict[str, ElementRecord]) -> None:
+        self.elements.update(records)
+        overflow = len(self.elements) - MAX_ELEMENTS
+        if overflow > 0:
+            for key in list(self.elements)[:overflow]:
+                del self.elements[key]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "name": self.name,
+            "target": self.target,
+            "elements": {k: asdict(v) for k, v in self.elements.items()},
+            "last_read": self.last_read,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], path: Path | None = None) -> Session:
+        elements = {k: ElementRecord(**v) for k, v in data.get("elements", {}).items()}
+        return cls(
+            name=str(data.get("name", "default")),
+            target=data.get("target"),
+            elements=elements,
+            last_read={str(k): dict(v) for k, v in data.get("last_read", {}).items()},
+            path=path,
+        )
+
+    @classmethod
+    def load(cls, state_dir: Path, name: str) -> Session:
+        """Load session ``name`` (a fresh one if it does not exist or cannot be parsed)."""
+        path = state_dir / "sessions" / f"{name}.json"
+        try:
+            data = json.loads(path.read_text())
+            return cls.from_dict(data, path)
+        except (OSError, ValueError, TypeError, KeyError):
+            return cls(name=name, path=path)
+
+    def save(self) -> None:
+        """Write atomically (no-op for in-memory sessions)."""
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".session-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as fh:
+                json.dump(self.to_dict(), fh, separators=(",", ":"))
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise

@@ -1,0 +1,26 @@
+"""What a tool call runs with: the desktop, settings, session, approver and event sink."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from deskpilot.config import Settings
+from deskpilot.desktop.base import Desktop
+from deskpilot.events import EventSink, discard
+from deskpilot.policy import AllowAll, Approver, ConsequentialRules
+from deskpilot.session import Session
+
+
+@dataclass
+class ToolContext:
+    desktop: Desktop
+    settings: Settings
+    session: Session = field(default_factory=Session)
+    approver: Approver = field(default_factory=AllowAll)
+    emit: EventSink = discard
+    run_id: str = ""
+    #: the window a background run is bound to (resolution step 3), if any
+    fallback_window: str | None = None
+    #: True inside an agent run: do not steal focus, restore the user's window
+    background: bool = True
+    rules: ConsequentialRules = field(default_factory=ConsequentialRules)
