@@ -1,0 +1,25 @@
+"""Shared fixtures. Desktop tests share ONE sandbox desktop per test run (see tests/desktop)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from deskpilot.config import Settings, load_settings
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A private DESKPILOT_HOME (config, state and data dirs) for one test."""
+    root = tmp_path / "deskpilot-home"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def settings(home: Path) -> Iterator[Settings]:
+    env = {"HOME": str(home), "DESKPILOT_HOME": str(home), "PATH": os.environ.get("PATH", "")}
+    yield load_settings(env=env)
