@@ -30,7 +30,7 @@ test: setup
 check: setup
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/ruff check src tests bench
-	$(BIN)/mypy src
+	$(BIN)/mypy
 
 bench: setup
 	$(BIN)/python -m bench.snapshot

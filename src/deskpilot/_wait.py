@@ -1,4 +1,4 @@
-"""Waiting on conditions (never on fixed sleeps): poll a predicate until it holds or time runs out."""
+"""Waiting on conditions (never on fixed sleeps): poll a predicate until it holds or times out."""
 
 from __future__ import annotations
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Protocol
 
 from deskpilot.config import ConfirmMode
 
 
-class Risk(str, Enum):
+class Risk(StrEnum):
     READ_ONLY = "read-only"  # only looks
     ACTS = "acts"  # changes the UI (clicks, typing) but nothing beyond it by itself
     CONSEQUENTIAL = "consequential"  # sends, pays, deletes, publishes…
@@ -32,10 +32,31 @@ _RANK = {Risk.READ_ONLY: 0, Risk.ACTS: 1, Risk.CONSEQUENTIAL: 2, Risk.PERSISTS: 
 
 #: Element names whose activation is consequential (whole-word, case-insensitive).
 DEFAULT_CONSEQUENTIAL_WORDS: tuple[str, ...] = (
-    "Send", "Submit", "Buy", "Pay", "Purchase", "Order", "Checkout", "Delete", "Remove",
-    "Erase", "Publish", "Post", "Confirm", "Transfer", "Sign", "Approve", "Accept",
-    "Uninstall", "Format", "Empty Trash", "Reply", "Tweet", "Share", "Discard",
-)  # fmt: skip
+    "Send",
+    "Submit",
+    "Buy",
+    "Pay",
+    "Purchase",
+    "Order",
+    "Checkout",
+    "Delete",
+    "Remove",
+    "Erase",
+    "Publish",
+    "Post",
+    "Confirm",
+    "Transfer",
+    "Sign",
+    "Approve",
+    "Accept",
+    "Uninstall",
+    "Format",
+    "Empty Trash",
+    "Reply",
+    "Tweet",
+    "Share",
+    "Discard",
+)
 
 #: Shortcuts that send or submit in common apps (ctrl+enter sends mail/chat).
 DEFAULT_CONSEQUENTIAL_SHORTCUTS: tuple[str, ...] = ("ctrl+return", "ctrl+enter", "alt+s")
@@ -102,7 +123,8 @@ class ConsequentialRules:
     ) -> None:
         self.words = tuple(words) if words is not None else DEFAULT_CONSEQUENTIAL_WORDS
         self.shortcuts = {
-            s.lower() for s in (shortcuts if shortcuts is not None else DEFAULT_CONSEQUENTIAL_SHORTCUTS)
+            s.lower()
+            for s in (shortcuts if shortcuts is not None else DEFAULT_CONSEQUENTIAL_SHORTCUTS)
         }
         alts = "|".join(re.escape(w) for w in sorted(self.words, key=len, reverse=True))
         self._pattern = re.compile(rf"(?<![\w])({alts})(?![\w])", re.IGNORECASE) if alts else None

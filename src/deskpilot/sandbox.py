@@ -38,7 +38,10 @@ from deskpilot.desktop.a11yenv import accessible_env
 from deskpilot.errors import SandboxError
 
 REQUIRED_BINARIES = ("Xvfb", "dbus-daemon", "openbox")
-BUS_LAUNCHER_PATHS = ("/usr/libexec/at-spi-bus-launcher", "/usr/lib/at-spi2-core/at-spi-bus-launcher")
+BUS_LAUNCHER_PATHS = (
+    "/usr/libexec/at-spi-bus-launcher",
+    "/usr/lib/at-spi2-core/at-spi-bus-launcher",
+)
 
 #: Variables describing the caller's own desktop; never leaked into the sandbox.
 _DESKTOP_VARS = (
@@ -55,9 +58,7 @@ _DESKTOP_VARS = (
     "DESKPILOT_SANDBOX",
 )
 
-_SESSION_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
+_SESSION_BUS_CONFIG = """<busconfig>
   <type>session</type>
   <listen>unix:path={bus}</listen>
   <auth>EXTERNAL</auth>
@@ -297,10 +298,17 @@ class Sandbox:
         if self.requested_display is not None:
             argv.append(f":{self.requested_display}")
         argv += [
-            "-displayfd", str(wfd),
-            "-screen", "0", f"{self.width}x{self.height}x{self.depth}",
-            "-nolisten", "tcp", "-noreset", "+extension", "Composite",
-        ]  # fmt: skip
+            "-displayfd",
+            str(wfd),
+            "-screen",
+            "0",
+            f"{self.width}x{self.height}x{self.depth}",
+            "-nolisten",
+            "tcp",
+            "-noreset",
+            "+extension",
+            "Composite",
+        ]
         xvfb = self._spawn_daemon(argv, base, pass_fds=(wfd,), log="xvfb.log")
         os.close(wfd)
         try:
@@ -319,10 +327,17 @@ class Sandbox:
             fh.write(_SESSION_BUS_CONFIG.format(bus=bus_path))
         rfd, wfd = os.pipe()
         self._spawn_daemon(
-            ["dbus-daemon", f"--config-file={conf}", "--nofork", "--nopidfile",
-             f"--print-address={wfd}"],
-            base, pass_fds=(wfd,), log="dbus.log",
-        )  # fmt: skip
+            [
+                "dbus-daemon",
+                f"--config-file={conf}",
+                "--nofork",
+                "--nopidfile",
+                f"--print-address={wfd}",
+            ],
+            base,
+            pass_fds=(wfd,),
+            log="dbus.log",
+        )
         os.close(wfd)
         try:
             session_bus = _read_line(rfd, self.startup_timeout, "the session bus")
@@ -371,22 +386,39 @@ class Sandbox:
         """Set org.a11y.Status.IsEnabled=true (apps that ask the bus then turn a11y on)."""
         subprocess.run(
             [
-                "dbus-send", "--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus",
-                "org.freedesktop.DBus.Properties.Set", "string:org.a11y.Status",
-                "string:IsEnabled", "variant:boolean:true",
+                "dbus-send",
+                "--session",
+                "--print-reply",
+                "--dest=org.a11y.Bus",
+                "/org/a11y/bus",
+                "org.freedesktop.DBus.Properties.Set",
+                "string:org.a11y.Status",
+                "string:IsEnabled",
+                "variant:boolean:true",
             ],
-            env=dict(env), check=False, capture_output=True, timeout=self.startup_timeout,
-        )  # fmt: skip
+            env=dict(env),
+            check=False,
+            capture_output=True,
+            timeout=self.startup_timeout,
+        )
 
     def _start_reaper(self) -> None:
         assert self.info is not None
         rfd, wfd = os.pipe()
         self._reaper = subprocess.Popen(
-            [sys.executable, "-m", "deskpilot._reaper", str(rfd), self.info.runtime_dir,
-             str(self.info.pgid)],
-            pass_fds=(rfd,), start_new_session=True, stdin=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-m",
+                "deskpilot._reaper",
+                str(rfd),
+                self.info.runtime_dir,
+                str(self.info.pgid),
+            ],
+            pass_fds=(rfd,),
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
             env={k: v for k, v in self.base_env.items() if k not in _DESKTOP_VARS},
-        )  # fmt: skip
+        )
         os.close(rfd)
         self._reaper_fd = wfd
 

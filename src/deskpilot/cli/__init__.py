@@ -14,7 +14,7 @@ from deskpilot.cli.common import Context, main_options
 @main_options
 @click.version_option(package_name="deskpilot")
 @click.pass_context
-def main(ctx: click.Context, **options: object) -> None:
+def main(ctx: click.Context, /, **options: object) -> None:
     """deskpilot — a computer-use agent for Linux desktops.
 
     An LLM (or you) sees real GUI apps through their accessibility trees and acts on them by

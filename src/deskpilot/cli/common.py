@@ -8,7 +8,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -22,14 +22,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 def main_options(func: F) -> F:
     """Options accepted before any subcommand."""
     func = click.option(
-        "--session", metavar="NAME", default=None,
+        "--session",
+        metavar="NAME",
+        default=None,
         help="Named session holding the tracked target window and element IDs "
-             "(default: 'default'; env DESKPILOT_SESSION).",
-    )(func)  # fmt: skip
+        "(default: 'default'; env DESKPILOT_SESSION).",
+    )(func)
     func = click.option(
-        "--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
-        default=None, help="Config file (default: ~/.config/deskpilot/config.toml).",
-    )(func)  # fmt: skip
+        "--config",
+        "config_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Config file (default: ~/.config/deskpilot/config.toml).",
+    )(func)
     func = click.option(
         "--display", default=None, metavar=":N", help="X display to work on (default: $DISPLAY)."
     )(func)
@@ -52,6 +57,7 @@ class Context:
                 self._settings = load_settings(self.options)
             except ConfigError as exc:
                 fail(exc)
+                raise
         return self._settings
 
     def override(self, **changes: Any) -> Settings:
@@ -62,7 +68,7 @@ class Context:
 pass_context = click.make_pass_decorator(Context)
 
 
-def fail(exc: DeskpilotError | str, code: int | None = None) -> None:
+def fail(exc: DeskpilotError | str, code: int | None = None) -> NoReturn:
     message = str(exc)
     click.secho(f"deskpilot: {message}", fg="red", err=True)
     exit_code = code if code is not None else getattr(exc, "exit_code", 1)

@@ -27,13 +27,20 @@ def _parse_size(value: str) -> tuple[int, int]:
 
 
 size_option = click.option(
-    "--size", default="1280x800", show_default=True, metavar="WxH",
+    "--size",
+    default="1280x800",
+    show_default=True,
+    metavar="WxH",
     help="Screen size of the virtual display.",
-)  # fmt: skip
+)
 display_option = click.option(
-    "--display-number", "display_number", type=click.IntRange(0, 65535), default=None,
-    metavar="N", help="Use display :N (default: the first free one).",
-)  # fmt: skip
+    "--display-number",
+    "display_number",
+    type=click.IntRange(0, 65535),
+    default=None,
+    metavar="N",
+    help="Use display :N (default: the first free one).",
+)
 name_option = click.option(
     "--name", default="default", show_default=True, help="Name of the kept sandbox."
 )
@@ -79,11 +86,16 @@ def run(ctx: Context, size: str, display_number: int | None, command: tuple[str,
     old = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     code = 1
     try:
-        with sb.Sandbox(width=width, height=height, display=display_number,
-                        base_env=settings.environ) as desk:  # fmt: skip
+        with sb.Sandbox(
+            width=width, height=height, display=display_number, base_env=settings.environ
+        ) as desk:
             assert desk.info is not None
-            click.secho(f"sandbox: desktop {desk.info.display} ({width}x{height}) is up; "
-                        f"running {shlex.join(command)}", fg="cyan", err=True)  # fmt: skip
+            click.secho(
+                f"sandbox: desktop {desk.info.display} ({width}x{height}) is up; "
+                f"running {shlex.join(command)}",
+                fg="cyan",
+                err=True,
+            )
             env = sb.sandbox_command_env(settings.environ, desk.info)
             try:
                 child = subprocess.Popen(list(command), env=env)
@@ -133,16 +145,25 @@ def up(ctx: Context, size: str, display_number: int | None, name: str) -> None:
             sb.teardown(info.runtime_dir, info.pgid)
             sb.forget(settings.state_dir, name)
         try:
-            desk = sb.Sandbox(width=width, height=height, display=display_number,
-                              base_env=settings.environ, keep=True)  # fmt: skip
+            desk = sb.Sandbox(
+                width=width,
+                height=height,
+                display=display_number,
+                base_env=settings.environ,
+                keep=True,
+            )
             info = desk.start()
         except SandboxError as exc:
             fail(exc)
+            raise
         sb.save_info(settings.state_dir, name, info)
-        click.secho(f"sandbox {name!r} is up on {info.display} ({width}x{height}); "
-                    f"stop it with: deskpilot sandbox down"
-                    + (f" --name {name}" if name != "default" else ""),
-                    fg="cyan", err=True)  # fmt: skip
+        click.secho(
+            f"sandbox {name!r} is up on {info.display} ({width}x{height}); "
+            f"stop it with: deskpilot sandbox down"
+            + (f" --name {name}" if name != "default" else ""),
+            fg="cyan",
+            err=True,
+        )
     assert info is not None
     for key, value in info.client_env().items():
         click.echo(f"export {key}={shlex.quote(value)}")
@@ -158,10 +179,12 @@ def status(ctx: Context) -> None:
         running += alive
         procs = len(sb.processes_of(info.runtime_dir, info.pgid)) if alive else 0
         state = click.style("up", fg="green") if alive else click.style("dead", fg="red")
-        click.echo(f"{name}: {state}  display {info.display}  {info.width}x{info.height}  "
-                   f"{procs} processes  {info.runtime_dir}")  # fmt: skip
+        click.echo(
+            f"{name}: {state}  display {info.display}  {info.width}x{info.height}  "
+            f"{procs} processes  {info.runtime_dir}"
+        )
     if not running:
-        click.echo("no sandbox is running (start one: eval \"$(deskpilot sandbox up)\")")
+        click.echo('no sandbox is running (start one: eval "$(deskpilot sandbox up)")')
         sys.exit(1)
 
 
@@ -180,8 +203,12 @@ def down(ctx: Context, name: str) -> None:
         fail(f"sandbox {name!r}: processes survived teardown: {left}")
     click.secho(f"sandbox {name!r} on {info.display} is down", fg="cyan", err=True)
     if ctx.settings.sandbox_dir == info.runtime_dir:
-        click.secho("this shell still points at it: unset DISPLAY DBUS_SESSION_BUS_ADDRESS "
-                    "DESKPILOT_SANDBOX", fg="yellow", err=True)  # fmt: skip
+        click.secho(
+            "this shell still points at it: unset DISPLAY DBUS_SESSION_BUS_ADDRESS "
+            "DESKPILOT_SANDBOX",
+            fg="yellow",
+            err=True,
+        )
 
 
 COMMANDS: list[click.Command] = [sandbox_group]

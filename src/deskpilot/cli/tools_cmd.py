@@ -1,7 +1,136 @@
-"""(placeholder)"""
+"""``deskpilot tools`` and ``deskpilot tool NAME ARGS``: the model's tools, by hand or script."""
 
 from __future__ import annotations
 
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
 import click
 
-COMMANDS: list[click.Command] = []
+from deskpilot.cli.common import Context, async_command, pass_context
+from deskpilot.config import CONFIRM_MODES
+from deskpilot.tools.base import ToolResult
+from deskpilot.tools.builtin import computer_use_tools
+from deskpilot.tools.toolset import parse_args
+
+
+@click.command("tools")
+@click.option("--json", "as_json", is_flag=True, help="Print the full definitions as JSON.")
+def tools(as_json: bool) -> None:
+    """List the tools with their input schemas."""
+    specs = computer_use_tools().list()
+    if as_json:
+        click.echo(json.dumps([s.schema_dict() for s in specs], indent=2, ensure_ascii=False))
+        return
+    for spec in specs:
+        click.secho(f"{spec.name}", bold=True, nl=False)
+        click.echo(f"  ({spec.title}; {spec.risk.value})")
+        click.echo("  " + spec.description.replace("\n", "\n  "))
+        click.echo("  input schema: " + json.dumps(spec.input_schema, ensure_ascii=False))
+        click.echo()
+
+
+def _save_images(result: ToolResult, out_dir: Path) -> list[Path]:
+    paths = []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for i, image in enumerate(result.images):
+        ext = "png" if image.mime == "image/png" else "jpg"
+        path = out_dir / f"screenshot-{time.strftime('%Y%m%d-%H%M%S')}-{i}.{ext}"
+        path.write_bytes(image.data)
+        paths.append(path)
+    return paths
+
+
+@click.command("tool", context_settings={"ignore_unknown_options": False})
+@click.argument("name")
+@click.argument("args", required=False, default="{}")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print a structured result (for read_screen_ax: the nodes with id, role, "
+    "name, states, bounds).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Where screenshots are saved.",
+)
+@click.option(
+    "--confirm",
+    type=click.Choice(CONFIRM_MODES),
+    default="none",
+    show_default=True,
+    help="Ask before acting (you typed the command, so by default nothing is asked).",
+)
+@pass_context
+@async_command
+async def tool(
+    ctx: Context, name: str, args: str, as_json: bool, out_dir: Path, confirm: str
+) -> None:
+    """Call one tool NAME with ARGS (a JSON object) and print exactly what the model would get.
+
+    \b
+    deskpilot tool list_windows
+    deskpilot tool open_app '{"bundleId": "Calculator"}'
+    deskpilot tool read_screen_ax '{"windowID": "4280/12345"}'
+    deskpilot tool perform '{"action": "type", "text": "12*7\\n"}'
+
+    Images (screenshots) are saved to files whose paths are printed. Exit code 0 on success,
+    1 on a tool error. The tracked target window and element IDs persist per --session.
+    """
+    from deskpilot.policy import DenyAll
+    from deskpilot.runtime import tool_context
+
+    settings = ctx.override(confirm=confirm)
+    toolset = computer_use_tools()
+    # fail fast on bad input, before touching the desktop
+    bad: str | None = None
+    try:
+        spec = toolset.get(name)
+        spec.validate(parse_args(name, args))
+    except Exception as exc:  # ToolError subclasses: unknown tool, invalid arguments
+        bad = str(exc)
+    if bad is not None:
+        _emit(ToolResult.error(bad), as_json, out_dir)
+        sys.exit(1)
+    approver = None if confirm == "none" else _terminal_approver() or DenyAll()
+    async with tool_context(settings, approver=approver) as tctx:
+        result = await toolset.call(name, args, tctx)
+    _emit(result, as_json, out_dir)
+    sys.exit(1 if result.is_error else 0)
+
+
+def _terminal_approver() -> Any:
+    import importlib
+
+    try:
+        module = importlib.import_module("deskpilot.agent.approvers")
+    except ImportError:
+        return None
+    return module.TerminalApprover()
+
+
+def _emit(result: ToolResult, as_json: bool, out_dir: Path) -> None:
+    paths = _save_images(result, out_dir) if result.images else []
+    if as_json:
+        payload: dict[str, Any] = {
+            "ok": not result.is_error,
+            "text": result.text,
+            "data": result.data,
+            "images": [str(p) for p in paths],
+        }
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
+        return
+    click.echo(result.text)
+    for p in paths:
+        click.echo(f"[image saved: {p}]")
+
+
+COMMANDS: list[click.Command] = [tools, tool]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import configparser
 import os
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from deskpilot.desktop.base import AppEntry, AppIdentity
@@ -89,7 +89,7 @@ def resolve_app(query: str, catalogue: Iterable[AppEntry]) -> AppEntry:
     if q.endswith(".desktop"):
         q = q[: -len(".desktop")]
     apps = list(catalogue)
-    tiers = [
+    tiers: list[Callable[[AppEntry], bool]] = [
         lambda a: a.app_id.casefold() == q,
         lambda a: a.name.casefold() == q,
         lambda a: a.executable.casefold() == q,

@@ -23,10 +23,25 @@ ACTIVATE_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "sel
 
 #: Roles whose text content is worth fetching (their name alone does not show their content).
 TEXT_ROLES = {
-    "text", "entry", "password-text", "paragraph", "heading", "label", "static", "document-text",
-    "document-web", "terminal", "spin-button", "combo-box", "list-item", "table-cell",
-    "section", "caption", "link", "block-quote",
-}  # fmt: skip
+    "text",
+    "entry",
+    "password-text",
+    "paragraph",
+    "heading",
+    "label",
+    "static",
+    "document-text",
+    "document-web",
+    "terminal",
+    "spin-button",
+    "combo-box",
+    "list-item",
+    "table-cell",
+    "section",
+    "caption",
+    "link",
+    "block-quote",
+}
 
 
 @dataclass
@@ -125,11 +140,14 @@ class Accessibility:
         shown = [p for p in paths if app.nodes[p].displayed]
         await self.reader.fill_extents(app, shown)
         textual = [
-            p for p in shown
-            if app.nodes[p].has("Text") and (
-                app.nodes[p].role_name in TEXT_ROLES or app.nodes[p].has("EditableText"))
+            p
+            for p in shown
+            if (
+                app.nodes[p].has("Text")
+                and (app.nodes[p].role_name in TEXT_ROLES or app.nodes[p].has("EditableText"))
+            )
             or app.nodes[p].has("Value")
-        ]  # fmt: skip
+        ]
         await self.reader.fill_text(app, textual)
         root = build_nodes(WindowTree(app, frame, offset), window)
         return root, app.partial, app.problems
@@ -213,8 +231,9 @@ class Accessibility:
     async def set_text(self, key: tuple[str, str], text: str) -> bool:
         """Replace the element's text (EditableText); False if it has no such interface."""
         try:
-            body = await self.bus.call(key[0], key[1], "EditableText", "SetTextContents", "s",
-                                       [text])  # fmt: skip
+            body = await self.bus.call(
+                key[0], key[1], "EditableText", "SetTextContents", "s", [text]
+            )
         except AtspiCallError as exc:
             if exc.unsupported:
                 return False
@@ -245,8 +264,9 @@ class Accessibility:
         key = (bus_name, path)
         for _ in range(64):
             try:
-                body = await self.bus.call(bus_name, key[1], "Component", "GetAccessibleAtPoint",
-                                           "iiu", [px, py, 0])  # fmt: skip
+                body = await self.bus.call(
+                    bus_name, key[1], "Component", "GetAccessibleAtPoint", "iiu", [px, py, 0]
+                )
             except (AtspiCallError, AtspiTimeout):
                 break
             nbus, npath = body[0]
@@ -260,8 +280,10 @@ def _close(extents: tuple[int, ...], geo: Rect, slack: int = 40) -> bool:
     if len(extents) != 4:
         return False
     x, y, w, h = extents
-    return abs(w - geo.width) <= slack and abs(h - geo.height) <= slack and (
-        (abs(x - geo.x) <= slack and abs(y - geo.y) <= slack) or (x, y) == (0, 0)
+    return (
+        abs(w - geo.width) <= slack
+        and abs(h - geo.height) <= slack
+        and ((abs(x - geo.x) <= slack and abs(y - geo.y) <= slack) or (x, y) == (0, 0))
     )
 
 

@@ -88,7 +88,11 @@ class _PatientSocket:
 
 def _patch_writer(bus: MessageBus) -> None:
     writer = getattr(bus, "_writer", None)
-    if writer is not None and hasattr(writer, "sock") and not isinstance(writer.sock, _PatientSocket):
+    if (
+        writer is not None
+        and hasattr(writer, "sock")
+        and not isinstance(writer.sock, _PatientSocket)
+    ):
         writer.sock = _PatientSocket(writer.sock)
 
 
@@ -205,13 +209,20 @@ class AtspiBus:
             if event in self._registered:
                 continue
             try:
-                await self.call(REGISTRY_BUS, REGISTRY_PATH, "Registry", "RegisterEvent", "sass",
-                                [event, [], ""])  # fmt: skip
+                await self.call(
+                    REGISTRY_BUS,
+                    REGISTRY_PATH,
+                    "Registry",
+                    "RegisterEvent",
+                    "sass",
+                    [event, [], ""],
+                )
             except AtspiCallError as exc:
                 if not exc.unsupported:
                     raise
-                await self.call(REGISTRY_BUS, REGISTRY_PATH, "Registry", "RegisterEvent", "s",
-                                [event])  # fmt: skip
+                await self.call(
+                    REGISTRY_BUS, REGISTRY_PATH, "Registry", "RegisterEvent", "s", [event]
+                )
             self._registered.add(event)
 
     async def app_buses(self) -> list[str]:

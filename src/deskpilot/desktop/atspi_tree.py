@@ -119,14 +119,33 @@ def _node_from_item(item: list[Any] | tuple[Any, ...]) -> RawNode | None:
             kids = [p for _b, p in item[3]]
             ifaces, name, role, desc, states = item[4:9]
             parent = ppath if pbus and ppath != NULL_PATH else None
-            return RawNode(str(path), parent, -1, len(kids), _short_ifaces(ifaces), str(name),
-                           int(role), str(desc), state_bits(states), children=list(kids))  # fmt: skip
+            return RawNode(
+                str(path),
+                parent,
+                -1,
+                len(kids),
+                _short_ifaces(ifaces),
+                str(name),
+                int(role),
+                str(desc),
+                state_bits(states),
+                children=list(kids),
+            )
         index, count, ifaces, name, role, desc, states = item[3:10]
     except (ValueError, TypeError, IndexError):
         return None
     parent = ppath if pbus and ppath != NULL_PATH else None
-    return RawNode(str(path), parent, int(index), int(count), _short_ifaces(ifaces), str(name),
-                   int(role), str(desc), state_bits(states))  # fmt: skip
+    return RawNode(
+        str(path),
+        parent,
+        int(index),
+        int(count),
+        _short_ifaces(ifaces),
+        str(name),
+        int(role),
+        str(desc),
+        state_bits(states),
+    )
 
 
 class TreeReader:
@@ -248,8 +267,9 @@ class TreeReader:
     async def _live_children(self, tree: AppTree, path: str) -> list[str] | None:
         node = tree.nodes[path]
         if node.states & S_MANAGES_DESCENDANTS and node.child_count > MAX_MANAGED_CHILDREN:
-            tree.note(f"{node.role_name} with {node.child_count} items: first "
-                      f"{MAX_MANAGED_CHILDREN} read")  # fmt: skip
+            tree.note(
+                f"{node.role_name} with {node.child_count} items: first {MAX_MANAGED_CHILDREN} read"
+            )
             calls = [
                 self.bus.call(tree.bus, path, "Accessible", "GetChildAtIndex", "i", [i])
                 for i in range(MAX_MANAGED_CHILDREN)
@@ -281,13 +301,28 @@ class TreeReader:
         if calls is None:
             return None
         role, state, ifaces, (name, desc, count) = calls
-        return RawNode(path, parent, -1, count, _short_ifaces(ifaces[0]), name, int(role[0]),
-                       desc, state_bits(state[0]))  # fmt: skip
+        return RawNode(
+            path,
+            parent,
+            -1,
+            count,
+            _short_ifaces(ifaces[0]),
+            name,
+            int(role[0]),
+            desc,
+            state_bits(state[0]),
+        )
 
     async def _basic_props(self, bus: str, path: str) -> tuple[str, str, int]:
         try:
-            body = await self.bus.call(bus, path, "org.freedesktop.DBus.Properties", "GetAll",
-                                       "s", ["org.a11y.atspi.Accessible"])  # fmt: skip
+            body = await self.bus.call(
+                bus,
+                path,
+                "org.freedesktop.DBus.Properties",
+                "GetAll",
+                "s",
+                ["org.a11y.atspi.Accessible"],
+            )
             props = body[0]
             return (
                 str(props["Name"].value) if "Name" in props else "",
@@ -312,9 +347,10 @@ class TreeReader:
 
         async def one(path: str) -> None:
             body = await self._guard(
-                tree, "GetExtents",
+                tree,
+                "GetExtents",
                 self.bus.call(tree.bus, path, "Component", "GetExtents", "u", [0]),
-            )  # fmt: skip
+            )
             if body is not None:
                 x, y, w, h = body[0]
                 tree.nodes[path].extents = (int(x), int(y), int(w), int(h))
@@ -326,17 +362,19 @@ class TreeReader:
 
         async def text(path: str) -> None:
             body = await self._guard(
-                tree, "GetText",
+                tree,
+                "GetText",
                 self.bus.call(tree.bus, path, "Text", "GetText", "ii", [0, limit + 1]),
-            )  # fmt: skip
+            )
             if body is not None:
                 tree.nodes[path].text = str(body[0]).replace("\ufffc", "")
 
         async def value(path: str) -> None:
             got = await self._guard(
-                tree, "CurrentValue",
+                tree,
+                "CurrentValue",
                 self.bus.get_property(tree.bus, path, "Value", "CurrentValue"),
-            )  # fmt: skip
+            )
             if got is not None:
                 number = float(got)
                 tree.nodes[path].value = f"{number:g}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Literal, Protocol, runtime_checkable
 
 MouseButton = Literal["left", "right", "middle", "back", "forward"]
@@ -105,7 +105,7 @@ class AppEntry:
         return self.exec_argv[0].rsplit("/", 1)[-1] if self.exec_argv else ""
 
 
-class State(str, Enum):
+class State(StrEnum):
     """The states deskpilot reads and shows (a subset of AT-SPI's)."""
 
     ACTIVE = "active"
@@ -247,6 +247,10 @@ class Desktop(Protocol):
     ) -> ActionOutcome: ...
 
     async def read_text(self, key: tuple[str, str]) -> str | None: ...
+
+    async def focus_element(self, window: WindowInfo, key: tuple[str, str]) -> bool:
+        """Give the element keyboard focus (no pointer); False if it cannot take focus."""
+        ...
 
     # keyboard and pointer, aimed at a window (activated for the duration) ------------------
     async def type_text(self, window: WindowInfo, text: str) -> ActionOutcome: ...

@@ -32,12 +32,18 @@ from deskpilot.desktop.base import (
 from deskpilot.errors import ActionFailed, DesktopError
 
 FAKE_APPS = (
-    AppEntry("org.example.Calculator", "Calculator", "Calculator", ("fake-calculator",),
-             "fake-calculator"),
+    AppEntry(
+        "org.example.Calculator",
+        "Calculator",
+        "Calculator",
+        ("fake-calculator",),
+        "fake-calculator",
+    ),
     AppEntry("org.example.Editor", "Editor", "Text Editor", ("fake-editor",), "fake-editor"),
-    AppEntry("org.keepassxc.KeePassXC", "KeePassXC", "Password Manager", ("keepassxc",),
-             "keepassxc"),
-)  # fmt: skip
+    AppEntry(
+        "org.keepassxc.KeePassXC", "KeePassXC", "Password Manager", ("keepassxc",), "keepassxc"
+    ),
+)
 
 _SHOWN = frozenset({"showing", "visible", "enabled", "sensitive"})
 
@@ -71,8 +77,14 @@ class FakeDesktop:
 
     def _node(self, bus: str, role: str, name: str, bounds: Rect, **kw: object) -> Node:
         states = set(_SHOWN) | set(kw.pop("states", ()))  # type: ignore[call-overload]
-        return Node(key=(bus, f"/org/a11y/atspi/accessible/{next(self._paths)}"), role=role,
-                    name=name, bounds=bounds, states=frozenset(states), **kw)  # type: ignore[arg-type]  # fmt: skip
+        return Node(
+            key=(bus, f"/org/a11y/atspi/accessible/{next(self._paths)}"),
+            role=role,
+            name=name,
+            bounds=bounds,
+            states=frozenset(states),
+            **kw,  # type: ignore[arg-type]
+        )
 
     def add_window(self, app: AppEntry, title: str | None = None) -> WindowInfo:
         """Open a window of one of FAKE_APPS (by entry) and make it active."""
@@ -86,27 +98,69 @@ class FakeDesktop:
         if app.app_id.startswith("org.keepassxc"):
             kind = "vault"
         if kind == "calculator":
-            display = self._node(bus, "text", "Result", Rect(geo.x + 10, geo.y + 10, 380, 40),
-                                 text="", interfaces=frozenset({"Text"}))  # fmt: skip
+            display = self._node(
+                bus,
+                "text",
+                "Result",
+                Rect(geo.x + 10, geo.y + 10, 380, 40),
+                text="",
+                interfaces=frozenset({"Text"}),
+            )
             frame.children.append(display)
-            labels = ["7", "8", "9", "÷", "4", "5", "6", "×", "1", "2", "3", "−", "0", ".", "=",
-                      "+", "C"]  # fmt: skip
+            labels = [
+                "7",
+                "8",
+                "9",
+                "÷",
+                "4",
+                "5",
+                "6",
+                "×",
+                "1",
+                "2",
+                "3",
+                "−",
+                "0",
+                ".",
+                "=",
+                "+",
+                "C",
+            ]
             for i, label in enumerate(labels):
                 r = Rect(geo.x + 10 + (i % 4) * 95, geo.y + 60 + (i // 4) * 60, 90, 50)
-                frame.children.append(self._node(bus, "push-button", label, r,
-                                                 interfaces=frozenset({"Action"})))  # fmt: skip
+                frame.children.append(
+                    self._node(bus, "push-button", label, r, interfaces=frozenset({"Action"}))
+                )
         elif kind == "editor":
-            area = self._node(bus, "text", "", Rect(geo.x, geo.y + 30, 400, 470),
-                              text="", states={"editable", "multi-line", "focusable"},
-                              interfaces=frozenset({"Text", "EditableText"}))  # fmt: skip
+            area = self._node(
+                bus,
+                "text",
+                "",
+                Rect(geo.x, geo.y + 30, 400, 470),
+                text="",
+                states={"editable", "multi-line", "focusable"},
+                interfaces=frozenset({"Text", "EditableText"}),
+            )
             frame.children.append(area)
-            frame.children.append(self._node(bus, "push-button", "Send",
-                                             Rect(geo.x, geo.y, 80, 28),
-                                             interfaces=frozenset({"Action"})))  # fmt: skip
+            frame.children.append(
+                self._node(
+                    bus,
+                    "push-button",
+                    "Send",
+                    Rect(geo.x, geo.y, 80, 28),
+                    interfaces=frozenset({"Action"}),
+                )
+            )
         else:
-            frame.children.append(self._node(bus, "password-text", "Master password",
-                                             Rect(geo.x + 10, geo.y + 40, 300, 30),
-                                             states={"editable"}))  # fmt: skip
+            frame.children.append(
+                self._node(
+                    bus,
+                    "password-text",
+                    "Master password",
+                    Rect(geo.x + 10, geo.y + 40, 300, 30),
+                    states={"editable"},
+                )
+            )
         for child in frame.children:
             child.parent_key = frame.key
         self.windows.append(FakeWindow(info, frame, kind))
@@ -116,8 +170,16 @@ class FakeDesktop:
 
     def _info(self, w: FakeWindow) -> WindowInfo:
         i = w.info
-        return WindowInfo(i.xid, i.pid, i.title, i.app, i.geometry, active=i.xid == self.active_xid,
-                          hidden=i.hidden, desktop=i.desktop)  # fmt: skip
+        return WindowInfo(
+            i.xid,
+            i.pid,
+            i.title,
+            i.app,
+            i.geometry,
+            active=i.xid == self.active_xid,
+            hidden=i.hidden,
+            desktop=i.desktop,
+        )
 
     def close_window(self, xid: int) -> None:
         self.windows = [w for w in self.windows if w.info.xid != xid]
@@ -180,8 +242,9 @@ class FakeDesktop:
         if found is None:
             return None
         w, node = found
-        return LiveElement(key, w.info.pid, node.role, node.name, node.parent_key, node.states,
-                           node.bounds)  # fmt: skip
+        return LiveElement(
+            key, w.info.pid, node.role, node.name, node.parent_key, node.states, node.bounds
+        )
 
     def _press(self, w: FakeWindow, label: str) -> None:
         if w.kind != "calculator":
@@ -192,7 +255,7 @@ class FakeDesktop:
         elif label == "=":
             expr = w.display.replace("×", "*").replace("÷", "/").replace("−", "-")
             try:
-                value = eval(expr, {"__builtins__": {}}, {}) if expr else 0  # noqa: S307
+                value = eval(expr, {"__builtins__": {}}, {}) if expr else 0
                 w.display = f"{value:g}" if isinstance(value, float) else str(value)
             except Exception:
                 w.display = "Error"
@@ -212,11 +275,15 @@ class FakeDesktop:
         self, window: WindowInfo, key: tuple[str, str], text: str
     ) -> ActionOutcome:
         found = self._find(key)
-        if found is None or not found[1].editable and found[1].role != "text":
+        if found is None or (not found[1].editable and found[1].role != "text"):
             raise ActionFailed("element is not editable")
         found[0].display = text
         self.log.append(f"fill {text!r}")
         return ActionOutcome("atspi", "EditableText.SetTextContents")
+
+    async def focus_element(self, window: WindowInfo, key: tuple[str, str]) -> bool:
+        self.log.append(f"focus {key[1]}")
+        return self._find(key) is not None
 
     async def read_text(self, key: tuple[str, str]) -> str | None:
         found = self._find(key)
@@ -296,12 +363,19 @@ class FakeDesktop:
         return None
 
     async def pointer_click(
-        self, x: int, y: int, *, button: MouseButton = "left", count: int = 1,
+        self,
+        x: int,
+        y: int,
+        *,
+        button: MouseButton = "left",
+        count: int = 1,
         modifiers: Sequence[str] = (),
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.pointer = (x, y)
-        self.log.append(f"pointer_click {x},{y} {button} x{count}" +
-                        (f" +{'+'.join(modifiers)}" if modifiers else ""))  # fmt: skip
+        self.log.append(
+            f"pointer_click {x},{y} {button} x{count}"
+            + (f" +{'+'.join(modifiers)}" if modifiers else "")
+        )
         hit = self._hit(x, y)
         if hit is not None:
             self.active_xid = hit[0].info.xid
@@ -359,8 +433,9 @@ class FakeDesktop:
         if hit is None:
             return None
         w, node = hit
-        return LiveElement(node.key, w.info.pid, node.role, node.name, node.parent_key,
-                           node.states, node.bounds)  # fmt: skip
+        return LiveElement(
+            node.key, w.info.pid, node.role, node.name, node.parent_key, node.states, node.bounds
+        )
 
     async def close(self) -> None:
         self.log.append("close")

@@ -37,8 +37,16 @@ from deskpilot.desktop.base import (
 from deskpilot.desktop.x11 import X11, XWindow, exe_name
 from deskpilot.errors import ActionFailed, DesktopError
 
-CHROMIUM_NAMES = {"chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
-                  "chrome", "brave-browser", "microsoft-edge", "vivaldi"}  # fmt: skip
+CHROMIUM_NAMES = {
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+    "chrome",
+    "brave-browser",
+    "microsoft-edge",
+    "vivaldi",
+}
 ELECTRON_HINTS = {"electron", "code", "slack", "discord", "signal-desktop", "obsidian"}
 
 
@@ -109,9 +117,15 @@ class LinuxDesktop:
         exe = exe_name(w.pid) if w.pid else ""
         app = appcat.identify(w.pid, w.wm_class, exe, catalogue)
         return WindowInfo(
-            xid=w.xid, pid=w.pid, title=w.title, app=app, geometry=w.geometry,
-            active=w.xid == active, hidden=w.hidden, desktop=w.desktop,
-        )  # fmt: skip
+            xid=w.xid,
+            pid=w.pid,
+            title=w.title,
+            app=app,
+            geometry=w.geometry,
+            active=w.xid == active,
+            hidden=w.hidden,
+            desktop=w.desktop,
+        )
 
     async def list_windows(self) -> list[WindowInfo]:
         self._reap()
@@ -130,8 +144,9 @@ class LinuxDesktop:
         for _ in range(2):  # the WM occasionally ignores an activation right after another
             self.x.request_activate(window.xid)
             try:
-                await async_wait_for(self._is_active(window.xid), timeout=1.0,
-                                     what="the window to become active")  # fmt: skip
+                await async_wait_for(
+                    self._is_active(window.xid), timeout=1.0, what="the window to become active"
+                )
                 return True
             except WaitTimeout:
                 continue
@@ -152,9 +167,14 @@ class LinuxDesktop:
         if self.settings.sandbox_dir:
             from deskpilot.sandbox import SandboxInfo, sandbox_app_env
 
-            info = SandboxInfo(display=self.settings.display or "", pgid=0, width=0, height=0,
-                               runtime_dir=self.settings.sandbox_dir,
-                               session_bus=self.settings.session_bus or "")  # fmt: skip
+            info = SandboxInfo(
+                display=self.settings.display or "",
+                pgid=0,
+                width=0,
+                height=0,
+                runtime_dir=self.settings.sandbox_dir,
+                session_bus=self.settings.session_bus or "",
+            )
             return sandbox_app_env(env, info)
         return accessible_env(env)
 
@@ -172,18 +192,26 @@ class LinuxDesktop:
         with open(log, "ab") as out:
             try:
                 proc = subprocess.Popen(
-                    list(argv), env=self._app_env(), stdin=subprocess.DEVNULL, stdout=out,
-                    stderr=out, start_new_session=True, cwd=self._app_env().get("HOME") or None,
-                )  # fmt: skip
+                    list(argv),
+                    env=self._app_env(),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=out,
+                    start_new_session=True,
+                    cwd=self._app_env().get("HOME") or None,
+                )
             except OSError as exc:
                 raise DesktopError(f"cannot start {argv[0]}: {exc.strerror}") from exc
         self._children.append(proc)
         return proc
 
     async def _wait_new_window(
-        self, before: set[int], proc: subprocess.Popen[bytes], app: AppEntry | None,
+        self,
+        before: set[int],
+        proc: subprocess.Popen[bytes],
+        app: AppEntry | None,
         timeout: float,
-    ) -> WindowInfo:  # fmt: skip
+    ) -> WindowInfo:
         names = set()
         if app is not None:
             names = {n.casefold() for n in (app.wm_class, app.executable, app.app_id) if n}
@@ -198,7 +226,11 @@ class LinuxDesktop:
                 if w.xid not in new or not w.title:
                     continue
                 ident = {k for k in w.app.match_keys()}
-                if w.pid in family or (names & ident) or (app is not None and w.app.app_id == app.app_id):
+                if (
+                    w.pid in family
+                    or (names & ident)
+                    or (app is not None and w.app.app_id == app.app_id)
+                ):
                     return w
             return None
 
@@ -228,8 +260,9 @@ class LinuxDesktop:
             return stable
 
         try:
-            await async_wait_for(check, timeout=timeout, what="the accessibility tree",
-                                 interval=0.1)  # fmt: skip
+            await async_wait_for(
+                check, timeout=timeout, what="the accessibility tree", interval=0.1
+            )
         except WaitTimeout as exc:
             raise DesktopError(
                 f"the window of {window.app.name} appeared but its accessibility tree did not "
@@ -267,17 +300,29 @@ class LinuxDesktop:
             procs = [self._spawn(["xdg-open", u]) for u in urls]
             window = await self._wait_new_window(before, procs[0], None, timeout)
             return window
-        chromium = next((p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser")
-                         if os.access(p, os.X_OK)), None)  # fmt: skip
+        chromium = next(
+            (
+                p
+                for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+                if os.access(p, os.X_OK)
+            ),
+            None,
+        )
         if chromium is None:
             raise DesktopError(
                 "the agent browser (Debian's chromium) is not installed: apt install chromium, "
-                "or set browser = \"default\" in the config to use the system browser"
+                'or set browser = "default" in the config to use the system browser'
             )
         profile = self.agent_browser_profile()
         profile.mkdir(parents=True, exist_ok=True)
-        argv = [chromium, *chromium_flags(), f"--user-data-dir={profile}",
-                "--remote-debugging-port=0", "--new-window", *urls]  # fmt: skip
+        argv = [
+            chromium,
+            *chromium_flags(),
+            f"--user-data-dir={profile}",
+            "--remote-debugging-port=0",
+            "--new-window",
+            *urls,
+        ]
         entry = next((a for a in await self.apps() if a.executable == "chromium"), None)
         proc = self._spawn(argv)
         window = await self._wait_new_window(before, proc, entry, timeout)
@@ -289,17 +334,28 @@ class LinuxDesktop:
     async def snapshot(self, window: WindowInfo, *, timeout: float = 5.0) -> Snapshot:
         start = time.perf_counter()
         root, partial, problems = await self.a11y.read_window(window, timeout=timeout)
-        return Snapshot(window=window, root=root, partial=partial, problems=problems,
-                        elapsed_ms=(time.perf_counter() - start) * 1000)  # fmt: skip
+        return Snapshot(
+            window=window,
+            root=root,
+            partial=partial,
+            problems=problems,
+            elapsed_ms=(time.perf_counter() - start) * 1000,
+        )
 
     async def inspect(self, key: tuple[str, str]) -> LiveElement | None:
         live = await self.a11y.inspect(key)
         if live is None:
             return None
         bounds = await self.a11y.extents(key)
-        return LiveElement(key=live.key, pid=live.pid, role=live.role, name=live.name,
-                           parent_key=live.parent_key, states=live.states,
-                           bounds=bounds)  # fmt: skip
+        return LiveElement(
+            key=live.key,
+            pid=live.pid,
+            role=live.role,
+            name=live.name,
+            parent_key=live.parent_key,
+            states=live.states,
+            bounds=bounds,
+        )
 
     async def _element_center(self, window: WindowInfo, key: tuple[str, str]) -> tuple[int, int]:
         rect = await self.a11y.extents(key)
@@ -338,6 +394,9 @@ class LinuxDesktop:
 
     async def read_text(self, key: tuple[str, str]) -> str | None:
         return await self.a11y.read_text(key)
+
+    async def focus_element(self, window: WindowInfo, key: tuple[str, str]) -> bool:
+        return await self.a11y.grab_focus(key)
 
     # -- raw input aimed at a window -------------------------------------------------------
 
@@ -393,8 +452,9 @@ class LinuxDesktop:
     async def _changed(self, window: WindowInfo, before: bytes) -> bool:
         """Whether the window's pixels change within a short while (the app repaints async)."""
         try:
-            await async_wait_for(self._differs(window, before), timeout=0.6,
-                                 what="the window to repaint")  # fmt: skip
+            await async_wait_for(
+                self._differs(window, before), timeout=0.6, what="the window to repaint"
+            )
             return True
         except WaitTimeout:
             return False
@@ -409,14 +469,30 @@ class LinuxDesktop:
         """The largest scrollable-looking area of the window (else the window itself)."""
         snap = await self.snapshot(window, timeout=2.0)
         best: Rect | None = None
-        scrollish = {"scroll-pane", "document-web", "document-text", "document-frame", "text",
-                     "list", "list-box", "table", "tree", "tree-table", "viewport", "canvas"}
+        scrollish = {
+            "scroll-pane",
+            "document-web",
+            "document-text",
+            "document-frame",
+            "text",
+            "list",
+            "list-box",
+            "table",
+            "tree",
+            "tree-table",
+            "viewport",
+            "canvas",
+        }
         for node in snap.nodes():
             b = node.bounds
-            if node.role in scrollish and b is not None and not b.empty and \
-                    window.geometry.intersects(b):  # fmt: skip
-                if best is None or b.width * b.height > best.width * best.height:
-                    best = b
+            if (
+                node.role in scrollish
+                and b is not None
+                and not b.empty
+                and window.geometry.intersects(b)
+                and (best is None or b.width * b.height > best.width * best.height)
+            ):
+                best = b
         return best or window.geometry
 
     # -- pixels ----------------------------------------------------------------------------
@@ -446,9 +522,14 @@ class LinuxDesktop:
         return Image.frombytes("RGB", (w, h), data, "raw", "BGRX")
 
     async def pointer_click(
-        self, x: int, y: int, *, button: MouseButton = "left", count: int = 1,
+        self,
+        x: int,
+        y: int,
+        *,
+        button: MouseButton = "left",
+        count: int = 1,
         modifiers: Sequence[str] = (),
-    ) -> None:  # fmt: skip
+    ) -> None:
         syms = [self.x.keysym(m) for m in modifiers]
         with self.x.held(syms):
             self.x.click(x, y, button, count)

@@ -162,9 +162,10 @@ class X11:
     def request_close(self, xid: int) -> None:
         win = self.d.create_resource_object("window", xid)
         ev = xevent.ClientMessage(
-            window=win, client_type=self.atom("_NET_CLOSE_WINDOW"),
+            window=win,
+            client_type=self.atom("_NET_CLOSE_WINDOW"),
             data=(32, [X.CurrentTime, 2, 0, 0, 0]),
-        )  # fmt: skip
+        )
         mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
         self.root.send_event(ev, event_mask=mask)
         self.d.flush()

@@ -50,6 +50,7 @@ class ToolResult:
 
 ToolFunc = Callable[..., Awaitable[ToolResult]]
 RiskHook = Callable[["ToolContext", Mapping[str, Any]], Awaitable[tuple[Risk, str] | None]]
+CheckHook = Callable[[Mapping[str, Any]], None]
 
 
 @dataclass
@@ -65,6 +66,7 @@ class ToolSpec:
     open_world: bool = False
     idempotent: bool = False
     assess: RiskHook | None = None  # may raise the risk of one call (consequential clicks)
+    check: CheckHook | None = None  # cross-field checks; raises InvalidArguments
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -76,7 +78,13 @@ class ToolSpec:
             parsed = self.model.model_validate(dict(args))
         except ValidationError as exc:
             raise InvalidArguments(describe_validation_error(self.name, exc)) from exc
-        return {k: getattr(parsed, k) for k in type(parsed).model_fields}
+        values = {k: getattr(parsed, k) for k in type(parsed).model_fields}
+        if self.check is not None:
+            try:
+                self.check(values)
+            except InvalidArguments as exc:
+                raise InvalidArguments(f"Invalid arguments for {self.name}: {exc}") from None
+        return values
 
     def schema_dict(self) -> dict[str, Any]:
         return {
@@ -124,7 +132,21 @@ def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
             return [walk(x) for x in node]
         return node
 
-    cleaned: dict[str, Any] = walk(schema)
+    defs = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                target = dict(defs[ref.split("/")[-1]])
+                rest = {k: v for k, v in node.items() if k != "$ref"}
+                return inline({**target, **rest})
+            return {k: inline(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [inline(x) for x in node]
+        return node
+
+    cleaned: dict[str, Any] = walk(inline(schema))
     cleaned.setdefault("properties", {})
     cleaned["additionalProperties"] = False
     return cleaned
@@ -143,6 +165,7 @@ def tool(
     open_world: bool = False,
     idempotent: bool = False,
     assess: RiskHook | None = None,
+    check: CheckHook | None = None,
 ) -> Callable[[ToolFunc], ToolSpec]:
     """Turn a typed async function into a :class:`ToolSpec`."""
 
@@ -157,7 +180,7 @@ def tool(
             annotation = hints.get(p.name, Any)
             default = ... if p.default is inspect.Parameter.empty else p.default
             fields[p.name] = (annotation, default)
-        model = create_model(  # type: ignore[call-overload]
+        model = create_model(
             f"{func.__name__}_args",
             __config__=ConfigDict(extra="forbid", strict=False),
             **fields,
@@ -172,6 +195,7 @@ def tool(
             open_world=open_world,
             idempotent=idempotent,
             assess=assess,
+            check=check,
         )
 
     return wrap

@@ -9,6 +9,7 @@ expected failures into error results the model can read. Bugs become a fixed-phr
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import uuid
@@ -41,7 +42,7 @@ def parse_args(name: str, args: Mapping[str, Any] | str | None) -> dict[str, Any
         except json.JSONDecodeError as exc:
             raise InvalidArguments(
                 f"Invalid arguments for {name}: not valid JSON ({exc.msg} at line {exc.lineno} "
-                f"column {exc.colno}); pass a JSON object such as {{\"windowID\": \"123/456\"}}"
+                f'column {exc.colno}); pass a JSON object such as {{"windowID": "123/456"}}'
             ) from exc
         args = parsed
     if not isinstance(args, Mapping):
@@ -71,7 +72,7 @@ class ToolSet:
             known = ", ".join(sorted(self._tools))
             raise UnknownTool(f"Unknown tool {name!r}. Available tools: {known}.") from None
 
-    def list(self) -> list[ToolSpec]:
+    def list(self) -> builtins.list[ToolSpec]:
         return list(self._tools.values())
 
     def names(self) -> list[str]:
@@ -93,24 +94,44 @@ class ToolSet:
     ) -> ToolResult:
         call_id = call_id or f"call_{uuid.uuid4().hex[:12]}"
         shown_args: Any = args if not isinstance(args, str) else _maybe_json(args)
-        ctx.emit(Event("tool.call", {"tool": name, "args": shown_args, "call_id": call_id},
-                       run_id=ctx.run_id))  # fmt: skip
+        ctx.emit(
+            Event(
+                "tool.call",
+                {"tool": name, "args": shown_args, "call_id": call_id},
+                run_id=ctx.run_id,
+            )
+        )
         try:
             result = await self._run(name, args, ctx, call_id)
         except BaseException as exc:  # cancellation: record it, then let it propagate
-            ctx.emit(Event("tool.result", {"tool": name, "call_id": call_id, "ok": False,
-                                           "summary": f"cancelled ({type(exc).__name__})",
-                                           "text": ""}, run_id=ctx.run_id))  # fmt: skip
+            ctx.emit(
+                Event(
+                    "tool.result",
+                    {
+                        "tool": name,
+                        "call_id": call_id,
+                        "ok": False,
+                        "summary": f"cancelled ({type(exc).__name__})",
+                        "text": "",
+                    },
+                    run_id=ctx.run_id,
+                )
+            )
             raise
         ctx.emit(
             Event(
                 "tool.result",
-                {"tool": name, "call_id": call_id, "ok": not result.is_error,
-                 "summary": result.summary, "text": result.text},
+                {
+                    "tool": name,
+                    "call_id": call_id,
+                    "ok": not result.is_error,
+                    "summary": result.summary,
+                    "text": result.text,
+                },
                 run_id=ctx.run_id,
                 images=tuple(result.images),
             )
-        )  # fmt: skip
+        )
         return result
 
     async def _run(
@@ -149,20 +170,33 @@ class ToolSet:
     ) -> None:
         shown = {k: v for k, v in values.items() if v is not None}
         why = reason or f"{spec.name} is {risk.value}"
-        request = ApprovalRequest(tool=spec.name, args=shown, risk=risk, reason=why,
-                                  call_id=call_id)  # fmt: skip
-        ctx.emit(Event("confirm.asked", {"tool": spec.name, "args": _jsonable(shown),
-                                         "call_id": call_id, "reason": why},
-                       run_id=ctx.run_id))  # fmt: skip
+        request = ApprovalRequest(
+            tool=spec.name, args=shown, risk=risk, reason=why, call_id=call_id
+        )
+        ctx.emit(
+            Event(
+                "confirm.asked",
+                {"tool": spec.name, "args": _jsonable(shown), "call_id": call_id, "reason": why},
+                run_id=ctx.run_id,
+            )
+        )
         try:
             approved = await ctx.approver.approve(request)
         except Exception:
             log.exception("approver failed")
             approved = False
-        ctx.emit(Event("confirm.answered", {"tool": spec.name, "call_id": call_id,
-                                            "approved": approved,
-                                            "by": type(ctx.approver).__name__},
-                       run_id=ctx.run_id))  # fmt: skip
+        ctx.emit(
+            Event(
+                "confirm.answered",
+                {
+                    "tool": spec.name,
+                    "call_id": call_id,
+                    "approved": approved,
+                    "by": type(ctx.approver).__name__,
+                },
+                run_id=ctx.run_id,
+            )
+        )
         if not approved:
             raise ActionDeclined(
                 f"Declined: the user did not approve {spec.name} ({why}). Nothing was done. "

@@ -1,0 +1,332 @@
+"""Lean text for models: only what helps act — interactive, named, text- and value-bearing nodes.
+
+One line per kept node: ``indent role "name" = "value" [states] @id``. Hidden and off-window
+nodes are dropped; anonymous containers are collapsed (their children lifted); GTK4's class-name
+fallback names ("GtkButton") are treated as no name; labels that only repeat their parent's name
+are dropped; an unnamed button takes its name from the labels inside it; long text is cut with
+a ``…(+N chars)`` marker; a character budget ends the read with "… N more" markers that name
+an element ID to read that part alone (``read_screen_ax`` with ``elementID``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from deskpilot.ax.ids import assign_ids
+from deskpilot.desktop.base import Node, Rect
+
+#: Roles a model can act on (issue 6's "widgets"), with the short name shown.
+INTERACTIVE: dict[str, str] = {
+    "push-button": "button",
+    "push-button-menu": "menubutton",
+    "toggle-button": "toggle",
+    "check-box": "checkbox",
+    "radio-button": "radio",
+    "menu-item": "menuitem",
+    "check-menu-item": "menuitem",
+    "radio-menu-item": "menuitem",
+    "menu": "menu",
+    "combo-box": "combobox",
+    "entry": "textbox",
+    "password-text": "password",
+    "spin-button": "spinbutton",
+    "slider": "slider",
+    "link": "link",
+    "page-tab": "tab",
+    "list-item": "listitem",
+    "tree-item": "treeitem",
+    "table-cell": "cell",
+    "switch": "switch",
+    "scroll-bar": "scrollbar",
+    "date-editor": "date",
+    "tearoff-menu-item": "menuitem",
+}
+
+#: Roles shown (when they carry a name or text) without being interactive.
+TEXTUAL: dict[str, str] = {
+    "label": "text",
+    "static": "text",
+    "text": "text",
+    "paragraph": "para",
+    "heading": "heading",
+    "caption": "caption",
+    "status-bar": "status",
+    "tool-tip": "tooltip",
+    "notification": "alert",
+    "alert": "alert",
+    "image": "image",
+    "icon": "image",
+    "progress-bar": "progress",
+    "level-bar": "level",
+    "document-web": "document",
+    "document-text": "document",
+    "document-frame": "document",
+    "document-spreadsheet": "document",
+    "document-presentation": "document",
+    "terminal": "terminal",
+    "column-header": "colheader",
+    "row-header": "rowheader",
+    "table-column-header": "colheader",
+    "table-row-header": "rowheader",
+    "block-quote": "quote",
+    "definition": "text",
+    "description-term": "term",
+    "description-value": "text",
+    "math": "math",
+    "mark": "text",
+}
+
+#: Containers shown as a structure line when named (dialogs and windows even unnamed).
+STRUCTURAL: dict[str, str] = {
+    "dialog": "dialog",
+    "alert": "alert",
+    "file-chooser": "dialog",
+    "window": "window",
+    "frame": "window",
+    "menu-bar": "menubar",
+    "tool-bar": "toolbar",
+    "page-tab-list": "tabs",
+    "list": "list",
+    "list-box": "list",
+    "tree": "tree",
+    "tree-table": "tree",
+    "table": "table",
+    "form": "form",
+    "grouping": "group",
+    "panel": "group",
+    "section": "section",
+    "landmark": "region",
+    "article": "article",
+    "popup-menu": "menu",
+    "scroll-pane": "scroll",
+    "split-pane": "split",
+    "internal-frame": "window",
+    "info-bar": "infobar",
+}
+
+ALWAYS_STRUCTURAL = {"dialog", "alert", "file-chooser", "popup-menu"}
+
+_CLASS_NAME = re.compile(r"^(Gtk|Adw|Gdk|Gsk|Hdy|Vte|Gnome|Gtk4)[A-Z][A-Za-z0-9]*$")
+TEXT_LIMIT = 160
+
+
+def clean_name(name: str) -> str:
+    """Strip padding, GTK4 class-name fallbacks ("GtkButton") and doubled names ("4 4")."""
+    name = " ".join(name.split())
+    if _CLASS_NAME.match(name):
+        return ""
+    words = name.split(" ")
+    half = len(words) // 2
+    if len(words) % 2 == 0 and half and words[:half] == words[half:]:
+        name = " ".join(words[:half])
+    return name
+
+
+def cut(text: str, limit: int = TEXT_LIMIT) -> str:
+    text = " ".join(text.split()) if "\n" not in text[:limit] else text.strip()
+    text = text.replace("\n", "⏎")
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…(+{len(text) - limit} chars)"
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def is_displayed(node: Node) -> bool:
+    return "showing" in node.states or "visible" in node.states
+
+
+def on_screen(node: Node, area: Rect) -> bool:
+    b = node.bounds
+    return b is None or (not b.empty and b.intersects(area))
+
+
+def is_widget(node: Node) -> bool:
+    return node.role in INTERACTIVE or "editable" in node.states
+
+
+def states_shown(node: Node) -> list[str]:
+    s = node.states
+    out = []
+    if "focused" in s:
+        out.append("focused")
+    if "checked" in s or "pressed" in s:
+        out.append("checked")
+    elif "checkable" in s or node.role in ("check-box", "radio-button", "switch"):
+        out.append("unchecked")
+    if "selected" in s and node.role not in ("page-tab",):
+        out.append("selected")
+    elif "selected" in s:
+        out.append("active")
+    if "expandable" in s or "expanded" in s or "collapsed" in s:
+        out.append("expanded" if "expanded" in s else "collapsed")
+    if "sensitive" not in s and "enabled" not in s and is_widget(node):
+        out.append("disabled")
+    if "editable" in s and node.role not in ("entry", "password-text", "text", "spin-button"):
+        out.append("editable")
+    if "read-only" in s and node.role in ("entry", "text"):
+        out.append("readonly")
+    return out
+
+
+@dataclass
+class Line:
+    depth: int
+    node: Node
+    role: str
+    name: str
+    value: str | None
+    states: list[str]
+    has_id: bool
+
+
+@dataclass
+class Rendered:
+    """The text a model reads plus the elements that got an ID in it."""
+
+    text: str
+    ids: dict[str, Node] = field(default_factory=dict)
+    lines: dict[str, str] = field(default_factory=dict)  # id → its line (for diffs)
+    widgets: int = 0  # widgets shown with an ID
+    omitted: int = 0  # nodes left out by the budget
+
+
+class Renderer:
+    """Render one window's tree (or one subtree) within a character budget."""
+
+    def __init__(self, area: Rect, budget: int = 12000) -> None:
+        self.area = area
+        self.budget = budget
+
+    # -- selecting lines -------------------------------------------------------------------
+
+    def collect(self, root: Node) -> list[Line]:
+        lines: list[Line] = []
+        self._visit(root, 0, "", lines, top=True)
+        return lines
+
+    def _label_text(self, node: Node, limit: int = 3) -> str:
+        parts: list[str] = []
+        for d in node.walk()[1:]:
+            if not is_displayed(d) or d.role in INTERACTIVE:
+                continue
+            t = clean_name(d.name) or clean_name(d.text or "")
+            if t and t not in parts:
+                parts.append(t)
+            if len(parts) >= limit:
+                break
+        return " ".join(parts)
+
+    def _visit(self, node: Node, depth: int, parent_name: str, out: list[Line], top: bool) -> None:
+        if not top and not is_displayed(node):
+            return
+        visible_here = top or on_screen(node, self.area)
+        name = clean_name(node.name)
+        role = node.role
+        value = None
+        text = (node.text or "").strip()
+        keep = False
+        shown_role = role
+        if not top and visible_here:
+            if is_widget(node):
+                keep = True
+                shown_role = INTERACTIVE.get(
+                    role,
+                    "textbox"
+                    if role in ("text", "document-text", "document-web", "paragraph")
+                    else role,
+                )
+                if not name and role not in ("entry", "password-text", "text", "scroll-bar"):
+                    name = self._label_text(node) or clean_name(node.description)[:60]
+                if node.editable or role in ("entry", "spin-button", "combo-box", "text"):
+                    if role == "password-text":
+                        value = "•••" if text else ""
+                    elif text or node.editable:
+                        value = cut(text)
+                if node.value is not None and role in ("slider", "spin-button", "scroll-bar"):
+                    value = node.value
+            elif role in TEXTUAL and (name or text or node.value):
+                shown_role = TEXTUAL[role]
+                if not name and text:
+                    name, text = cut(text), ""
+                elif text and text != name:
+                    value = cut(text)
+                if node.value is not None:
+                    value = node.value
+                repeats = name and parent_name and (name == parent_name or name in parent_name)
+                keep = bool(name or value) and not (repeats and not value)
+                if role in ("image", "icon") and not name:
+                    keep = False
+            elif role in ALWAYS_STRUCTURAL or (role in STRUCTURAL and name):
+                keep = True
+                shown_role = STRUCTURAL[role]
+        if keep:
+            states = states_shown(node)
+            out.append(Line(depth, node, shown_role, name, value, states, is_widget(node)))
+            child_depth = depth + 1
+            parent_name = name or parent_name
+        else:
+            child_depth = depth
+        for child in node.children:
+            self._visit(child, child_depth, parent_name, out, top=False)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def render(self, root: Node, *, header: str = "") -> Rendered:
+        lines = self.collect(root)
+        keys = [ln.node.key for ln in lines]
+        ids = assign_ids(keys)
+        # structural lines and text lines carry no ID unless the budget needs one to zoom into
+        result = Rendered(text="")
+        used = len(header)
+        body: list[str] = []
+        for i, ln in enumerate(lines):
+            eid = ids[ln.node.key]
+            text = self._line(ln, eid if ln.has_id else None)
+            if used + len(text) + 1 > self.budget:
+                rest = lines[i:]
+                result.omitted = len(rest)
+                body.append(self._more(rest, ids, result))
+                break
+            body.append(text)
+            used += len(text) + 1
+            if ln.has_id:
+                result.ids[eid] = ln.node
+                result.lines[eid] = text.strip()
+                result.widgets += 1
+        result.text = "\n".join(body)
+        return result
+
+    @staticmethod
+    def _line(ln: Line, eid: str | None) -> str:
+        parts = ["  " * ln.depth + ln.role]
+        if ln.name:
+            parts.append(_quote(cut(ln.name, 100)))
+        if ln.value is not None:
+            parts.append("= " + _quote(ln.value))
+        if ln.states:
+            parts.append("[" + " ".join(ln.states) + "]")
+        if eid is not None:
+            parts.append("@" + eid)
+        return " ".join(parts)
+
+    @staticmethod
+    def _more(rest: list[Line], ids: dict[tuple[str, str], str], result: Rendered) -> str:
+        """A marker for what the budget left out, naming containers to zoom into."""
+        starts: list[str] = []
+        min_depth = min(ln.depth for ln in rest)
+        for ln in rest:
+            if ln.depth == min_depth and len(starts) < 3:
+                eid = ids[ln.node.key]
+                result.ids.setdefault(eid, ln.node)
+                starts.append(
+                    f"@{eid} ({ln.role}{' ' + _quote(cut(ln.name, 30)) if ln.name else ''})"
+                )
+        widgets = sum(1 for ln in rest if ln.has_id)
+        return (
+            f"… {len(rest)} more elements ({widgets} interactive) not shown — read one part "
+            f'with read_screen_ax {{"elementID": "…"}}, starting at: ' + ", ".join(starts)
+        )

@@ -1,0 +1,275 @@
+"""Acting on a window: perform, perform_sequence, scroll and wait.
+
+``click`` and ``fill`` use AT-SPI (``DoAction``, ``SetTextContents``) when the element offers
+it — no focus, no pointer, the active window is left alone. ``type``, ``shortcut`` and the
+fallbacks need raw input: the target window is activated for the moment and the previously
+active window is re-activated afterwards; the result says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from deskpilot.ax.render import INTERACTIVE, TEXTUAL, clean_name
+from deskpilot.desktop.base import ActionOutcome, LiveElement, WindowInfo
+from deskpilot.desktop.keys import parse_shortcut
+from deskpilot.errors import DeskpilotError, InvalidArguments, ToolError
+from deskpilot.policy import Risk
+from deskpilot.tools.base import ToolResult, tool
+from deskpilot.tools.context import ToolContext
+from deskpilot.tools.elements import lookup, verify
+from deskpilot.tools.windows import WindowIDArg, resolve_window
+
+Action = Literal["click", "fill", "type", "shortcut"]
+
+ActionArg = Annotated[
+    Action,
+    Field(
+        description="click (default): activate an element; fill: replace a field's text; "
+        "type: send keystrokes to whatever has focus; shortcut: a key "
+        "combination such as 'ctrl+s', 'escape', 'shift+enter', 'cmd+k'."
+    ),
+]
+ElementArg = Annotated[
+    str | None,
+    Field(description="Element ID (the text after '@' in read_screen_ax), for click and fill."),
+]
+TextArg = Annotated[str | None, Field(max_length=20000, description="Text for fill and type.")]
+ShortcutArg = Annotated[
+    str | None,
+    Field(
+        max_length=100,
+        description="Key combination for shortcut, e.g. 'ctrl+shift+t' (cmd means ctrl).",
+    ),
+]
+
+
+class Step(BaseModel):
+    """One step of perform_sequence."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: ActionArg = "click"
+    elementID: ElementArg = None
+    text: TextArg = None
+    shortcut: ShortcutArg = None
+
+
+def check_step(step: Step, where: str = "") -> None:
+    """Raise InvalidArguments if the fields this action needs are missing or malformed."""
+    prefix = f"{where}: " if where else ""
+    if step.action in ("click", "fill") and not (step.elementID or "").strip():
+        raise InvalidArguments(f"{prefix}{step.action} needs an elementID from read_screen_ax")
+    if step.action in ("fill", "type") and step.text is None:
+        raise InvalidArguments(f"{prefix}{step.action} needs a text")
+    if step.action == "type" and step.text == "":
+        raise InvalidArguments(f"{prefix}type needs a non-empty text")
+    if step.action == "shortcut":
+        if not (step.shortcut or "").strip():
+            raise InvalidArguments(f"{prefix}shortcut needs a shortcut such as 'ctrl+s'")
+        try:
+            parse_shortcut(step.shortcut or "")
+        except InvalidArguments as exc:
+            raise InvalidArguments(f"{prefix}{exc}") from None
+
+
+def _label(live: LiveElement) -> str:
+    role = INTERACTIVE.get(live.role, TEXTUAL.get(live.role, live.role))
+    name = clean_name(live.name)
+    return f'{role} "{name}"' if name else role
+
+
+def _how(outcome: ActionOutcome) -> str:
+    if outcome.method == "atspi":
+        return f"via {outcome.detail} (no focus change)"
+    how = f"via keyboard/pointer input ({outcome.detail})"
+    if outcome.activated:
+        how += "; the window was activated for it"
+        if outcome.restored:
+            how += f" and {outcome.restored} was re-activated afterwards"
+    return how
+
+
+async def run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
+    """Carry out one checked step; return a one-line description of what happened."""
+    if step.action == "click":
+        eid, live = await verify(ctx, window, step.elementID or "")
+        outcome = await ctx.desktop.click_element(window, live.key)
+        return f"Clicked {_label(live)} @{eid} {_how(outcome)}."
+    if step.action == "fill":
+        eid, live = await verify(ctx, window, step.elementID or "")
+        outcome = await ctx.desktop.fill_element(window, live.key, step.text or "")
+        n = len(step.text or "")
+        return f"Filled {_label(live)} @{eid} with {n} characters {_how(outcome)}."
+    if step.action == "type":
+        if step.elementID:
+            _eid, live = await verify(ctx, window, step.elementID)
+            await ctx.desktop.focus_element(window, live.key)
+        outcome = await ctx.desktop.type_text(window, step.text or "")
+        return f"Typed {len(step.text or '')} characters {_how(outcome)}."
+    combo = parse_shortcut(step.shortcut or "")
+    outcome = await ctx.desktop.press_keys(window, combo.keysyms)
+    return f"Pressed {step.shortcut} {_how(outcome)}."
+
+
+def _check_perform(values: Mapping[str, Any]) -> None:
+    check_step(
+        Step.model_validate({k: values.get(k) for k in ("action", "elementID", "text", "shortcut")})
+    )
+
+
+def _check_sequence(values: Mapping[str, Any]) -> None:
+    for i, step in enumerate(values.get("steps") or [], 1):
+        check_step(step, f"steps.{i - 1} (step {i})")
+
+
+async def _assess_steps(ctx: ToolContext, steps: list[Step]) -> tuple[Risk, str] | None:
+    for step in steps:
+        if step.action in ("click", "fill") and step.elementID:
+            try:
+                _eid, record = lookup(ctx.session, step.elementID)
+            except DeskpilotError:
+                continue
+            reason = ctx.rules.element_reason(record.name)
+            if reason and step.action == "click":
+                return Risk.CONSEQUENTIAL, reason
+        if step.action == "shortcut" and step.shortcut:
+            reason = ctx.rules.shortcut_reason(step.shortcut)
+            if reason:
+                return Risk.CONSEQUENTIAL, reason
+    return None
+
+
+async def _assess_perform(ctx: ToolContext, args: Mapping[str, Any]) -> tuple[Risk, str] | None:
+    step = Step.model_validate(
+        {k: args.get(k) for k in ("action", "elementID", "text", "shortcut")}
+    )
+    return await _assess_steps(ctx, [step])
+
+
+async def _assess_sequence(ctx: ToolContext, args: Mapping[str, Any]) -> tuple[Risk, str] | None:
+    return await _assess_steps(ctx, list(args.get("steps") or []))
+
+
+@tool(risk=Risk.ACTS, title="Perform", assess=_assess_perform, check=_check_perform)
+async def perform(
+    ctx: ToolContext,
+    action: ActionArg = "click",
+    elementID: ElementArg = None,
+    text: TextArg = None,
+    shortcut: ShortcutArg = None,
+    windowID: WindowIDArg = None,
+) -> ToolResult:
+    """Do one UI action in a window: click an element, fill a field, type text into the
+    focused element, or press a shortcut. Element IDs come from the latest read_screen_ax of
+    that window; if one no longer exists you get an error telling you to re-read."""
+    step = Step(action=action, elementID=elementID, text=text, shortcut=shortcut)
+    window = await resolve_window(ctx, windowID)
+    line = await run_step(ctx, window, step)
+    return ToolResult(line, summary=line.split(" via ")[0])
+
+
+@tool(risk=Risk.ACTS, title="Perform Sequence", assess=_assess_sequence, check=_check_sequence)
+async def perform_sequence(
+    ctx: ToolContext,
+    steps: Annotated[
+        list[Step],
+        Field(
+            min_length=1,
+            max_length=50,
+            description="Actions to run in order; all elementIDs from the same read_screen_ax.",
+        ),
+    ],
+    windowID: WindowIDArg = None,
+) -> ToolResult:
+    """Run several UI actions in one call (faster than separate perform calls) when all target
+    elements are visible in the current read: e.g. a multi-field form, or a calculator
+    expression. Stop batching before navigation, app switches, menus or dialogs, then re-read.
+    Every elementID is checked before any step runs; execution stops at the first failing
+    step and reports which step failed and what ran."""
+    window = await resolve_window(ctx, windowID)
+    for i, step in enumerate(steps, 1):
+        if step.elementID:
+            try:
+                await verify(ctx, window, step.elementID)
+            except ToolError as exc:
+                raise ToolError(f"Step {i} of {len(steps)}: {exc} Nothing was done.") from exc
+    done: list[str] = []
+    for i, step in enumerate(steps, 1):
+        try:
+            done.append(f"{i}. {await run_step(ctx, window, step)}")
+        except DeskpilotError as exc:
+            ran = "\n".join(done) if done else "(no step ran)"
+            text = (
+                f"Step {i} of {len(steps)} ({step.action}) failed: {exc}\n"
+                f"Steps that ran before it:\n{ran}\nSteps {i}–{len(steps)} did not run."
+            )
+            return ToolResult(
+                text,
+                is_error=True,
+                data={"failed_step": i, "ran": i - 1},
+                summary=f"step {i}/{len(steps)} failed",
+            )
+    text = f"All {len(steps)} steps ran:\n" + "\n".join(done)
+    return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")
+
+
+#: One wheel step per this many milliseconds of "scrolling"; at most MAX_STEPS steps.
+MS_PER_STEP = 250
+MAX_STEPS = 100
+
+
+@tool(risk=Risk.ACTS, title="Scroll")
+async def scroll(
+    ctx: ToolContext,
+    milliseconds: Annotated[
+        int,
+        Field(
+            gt=0,
+            le=3_600_000,
+            description="How long to scroll (default 3000). There "
+            "is no distance: longer scrolls further.",
+        ),
+    ] = 3000,
+    direction: Annotated[
+        Literal["up", "down", "left", "right"],
+        Field(description="Scroll direction (default down)."),
+    ] = "down",
+    windowID: WindowIDArg = None,
+) -> ToolResult:
+    """Scroll a window's main content. If nothing moved, re-read the window and try a shorter
+    duration or another direction; re-read after scrolling to get the newly visible elements."""
+    window = await resolve_window(ctx, windowID)
+    steps = min(MAX_STEPS, max(1, math.ceil(milliseconds / MS_PER_STEP)))
+    outcome, moved = await ctx.desktop.scroll(window, direction, steps)
+    capped = " (capped)" if steps == MAX_STEPS and milliseconds > MS_PER_STEP * MAX_STEPS else ""
+    if moved:
+        text = (
+            f"Scrolled {direction} for {milliseconds} ms ({steps} wheel steps{capped}) in "
+            f"{window.stable_id} {_how(outcome)}. The content moved: re-read to see it."
+        )
+    else:
+        text = (
+            f"Scrolled {direction} ({steps} wheel steps) in {window.stable_id}, but nothing "
+            "moved: it may already be at the end. Re-read the window, or try a shorter "
+            "duration or another direction."
+        )
+    return ToolResult(
+        text,
+        data={"moved": moved, "steps": steps},
+        summary=f"scroll {direction}: {'moved' if moved else 'nothing moved'}",
+    )
+
+
+@tool(risk=Risk.READ_ONLY, title="Wait", idempotent=True)
+async def wait(
+    ctx: ToolContext,
+    seconds: Annotated[float, Field(gt=0, le=3600, description="Seconds to wait (max 3600).")],
+) -> ToolResult:
+    """Pause, e.g. when a read is empty or still loading. Do not wait before every step."""
+    await asyncio.sleep(seconds)
+    return ToolResult(f"Waited {seconds:g} s.")

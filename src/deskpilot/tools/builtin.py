@@ -1,0 +1,25 @@
+"""The nine computer-use tools of the seed, as one ToolSet."""
+
+from __future__ import annotations
+
+from deskpilot.tools.act import perform, perform_sequence, scroll, wait
+from deskpilot.tools.screen import computer_use_screenshot, read_screen_ax
+from deskpilot.tools.toolset import ToolSet
+from deskpilot.tools.windows import list_windows, open_app, open_urls
+
+NINE_TOOLS = (
+    list_windows,
+    open_app,
+    read_screen_ax,
+    perform,
+    perform_sequence,
+    scroll,
+    wait,
+    computer_use_screenshot,
+    open_urls,
+)
+
+
+def computer_use_tools() -> ToolSet:
+    """A fresh ToolSet with the nine computer-use tools."""
+    return ToolSet(NINE_TOOLS)

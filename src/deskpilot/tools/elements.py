@@ -1,0 +1,71 @@
+"""Element IDs shown to the model: remembering them, and checking one before acting on it.
+
+Before any action the ID is looked up in the session (what it named when it was read: bus,
+path, role, name, parent) and the live element is compared with that fingerprint. A gone or
+changed element raises :class:`~deskpilot.errors.ElementGone` (the re-read message); deskpilot
+never acts on a different element than the one the ID named.
+"""
+
+from __future__ import annotations
+
+from deskpilot.ax.ids import ID_PATTERN, normalize
+from deskpilot.desktop.base import LiveElement, Node, WindowInfo
+from deskpilot.errors import ElementGone, InvalidArguments, ToolError
+from deskpilot.session import ElementRecord, Session
+from deskpilot.tools.context import ToolContext
+
+
+def remember(session: Session, window: WindowInfo, ids: dict[str, Node]) -> None:
+    records = {
+        eid: ElementRecord(
+            bus=n.key[0],
+            path=n.key[1],
+            role=n.role,
+            name=n.name,
+            parent=n.parent_key[1] if n.parent_key else "",
+            window=window.xid,
+            pid=window.pid,
+        )
+        for eid, n in ids.items()
+    }
+    session.remember(records)
+
+
+def lookup(session: Session, element_id: str) -> tuple[str, ElementRecord]:
+    eid = normalize(element_id)
+    if not eid:
+        raise InvalidArguments("elementID is empty: use an ID shown after '@' by read_screen_ax")
+    record = session.elements.get(eid)
+    if record is None:
+        if not ID_PATTERN.fullmatch(eid):
+            raise InvalidArguments(
+                f"{element_id!r} is not an element ID: use the text after '@' in a "
+                "read_screen_ax line (e.g. '1a.3f')"
+            )
+        raise ElementGone(eid, "it was not shown by a read_screen_ax in this session")
+    return eid, record
+
+
+async def verify(ctx: ToolContext, window: WindowInfo, element_id: str) -> tuple[str, LiveElement]:
+    """The live element behind ``element_id``, checked against its fingerprint and window."""
+    eid, record = lookup(ctx.session, element_id)
+    if record.window != window.xid:
+        raise ToolError(
+            f"Element @{eid} belongs to another window ({record.pid}/{record.window}), not "
+            f"{window.stable_id}. Pass that window's ID, or read this window again."
+        )
+    live = await ctx.desktop.inspect(record.key)
+    if live is None:
+        raise ElementGone(eid, "it no longer exists")
+    if live.pid and live.pid != window.pid:
+        raise ElementGone(eid, "it now belongs to another app")
+    if live.role != record.role:
+        raise ElementGone(eid, f"it was a {record.role}, now a {live.role}")
+    if live.name != record.name:
+        raise ElementGone(eid, f"its name changed from {record.name!r} to {live.name!r}")
+    parent = live.parent_key[1] if live.parent_key else ""
+    if record.parent and parent and parent != record.parent:
+        raise ElementGone(eid, "it moved to another place in the window")
+    if "defunct" in live.states:
+        raise ElementGone(eid, "it is defunct")
+    return eid, live

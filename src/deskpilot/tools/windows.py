@@ -1,0 +1,227 @@
+"""Windows: ID forms, the resolution order, and the tools list_windows, open_app, open_urls.
+
+Window IDs come in two forms (seed A.1): ``pid/title`` (readable) and ``pid/xid`` (stable: the
+X window id in decimal). When a tool gets no ``windowID`` the window is, in order: the tracked
+target (last opened or used in this session), the run's bound window, the active window.
+Blocked apps are refused here, so every window-taking tool refuses them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Annotated
+from urllib.parse import urlparse
+
+from pydantic import Field
+
+from deskpilot.desktop.base import WindowInfo
+from deskpilot.errors import InvalidArguments, ToolError, WindowNotFound
+from deskpilot.policy import Risk
+from deskpilot.tools.base import ToolResult, tool
+from deskpilot.tools.blocklist import Blocklist
+from deskpilot.tools.context import ToolContext
+
+WindowIDArg = Annotated[
+    str | None,
+    Field(
+        description="Window to use: 'pid/title' or the stable 'pid/windowNumber' from "
+        "list_windows or open_app. Omit to use the tracked target window."
+    ),
+]
+
+PASS_HINT = (
+    "Pass this windowID to read_screen_ax, perform, perform_sequence, scroll and "
+    "computer_use_screenshot (it is now the tracked target, used when windowID is omitted)."
+)
+
+
+def find_window(windows: list[WindowInfo], window_id: str) -> WindowInfo | None:
+    """The window a ``pid/title``, ``pid/xid``, bare xid or ``0x…`` id names."""
+    wid = window_id.strip()
+    if "/" in wid:
+        pid_text, rest = wid.split("/", 1)
+        if not pid_text.strip().isdigit():
+            return None
+        pid = int(pid_text)
+        if rest.isdigit():
+            for w in windows:
+                if w.pid == pid and w.xid == int(rest):
+                    return w
+        for w in windows:
+            if w.pid == pid and w.title == rest:
+                return w
+        return None
+    try:
+        xid = int(wid, 16) if wid.lower().startswith("0x") else int(wid)
+    except ValueError:
+        return None
+    return next((w for w in windows if w.xid == xid), None)
+
+
+async def resolve_window(ctx: ToolContext, window_id: str | None) -> WindowInfo:
+    """Explicit → tracked target → the run's bound window → active window; refuse blocked."""
+    windows = await ctx.desktop.list_windows()
+    window: WindowInfo | None
+    if window_id is not None and window_id.strip():
+        window = find_window(windows, window_id)
+        if window is None:
+            raise WindowNotFound(window_id.strip())
+    elif ctx.session.target:
+        window = find_window(windows, ctx.session.target)
+        if window is None:
+            gone = ctx.session.target
+            ctx.session.target = None  # next call without windowID falls back
+            raise WindowNotFound(gone)
+    elif ctx.fallback_window:
+        window = find_window(windows, ctx.fallback_window)
+        if window is None:
+            raise WindowNotFound(ctx.fallback_window)
+    else:
+        window = next((w for w in windows if w.active), None)
+        if window is None:
+            raise ToolError(
+                "No window to use: no windowID was given, there is no tracked target and no "
+                "window is active. Call list_windows or open_app first."
+            )
+    Blocklist.from_settings(ctx.settings).check_window(window)
+    ctx.session.target = window.stable_id
+    return window
+
+
+def describe_target(window: WindowInfo) -> str:
+    return (
+        f"Target window: {window.title} - {window.app.name}\n"
+        f"Window ID: {window.window_id}\nStable Window ID: {window.stable_id}"
+    )
+
+
+def window_data(w: WindowInfo, blocked: bool = False) -> dict[str, object]:
+    return {
+        "app": w.app.name,
+        "app_id": w.app.app_id,
+        "title": "" if blocked else w.title,
+        "window_id": w.window_id if not blocked else f"{w.pid}/{w.xid}",
+        "stable_window_id": w.stable_id,
+        "pid": w.pid,
+        "active": w.active,
+        "minimized": w.hidden,
+        "blocked": blocked,
+        "geometry": [w.geometry.x, w.geometry.y, w.geometry.width, w.geometry.height],
+    }
+
+
+@tool(risk=Risk.READ_ONLY, title="List Windows", idempotent=True)
+async def list_windows(ctx: ToolContext) -> ToolResult:
+    """List the open windows of running apps, grouped by app: title, Window ID (pid/title),
+    Stable Window ID (pid/windowNumber, preferred), PID, and ⭐ (ACTIVE) on the active window.
+    Call it once per run when the target window was not opened by open_app/open_urls."""
+    windows = await ctx.desktop.list_windows()
+    blocklist = Blocklist.from_settings(ctx.settings)
+    groups: dict[tuple[str, str], list[WindowInfo]] = defaultdict(list)
+    for w in windows:
+        groups[(w.app.name, w.app.app_id)].append(w)
+    lines = [f"Open Windows ({len(windows)} total):"]
+    data = []
+    for (name, app_id), members in groups.items():
+        lines.append("")
+        lines.append(f"{name} ({app_id}):")
+        for w in members:
+            blocked = blocklist.match(w.app) is not None
+            data.append(window_data(w, blocked))
+            if blocked:
+                lines.append(
+                    "  - Window: [title hidden] 🚫 (BLOCKED: deskpilot will not read "
+                    "or control this app)"
+                )
+                lines.append(f"    Stable Window ID: {w.stable_id}")
+                continue
+            marks = " ⭐ (ACTIVE)" if w.active else ""
+            marks += " (minimized)" if w.hidden else ""
+            lines.append(f'  - Window: "{w.title}"{marks}')
+            lines.append(f"    Window ID: {w.window_id}")
+            lines.append(f"    Stable Window ID: {w.stable_id}")
+            lines.append(f"    PID: {w.pid}")
+    if not windows:
+        lines.append("")
+        lines.append("No windows are open. Use open_app to start an app.")
+    return ToolResult("\n".join(lines), data={"windows": data}, summary=f"{len(windows)} windows")
+
+
+@tool(risk=Risk.ACTS, title="Open Application")
+async def open_app(
+    ctx: ToolContext,
+    bundleId: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=200,
+            description="App id (desktop-file id, e.g. 'org.gnome.Calculator') or human "
+            "name ('Calculator', 'Text Editor'); names are resolved automatically.",
+        ),
+    ],
+) -> ToolResult:
+    """Launch an app, or use its window if it already runs, and make it the tracked target.
+    Returns the target window's Window ID and Stable Window ID for the following tools."""
+    from deskpilot.desktop.apps import resolve_app
+
+    query = bundleId.strip()
+    if not query:
+        raise InvalidArguments("Invalid arguments for open_app: bundleId is empty")
+    entry = resolve_app(query, await ctx.desktop.apps())
+    Blocklist.from_settings(ctx.settings).check_app(entry)
+    running = [
+        w for w in await ctx.desktop.list_windows() if w.app.app_id == entry.app_id and not w.hidden
+    ]
+    if running:
+        window = next((w for w in running if w.active), running[0])
+        note = "The app was already running; its window was not brought to the front."
+    else:
+        window = await ctx.desktop.launch(entry, timeout=60.0)
+        note = f"Launched {entry.name}."
+    Blocklist.from_settings(ctx.settings).check_window(window)
+    ctx.session.target = window.stable_id
+    text = f"{describe_target(window)}\n{PASS_HINT}\n{note}"
+    return ToolResult(
+        text,
+        data={"window": window_data(window), "launched": not running},
+        summary=f"{entry.name} → {window.stable_id}",
+    )
+
+
+ALLOWED_SCHEMES = {"http", "https", "file", "about", "data"}
+
+
+@tool(risk=Risk.ACTS, title="Open URLs", open_world=True)
+async def open_urls(
+    ctx: ToolContext,
+    urls: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=8192)]],
+        Field(min_length=1, max_length=20, description="URLs to open, as tabs, in order."),
+    ],
+) -> ToolResult:
+    """Open URLs in the agent browser (a Chromium with its own profile that deskpilot
+    controls; the system default browser if configured). The browser window becomes the
+    tracked target."""
+    for i, url in enumerate(urls):
+        scheme = urlparse(url.strip()).scheme.lower()
+        if scheme not in ALLOWED_SCHEMES:
+            raise InvalidArguments(
+                f"Invalid arguments for open_urls: urls.{i}: {url[:80]!r} is not an http(s), "
+                "file, about or data URL"
+            )
+    blocklist = Blocklist.from_settings(ctx.settings)
+    browser = ctx.settings.browser
+    for app in await ctx.desktop.apps():
+        if app.executable in ("chromium", "chromium-browser") and browser == "agent":
+            blocklist.check_app(app)
+    window = await ctx.desktop.open_urls([u.strip() for u in urls], browser=browser)
+    blocklist.check_window(window)
+    ctx.session.target = window.stable_id
+    which = "the agent browser" if browser == "agent" else "the default browser"
+    text = (
+        f"Opened {len(urls)} URL{'s' if len(urls) > 1 else ''} in {which} "
+        f"({window.app.name}).\n{describe_target(window)}\n{PASS_HINT}"
+    )
+    return ToolResult(
+        text, data={"window": window_data(window)}, summary=f"{len(urls)} URLs → {window.stable_id}"
+    )
