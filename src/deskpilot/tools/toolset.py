@@ -75,7 +75,7 @@ class ToolSet:
     def list(self) -> builtins.list[ToolSpec]:
         return list(self._tools.values())
 
-    def names(self) -> list[str]:
+    def names(self) -> builtins.list[str]:
         return list(self._tools)
 
     def subset(self, names: Iterable[str]) -> ToolSet:
