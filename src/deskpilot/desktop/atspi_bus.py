@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -116,6 +117,9 @@ class AtspiBus:
         self._slots = asyncio.Semaphore(max_in_flight)
         self._pids: dict[str, int] = {}
         self._registered: set[str] = set()
+        self._listening = False
+        #: monotonic time of the last AT-SPI event from each app (bus name), once listening
+        self.last_event: dict[str, float] = {}
 
     @classmethod
     async def connect(
@@ -224,6 +228,50 @@ class AtspiBus:
                     REGISTRY_BUS, REGISTRY_PATH, "Registry", "RegisterEvent", "s", [event]
                 )
             self._registered.add(event)
+
+    async def listen(self) -> None:
+        """Receive AT-SPI events (object, window, focus) and note when each app last sent one.
+
+        atk-bridge apps only emit events some client registered for, so this registers too.
+        """
+        if self._listening:
+            return
+        self._listening = True
+        self.bus.add_message_handler(self._on_message)
+        for iface in ("Object", "Window", "Focus"):
+            rule = f"type='signal',interface='org.a11y.atspi.Event.{iface}'"
+            await self.call(
+                "org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus",
+                "AddMatch",
+                "s",
+                [rule],
+            )
+        await self.register_events(("object:", "window:", "focus:"))
+
+    def _on_message(self, msg: Message) -> None:
+        if msg.message_type == MessageType.SIGNAL and (msg.interface or "").startswith(
+            "org.a11y.atspi.Event."
+        ):
+            self.last_event[msg.sender or ""] = time.monotonic()
+
+    async def settle(
+        self, bus_name: str, since: float, *, quiet: float = 0.08, timeout: float = 0.7
+    ) -> bool:
+        """Wait until ``bus_name`` sent an event after ``since`` and then went quiet.
+
+        Returns False if no event came within ``timeout`` (the action may have had no effect
+        the app reports, or it is slow)."""
+        deadline = since + timeout
+        while True:
+            now = time.monotonic()
+            last = self.last_event.get(bus_name, 0.0)
+            if last > since and now - last >= quiet:
+                return True
+            if now >= deadline:
+                return last > since
+            await asyncio.sleep(0.02)
 
     async def app_buses(self) -> list[str]:
         """Bus names of the applications registered on the a11y bus."""

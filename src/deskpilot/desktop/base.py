@@ -252,6 +252,11 @@ class Desktop(Protocol):
         """Give the element keyboard focus (no pointer); False if it cannot take focus."""
         ...
 
+    async def settle(self, window: WindowInfo, since: float) -> bool:
+        """Wait (briefly) until the window's app has reacted to what was done since ``since``
+        (a ``time.monotonic()`` value) and gone quiet. False if it reported nothing."""
+        ...
+
     # keyboard and pointer, aimed at a window (activated for the duration) ------------------
     async def type_text(self, window: WindowInfo, text: str) -> ActionOutcome: ...
 

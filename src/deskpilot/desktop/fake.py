@@ -285,6 +285,9 @@ class FakeDesktop:
         self.log.append(f"focus {key[1]}")
         return self._find(key) is not None
 
+    async def settle(self, window: WindowInfo, since: float) -> bool:
+        return True
+
     async def read_text(self, key: tuple[str, str]) -> str | None:
         found = self._find(key)
         return None if found is None else found[0].display

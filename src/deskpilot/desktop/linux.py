@@ -93,6 +93,7 @@ class LinuxDesktop:
         try:
             bus = await AtspiBus.connect(settings.session_bus)
             await bus.register_events()
+            await bus.listen()
         except BaseException:
             x11.close()
             raise
@@ -394,6 +395,13 @@ class LinuxDesktop:
 
     async def read_text(self, key: tuple[str, str]) -> str | None:
         return await self.a11y.read_text(key)
+
+    async def settle(self, window: WindowInfo, since: float) -> bool:
+        buses = await self.a11y.buses_for_pid(window.pid)
+        if not buses:
+            return False
+        results = await asyncio.gather(*(self.a11y.bus.settle(b, since) for b in buses))
+        return any(results)
 
     async def focus_element(self, window: WindowInfo, key: tuple[str, str]) -> bool:
         return await self.a11y.grab_focus(key)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -169,7 +170,9 @@ async def perform(
     that window; if one no longer exists you get an error telling you to re-read."""
     step = Step(action=action, elementID=elementID, text=text, shortcut=shortcut)
     window = await resolve_window(ctx, windowID)
+    since = time.monotonic()
     line = await run_step(ctx, window, step)
+    await ctx.desktop.settle(window, since)
     return ToolResult(line, summary=line.split(" via ")[0])
 
 
@@ -199,7 +202,9 @@ async def perform_sequence(
             except ToolError as exc:
                 raise ToolError(f"Step {i} of {len(steps)}: {exc} Nothing was done.") from exc
     done: list[str] = []
+    since = time.monotonic()
     for i, step in enumerate(steps, 1):
+        since = time.monotonic()
         try:
             done.append(f"{i}. {await run_step(ctx, window, step)}")
         except DeskpilotError as exc:
@@ -214,6 +219,7 @@ async def perform_sequence(
                 data={"failed_step": i, "ran": i - 1},
                 summary=f"step {i}/{len(steps)} failed",
             )
+    await ctx.desktop.settle(window, since)
     text = f"All {len(steps)} steps ran:\n" + "\n".join(done)
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")
 

@@ -1,0 +1,146 @@
+"""Desktop tests: ONE sandbox desktop per test run, real apps, a real AT-SPI bus.
+
+Fixtures:
+    sandbox          the running Sandbox (session)
+    desktop_settings Settings pointing at it, with a private DESKPILOT_HOME (session)
+    desktop          a LinuxDesktop on it (session, on the session event loop)
+    apps             launch apps for one test; they are closed (killed) when the test ends
+    ctx              a fresh ToolContext (new in-memory session) for one test
+    call             await call("tool_name", {...}) -> ToolResult through the real ToolSet
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from deskpilot._wait import async_wait_for
+from deskpilot.config import Settings, load_settings
+from deskpilot.desktop.apps import resolve_app
+from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.policy import AllowAll
+from deskpilot.sandbox import Sandbox
+from deskpilot.session import Session
+from deskpilot.tools.base import ToolResult
+from deskpilot.tools.builtin import computer_use_tools
+from deskpilot.tools.context import ToolContext
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.desktop)
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox(width=1280, height=800) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="session")
+def desktop_settings(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    assert sandbox.info is not None
+    env = sandbox.app_env()
+    env["DESKPILOT_SANDBOX"] = sandbox.info.runtime_dir
+    env["DESKPILOT_HOME"] = str(tmp_path_factory.mktemp("deskpilot-home"))
+    return load_settings(env=env)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def desktop(desktop_settings: Settings) -> AsyncIterator[LinuxDesktop]:
+    desk = await LinuxDesktop.open(desktop_settings)
+    yield desk
+    await desk.close()
+
+
+class Apps:
+    """Launch apps for one test and make sure they are gone afterwards."""
+
+    def __init__(self, desktop: LinuxDesktop, sandbox: Sandbox) -> None:
+        self.desktop = desktop
+        self.sandbox = sandbox
+        self.pids: set[int] = set()
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    async def open(self, name: str, timeout: float = 60.0) -> WindowInfo:
+        """Launch by app id or name through the catalogue (as open_app does)."""
+        entry = resolve_app(name, await self.desktop.apps())
+        window = await self.desktop.launch(entry, timeout=timeout)
+        self.pids.add(window.pid)
+        return window
+
+    async def spawn(
+        self, argv: list[str], *, match: Callable[[WindowInfo], bool], timeout: float = 60.0
+    ) -> WindowInfo:
+        """Start ``argv`` directly on the sandbox; wait for a matching window with a tree."""
+        before = {w.xid for w in await self.desktop.list_windows()}
+        proc = self.sandbox.spawn(argv, log=f"{Path(argv[0]).name}.log")
+        self.procs.append(proc)
+
+        async def window() -> WindowInfo | None:
+            for w in await self.desktop.list_windows():
+                if w.xid not in before and w.title and match(w):
+                    return w
+            return None
+
+        found = await async_wait_for(window, timeout=timeout, what=f"a window of {argv[0]}")
+        self.pids.add(found.pid)
+        await self.desktop.wait_tree_ready(found, timeout)
+        return found
+
+    async def adopt(self, window: WindowInfo) -> WindowInfo:
+        self.pids.add(window.pid)
+        return window
+
+    async def close_all(self) -> None:
+        for pid in self.pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for proc in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
+        pids = set(self.pids)
+
+        async def gone() -> bool:
+            return not any(w.pid in pids for w in await self.desktop.list_windows())
+
+        await async_wait_for(gone, timeout=10, what="test windows to close")
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def apps(desktop: LinuxDesktop, sandbox: Sandbox) -> AsyncIterator[Apps]:
+    launched = Apps(desktop, sandbox)
+    yield launched
+    await launched.close_all()
+
+
+@pytest.fixture
+def ctx(desktop: LinuxDesktop, desktop_settings: Settings) -> ToolContext:
+    settings = desktop_settings.with_overrides(confirm="none")
+    return ToolContext(desktop=desktop, settings=settings, session=Session(), approver=AllowAll())
+
+
+Call = Callable[..., Awaitable[ToolResult]]
+
+
+@pytest.fixture
+def call(ctx: ToolContext) -> Call:
+    toolset = computer_use_tools()
+
+    async def run(name: str, args: dict[str, Any] | str | None = None) -> ToolResult:
+        return await toolset.call(name, args or {}, ctx)
+
+    return run
