@@ -42,9 +42,16 @@ class Session:
 
     name: str = "default"
     target: str | None = None  # stable window ID of the tracked target
+    history: list[str] = field(default_factory=list)  # earlier targets, most recent last
     elements: dict[str, ElementRecord] = field(default_factory=dict)
     last_read: dict[str, dict[str, str]] = field(default_factory=dict)  # xid → {id: line}
     path: Path | None = None
+
+    def track(self, window_id: str) -> None:
+        """Make ``window_id`` the tracked target (the previous one goes to the history)."""
+        if self.target and self.target != window_id:
+            self.history = [w for w in self.history if w != self.target][-15:] + [self.target]
+        self.target = window_id
 
     def remember(self, records: dict[str, ElementRecord]) -> None:
         self.elements.update(records)
@@ -58,6 +65,7 @@ class Session:
             "version": 1,
             "name": self.name,
             "target": self.target,
+            "history": self.history,
             "elements": {k: asdict(v) for k, v in self.elements.items()},
             "last_read": self.last_read,
         }
@@ -68,6 +76,7 @@ class Session:
         return cls(
             name=str(data.get("name", "default")),
             target=data.get("target"),
+            history=[str(w) for w in data.get("history", [])],
             elements=elements,
             last_read={str(k): dict(v) for k, v in data.get("last_read", {}).items()},
             path=path,

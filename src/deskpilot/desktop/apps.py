@@ -51,6 +51,8 @@ def read_desktop_file(path: Path, app_id: str) -> AppEntry | None:
         return None
     if entry.get("Hidden", "false").lower() == "true":
         return None
+    if entry.get("Terminal", "false").lower() == "true":
+        return None  # needs a terminal emulator; not a GUI window deskpilot can drive
     argv = parse_exec(entry.get("Exec", ""))
     if not argv:
         return None
@@ -62,6 +64,7 @@ def read_desktop_file(path: Path, app_id: str) -> AppEntry | None:
         wm_class=entry.get("StartupWMClass", ""),
         keywords=tuple(k for k in entry.get("Keywords", "").split(";") if k),
         path=str(path),
+        no_display=entry.get("NoDisplay", "false").lower() == "true",
     )
 
 
@@ -102,6 +105,8 @@ def resolve_app(query: str, catalogue: Iterable[AppEntry]) -> AppEntry:
     ]
     for tier in tiers:
         hits = [a for a in apps if tier(a)]
+        shown = [a for a in hits if not a.no_display]
+        hits = shown or hits
         # the same program under two ids (e.g. a -startcenter alias) is not ambiguous
         distinct = {a.exec_argv: a for a in hits}
         if len(distinct) == 1:

@@ -228,17 +228,41 @@ class Accessibility:
             await asyncio.sleep(0.3 - (now - last))
         self._last_use[key] = time.monotonic()
 
-    async def set_text(self, key: tuple[str, str], text: str) -> bool:
-        """Replace the element's text (EditableText); False if it has no such interface."""
+    async def set_text(self, key: tuple[str, str], text: str) -> str | None:
+        """Replace the element's text through EditableText; how it was done, or None.
+
+        Delete + insert first (it emits the same signals as typing, so dialogs that enable
+        their buttons on input notice it), then SetTextContents; each checked by reading back.
+        """
+        bus_name, path = key
+        try:
+            count = await self.bus.get_property(bus_name, path, "Text", "CharacterCount")
+            await self.bus.call(bus_name, path, "EditableText", "DeleteText", "ii", [0, int(count)])
+            if text:
+                await self.bus.call(
+                    bus_name,
+                    path,
+                    "EditableText",
+                    "InsertText",
+                    "isi",
+                    [0, text, len(text.encode())],
+                )
+            if await self.read_text(key) == text:
+                return "EditableText delete+insert"
+        except AtspiCallError as exc:
+            if exc.gone:
+                raise
         try:
             body = await self.bus.call(
-                key[0], key[1], "EditableText", "SetTextContents", "s", [text]
+                bus_name, path, "EditableText", "SetTextContents", "s", [text]
             )
         except AtspiCallError as exc:
             if exc.unsupported:
-                return False
+                return None
             raise
-        return bool(body[0])
+        if body[0] and await self.read_text(key) == text:
+            return "EditableText.SetTextContents"
+        return None
 
     async def read_text(self, key: tuple[str, str]) -> str | None:
         try:

@@ -257,7 +257,7 @@ class AtspiBus:
             self.last_event[msg.sender or ""] = time.monotonic()
 
     async def settle(
-        self, bus_name: str, since: float, *, quiet: float = 0.08, timeout: float = 0.7
+        self, bus_name: str, since: float, *, quiet: float = 0.15, timeout: float = 0.8
     ) -> bool:
         """Wait until ``bus_name`` sent an event after ``since`` and then went quiet.
 

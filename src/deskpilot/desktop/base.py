@@ -99,6 +99,7 @@ class AppEntry:
     wm_class: str = ""  # StartupWMClass
     keywords: tuple[str, ...] = ()
     path: str = ""
+    no_display: bool = False  # hidden from menus (helpers, settings dialogs)
 
     @property
     def executable(self) -> str:

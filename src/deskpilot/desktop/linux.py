@@ -381,9 +381,15 @@ class LinuxDesktop:
     async def fill_element(
         self, window: WindowInfo, key: tuple[str, str], text: str
     ) -> ActionOutcome:
-        if await self.a11y.set_text(key, text):
-            return ActionOutcome("atspi", "EditableText.SetTextContents")
+        how = await self.a11y.set_text(key, text)
+        if how is not None:
+            return ActionOutcome("atspi", how)
         # no EditableText (Chromium inputs): focus it, select all, type over it
+        return await self._type_over(window, key, text)
+
+    async def _type_over(
+        self, window: WindowInfo, key: tuple[str, str], text: str
+    ) -> ActionOutcome:
         async with self._raw_input(window) as outcome:
             if not await self.a11y.grab_focus(key):
                 x, y = await self._element_center(window, key)
@@ -391,7 +397,7 @@ class LinuxDesktop:
             self.x.press_combo([self.x.keysym("Control_L"), self.x.keysym("a")])
             self.x.press_combo([self.x.keysym("BackSpace")])
             self.x.type_text(text)
-        return outcome.done("focused, selected all and typed")
+        return outcome.done("focused the field, selected all and typed")
 
     async def read_text(self, key: tuple[str, str]) -> str | None:
         return await self.a11y.read_text(key)

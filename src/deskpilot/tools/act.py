@@ -128,6 +128,24 @@ def _check_sequence(values: Mapping[str, Any]) -> None:
         check_step(step, f"steps.{i - 1} (step {i})")
 
 
+async def window_changes(
+    ctx: ToolContext, window: WindowInfo, before: dict[int, WindowInfo]
+) -> str:
+    """Describe windows the action opened or closed; follow a new dialog as the target."""
+    after = {w.xid: w for w in await ctx.desktop.list_windows()}
+    notes = []
+    opened = [w for x, w in after.items() if x not in before and w.pid == window.pid]
+    for w in opened:
+        notes.append(f'A new window opened: "{w.title}" (windowID {w.stable_id}).')
+    if opened:
+        target = next((w for w in opened if w.active), opened[-1])
+        ctx.session.track(target.stable_id)
+        notes.append("It is now the tracked target; read it with read_screen_ax.")
+    if window.xid not in after:
+        notes.append(f"The window {window.stable_id} closed.")
+    return (" " + " ".join(notes)) if notes else ""
+
+
 async def _assess_steps(ctx: ToolContext, steps: list[Step]) -> tuple[Risk, str] | None:
     for step in steps:
         if step.action in ("click", "fill") and step.elementID:
@@ -170,9 +188,11 @@ async def perform(
     that window; if one no longer exists you get an error telling you to re-read."""
     step = Step(action=action, elementID=elementID, text=text, shortcut=shortcut)
     window = await resolve_window(ctx, windowID)
+    before = {w.xid: w for w in await ctx.desktop.list_windows()}
     since = time.monotonic()
     line = await run_step(ctx, window, step)
     await ctx.desktop.settle(window, since)
+    line += await window_changes(ctx, window, before)
     return ToolResult(line, summary=line.split(" via ")[0])
 
 
@@ -202,13 +222,19 @@ async def perform_sequence(
             except ToolError as exc:
                 raise ToolError(f"Step {i} of {len(steps)}: {exc} Nothing was done.") from exc
     done: list[str] = []
+    before = {w.xid: w for w in await ctx.desktop.list_windows()}
     since = time.monotonic()
     for i, step in enumerate(steps, 1):
+        if i > 1 and steps[i - 2].action in ("type", "shortcut"):
+            # keyboard input is processed asynchronously (completion, key handlers): let the
+            # app catch up before the next step, as a person would
+            await ctx.desktop.settle(window, since)
         since = time.monotonic()
         try:
             done.append(f"{i}. {await run_step(ctx, window, step)}")
         except DeskpilotError as exc:
             ran = "\n".join(done) if done else "(no step ran)"
+            ran += await window_changes(ctx, window, before)
             text = (
                 f"Step {i} of {len(steps)} ({step.action}) failed: {exc}\n"
                 f"Steps that ran before it:\n{ran}\nSteps {i}–{len(steps)} did not run."
@@ -221,6 +247,7 @@ async def perform_sequence(
             )
     await ctx.desktop.settle(window, since)
     text = f"All {len(steps)} steps ran:\n" + "\n".join(done)
+    text += await window_changes(ctx, window, before)
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")
 
 

@@ -24,3 +24,5 @@ class ToolContext:
     #: True inside an agent run: do not steal focus, restore the user's window
     background: bool = True
     rules: ConsequentialRules = field(default_factory=ConsequentialRules)
+    #: notes for the model gathered during one call (e.g. the target window changed)
+    notices: list[str] = field(default_factory=list)

@@ -147,7 +147,12 @@ class ToolSet:
                     risk, reason = raised
             if needs_confirmation(risk, ctx.settings.confirm):
                 await self._confirm(spec, values, risk, reason, ctx, call_id)
-            return await spec.func(ctx, **values)
+            ctx.notices.clear()
+            result = await spec.func(ctx, **values)
+            if ctx.notices:
+                result.text = "\n".join([*ctx.notices, result.text])
+                ctx.notices.clear()
+            return result
         except ToolError as exc:
             return ToolResult.error(str(exc))
         except DeskpilotError as exc:

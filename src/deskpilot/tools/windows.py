@@ -69,9 +69,11 @@ async def resolve_window(ctx: ToolContext, window_id: str | None) -> WindowInfo:
     elif ctx.session.target:
         window = find_window(windows, ctx.session.target)
         if window is None:
-            gone = ctx.session.target
-            ctx.session.target = None  # next call without windowID falls back
-            raise WindowNotFound(gone)
+            window = _previous_target(ctx, windows)
+            if window is None:
+                gone = ctx.session.target
+                ctx.session.target = None  # the next call without windowID falls back
+                raise WindowNotFound(gone)
     elif ctx.fallback_window:
         window = find_window(windows, ctx.fallback_window)
         if window is None:
@@ -84,8 +86,24 @@ async def resolve_window(ctx: ToolContext, window_id: str | None) -> WindowInfo:
                 "window is active. Call list_windows or open_app first."
             )
     Blocklist.from_settings(ctx.settings).check_window(window)
-    ctx.session.target = window.stable_id
+    ctx.session.track(window.stable_id)
     return window
+
+
+def _previous_target(ctx: ToolContext, windows: list[WindowInfo]) -> WindowInfo | None:
+    """The tracked target closed (e.g. a dialog): go back to the last earlier target still open."""
+    gone = ctx.session.target
+    for earlier in reversed(ctx.session.history):
+        window = find_window(windows, earlier)
+        if window is not None:
+            ctx.session.history.remove(earlier)
+            ctx.session.target = None
+            ctx.notices.append(
+                f"(The tracked target window {gone} has closed; now using the earlier target "
+                f'"{window.title}" ({window.stable_id}).)'
+            )
+            return window
+    return None
 
 
 def describe_target(window: WindowInfo) -> str:
@@ -179,7 +197,7 @@ async def open_app(
         window = await ctx.desktop.launch(entry, timeout=60.0)
         note = f"Launched {entry.name}."
     Blocklist.from_settings(ctx.settings).check_window(window)
-    ctx.session.target = window.stable_id
+    ctx.session.track(window.stable_id)
     text = f"{describe_target(window)}\n{PASS_HINT}\n{note}"
     return ToolResult(
         text,
@@ -216,7 +234,7 @@ async def open_urls(
             blocklist.check_app(app)
     window = await ctx.desktop.open_urls([u.strip() for u in urls], browser=browser)
     blocklist.check_window(window)
-    ctx.session.target = window.stable_id
+    ctx.session.track(window.stable_id)
     which = "the agent browser" if browser == "agent" else "the default browser"
     text = (
         f"Opened {len(urls)} URL{'s' if len(urls) > 1 else ''} in {which} "

@@ -1,0 +1,5 @@
+"""``python -m deskpilot``: the command line."""
+
+from deskpilot.cli import main
+
+main()

@@ -1,0 +1,26 @@
+"""Small helpers for reading tool output in desktop tests."""
+
+from __future__ import annotations
+
+import re
+
+
+def find_id(text: str, role: str, name: str | None = None) -> str:
+    """The @ID of the first line with this role (and exact name, if given)."""
+    for m in re.finditer(r'^\s*(\S+)(?: "((?:[^"\\]|\\.)*)")?(.*?) @(\S+)$', text, re.M):
+        if m.group(1) == role and (name is None or m.group(2) == name):
+            return m.group(4)
+    raise AssertionError(f"no {role} {name!r} with an ID in:\n{text}")
+
+
+def value_of(text: str, element_id: str) -> str:
+    """The value (= "...") shown on the line of an element ID."""
+    m = re.search(rf'= "((?:[^"\\]|\\.)*)".* @{re.escape(element_id)}$', text, re.M)
+    assert m, f"no value for @{element_id} in:\n{text}"
+    return m.group(1).replace('\\"', '"').replace("⏎", "\n")
+
+
+def window_id_from(text: str) -> str:
+    m = re.search(r"Stable Window ID: (\S+)", text)
+    assert m, text
+    return m.group(1)
