@@ -20,8 +20,8 @@ from deskpilot.tools.toolset import ToolSet
 
 __all__ = [
     "Approver",
-    "Desktop",
     "DeskpilotError",
+    "Desktop",
     "Node",
     "Risk",
     "Sandbox",

@@ -50,7 +50,7 @@ class Session:
     def track(self, window_id: str) -> None:
         """Make ``window_id`` the tracked target (the previous one goes to the history)."""
         if self.target and self.target != window_id:
-            self.history = [w for w in self.history if w != self.target][-15:] + [self.target]
+            self.history = [*[w for w in self.history if w != self.target][-15:], self.target]
         self.target = window_id
 
     def remember(self, records: dict[str, ElementRecord]) -> None:

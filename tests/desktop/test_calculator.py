@@ -7,7 +7,6 @@ import re
 import pytest
 
 from deskpilot.tools.context import ToolContext
-
 from tests.desktop.conftest import Apps, Call
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")

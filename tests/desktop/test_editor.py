@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from deskpilot._wait import async_wait_for
-
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id, value_of
