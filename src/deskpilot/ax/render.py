@@ -256,7 +256,7 @@ class Renderer:
                     value = cut(text)
                 if node.value is not None:
                     value = node.value
-                repeats = name and parent_name and (name == parent_name or name in parent_name)
+                repeats = bool(name) and name == parent_name
                 keep = bool(name or value) and not (repeats and not value)
                 if role in ("image", "icon") and not name:
                     keep = False

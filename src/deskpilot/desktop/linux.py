@@ -328,7 +328,24 @@ class LinuxDesktop:
         proc = self._spawn(argv)
         window = await self._wait_new_window(before, proc, entry, timeout)
         await self.wait_tree_ready(window, timeout)
+        await self.wait_page_loaded(window, timeout)
         return (await self._refresh(window)) or window
+
+    async def wait_page_loaded(self, window: WindowInfo, timeout: float = 15.0) -> bool:
+        """Wait until the browser window shows a loaded web document (not busy, has content)."""
+
+        async def loaded() -> bool:
+            snap = await self.snapshot(window, timeout=2.0)
+            return any(
+                n.role == "document-web" and "busy" not in n.states and n.children
+                for n in snap.nodes()
+            )
+
+        try:
+            await async_wait_for(loaded, timeout=timeout, what="the page to load", interval=0.1)
+        except WaitTimeout:
+            return False
+        return True
 
     # -- accessibility ---------------------------------------------------------------------
 
@@ -391,13 +408,49 @@ class LinuxDesktop:
         self, window: WindowInfo, key: tuple[str, str], text: str
     ) -> ActionOutcome:
         async with self._raw_input(window) as outcome:
-            if not await self.a11y.grab_focus(key):
+            if not await self._focus(key):
                 x, y = await self._element_center(window, key)
                 self.x.click(x, y)
+                if not await self._has_focus(key):
+                    raise ActionFailed("the field did not take the keyboard focus")
             self.x.press_combo([self.x.keysym("Control_L"), self.x.keysym("a")])
             self.x.press_combo([self.x.keysym("BackSpace")])
             self.x.type_text(text)
+            # key events are queued; the app may still be applying them: wait until the field
+            # shows the text, so that the next action (focusing another field) cannot steal
+            # keystrokes meant for this one
+            if not await self._shows(key, text):
+                shown = await self.a11y.read_text(key)
+                raise ActionFailed(
+                    f"typed {len(text)} characters but the field shows {shown!r}; re-read it"
+                )
         return outcome.done("focused the field, selected all and typed")
+
+    async def _shows(self, key: tuple[str, str], text: str, timeout: float = 3.0) -> bool:
+        async def check() -> bool:
+            return await self.a11y.read_text(key) == text
+
+        try:
+            await async_wait_for(check, timeout=timeout, what="the typed text")
+        except WaitTimeout:
+            return False
+        return True
+
+    async def _focus(self, key: tuple[str, str]) -> bool:
+        """GrabFocus, then wait until the element reports FOCUSED (Chromium focuses
+        asynchronously: typing right away would go to the previous field)."""
+        return await self.a11y.grab_focus(key) and await self._has_focus(key)
+
+    async def _has_focus(self, key: tuple[str, str], timeout: float = 1.5) -> bool:
+        async def focused() -> bool:
+            live = await self.a11y.inspect(key)
+            return live is not None and "focused" in live.states
+
+        try:
+            await async_wait_for(focused, timeout=timeout, what="the keyboard focus")
+        except WaitTimeout:
+            return False
+        return True
 
     async def read_text(self, key: tuple[str, str]) -> str | None:
         return await self.a11y.read_text(key)
@@ -410,7 +463,7 @@ class LinuxDesktop:
         return any(results)
 
     async def focus_element(self, window: WindowInfo, key: tuple[str, str]) -> bool:
-        return await self.a11y.grab_focus(key)
+        return await self._focus(key)
 
     # -- raw input aimed at a window -------------------------------------------------------
 
