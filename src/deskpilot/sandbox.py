@@ -58,6 +58,18 @@ _DESKTOP_VARS = (
     "DESKPILOT_SANDBOX",
 )
 
+#: LibreOffice settings for a fresh profile: no Tip of the Day, no first-start wizard, no
+#: crash-recovery prompt (stray dialogs that would take the keyboard focus).
+_LIBREOFFICE_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry"
+ xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Setup/Office"><prop oor:name="ooSetupInstCompleted" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Recovery/RecoveryInfo"><prop oor:name="Enabled" oor:op="fuse"><value>false</value></prop></item>
+</oor:items>
+"""
+
 _SESSION_BUS_CONFIG = """<busconfig>
   <type>session</type>
   <listen>unix:path={bus}</listen>
@@ -288,6 +300,10 @@ class Sandbox:
         home = os.path.join(run, "home")
         for sub in (".config", ".cache", ".local/share", ".local/state"):
             os.makedirs(os.path.join(home, sub), exist_ok=True)
+        lo_user = os.path.join(home, ".config", "libreoffice", "4", "user")
+        os.makedirs(lo_user, exist_ok=True)
+        with open(os.path.join(lo_user, "registrymodifications.xcu"), "w") as fh:
+            fh.write(_LIBREOFFICE_PROFILE)
         base = {k: v for k, v in self.base_env.items() if k not in _DESKTOP_VARS}
         base["XDG_RUNTIME_DIR"] = run
         base["HOME"] = home

@@ -38,6 +38,8 @@ INTERACTIVE: dict[str, str] = {
     "tree-item": "treeitem",
     "table-cell": "cell",
     "switch": "switch",
+    "calendar": "calendar",
+    "dial": "dial",
     "scroll-bar": "scrollbar",
     "date-editor": "date",
     "tearoff-menu-item": "menuitem",
@@ -144,6 +146,11 @@ def on_screen(node: Node, area: Rect) -> bool:
     return b is None or (not b.empty and b.intersects(area))
 
 
+def _row_key(node: Node) -> tuple[int, int]:
+    b = node.bounds
+    return (0, 0) if b is None else (b.center[1] // 12, b.x)
+
+
 def is_widget(node: Node) -> bool:
     return node.role in INTERACTIVE or "editable" in node.states
 
@@ -200,13 +207,23 @@ class Renderer:
     def __init__(self, area: Rect, budget: int = 12000) -> None:
         self.area = area
         self.budget = budget
+        self._labels: set[str] = set()
 
     # -- selecting lines -------------------------------------------------------------------
 
     def collect(self, root: Node) -> list[Line]:
         lines: list[Line] = []
+        self._labels = {clean_name(n.label) for n in root.walk() if n.label and not n.name}
         self._visit(root, 0, "", lines, top=True)
         return lines
+
+    @staticmethod
+    def _reading_order(children: list[Node]) -> list[Node]:
+        """Siblings in reading order (rows top to bottom, then left to right) when all of them
+        have a position; toolkits sometimes list them in reverse (GTK3 grids)."""
+        if len(children) < 2 or any(c.bounds is None or c.bounds.empty for c in children):
+            return children
+        return sorted(children, key=_row_key)
 
     def _label_text(self, node: Node, limit: int = 3) -> str:
         parts: list[str] = []
@@ -224,7 +241,7 @@ class Renderer:
         if not top and not is_displayed(node):
             return
         visible_here = top or on_screen(node, self.area)
-        name = clean_name(node.name)
+        name = clean_name(node.name) or clean_name(node.label)
         role = node.role
         value = None
         text = (node.text or "").strip()
@@ -256,7 +273,7 @@ class Renderer:
                     value = cut(text)
                 if node.value is not None:
                     value = node.value
-                repeats = bool(name) and name == parent_name
+                repeats = bool(name) and (name == parent_name or name in self._labels)
                 keep = bool(name or value) and not (repeats and not value)
                 if role in ("image", "icon") and not name:
                     keep = False
@@ -270,7 +287,7 @@ class Renderer:
             parent_name = name or parent_name
         else:
             child_depth = depth
-        for child in node.children:
+        for child in self._reading_order(node.children):
             self._visit(child, child_depth, parent_name, out, top=False)
 
     # -- writing ---------------------------------------------------------------------------

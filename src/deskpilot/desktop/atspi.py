@@ -21,6 +21,13 @@ FRAME_ROLES = {"frame", "window", "dialog", "alert", "file-chooser", "color-choo
 #: Action names that activate an element, most preferred first ("" = Chromium's nameless).
 ACTIVATE_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "select", "")
 
+#: Roles whose accessible name is often empty while a nearby label names them.
+LABELLED_ROLES = {
+    "entry", "password-text", "text", "combo-box", "spin-button", "slider", "calendar",
+    "date-editor", "list", "list-box", "tree", "tree-table", "table", "check-box",
+    "radio-button", "toggle-button", "switch", "push-button",
+}  # fmt: skip
+
 #: Roles whose text content is worth fetching (their name alone does not show their content).
 TEXT_ROLES = {
     "text",
@@ -149,6 +156,11 @@ class Accessibility:
             or app.nodes[p].has("Value")
         ]
         await self.reader.fill_text(app, textual)
+        unnamed = [
+            p for p in shown
+            if not app.nodes[p].name and app.nodes[p].role_name in LABELLED_ROLES
+        ]  # fmt: skip
+        await self.reader.fill_labels(app, unnamed)
         root = build_nodes(WindowTree(app, frame, offset), window)
         return root, app.partial, app.problems
 
@@ -228,7 +240,9 @@ class Accessibility:
             await asyncio.sleep(0.3 - (now - last))
         self._last_use[key] = time.monotonic()
 
-    async def set_text(self, key: tuple[str, str], text: str) -> str | None:
+    async def set_text(
+        self, key: tuple[str, str], text: str, *, masked: bool = False
+    ) -> str | None:
         """Replace the element's text through EditableText; how it was done, or None.
 
         Delete + insert first (it emits the same signals as typing, so dialogs that enable
@@ -247,7 +261,7 @@ class Accessibility:
                     "isi",
                     [0, text, len(text.encode())],
                 )
-            if await self.read_text(key) == text:
+            if shows(await self.read_text(key), text, masked):
                 return "EditableText delete+insert"
         except AtspiCallError as exc:
             if exc.gone:
@@ -260,7 +274,7 @@ class Accessibility:
             if exc.unsupported:
                 return None
             raise
-        if body[0] and await self.read_text(key) == text:
+        if body[0] and shows(await self.read_text(key), text, masked):
             return "EditableText.SetTextContents"
         return None
 
@@ -300,6 +314,13 @@ class Accessibility:
         return await self.inspect(key, window.pid)
 
 
+def shows(shown: str | None, expected: str, masked: bool) -> bool:
+    """Whether a field's text is ``expected`` (password fields show one mask per character)."""
+    if shown is None:
+        return False
+    return len(shown) == len(expected) if masked else shown == expected
+
+
 def _close(extents: tuple[int, ...], geo: Rect, slack: int = 40) -> bool:
     if len(extents) != 4:
         return False
@@ -332,6 +353,7 @@ def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
             value=raw.value,
             interfaces=raw.interfaces,
             parent_key=parent,
+            label=raw.label,
         )
 
     root = make(app.nodes[wt.frame], None)

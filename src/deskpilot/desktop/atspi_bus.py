@@ -116,6 +116,7 @@ class AtspiBus:
         self.call_timeout = call_timeout
         self._slots = asyncio.Semaphore(max_in_flight)
         self._pids: dict[str, int] = {}
+        self._toolkits: dict[str, str] = {}
         self._registered: set[str] = set()
         self._listening = False
         #: monotonic time of the last AT-SPI event from each app (bus name), once listening
@@ -301,5 +302,16 @@ class AtspiBus:
         self._pids[bus_name] = pid
         return pid
 
+    async def toolkit(self, bus_name: str) -> str:
+        """The app's toolkit name ("GTK", "Qt", "Chromium", "LibreOffice"…), cached."""
+        if bus_name not in self._toolkits:
+            try:
+                name = await self.get_property(bus_name, ROOT_PATH, "Application", "ToolkitName")
+            except (AtspiCallError, AtspiTimeout):
+                name = ""
+            self._toolkits[bus_name] = str(name)
+        return self._toolkits[bus_name]
+
     def forget(self, bus_name: str) -> None:
         self._pids.pop(bus_name, None)
+        self._toolkits.pop(bus_name, None)

@@ -37,6 +37,8 @@ T = TypeVar("T")
 MAX_MANAGED_CHILDREN = 600
 #: Nodes read per app at most.
 MAX_NODES = 30000
+#: AtspiRelationType LABELLED_BY
+RELATION_LABELLED_BY = 2
 
 
 @dataclass(slots=True)
@@ -54,6 +56,7 @@ class RawNode:
     extents: tuple[int, int, int, int] | None = None
     text: str | None = None
     value: str | None = None
+    label: str = ""  # name of the element that labels it (LABELLED_BY), for unnamed fields
 
     @property
     def role_name(self) -> str:
@@ -314,6 +317,12 @@ class TreeReader:
         )
 
     async def _basic_props(self, bus: str, path: str) -> tuple[str, str, int]:
+        # Qt has no working GetAll: on Qt 5 (KeePassXC) it even crashes the app
+        if not (await self.bus.toolkit(bus)).lower().startswith("qt"):
+            return await self._props_all(bus, path) or await self._props_each(bus, path)
+        return await self._props_each(bus, path)
+
+    async def _props_all(self, bus: str, path: str) -> tuple[str, str, int] | None:
         try:
             body = await self.bus.call(
                 bus,
@@ -332,7 +341,9 @@ class TreeReader:
         except AtspiCallError as exc:
             if not exc.unsupported:
                 raise
-        # Qt has no GetAll: ask one property at a time
+        return None
+
+    async def _props_each(self, bus: str, path: str) -> tuple[str, str, int]:
         name, desc, count = await asyncio.gather(
             self.bus.get_property(bus, path, "Accessible", "Name"),
             self.bus.get_property(bus, path, "Accessible", "Description"),
@@ -357,6 +368,33 @@ class TreeReader:
 
         await asyncio.gather(*(one(p) for p in wanted))
 
+    async def fill_labels(self, tree: AppTree, paths: Iterable[str]) -> None:
+        """For unnamed fields, the name of the element that labels them (LABELLED_BY)."""
+
+        async def one(path: str) -> None:
+            body = await self._guard(
+                tree, "GetRelationSet",
+                self.bus.call(tree.bus, path, "Accessible", "GetRelationSet"),
+            )  # fmt: skip
+            if body is None:
+                return
+            for rel_type, targets in body[0]:
+                if int(rel_type) != RELATION_LABELLED_BY or not targets:
+                    continue
+                tbus, tpath = targets[0]
+                target = tree.nodes.get(str(tpath)) if tbus == tree.bus else None
+                if target is not None:
+                    tree.nodes[path].label = target.name or (target.text or "")
+                else:
+                    got = await self._guard(
+                        tree, "label name",
+                        self.bus.get_property(str(tbus), str(tpath), "Accessible", "Name"),
+                    )  # fmt: skip
+                    tree.nodes[path].label = str(got or "")
+                return
+
+        await asyncio.gather(*(one(p) for p in paths))
+
     async def fill_text(self, tree: AppTree, paths: Iterable[str], *, limit: int = 2000) -> None:
         """Fetch text content (Text.GetText) and range values (Value.CurrentValue)."""
 
@@ -364,7 +402,7 @@ class TreeReader:
             body = await self._guard(
                 tree,
                 "GetText",
-                self.bus.call(tree.bus, path, "Text", "GetText", "ii", [0, limit + 1]),
+                self.bus.call(tree.bus, path, "Text", "GetText", "ii", [0, -1]),
             )
             if body is not None:
                 tree.nodes[path].text = str(body[0]).replace("\ufffc", "")

@@ -157,6 +157,7 @@ class Node:
     interfaces: frozenset[str] = frozenset()
     children: list[Node] = field(default_factory=list)
     parent_key: tuple[str, str] | None = None
+    label: str = ""  # the name of the element labelling it, when its own name is empty
 
     def walk(self) -> list[Node]:
         out: list[Node] = []

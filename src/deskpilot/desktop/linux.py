@@ -22,7 +22,7 @@ from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop import apps as appcat
 from deskpilot.desktop.a11yenv import accessible_env, chromium_flags
-from deskpilot.desktop.atspi import Accessibility
+from deskpilot.desktop.atspi import Accessibility, shows
 from deskpilot.desktop.atspi_bus import AtspiBus
 from deskpilot.desktop.base import (
     ActionOutcome,
@@ -398,14 +398,16 @@ class LinuxDesktop:
     async def fill_element(
         self, window: WindowInfo, key: tuple[str, str], text: str
     ) -> ActionOutcome:
-        how = await self.a11y.set_text(key, text)
+        live = await self.a11y.inspect(key, window.pid)
+        masked = live is not None and live.role == "password-text"
+        how = await self.a11y.set_text(key, text, masked=masked)
         if how is not None:
             return ActionOutcome("atspi", how)
         # no EditableText (Chromium inputs): focus it, select all, type over it
-        return await self._type_over(window, key, text)
+        return await self._type_over(window, key, text, masked=masked)
 
     async def _type_over(
-        self, window: WindowInfo, key: tuple[str, str], text: str
+        self, window: WindowInfo, key: tuple[str, str], text: str, *, masked: bool = False
     ) -> ActionOutcome:
         async with self._raw_input(window) as outcome:
             if not await self._focus(key):
@@ -419,16 +421,18 @@ class LinuxDesktop:
             # key events are queued; the app may still be applying them: wait until the field
             # shows the text, so that the next action (focusing another field) cannot steal
             # keystrokes meant for this one
-            if not await self._shows(key, text):
-                shown = await self.a11y.read_text(key)
+            if not await self._shows(key, text, masked):
+                shown = "(hidden)" if masked else await self.a11y.read_text(key)
                 raise ActionFailed(
                     f"typed {len(text)} characters but the field shows {shown!r}; re-read it"
                 )
         return outcome.done("focused the field, selected all and typed")
 
-    async def _shows(self, key: tuple[str, str], text: str, timeout: float = 3.0) -> bool:
+    async def _shows(
+        self, key: tuple[str, str], text: str, masked: bool = False, timeout: float = 3.0
+    ) -> bool:
         async def check() -> bool:
-            return await self.a11y.read_text(key) == text
+            return shows(await self.a11y.read_text(key), text, masked)
 
         try:
             await async_wait_for(check, timeout=timeout, what="the typed text")

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from deskpilot.ax.render import INTERACTIVE, TEXTUAL, clean_name
 from deskpilot.desktop.base import ActionOutcome, LiveElement, WindowInfo
 from deskpilot.desktop.keys import parse_shortcut
-from deskpilot.errors import DeskpilotError, InvalidArguments, ToolError
+from deskpilot.errors import ActionFailed, DeskpilotError, InvalidArguments, ToolError
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
@@ -27,6 +27,7 @@ from deskpilot.tools.elements import lookup, verify
 from deskpilot.tools.windows import WindowIDArg, resolve_window
 
 Action = Literal["click", "fill", "type", "shortcut"]
+TEXT_FIELD_ROLES = {"entry", "password-text", "text", "spin-button", "combo-box", "terminal"}
 
 ActionArg = Annotated[
     Action,
@@ -103,6 +104,11 @@ async def run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
         return f"Clicked {_label(live)} @{eid} {_how(outcome)}."
     if step.action == "fill":
         eid, live = await verify(ctx, window, step.elementID or "")
+        if "editable" not in live.states and live.role not in TEXT_FIELD_ROLES:
+            raise ActionFailed(
+                f"@{eid} is a {_label(live)}, not a text field: fill needs an editable field "
+                "(use click for buttons, or type to send keys to the focused element)"
+            )
         outcome = await ctx.desktop.fill_element(window, live.key, step.text or "")
         n = len(step.text or "")
         return f"Filled {_label(live)} @{eid} with {n} characters {_how(outcome)}."

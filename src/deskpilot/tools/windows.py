@@ -194,8 +194,17 @@ async def open_app(
         window = next((w for w in running if w.active), running[0])
         note = "The app was already running; its window was not brought to the front."
     else:
+        before = {w.xid for w in await ctx.desktop.list_windows()}
         window = await ctx.desktop.launch(entry, timeout=60.0)
         note = f"Launched {entry.name}."
+        extra = [
+            w for w in await ctx.desktop.list_windows()
+            if w.xid not in before and w.xid != window.xid and w.pid == window.pid
+        ]  # fmt: skip
+        for w in extra:
+            active = " and it is active" if w.active else ""
+            note += (f'\nIt also opened "{w.title}" (windowID {w.stable_id}){active}: a startup '
+                     "dialog may need to be closed first.")  # fmt: skip
     Blocklist.from_settings(ctx.settings).check_window(window)
     ctx.session.track(window.stable_id)
     text = f"{describe_target(window)}\n{PASS_HINT}\n{note}"

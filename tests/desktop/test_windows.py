@@ -1,0 +1,68 @@
+"""list_windows: both ID forms, app ids, the ACTIVE marker; resolution; closed windows."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from deskpilot._wait import async_wait_for
+from deskpilot.tools.context import ToolContext
+from tests.desktop.conftest import Apps, Call
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+async def test_list_windows_forms_and_resolution(call: Call, ctx: ToolContext, apps: Apps) -> None:
+    calc = await apps.open("galculator")
+    editor = await apps.open("org.xfce.mousepad")
+    assert await ctx.desktop.activate(editor)
+
+    listing = await call("list_windows")
+    text = listing.text
+    assert not listing.is_error
+    assert re.match(r"Open Windows \(\d+ total\):", text)
+    assert "Galculator (galculator):" in text
+    assert "Mousepad (org.xfce.mousepad):" in text
+    assert f"Window ID: {calc.pid}/{calc.title}" in text
+    assert f"Stable Window ID: {calc.pid}/{calc.xid}" in text
+    assert f"PID: {editor.pid}" in text
+    active = [ln for ln in text.splitlines() if "⭐ (ACTIVE)" in ln]
+    assert active == [f'  - Window: "{editor.title}" ⭐ (ACTIVE)']
+
+    # both forms name the same window
+    for wid in (calc.window_id, calc.stable_id):
+        read = await call("read_screen_ax", {"windowID": wid})
+        assert not read.is_error, read.text
+        assert f"windowID: {calc.stable_id}" in read.text
+
+    # a closed window gives the seed's error
+    await ctx.desktop.close_window(calc)  # type: ignore[attr-defined]
+
+    async def closed() -> bool:
+        return all(w.xid != calc.xid for w in await ctx.desktop.list_windows())
+
+    await async_wait_for(closed, timeout=10, what="galculator to close")
+    for wid in (calc.stable_id, calc.window_id):
+        gone = await call("read_screen_ax", {"windowID": wid})
+        assert gone.is_error
+        assert gone.text == (
+            f"Window {wid} not found — run list_windows again; the window may have closed."
+        )
+    bogus = await call("perform", {"action": "type", "text": "x", "windowID": "1/2"})
+    assert bogus.is_error and "not found" in bogus.text
+
+
+async def test_no_window_id_uses_tracked_target_then_active(
+    call: Call, ctx: ToolContext, apps: Apps
+) -> None:
+    editor = await apps.open("org.xfce.mousepad")
+    await ctx.desktop.activate(editor)
+    first = await call("read_screen_ax")  # no target yet: the active window
+    assert f"windowID: {editor.stable_id}" in first.text
+    assert ctx.session.target == editor.stable_id
+    calc = await apps.open("galculator")
+    await call("read_screen_ax", {"windowID": calc.stable_id})  # now the tracked target
+    await ctx.desktop.activate(editor)
+    again = await call("read_screen_ax")
+    assert f"windowID: {calc.stable_id}" in again.text  # the target, not the active window
