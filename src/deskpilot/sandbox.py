@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
@@ -57,18 +58,6 @@ _DESKTOP_VARS = (
     "SESSION_MANAGER",
     "DESKPILOT_SANDBOX",
 )
-
-#: LibreOffice settings for a fresh profile: no Tip of the Day, no first-start wizard, no
-#: crash-recovery prompt (stray dialogs that would take the keyboard focus).
-_LIBREOFFICE_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry"
- xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Setup/Office"><prop oor:name="ooSetupInstCompleted" oor:op="fuse"><value>true</value></prop></item>
-<item oor:path="/org.openoffice.Office.Recovery/RecoveryInfo"><prop oor:name="Enabled" oor:op="fuse"><value>false</value></prop></item>
-</oor:items>
-"""
 
 _SESSION_BUS_CONFIG = """<busconfig>
   <type>session</type>
@@ -302,8 +291,10 @@ class Sandbox:
             os.makedirs(os.path.join(home, sub), exist_ok=True)
         lo_user = os.path.join(home, ".config", "libreoffice", "4", "user")
         os.makedirs(lo_user, exist_ok=True)
+        # a fresh LibreOffice profile without Tip of the Day, first-run and recovery dialogs
+        profile = resources.files("deskpilot") / "data" / "libreoffice-registrymodifications.xcu"
         with open(os.path.join(lo_user, "registrymodifications.xcu"), "w") as fh:
-            fh.write(_LIBREOFFICE_PROFILE)
+            fh.write(profile.read_text())
         base = {k: v for k, v in self.base_env.items() if k not in _DESKTOP_VARS}
         base["XDG_RUNTIME_DIR"] = run
         base["HOME"] = home
