@@ -1,0 +1,248 @@
+"""A small driver: one vendor conversation played on the desktop, turn by turn.
+
+::
+
+    conv = await open_conversation("anthropic", "claude-sonnet-4-5", ctx)
+    driver = NativeDriver(conv, NativeExecutor(toolset, ctx), http_send(base_url, api_key))
+    result = await driver.run("Compute 7×6 in the calculator")
+
+Per model turn: the response is parsed into calls (original order) in a fresh
+:class:`~deskpilot.native.session.ComputerSession`; each computer call is shown to the approver
+(actions and safety warnings, :func:`~deskpilot.native.safety.ask_person`) and runs only when
+approved; local function calls run through ``functions`` (hybrid mode: the element tools);
+the results go back in the original order. A failed, refused or declined computer call stops
+the rest of the turn's computer calls ("Not executed…"). An approver raising
+:class:`~deskpilot.native.safety.CancelRequest` cancels the rest of the batch and ends the run;
+the next run starts a fresh conversation.
+
+HTTP is injected (``send``), so the agent loop's providers can replace :func:`http_send`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import httpx
+from PIL import Image
+
+from deskpilot.errors import ProviderError
+from deskpilot.events import Event
+from deskpilot.events import Image as EventImage
+from deskpilot.native.actions import CursorPosition, Zoom
+from deskpilot.native.calls import (
+    ComputerCall,
+    ComputerResult,
+    FunctionCall,
+    FunctionResult,
+    ScreenshotRef,
+)
+from deskpilot.native.executor import BatchOutcome, NativeExecutor
+from deskpilot.native.safety import CancelRequest, ask_person
+from deskpilot.native.scaling import CoordinateOutOfBounds, Vendor, fit_within, viewport_for
+from deskpilot.native.session import ComputerSession
+from deskpilot.native.tools import target_of
+from deskpilot.native.vendors import make_conversation
+from deskpilot.native.vendors.base import NOT_EXECUTED, Conversation, declined_message
+from deskpilot.policy import Approver
+from deskpilot.tools.base import ToolSpec
+from deskpilot.tools.context import ToolContext
+from deskpilot.tools.toolset import ToolSet
+
+Send = Callable[[Conversation, dict[str, Any]], Awaitable[Mapping[str, Any]]]
+
+
+def http_send(base_url: str, api_key: str, *, timeout: float = 120.0) -> Send:
+    """POST each request body to ``base_url + conversation.path`` with the vendor's headers."""
+
+    async def send(conv: Conversation, body: dict[str, Any]) -> Mapping[str, Any]:
+        url = base_url.rstrip("/") + conv.path
+        try:
+            async with httpx.AsyncClient(timeout=timeout) as client:
+                reply = await client.post(url, json=body, headers=conv.headers(api_key))
+        except httpx.HTTPError as exc:
+            raise ProviderError(f"{conv.vendor}: request failed ({type(exc).__name__})") from exc
+        if reply.status_code >= 400:
+            raise ProviderError(
+                f"{conv.vendor} returned HTTP {reply.status_code}: {reply.text[:300]}"
+            )
+        try:
+            data = reply.json()
+        except ValueError as exc:
+            raise ProviderError(f"{conv.vendor} returned a body that is not JSON") from exc
+        if not isinstance(data, Mapping):
+            raise ProviderError(f"{conv.vendor} returned JSON that is not an object")
+        return data
+
+    return send
+
+
+async def open_conversation(
+    vendor: Vendor,
+    model: str,
+    ctx: ToolContext,
+    *,
+    window: str | None = None,
+    functions: Sequence[ToolSpec] = (),
+    instructions: str | None = None,
+) -> Conversation:
+    """A conversation whose viewport fits the target (the screen, or ``window``) right now."""
+    _, rect = await target_of(ctx, window)
+    viewport = viewport_for(vendor, rect.width, rect.height)
+    return make_conversation(vendor, model, viewport, window=window, functions=functions,
+                             instructions=instructions)  # fmt: skip
+
+
+@dataclass
+class RunResult:
+    status: Literal["done", "cancelled", "max_turns"]
+    text: str
+    turns: int
+    sessions: list[ComputerSession] = field(default_factory=list)
+
+
+def _ref(image: EventImage) -> ScreenshotRef:
+    return ScreenshotRef(data=image.data, mime=image.mime)
+
+
+class NativeDriver:
+    """Plays one conversation (see the module docstring)."""
+
+    def __init__(
+        self,
+        conversation: Conversation,
+        executor: NativeExecutor,
+        send: Send,
+        *,
+        functions: ToolSet | None = None,
+        approver: Approver | None = None,
+        max_turns: int = 30,
+    ) -> None:
+        self.conv = conversation
+        self.executor = executor
+        self.send = send
+        self.functions = functions
+        self.approver = approver or executor.ctx.approver
+        self.max_turns = max_turns
+
+    @property
+    def ctx(self) -> ToolContext:
+        return self.executor.ctx
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    async def run(self, goal: str) -> RunResult:
+        first = await self.executor.capture(window=self.conv.window, call_id="native.start")
+        body = self.conv.start(goal, self._encode(first))
+        sessions: list[ComputerSession] = []
+        for n in range(1, self.max_turns + 1):
+            turn = self.conv.parse(await self.send(self.conv, body))
+            if turn.text:
+                self.ctx.emit(Event("model.text", {"text": turn.text}, run_id=self.ctx.run_id))
+            if turn.done:
+                return RunResult("done", turn.text, n, sessions)
+            session = ComputerSession()
+            session.receive(turn.items)
+            sessions.append(session)
+            if not await self.play(session):
+                self.conv.restart()
+                return RunResult("cancelled", turn.text, n, sessions)
+            body = self.conv.reply(session.results())
+        return RunResult("max_turns", "", self.max_turns, sessions)
+
+    async def play(self, session: ComputerSession) -> bool:
+        """Answer every call of ``session``; False when a request was cancelled."""
+        computer = [c for c in session.items if isinstance(c, ComputerCall)]
+        last = computer[-1].call_id if computer else None
+        stopped = False
+        for item in list(session.items):
+            if isinstance(item, FunctionCall):
+                await self._function(session, item)
+                continue
+            if stopped or item.problem:
+                shot = await self._now() if self.conv.screenshot_every_call else None
+                session.fail(item.call_id, item.problem or NOT_EXECUTED, screenshot=shot)
+                stopped = True
+                continue
+            try:
+                decision = await ask_person(item, self.approver, self.ctx.emit, self.ctx.run_id)
+            except CancelRequest:
+                session.cancel(item.call_id)
+                return False
+            except asyncio.CancelledError:
+                session.cancel(item.call_id)
+                raise
+            if not decision.approved:
+                shot = await self._now() if self.conv.screenshot_every_call else None
+                session.fail(item.call_id, declined_message(item.call_id, decision.why),
+                             screenshot=shot)  # fmt: skip
+                stopped = True
+                continue
+            wants_shot = self.conv.screenshot_every_call or item.call_id == last
+            outcome = await self.executor.run(
+                item.actions, window=self.conv.window, call_id=item.call_id, screenshot=wants_shot
+            )
+            session.submit(self._result(item, outcome, decision.acknowledged, wants_shot))
+            stopped = not outcome.ok
+        return True
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _encode(self, shot: EventImage) -> bytes:
+        """Adopt the capture's size as the target size, then scale it for the model."""
+        vp = self.conv.viewport
+        if (shot.width, shot.height) != (vp.target.width, vp.target.height):
+            self.conv.viewport = vp.with_target(shot.width, shot.height)
+        return self.conv.viewport.encode(shot.data)
+
+    async def _now(self) -> ScreenshotRef:
+        shot = await self.executor.capture(window=self.conv.window, call_id="native.now")
+        return ScreenshotRef(data=self._encode(shot))
+
+    def _zoomed(self, image: EventImage) -> ScreenshotRef:
+        limit = self.conv.viewport.image
+        size = fit_within(image.width, image.height, limit.width, limit.height)
+        if (size.width, size.height) == (image.width, image.height):
+            return _ref(image)
+        with Image.open(io.BytesIO(image.data)) as img:
+            small = img.convert("RGB").resize((size.width, size.height), Image.Resampling.LANCZOS)
+        buf = io.BytesIO()
+        small.save(buf, format="PNG")
+        return ScreenshotRef(data=buf.getvalue())
+
+    def _result(self, call: ComputerCall, outcome: BatchOutcome, acknowledged: tuple[Any, ...],
+                with_shot: bool) -> ComputerResult:  # fmt: skip
+        texts: list[str] = []
+        images: list[ScreenshotRef] = []
+        for step in outcome.steps:
+            data = step.result.data or {}
+            if step.ok and isinstance(step.action, CursorPosition):
+                try:
+                    sx, sy = self.conv.viewport.to_space(int(data["x"]), int(data["y"]))
+                    texts.append(f"X={sx},Y={sy}")
+                except (CoordinateOutOfBounds, KeyError):
+                    texts.append("The pointer is outside the screenshot.")
+            elif step.ok and isinstance(step.action, Zoom) and step.result.images:
+                images.append(self._zoomed(step.result.images[0]))
+        if not outcome.ok:
+            texts.append(outcome.report())
+        shot = None
+        if outcome.screenshot is not None and (with_shot or not outcome.ok):
+            shot = ScreenshotRef(data=self._encode(outcome.screenshot))
+        return ComputerResult(call.call_id, shot, tuple(acknowledged), "\n".join(texts),
+                              not outcome.ok, tuple(images))  # fmt: skip
+
+    async def _function(self, session: ComputerSession, call: FunctionCall) -> None:
+        if self.functions is None or call.name not in self.functions:
+            session.submit_function(
+                FunctionResult(call.call_id, f"Unknown function {call.name!r}.", is_error=True)
+            )
+            return
+        raw = call.meta.get("raw_arguments")
+        args: Mapping[str, Any] | str = raw if isinstance(raw, str) else dict(call.arguments)
+        res = await self.functions.call(call.name, args, self.ctx, call_id=call.call_id)
+        images = tuple(_ref(i) for i in res.images)
+        session.submit_function(FunctionResult(call.call_id, res.text, res.is_error, images))

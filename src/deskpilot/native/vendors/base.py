@@ -1,0 +1,89 @@
+"""What every vendor translator provides: a conversation over one vendor's wire JSON.
+
+A :class:`Conversation` is pure: it builds request bodies, parses responses into
+:class:`~deskpilot.native.calls.ComputerCall`/``FunctionCall`` items (coordinates already
+scaled to target pixels with its :class:`~deskpilot.native.scaling.Viewport`), and renders the
+turn's results back into the vendor's shape. HTTP is somebody else's job (the driver's ``send``,
+or an agent-loop provider).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from deskpilot.native.calls import Item, Output
+from deskpilot.native.scaling import Vendor, Viewport
+
+#: Wheel notches per 100 pixels of a pixel-based scroll delta (OpenAI, Gemini magnitudes).
+PIXELS_PER_NOTCH = 100
+NOT_EXECUTED = "Not executed: an earlier computer action in this turn failed."
+
+
+def declined_message(call_id: str, why: str = "the user declined") -> str:
+    return (
+        f"Declined: computer call {call_id} was not run ({why}). Do not retry it; continue "
+        "without it or tell the user it needs their approval."
+    )
+
+
+def notches(pixels: int) -> int:
+    """A pixel scroll delta → wheel notches (at least one when non-zero, sign kept)."""
+    if pixels == 0:
+        return 0
+    count = max(1, (2 * abs(pixels) + PIXELS_PER_NOTCH) // (2 * PIXELS_PER_NOTCH))  # half up
+    return count if pixels > 0 else -count
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+@dataclass
+class Turn:
+    """One parsed model response: its calls (in order) and any text it said."""
+
+    items: list[Item] = field(default_factory=list)
+    text: str = ""
+
+    @property
+    def done(self) -> bool:
+        return not self.items
+
+
+class Conversation(Protocol):
+    """One vendor conversation (see the module docstring)."""
+
+    vendor: Vendor
+    model: str
+    viewport: Viewport
+    window: str | None  # the target window, or None for the whole screen
+    #: an answer per computer call needs its own screenshot (else: the last of a turn gets it)
+    screenshot_every_call: bool
+
+    @property
+    def path(self) -> str:
+        """The request path, e.g. ``/v1/responses``."""
+        ...
+
+    def headers(self, api_key: str) -> dict[str, str]: ...
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The ``tools`` entries: the computer tool plus any local functions."""
+        ...
+
+    def start(self, goal: str, screenshot: bytes | None) -> dict[str, Any]:
+        """The first request body (``screenshot`` already encoded for the viewport)."""
+        ...
+
+    def parse(self, response: Mapping[str, Any]) -> Turn: ...
+
+    def reply(self, outputs: Sequence[Output]) -> dict[str, Any]:
+        """The next request body, carrying the turn's results in the original call order."""
+        ...
+
+    def restart(self) -> None:
+        """Forget the conversation's history (the next turn starts a fresh session)."""
+        ...
