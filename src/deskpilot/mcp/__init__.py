@@ -1,0 +1,100 @@
+"""``deskpilot mcp``: the ToolSet for any MCP client, over stdio or streamable HTTP.
+
+::
+
+    definitions  ToolSpec -> MCP Tool (annotations from declared risk); ToolResult -> result
+    approval     ElicitingApprover: ask the user through the client, else refuse with a hint
+    server       DeskpilotMCP: tools/list + tools/call on the SDK's low-level Server,
+                 one ClientState (Session, audit run, lock) per client connection
+    transports   stdio; HTTP with a bearer token, loopback-only unless allowed
+
+:func:`run_server` wires one process: the tools, one desktop connection shared by every
+client, the audit log, a transport.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+from deskpilot.audit import AuditLog
+from deskpilot.config import Settings
+from deskpilot.mcp.approval import ElicitingApprover
+from deskpilot.mcp.definitions import annotations_for, call_result, tool_definition
+from deskpilot.mcp.server import DeskpilotMCP
+from deskpilot.mcp.transports import (
+    Bind,
+    bind_socket,
+    new_token,
+    parse_bind,
+    remove_token_file,
+    serve_http,
+    serve_stdio,
+    write_token_file,
+)
+from deskpilot.runtime import open_desktop
+from deskpilot.tools.builtin import computer_use_tools
+from deskpilot.tools.toolset import ToolSet
+
+__all__ = [
+    "Bind",
+    "DeskpilotMCP",
+    "ElicitingApprover",
+    "annotations_for",
+    "build_toolset",
+    "call_result",
+    "parse_bind",
+    "run_server",
+    "tool_definition",
+]
+
+Say = Callable[[str], None]
+
+
+@contextlib.asynccontextmanager
+async def build_toolset(settings: Settings, say: Say) -> AsyncIterator[ToolSet]:
+    """The tools to serve: the nine computer-use tools."""
+    yield computer_use_tools()
+
+
+async def run_server(
+    settings: Settings,
+    *,
+    http: Bind | None = None,
+    token_file: Path | None = None,
+    say: Say = lambda message: None,
+) -> None:
+    """Serve until the client leaves (stdio) or the process is told to stop (HTTP)."""
+    sock = bind_socket(http) if http is not None else None
+    try:
+        async with build_toolset(settings, say) as toolset:
+            desktop = await open_desktop(settings)
+            audit = AuditLog(settings.audit_db)
+            try:
+                app = DeskpilotMCP(toolset, desktop=desktop, settings=settings, emit=audit)
+                say(
+                    f"{len(toolset.list())} tools on display {settings.display or '?'}; "
+                    f"confirm policy: {settings.confirm}; audit log: {settings.audit_db}"
+                )
+                if sock is None or http is None:
+                    await serve_stdio(app)
+                    return
+                token = new_token()
+                path = token_file or settings.state_dir / "mcp-token"
+                write_token_file(path, token)
+                try:
+
+                    def ready(url: str) -> None:
+                        say(f"bearer token (also in {path}, mode 0600): {token}")
+                        say(f"listening on {url}")
+
+                    await serve_http(app, sock, http, token, on_ready=ready)
+                finally:
+                    remove_token_file(path, token)
+            finally:
+                await desktop.close()
+                audit.close()
+    finally:
+        if sock is not None:
+            sock.close()

@@ -1,0 +1,251 @@
+"""The MCP server in process, driven by the official client, on the FakeDesktop.
+
+Fast checks of what the server itself decides: the tool list, error results for invalid
+arguments, confirmation by elicitation (and refusal without it), one Session per connection,
+events for the audit log. Real apps over real transports: tests/desktop/test_mcp_*.py and
+tests/e2e/test_mcp_{stdio,http}.py.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import mcp.types as types
+import pytest
+from mcp.client.client import Client
+from mcp.client.session import ClientRequestContext, ElicitationFnT
+
+from deskpilot.config import Settings
+from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
+from deskpilot.events import Event
+from deskpilot.mcp import DeskpilotMCP
+from deskpilot.mcp.approval import APPROVAL_SCHEMA
+from deskpilot.mcp.definitions import RISK_META_KEY
+from deskpilot.tools.builtin import computer_use_tools
+from tests.desktop.helpers import find_id
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+CALCULATOR, EDITOR, VAULT = FAKE_APPS
+
+
+class Server:
+    """A DeskpilotMCP on a FakeDesktop with one calculator and one editor window."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.desktop = FakeDesktop()
+        self.calc = self.desktop.add_window(CALCULATOR)
+        self.editor = self.desktop.add_window(EDITOR, "Mail to Bob")
+        self.events: list[Event] = []
+        self.app = DeskpilotMCP(
+            computer_use_tools(),
+            desktop=self.desktop,
+            settings=settings,
+            emit=self.events.append,
+        )
+
+    def kinds(self, tool: str | None = None) -> list[str]:
+        return [e.kind for e in self.events if tool is None or e.data.get("tool") == tool]
+
+    @asynccontextmanager
+    async def client(self, elicit: ElicitationFnT | None = None) -> AsyncIterator[Client]:
+        async with Client(self.app.server, mode="legacy", elicitation_callback=elicit) as c:
+            yield c
+
+
+@pytest.fixture
+def server(settings: Settings) -> Server:
+    return Server(settings)
+
+
+def text(result: types.CallToolResult) -> str:
+    first = result.content[0]
+    assert isinstance(first, types.TextContent)
+    return first.text
+
+
+class Elicitor:
+    """An elicitation callback that records what it was asked and answers as told."""
+
+    def __init__(self, answer: Callable[[], types.ElicitResult]) -> None:
+        self.answer = answer
+        self.asked: list[types.ElicitRequestFormParams] = []
+
+    async def __call__(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        assert isinstance(params, types.ElicitRequestFormParams)
+        self.asked.append(params)
+        return self.answer()
+
+
+async def test_tool_list_comes_from_the_tool_definitions(server: Server) -> None:
+    async with server.client() as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+    specs = {s.name: s for s in computer_use_tools().list()}
+    assert list(listed) == list(specs)
+    for name, spec in specs.items():
+        tool = listed[name]
+        assert (tool.title, tool.description) == (spec.title, spec.description)
+        assert tool.input_schema == spec.input_schema
+        assert tool.meta == {RISK_META_KEY: spec.risk.value}
+    hints = {
+        name: (
+            t.annotations.read_only_hint,
+            t.annotations.destructive_hint,
+            t.annotations.open_world_hint,
+        )
+        for name, t in listed.items()
+        if t.annotations is not None
+    }
+    assert hints == {
+        "list_windows": (True, None, False),
+        "read_screen_ax": (True, None, False),
+        "wait": (True, None, False),
+        "computer_use_screenshot": (True, None, False),
+        "open_app": (False, False, False),
+        "scroll": (False, False, False),
+        "perform": (False, True, False),  # may be raised to consequential ("Send")
+        "perform_sequence": (False, True, False),
+        "open_urls": (False, False, True),
+    }
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "expected"),
+    [
+        ("open_app", {}, "Invalid arguments for open_app: bundleId: required argument is missing"),
+        ("wait", {"seconds": "soon"}, "Invalid arguments for wait: seconds: Input should be"),
+        ("wait", {"seconds": -1}, "Invalid arguments for wait: seconds: Input should be greater"),
+        ("read_screen_ax", {"window": "1/2"}, "Invalid arguments for read_screen_ax: window: "),
+        ("perform", {"action": "teleport"}, "Invalid arguments for perform: action: "),
+        ("no_such_tool", {}, "Unknown tool 'no_such_tool'. Available tools: "),
+    ],
+)
+async def test_invalid_arguments_are_error_results_from_the_toolset(
+    server: Server, tool: str, args: dict[str, Any], expected: str
+) -> None:
+    async with server.client() as client:
+        result = await client.call_tool(tool, args)
+    assert result.is_error
+    assert text(result).startswith(expected), text(result)
+    # the ToolSet saw it: the call and its error result are both events (the audit log's rows)
+    assert server.kinds(tool) == ["tool.call", "tool.result"]
+    assert server.events[-2].data["ok"] is False
+
+
+async def test_results_carry_text_and_png_images(server: Server) -> None:
+    async with server.client() as client:
+        shot = await client.call_tool(
+            "computer_use_screenshot", {"windowID": server.calc.stable_id}
+        )
+    assert not shot.is_error
+    assert "Screenshot of window" in text(shot)
+    image = shot.content[1]
+    assert isinstance(image, types.ImageContent)
+    assert image.mime_type == "image/png"
+    assert base64.b64decode(image.data).startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def accept(approve: bool) -> Callable[[], types.ElicitResult]:
+    return lambda: types.ElicitResult(action="accept", content={"approve": approve})
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        lambda: types.ElicitResult(action="decline"),
+        lambda: types.ElicitResult(action="cancel"),
+        accept(False),
+        lambda: types.ErrorData(code=types.INVALID_REQUEST, message="no UI"),
+    ],
+    ids=["decline", "cancel", "accept-no", "client-error"],
+)
+async def test_consequential_click_asks_and_no_runs_nothing(
+    server: Server, answer: Callable[[], types.ElicitResult]
+) -> None:
+    elicitor = Elicitor(answer)
+    async with server.client(elicitor) as client:
+        read = await client.call_tool("read_screen_ax", {"windowID": server.editor.stable_id})
+        send = find_id(text(read), "button", "Send")
+        clicked = await client.call_tool("perform", {"elementID": send})
+    assert clicked.is_error
+    assert text(clicked).startswith("Declined: the user did not approve perform")
+    assert not any("click" in line for line in server.desktop.log), server.desktop.log
+    [asked] = elicitor.asked
+    assert asked.requested_schema == APPROVAL_SCHEMA
+    assert 'perform (consequential): activates "Send"' in asked.message
+    assert f'"elementID": "{send}"' in asked.message
+    answered = [e for e in server.events if e.kind == "confirm.answered"]
+    assert [e.data["approved"] for e in answered] == [False]
+
+
+async def test_consequential_click_runs_when_the_user_approves(server: Server) -> None:
+    elicitor = Elicitor(accept(True))
+    async with server.client(elicitor) as client:
+        read = await client.call_tool("read_screen_ax", {"windowID": server.editor.stable_id})
+        clicked = await client.call_tool(
+            "perform", {"elementID": find_id(text(read), "button", "Send")}
+        )
+    assert not clicked.is_error, text(clicked)
+    assert len(elicitor.asked) == 1
+    assert any("click" in line for line in server.desktop.log), server.desktop.log
+
+
+async def test_client_without_elicitation_is_refused_with_how_to_allow(server: Server) -> None:
+    async with server.client() as client:  # no elicitation callback: capability not declared
+        read = await client.call_tool("read_screen_ax", {"windowID": server.editor.stable_id})
+        clicked = await client.call_tool(
+            "perform", {"elementID": find_id(text(read), "button", "Send")}
+        )
+        # acts that are not consequential run without asking (confirm = consequential)
+        digit = await client.call_tool("read_screen_ax", {"windowID": server.calc.stable_id})
+        seven = await client.call_tool(
+            "perform", {"elementID": find_id(text(digit), "button", "7")}
+        )
+    assert clicked.is_error
+    assert "does not support elicitation" in text(clicked)
+    assert "`deskpilot mcp --confirm none`" in text(clicked)
+    assert not seven.is_error, text(seven)
+    assert server.desktop.display_text(server.calc.xid) == "7"
+    assert server.desktop.display_text(server.editor.xid) == ""
+
+
+async def test_confirm_none_runs_without_asking(settings: Settings) -> None:
+    server = Server(settings.with_overrides(confirm="none"))
+    elicitor = Elicitor(accept(False))
+    async with server.client(elicitor) as client:
+        read = await client.call_tool("read_screen_ax", {"windowID": server.editor.stable_id})
+        clicked = await client.call_tool(
+            "perform", {"elementID": find_id(text(read), "button", "Send")}
+        )
+    assert not clicked.is_error, text(clicked)
+    assert elicitor.asked == []
+
+
+async def test_each_connection_has_its_own_target_and_element_ids(server: Server) -> None:
+    async with server.client() as a, server.client() as b:
+        read_a = text(await a.call_tool("read_screen_ax", {"windowID": server.calc.stable_id}))
+        read_b = text(await b.call_tool("read_screen_ax", {"windowID": server.editor.stable_id}))
+        # without windowID each reads its own tracked target
+        assert "Window: 'Calculator'" in text(await a.call_tool("read_screen_ax", {}))
+        assert "Window: 'Mail to Bob'" in text(await b.call_tool("read_screen_ax", {}))
+        # an element ID the other connection was shown is unknown here
+        seven = find_id(read_a, "button", "7")
+        crossed = await b.call_tool("perform", {"elementID": seven})
+        assert crossed.is_error
+        assert "not shown by a read_screen_ax in this session" in text(crossed)
+        assert not (await a.call_tool("perform", {"elementID": seven})).is_error
+        assert find_id(read_b, "button", "Send")
+        assert len(server.app.clients) == 2
+        runs = {state.run_id for state in server.app.clients.values()}
+    # each connection is one run in the audit log; closing it finishes the run
+    assert server.app.clients == {}
+    started = {e.run_id for e in server.events if e.kind == "run.started"}
+    finished = {e.run_id: e.data for e in server.events if e.kind == "run.finished"}
+    assert started == runs == set(finished)
+    assert [d["steps"] for d in finished.values()] == [3, 3]
+    assert {e.run_id for e in server.events if e.kind == "tool.call"} == runs
