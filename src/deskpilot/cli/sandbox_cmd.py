@@ -7,6 +7,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 from types import FrameType
 
 import click
@@ -14,6 +15,10 @@ import click
 from deskpilot import sandbox as sb
 from deskpilot.cli.common import Context, fail, pass_context
 from deskpilot.errors import SandboxError
+
+
+def _size_option(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, int]:
+    return _parse_size(value)
 
 
 def _parse_size(value: str) -> tuple[int, int]:
@@ -31,6 +36,7 @@ size_option = click.option(
     default="1280x800",
     show_default=True,
     metavar="WxH",
+    callback=_size_option,
     help="Screen size of the virtual display.",
 )
 display_option = click.option(
@@ -66,13 +72,15 @@ def sandbox_group() -> None:
 @display_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @pass_context
-def run(ctx: Context, size: str, display_number: int | None, command: tuple[str, ...]) -> None:
+def run(
+    ctx: Context, size: tuple[int, int], display_number: int | None, command: tuple[str, ...]
+) -> None:
     """Run COMMAND on a fresh sandbox desktop; exit with its exit code.
 
     Everything is torn down afterwards — also when COMMAND fails or you press Ctrl-C.
     Example: deskpilot sandbox run -- gnome-calculator
     """
-    width, height = _parse_size(size)
+    width, height = size
     settings = ctx.settings
     interrupted: list[int] = []
     child: subprocess.Popen[bytes] | None = None
@@ -104,14 +112,11 @@ def run(ctx: Context, size: str, display_number: int | None, command: tuple[str,
             except PermissionError:
                 fail(f"command not executable: {command[0]}", 126)
             assert child is not None
-            while True:
-                try:
-                    code = child.wait()
-                    break
-                except KeyboardInterrupt:
-                    continue
+            code = _wait_child(child, interrupted)
             if code < 0:
                 code = 128 - code
+            if interrupted:
+                code = 128 + interrupted[0]
     except SandboxError as exc:
         fail(exc)
     finally:
@@ -122,12 +127,32 @@ def run(ctx: Context, size: str, display_number: int | None, command: tuple[str,
     sys.exit(code)
 
 
+#: Seconds an interrupted command gets to exit before it is killed with the desktop.
+GRACE = 5.0
+
+
+def _wait_child(child: subprocess.Popen[bytes], interrupted: list[int]) -> int:
+    """Wait for the command; once interrupted, give it GRACE seconds to exit, then kill it."""
+    deadline: float | None = None
+    while True:
+        if interrupted and deadline is None:
+            deadline = time.monotonic() + GRACE
+        try:
+            return child.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            if deadline is not None and time.monotonic() > deadline:
+                child.kill()
+                return child.wait()
+        except KeyboardInterrupt:
+            interrupted.append(signal.SIGINT)
+
+
 @sandbox_group.command("up")
 @size_option
 @display_option
 @name_option
 @pass_context
-def up(ctx: Context, size: str, display_number: int | None, name: str) -> None:
+def up(ctx: Context, size: tuple[int, int], display_number: int | None, name: str) -> None:
     """Start a sandbox that stays up, and print shell lines to `eval`.
 
     \b
@@ -135,7 +160,7 @@ def up(ctx: Context, size: str, display_number: int | None, name: str) -> None:
     deskpilot tool list_windows
     deskpilot sandbox down
     """
-    width, height = _parse_size(size)
+    width, height = size
     settings = ctx.settings
     info = sb.load_info(settings.state_dir, name)
     if info is not None and sb.is_alive(info):

@@ -49,6 +49,10 @@ def lookup(session: Session, element_id: str) -> tuple[str, ElementRecord]:
 async def verify(ctx: ToolContext, window: WindowInfo, element_id: str) -> tuple[str, LiveElement]:
     """The live element behind ``element_id``, checked against its fingerprint and window."""
     eid, record = lookup(ctx.session, element_id)
+    if record.window != window.xid and not any(
+        w.xid == record.window for w in await ctx.desktop.list_windows()
+    ):
+        raise ElementGone(eid, "its window has closed")
     if record.window != window.xid:
         raise ToolError(
             f"Element @{eid} belongs to another window ({record.pid}/{record.window}), not "
