@@ -20,10 +20,12 @@ from mcp.client.session import ClientRequestContext, ElicitationFnT
 
 from deskpilot.config import Settings
 from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
+from deskpilot.errors import AuditError, ConfigError
 from deskpilot.events import Event
 from deskpilot.mcp import DeskpilotMCP
 from deskpilot.mcp.approval import APPROVAL_SCHEMA
 from deskpilot.mcp.definitions import RISK_META_KEY
+from deskpilot.mcp.transports import check_bind, parse_bind
 from deskpilot.tools.builtin import computer_use_tools
 from tests.desktop.helpers import find_id
 
@@ -249,3 +251,42 @@ async def test_each_connection_has_its_own_target_and_element_ids(server: Server
     assert started == runs == set(finished)
     assert [d["steps"] for d in finished.values()] == [3, 3]
     assert {e.run_id for e in server.events if e.kind == "tool.call"} == runs
+
+
+async def test_an_audit_log_that_cannot_be_written_fails_the_call_visibly(
+    settings: Settings,
+) -> None:
+    server = Server(settings)
+
+    def broken(event: Event) -> None:
+        raise AuditError("disk full")
+
+    server.app.emit = broken
+    async with server.client() as client:
+        result = await client.call_tool("list_windows", {})
+    assert result.is_error
+    assert text(result).startswith("list_windows: deskpilot could not write its audit log")
+
+
+@pytest.mark.parametrize(
+    ("value", "host", "port", "loopback"),
+    [
+        ("8765", "127.0.0.1", 8765, True),
+        (":0", "127.0.0.1", 0, True),
+        ("localhost:80", "localhost", 80, True),
+        ("127.0.0.2:1", "127.0.0.2", 1, True),
+        ("[::1]:9", "::1", 9, True),
+        ("0.0.0.0:9", "0.0.0.0", 9, False),
+        ("192.168.1.5:9", "192.168.1.5", 9, False),
+        ("example.org:9", "example.org", 9, False),
+    ],
+)
+async def test_http_addresses(value: str, host: str, port: int, loopback: bool) -> None:
+    bind = parse_bind(value)
+    assert (bind.host, bind.port, bind.loopback) == (host, port, loopback)
+    if loopback:
+        check_bind(bind, allow_remote=False)
+    else:
+        with pytest.raises(ConfigError, match="--allow-remote"):
+            check_bind(bind, allow_remote=False)
+        check_bind(bind, allow_remote=True)

@@ -66,35 +66,27 @@ async def run_server(
     say: Say = lambda message: None,
 ) -> None:
     """Serve until the client leaves (stdio) or the process is told to stop (HTTP)."""
-    sock = bind_socket(http) if http is not None else None
-    try:
-        async with build_toolset(settings, say) as toolset:
-            desktop = await open_desktop(settings)
-            audit = AuditLog(settings.audit_db)
-            try:
-                app = DeskpilotMCP(toolset, desktop=desktop, settings=settings, emit=audit)
-                say(
-                    f"{len(toolset.list())} tools on display {settings.display or '?'}; "
-                    f"confirm policy: {settings.confirm}; audit log: {settings.audit_db}"
-                )
-                if sock is None or http is None:
-                    await serve_stdio(app)
-                    return
-                token = new_token()
-                path = token_file or settings.state_dir / "mcp-token"
-                write_token_file(path, token)
-                try:
+    async with contextlib.AsyncExitStack() as stack:
+        sock = stack.enter_context(bind_socket(http)) if http is not None else None
+        toolset = await stack.enter_async_context(build_toolset(settings, say))
+        desktop = await open_desktop(settings)
+        stack.push_async_callback(desktop.close)
+        audit = stack.enter_context(AuditLog(settings.audit_db))
+        app = DeskpilotMCP(toolset, desktop=desktop, settings=settings, emit=audit)
+        say(
+            f"{len(toolset.list())} tools on display {settings.display or '?'}; "
+            f"confirm policy: {settings.confirm}; audit log: {settings.audit_db}"
+        )
+        if http is None or sock is None:
+            await serve_stdio(app)
+            return
+        token = new_token()
+        path = token_file or settings.state_dir / "mcp-token"
+        write_token_file(path, token)
+        stack.callback(remove_token_file, path, token)
 
-                    def ready(url: str) -> None:
-                        say(f"bearer token (also in {path}, mode 0600): {token}")
-                        say(f"listening on {url}")
+        def ready(url: str) -> None:
+            say(f"bearer token (also in {path}, mode 0600): {token}")
+            say(f"listening on {url}")
 
-                    await serve_http(app, sock, http, token, on_ready=ready)
-                finally:
-                    remove_token_file(path, token)
-            finally:
-                await desktop.close()
-                audit.close()
-    finally:
-        if sock is not None:
-            sock.close()
+        await serve_http(app, sock, http, token, on_ready=ready)

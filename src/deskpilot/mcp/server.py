@@ -72,7 +72,6 @@ class ClientState:
 
     session: Session
     run_id: str
-    client: str
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     calls: int = 0
 
@@ -83,7 +82,7 @@ def connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection:
     ``Connection.state`` and ``Connection.exit_stack`` are the SDK's documented per-connection
     scratch space and teardown hook, but ``ServerRequestContext`` does not expose the
     connection yet (the SDK's own TODO L54); its ``ServerSession`` holds it. One place reads
-    it, and a unit test pins the assumption."""
+    it; tests/e2e/test_mcp_server.py pins the assumption (one ClientState per connection)."""
     connection = getattr(ctx.session, "_connection", None)
     if not isinstance(connection, Connection):
         raise RuntimeError("this mcp SDK version does not expose the request's Connection")
@@ -149,27 +148,27 @@ class DeskpilotMCP:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        state = self._client(ctx)
         approver = ElicitingApprover(ctx.session, ctx.request_id, mode=self.settings.confirm)
-        tool_ctx = ToolContext(
-            desktop=self.desktop,
-            settings=self.settings,
-            session=state.session,
-            approver=approver,
-            emit=self.emit,
-            run_id=state.run_id,
-            rules=self.rules,
-        )
-        async with state.lock:
-            state.calls += 1
-            try:
+        try:
+            state = self._client(ctx)
+            tool_ctx = ToolContext(
+                desktop=self.desktop,
+                settings=self.settings,
+                session=state.session,
+                approver=approver,
+                emit=self.emit,
+                run_id=state.run_id,
+                rules=self.rules,
+            )
+            async with state.lock:
+                state.calls += 1
                 result = await self.toolset.call(params.name, params.arguments, tool_ctx)
-            except AuditError as exc:
-                log.error("audit log failed during %s: %s", params.name, exc)
-                return error_result(
-                    f"{params.name}: deskpilot could not write its audit log ({exc}); "
-                    "the call may not have completed. Tell the user."
-                )
+        except AuditError as exc:
+            log.error("audit log failed during %s: %s", params.name, exc)
+            return error_result(
+                f"{params.name}: deskpilot could not write its audit log ({exc}); the call may "
+                "not have run or completed. Tell the user."
+            )
         return call_result(result, note=approver.note if result.is_error else "")
 
     # -- per-connection state ------------------------------------------------------------------
@@ -181,7 +180,7 @@ class DeskpilotMCP:
             return state
         run_id = new_run_id()
         label = client_label(connection)
-        state = ClientState(session=Session(name=f"mcp-{run_id}"), run_id=run_id, client=label)
+        state = ClientState(session=Session(name=f"mcp-{run_id}"), run_id=run_id)
         connection.state[STATE_KEY] = state
         self.clients[run_id] = state
         self.emit(
