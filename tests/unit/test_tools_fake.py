@@ -1,0 +1,149 @@
+"""The nine tools and the ToolSet door, on the in-memory FakeDesktop (pure logic only)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from deskpilot.config import Settings
+from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
+from deskpilot.events import Event
+from deskpilot.policy import CallbackApprover, DenyAll
+from deskpilot.session import Session
+from deskpilot.tools.builtin import computer_use_tools
+from deskpilot.tools.context import ToolContext
+
+TOOLS = computer_use_tools()
+
+
+def make(settings: Settings, **kw: Any) -> tuple[ToolContext, FakeDesktop, list[Event]]:
+    desk = FakeDesktop()
+    events: list[Event] = []
+    ctx = ToolContext(
+        desktop=desk, settings=settings.with_overrides(**kw), session=Session(), emit=events.append
+    )
+    return ctx, desk, events
+
+
+def call(ctx: ToolContext, name: str, args: Any = None) -> Any:
+    return asyncio.run(TOOLS.call(name, args if args is not None else {}, ctx))
+
+
+def test_schemas_are_derived_and_closed() -> None:
+    names = [s.name for s in TOOLS.list()]
+    assert names == [
+        "list_windows",
+        "open_app",
+        "read_screen_ax",
+        "perform",
+        "perform_sequence",
+        "scroll",
+        "wait",
+        "computer_use_screenshot",
+        "open_urls",
+    ]
+    for spec in TOOLS.list():
+        schema = spec.input_schema
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        assert spec.description and "$defs" not in json.dumps(schema)
+    perform = TOOLS.get("perform").input_schema["properties"]
+    assert perform["action"]["enum"] == ["click", "fill", "type", "shortcut"]
+    assert TOOLS.get("scroll").input_schema["properties"]["milliseconds"]["default"] == 3000
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "message"),
+    [
+        ("nope", {}, "Unknown tool 'nope'"),
+        ("wait", "{not json", "not valid JSON"),
+        ("wait", "[1]", "expected a JSON object"),
+        ("wait", {}, "seconds: required argument is missing"),
+        ("wait", {"seconds": "soon"}, "seconds: Input should be a valid number"),
+        ("wait", {"seconds": 0}, "greater than 0"),
+        ("scroll", {"milliseconds": 3_600_001}, "less than or equal to 3600000"),
+        ("scroll", {"direction": "sideways"}, "direction"),
+        ("perform", {"action": "jump"}, "action: Input should be"),
+        ("perform", {"action": "click"}, "click needs an elementID"),
+        ("perform", {"action": "fill", "elementID": "1.2"}, "fill needs a text"),
+        ("perform", {"action": "shortcut", "shortcut": "ctrl+"}, "malformed shortcut"),
+        ("perform", {"elementID": 5}, "elementID: Input should be a valid string"),
+        ("perform", {"elementID": "1.2", "colour": "red"}, "colour: unknown argument"),
+        ("perform_sequence", {"steps": []}, "at least 1 item"),
+        ("perform_sequence", {"steps": [{"action": "type"}]}, "step 1): type needs a text"),
+        ("open_urls", {"urls": ["javascript:alert(1)"]}, "is not an http(s)"),
+        ("open_app", {"bundleId": ""}, "bundleId"),
+    ],
+)
+def test_bad_input_is_named_and_does_nothing(
+    settings: Settings, name: str, args: Any, message: str
+) -> None:
+    ctx, desk, _ = make(settings)
+    result = call(ctx, name, args)
+    assert result.is_error and message in result.text
+    assert desk.log == []  # nothing happened on the desktop
+
+
+def test_calculator_flow_and_resolution_order(settings: Settings) -> None:
+    ctx, desk, events = make(settings)
+    opened = call(ctx, "open_app", {"bundleId": "Calculator"})
+    assert "Stable Window ID:" in opened.text and ctx.session.target
+    text = call(ctx, "read_screen_ax").text
+    ids = {
+        ln.split('"')[1]: ln.rsplit("@", 1)[1]
+        for ln in text.splitlines()
+        if "@" in ln and ln.strip().startswith("button")
+    }
+    steps = [{"elementID": ids[k]} for k in ("1", "2", "×", "7", "=")]
+    assert not call(ctx, "perform_sequence", {"steps": steps}).is_error
+    assert desk.display_text(desk.windows[0].info.xid) == "84"
+    kinds = [e.kind for e in events]
+    assert kinds.count("tool.call") == kinds.count("tool.result") == 3
+
+    # a second window becomes active; without windowID the tracked target is still used
+    desk.add_window(FAKE_APPS[1])
+    assert "Calculator" in call(ctx, "read_screen_ax").text
+    ctx.session.target = None
+    assert "Editor" in call(ctx, "read_screen_ax").text  # the active window
+
+
+def test_blocked_app_refused_everywhere(settings: Settings) -> None:
+    ctx, desk, _ = make(settings)
+    assert "blocked apps list" in call(ctx, "open_app", {"bundleId": "KeePassXC"}).text
+    assert desk.windows == []
+    vault = desk.add_window(FAKE_APPS[2])
+    for name in ("read_screen_ax", "computer_use_screenshot", "scroll"):
+        result = call(ctx, name, {"windowID": vault.stable_id})
+        assert result.is_error and "blocked apps list" in result.text
+
+
+def test_consequential_click_asks_and_no_declines(settings: Settings) -> None:
+    ctx, desk, events = make(settings, confirm="consequential")
+    call(ctx, "open_app", {"bundleId": "Editor"})
+    text = call(ctx, "read_screen_ax").text
+    send = next(ln for ln in text.splitlines() if '"Send"' in ln).rsplit("@", 1)[1]
+    ctx.approver = DenyAll()
+    declined = call(ctx, "perform", {"elementID": send})
+    assert declined.is_error and declined.text.startswith("Declined")
+    assert "click Send" not in desk.log and "press Send" not in " ".join(desk.log)
+    asked: list[str] = []
+    ctx.approver = CallbackApprover(lambda req: asked.append(req.reason) or True)
+    assert not call(ctx, "perform", {"elementID": send}).is_error
+    assert asked and "Send" in asked[0]
+    answered = [e.data["approved"] for e in events if e.kind == "confirm.answered"]
+    assert answered == [False, True]
+
+
+def test_stale_and_unknown_ids(settings: Settings) -> None:
+    ctx, desk, _ = make(settings)
+    call(ctx, "open_app", {"bundleId": "Calculator"})
+    text = call(ctx, "read_screen_ax").text
+    some = text.splitlines()[3].rsplit("@", 1)[1]
+    desk.close_window(desk.windows[0].info.xid)
+    desk.add_window(FAKE_APPS[0])
+    gone = call(ctx, "perform", {"elementID": some})
+    assert gone.is_error
+    unknown = call(ctx, "perform", {"elementID": "not an id!"})
+    assert unknown.is_error and "is not an element ID" in unknown.text
