@@ -49,7 +49,7 @@ def test_catalogue_and_resolution(apps_env: dict[str, str]) -> None:
 def test_ambiguous_names_list_candidates(apps_env: dict[str, str]) -> None:
     apps = load_catalogue(apps_env)
     with pytest.raises(
-        AppNotFound, match="ambiguous.*Galculator.*Calculator \\(org.gnome.Calculator\\)"
+        AppNotFound, match=r"ambiguous.*Galculator.*Calculator \(org.gnome.Calculator\)"
     ):
         resolve_app("calc", apps)
 
