@@ -6,7 +6,8 @@ same :class:`~deskpilot.tools.toolset.ToolSet` door as the element tools::
 
     vendors/{openai,anthropic,gemini}.py   wire JSON  <->  ComputerCall / results   (pure)
     scaling.py                              model space <-> target pixels            (pure)
-    actions.py                              the action model (dataclasses)           (pure)
+    actions.py, keymap.py                   the action model; vendor key names → keysyms (pure)
+    calls.py                                ComputerCall / ComputerResult / ... + to/from_dict
     safety.py, session.py                   the call/result flow: approval, safety checks,
                                             checkpoints, batches, cancellation       (pure)
     tools.py                                ``computer`` / ``computer_view`` tools: blocked apps,
