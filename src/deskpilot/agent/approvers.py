@@ -1,0 +1,112 @@
+"""Approvers for the CLI: ask the person at the terminal, or deny when nobody can be asked.
+
+Other approvers live in :mod:`deskpilot.policy` (``AllowAll``, ``DenyAll``,
+``CallbackApprover``). Only an explicit ``y``/``yes`` approves; anything else — Enter, ``n``,
+end of input, no terminal — declines. Requests are asked one at a time. What is shown is
+what runs: arguments are printed as ASCII JSON, so invisible or look-alike characters show as
+``\\uXXXX`` escapes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import IO
+
+from deskpilot.policy import ApprovalRequest
+
+Ask = Callable[[str], Awaitable[str | None]]
+
+
+def describe(request: ApprovalRequest) -> str:
+    """The question, with the arguments escaped exactly as they will run."""
+    args = json.dumps(dict(request.args), ensure_ascii=True, sort_keys=True, default=str)
+    lines = [
+        f"deskpilot wants to run {request.tool} ({request.risk.value}): {request.reason}",
+        f"  arguments: {args}",
+    ]
+    lines += [f"  {line}" for line in request.details]
+    return "\n".join(lines)
+
+
+async def read_line_from(stream: IO[str]) -> str | None:
+    """Read one line without blocking the event loop; ``None`` at end of input.
+
+    A terminal is watched with ``add_reader`` (cancellable, nothing left behind). Anything else
+    (pipes, files) is read by a daemon thread, so a pending read never holds up exit.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[str | None] = loop.create_future()
+
+    def deliver(line: str | None) -> None:
+        if not future.done():
+            future.set_result(line)
+
+    if _isatty(stream):
+        fd = stream.fileno()
+        loop.add_reader(fd, lambda: deliver(stream.readline() or None))
+        try:
+            return await future
+        finally:
+            loop.remove_reader(fd)
+
+    def read() -> None:
+        try:
+            line = stream.readline() or None
+        except (OSError, ValueError):
+            line = None
+        with contextlib.suppress(RuntimeError):  # the loop may have closed meanwhile
+            loop.call_soon_threadsafe(deliver, line)
+
+    threading.Thread(target=read, name="deskpilot-stdin", daemon=True).start()
+    return await future
+
+
+class TerminalApprover:
+    """Ask y/N on the terminal; with no terminal (or ``interactive=False``), decline."""
+
+    def __init__(
+        self,
+        *,
+        stdin: IO[str] | None = None,
+        stderr: IO[str] | None = None,
+        interactive: bool | None = None,
+        ask: Ask | None = None,
+    ) -> None:
+        self.stdin = stdin or sys.stdin
+        self.stderr = stderr or sys.stderr
+        if interactive is None:
+            interactive = _isatty(self.stdin) and _isatty(self.stderr)
+        self.interactive = interactive
+        self._ask = ask or (lambda _prompt: read_line_from(self.stdin))
+        self._lock = asyncio.Lock()
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        async with self._lock:
+            print(describe(request), file=self.stderr)
+            if not self.interactive:
+                print(
+                    "  → declined: no terminal to ask (use --confirm none to allow such "
+                    "actions in a trusted sandbox)",
+                    file=self.stderr,
+                )
+                return False
+            prompt = "  Allow this action? [y/N] "
+            print(prompt, end="", file=self.stderr, flush=True)
+            answer = await self._ask(prompt)
+            approved = (answer or "").strip().lower() in ("y", "yes")
+            if answer is None:
+                print("", file=self.stderr)
+            print("  → approved" if approved else "  → declined", file=self.stderr)
+            return approved
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

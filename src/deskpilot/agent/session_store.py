@@ -1,0 +1,48 @@
+"""Save a conversation to a JSON file and resume it (``deskpilot chat --resume FILE``).
+
+The file is the neutral conversation (:meth:`Conversation.to_dict`) plus a little metadata
+(the model in use, the tool protocol); screenshots are kept as base64. Writes are atomic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from deskpilot.agent.conversation import Conversation
+from deskpilot.errors import ConfigError
+
+
+def save_conversation(
+    path: Path, conversation: Conversation, meta: Mapping[str, Any] | None = None
+) -> None:
+    data = {"deskpilot_conversation": conversation.to_dict(), "meta": dict(meta or {})}
+    path = path.expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".conversation-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def load_conversation(path: Path) -> tuple[Conversation, dict[str, Any]]:
+    path = path.expanduser()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        conversation = Conversation.from_dict(data["deskpilot_conversation"])
+    except OSError as exc:
+        raise ConfigError(f"cannot read conversation {path}: {exc.strerror}") from exc
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path} is not a saved deskpilot conversation ({exc})") from exc
+    meta = data.get("meta")
+    return conversation, dict(meta) if isinstance(meta, dict) else {}

@@ -1,0 +1,175 @@
+"""``computer_use_task(goal, windowID?)``: the computer-use subagent (seed A.0).
+
+Two ways in:
+
+* a runtime entry point — ``await computer_use_task(goal, window_id, provider=..., ctx=...)``
+  (what ``deskpilot run`` calls), returning a :class:`~deskpilot.agent.loop.RunResult`;
+* a tool a parent agent calls — :func:`computer_use_task_tool` builds its ToolSpec (what
+  ``deskpilot chat`` gives its model).
+
+The subagent gets only the nine computer-use tools, whatever toolset it is handed (never file
+or shell tools). Its instructions carry live context read at the start (date, frontmost window,
+agent browser, app preferences) and the goal's negative constraints. With ``windowID`` the
+window becomes the tracked target and the model is told to pass it to every tool.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Annotated
+
+from pydantic import Field
+
+from deskpilot.agent.conversation import Conversation
+from deskpilot.agent.loop import AgentRun, RunOptions, RunResult, StopController
+from deskpilot.agent.prompts import (
+    computer_use_system_prompt,
+    gather_context,
+    negative_constraints,
+)
+from deskpilot.agent.providers.base import Provider
+from deskpilot.policy import Risk
+from deskpilot.tools.base import ToolResult, ToolSpec, tool
+from deskpilot.tools.context import ToolContext
+from deskpilot.tools.toolset import ToolSet
+
+#: The nine tools of seed 000 — all the subagent may use.
+COMPUTER_USE_TOOLS: tuple[str, ...] = (
+    "list_windows",
+    "open_app",
+    "read_screen_ax",
+    "perform",
+    "perform_sequence",
+    "scroll",
+    "wait",
+    "computer_use_screenshot",
+    "open_urls",
+)
+
+
+def computer_use_toolset(tools: ToolSet | None = None) -> ToolSet:
+    """``tools`` (default: the built-in nine) narrowed to the nine computer-use tools."""
+    if tools is None:
+        from deskpilot.tools.builtin import computer_use_tools
+
+        tools = computer_use_tools()
+    return tools.subset([name for name in tools.names() if name in COMPUTER_USE_TOOLS])
+
+
+def default_options(ctx: ToolContext) -> RunOptions:
+    s = ctx.settings
+    return RunOptions(max_steps=s.max_steps, timeout=s.timeout, tool_protocol=s.tool_protocol)
+
+
+async def resolve_window(ctx: ToolContext, window_id: str) -> str | None:
+    """The stable ``pid/xid`` of a window named in either form (or by its X id), if open."""
+    wanted = window_id.strip()
+    for window in await ctx.desktop.list_windows():
+        if wanted in (window.stable_id, window.window_id, str(window.xid)):
+            return window.stable_id
+    return None
+
+
+async def computer_use_task(
+    goal: str,
+    window_id: str | None = None,
+    *,
+    provider: Provider,
+    ctx: ToolContext,
+    tools: ToolSet | None = None,
+    options: RunOptions | None = None,
+    controller: StopController | None = None,
+    parent_run: str | None = None,
+) -> RunResult:
+    """Run the subagent on ``goal`` until it answers, runs out of steps or time, or is stopped."""
+    target = None
+    if window_id:
+        target = await resolve_window(ctx, window_id)
+        if target is not None:
+            ctx.session.target = target
+    live = await gather_context(ctx, target or window_id)
+    constraints = negative_constraints(goal)
+    conversation = Conversation(system=computer_use_system_prompt(live, constraints))
+    conversation.add_user(goal)
+    run = AgentRun(
+        provider,
+        computer_use_toolset(tools),
+        ctx,
+        conversation,
+        options or default_options(ctx),
+        goal=goal,
+        constraints=constraints,
+        controller=controller,
+        parent_run=parent_run,
+    )
+    return await run.run()
+
+
+def format_task_result(result: RunResult) -> str:
+    if result.outcome == "needs_attention":
+        return f"[computer_use_task needs attention: {result.reason}]\n{result.answer}"
+    return result.answer
+
+
+def computer_use_task_tool(
+    provider: Provider | Callable[[], Provider],
+    *,
+    tools: ToolSet | Callable[[], ToolSet] | None = None,
+    options: RunOptions | None = None,
+    controller: StopController | None = None,
+) -> ToolSpec:
+    """The subagent as a tool. ``provider`` (or a callable returning the current one) runs it,
+    so a parent conversation that switches model takes its subagent along."""
+
+    @tool(risk=Risk.ACTS, title="Computer-use task", name="computer_use_task", open_world=True)
+    async def run_task(
+        ctx: ToolContext,
+        goal: Annotated[
+            str,
+            Field(
+                min_length=1,
+                description=(
+                    "The whole UI task: which app or URL, what to do, what not to do, and what to "
+                    "return."
+                ),
+            ),
+        ],
+        windowID: Annotated[
+            str | None,
+            Field(
+                description=(
+                    "Optional window to reuse for every step (pid/title or pid/windowNumber)."
+                )
+            ),
+        ] = None,
+    ) -> ToolResult:
+        """Operate graphical apps on the Linux desktop to do one task, with a subagent that reads
+        accessibility trees and acts on elements. Returns the extracted content, a confirmation
+        of what was done, or what blocked it and any partial data."""
+        current = provider() if callable(provider) else provider
+        toolset = tools() if callable(tools) else tools
+        sub_ctx = dataclasses.replace(ctx, run_id="")
+        result = await computer_use_task(
+            goal,
+            windowID,
+            provider=current,
+            ctx=sub_ctx,
+            tools=toolset,
+            options=options or default_options(ctx),
+            controller=controller,
+            parent_run=ctx.run_id or None,
+        )
+        return ToolResult(
+            text=format_task_result(result),
+            is_error=result.outcome != "done",
+            data={
+                "outcome": result.outcome,
+                "reason": result.reason,
+                "steps": result.steps,
+                "run_id": result.run_id,
+            },
+            summary=f"{result.outcome} after {result.steps} step(s)",
+        )
+
+    return run_task
