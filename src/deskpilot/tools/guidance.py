@@ -31,7 +31,9 @@ def _parse(name: str, text: str) -> Guidance | None:
     tips = data.get("tips", "")
     if not isinstance(match, list) or not isinstance(tips, str) or not tips.strip():
         return None
-    return Guidance(name, frozenset(str(m).casefold() for m in match), tips.strip())
+    # a single newline only wraps the source: join it; blank lines separate tips
+    paragraphs = [" ".join(p.split()) for p in tips.strip().split("\n\n")]
+    return Guidance(name, frozenset(str(m).casefold() for m in match), "\n".join(paragraphs))
 
 
 @lru_cache(maxsize=4)
