@@ -50,6 +50,10 @@ CHROMIUM_NAMES = {
 ELECTRON_HINTS = {"electron", "code", "slack", "discord", "signal-desktop", "obsidian"}
 
 
+#: Apps launched by this process that may still run (see LinuxDesktop._reap).
+_LAUNCHED: list[subprocess.Popen[bytes]] = []
+
+
 def png_bytes(img: Image.Image) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="PNG", compress_level=1)
@@ -106,6 +110,10 @@ class LinuxDesktop:
 
     def _reap(self) -> None:
         self._children = [p for p in self._children if p.poll() is None]
+        # apps outlive this object: keep their Popen objects referenced (no "still running"
+        # warning from Popen.__del__) until they exit
+        _LAUNCHED.extend(p for p in self._children if p not in _LAUNCHED)
+        _LAUNCHED[:] = [p for p in _LAUNCHED if p.poll() is None]
 
     # -- windows and apps ------------------------------------------------------------------
 
