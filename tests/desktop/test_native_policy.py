@@ -48,7 +48,8 @@ async def test_a_click_aimed_at_keepassxc_is_refused(
 
     conv = await open_conversation("openai", "gpt-5.5", ctx)
     with ReplayServer(script) as server:
-        driver = NativeDriver(conv, NativeExecutor(ToolSet(), ctx), http_send(server.url, "k"))
+        send = http_send(server.url + "/v1", "k")
+        driver = NativeDriver(conv, NativeExecutor(ToolSet(), ctx), send)
         result = await driver.run("Open my password vault.")
     assert result.status == "done" and server.errors == []
     assert await desktop.pointer_position() == (3, 3)  # no input reached the screen

@@ -16,6 +16,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 from PIL import Image
@@ -25,6 +26,7 @@ from deskpilot.desktop.base import Rect, WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.native.driver import NativeDriver, RunResult, http_send, open_conversation
 from deskpilot.native.executor import NativeExecutor
+from deskpilot.native.vendors.base import BASE_URLS
 from deskpilot.policy import ApprovalRequest, CallbackApprover
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
@@ -210,8 +212,8 @@ async def play(
     ctx = dataclasses.replace(ctx, approver=CallbackApprover(lambda r: asked.append(r) or True))
     conv = await open_conversation(case.vendor, case.model, ctx, window=window)  # type: ignore[arg-type]
     with ReplayServer(script) as server:
-        driver = NativeDriver(conv, NativeExecutor(ToolSet(), ctx),
-                              http_send(server.url, "test-key"))  # fmt: skip
+        base = server.url + urlparse(BASE_URLS[case.vendor]).path  # e.g. …/v1 for OpenAI
+        driver = NativeDriver(conv, NativeExecutor(ToolSet(), ctx), http_send(base, "test-key"))
         result = await driver.run("Compute 7 × 6 in the calculator.")
     assert server.errors == []
     return result, server, driver

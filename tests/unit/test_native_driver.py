@@ -12,10 +12,10 @@ import pytest
 from deskpilot.config import Settings
 from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
 from deskpilot.events import Event
-from deskpilot.native.calls import CallError
+from deskpilot.native.calls import CallError, ComputerFlowError
 from deskpilot.native.driver import NativeDriver, open_conversation
 from deskpilot.native.executor import NativeExecutor
-from deskpilot.native.safety import CancelRequest
+from deskpilot.native.safety import CancelRequest, PauseRequest
 from deskpilot.native.vendors.base import Conversation
 from deskpilot.policy import AllowAll, ApprovalRequest, Approver, CallbackApprover, DenyAll, Risk
 from deskpilot.tools.base import ToolResult, tool
@@ -232,3 +232,45 @@ async def test_cursor_position_is_reported_in_screenshot_pixels(settings: Settin
     await driver.run("where")
     block = script.bodies[1]["messages"][-1]["content"][0]
     assert block["content"][0] == {"type": "text", "text": "X=500,Y=250"}  # WXGA, factor 2
+
+
+@pytest.mark.asyncio
+async def test_a_paused_run_resumes_from_a_checkpoint_in_a_new_driver(settings: Settings) -> None:
+    def pause_at_t3(request: ApprovalRequest) -> bool:
+        if request.call_id == "t3":
+            raise PauseRequest
+        return True
+
+    script = Script()
+    driver, desktop, at, _ = await setup(settings, "anthropic", "claude-opus-4-6", script,
+                                         CallbackApprover(pause_at_t3), 0)  # fmt: skip
+
+    def use(call_id: str, key: str) -> dict[str, Any]:
+        return {"type": "tool_use", "id": call_id, "name": "computer",
+                "input": {"action": "left_click", "coordinate": list(at[key])}}  # fmt: skip
+
+    echo_use = {"type": "tool_use", "id": "t2", "name": "echo", "input": {"text": "mid"}}
+    script.replies = [{"content": [use("t1", "7"), echo_use, use("t3", "8"), use("t4", "9")]}]
+    paused = await driver.run("type 789")
+    assert paused.status == "paused" and desktop.display_text(desktop.windows[0].info.xid) == "7"
+    saved = json.loads(json.dumps(driver.checkpoint()))  # survives a process boundary
+    assert [c["call_id"] for c in saved["session"]["items"]] == ["t1", "t2", "t3", "t4"]
+    assert sorted(saved["session"]["answers"]) == ["0", "1"]  # t1 and the echo are done
+
+    asked: list[ApprovalRequest] = []
+    ctx = driver.ctx
+    conv = await open_conversation("anthropic", "claude-opus-4-6", ctx, functions=[echo])
+    later = NativeDriver(conv, NativeExecutor(ToolSet(), ctx), script,
+                         functions=ToolSet([echo]), approver=yes(asked))  # fmt: skip
+    script.replies = [{"content": [{"type": "text", "text": "789"}]}]
+    result = await later.resume(saved)
+    assert (result.status, result.text, result.turns) == ("done", "789", 2)
+    assert [r.call_id for r in asked] == ["t3", "t4"]  # only what was still pending
+    assert desktop.display_text(desktop.windows[0].info.xid) == "789"
+    blocks = script.bodies[-1]["messages"][-1]["content"]
+    assert [b["tool_use_id"] for b in blocks] == ["t1", "t2", "t3", "t4"]
+    assert blocks[1]["content"][0]["text"] == "echo: mid"
+    assert script.bodies[-1]["messages"][1]["role"] == "assistant"  # the history came back
+    with pytest.raises(ComputerFlowError, match="claude-opus-4-6"):
+        other = await open_conversation("anthropic", "claude-sonnet-4-5", ctx)
+        await NativeDriver(other, NativeExecutor(ToolSet(), ctx), script).resume(saved)

@@ -187,3 +187,10 @@ async def test_an_unknown_window_is_reported(settings: Settings) -> None:
     ex, _ = make(settings, FakeDesktop())
     outcome = await ex.run([Click(1, 1)], window="1/2", screenshot=False)
     assert "Window 1/2 not found" in outcome.steps[0].result.text
+
+
+def test_the_callers_toolset_is_not_changed(settings: Settings) -> None:
+    mine = ToolSet()
+    ex, _ = make(settings, FakeDesktop())
+    assert NativeExecutor(mine, ex.ctx).toolset.names() == ["computer", "computer_view"]
+    assert mine.names() == []

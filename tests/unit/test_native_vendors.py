@@ -42,6 +42,9 @@ from deskpilot.native.vendors.anthropic import (
 )
 from deskpilot.native.vendors.gemini import GeminiConversation
 from deskpilot.native.vendors.openai import OpenAIConversation
+from deskpilot.policy import Risk
+from deskpilot.tools.base import ToolResult, tool
+from deskpilot.tools.context import ToolContext
 
 PNG = b"\x89PNG-shot"
 SHOT = ScreenshotRef(data=PNG)
@@ -279,7 +282,7 @@ def test_gemini_legacy_functions_map_from_the_grid() -> None:
     decl = conv.tools()[0]["computerUse"]
     assert decl["environment"] == "ENVIRONMENT_BROWSER"
     assert decl["excludedPredefinedFunctions"] == ["open_web_browser", "search", "navigate"]
-    assert conv.path == "/v1beta/models/gemini-2.5-computer-use-preview-10-2025:generateContent"
+    assert conv.path == "/models/gemini-2.5-computer-use-preview-10-2025:generateContent"
     conv.start("go", PNG)
     turn = conv.parse({"candidates": [{"content": {"role": "model", "parts": [
         {"text": "On it."},
@@ -382,3 +385,38 @@ def test_every_vendor_body_is_json() -> None:
                           ("gemini", "gemini-3.5-flash")):  # fmt: skip
         conv = make_conversation(vendor, model, viewport_for(vendor, 1280, 800))  # type: ignore[arg-type]
         json.dumps(conv.start("go", PNG))
+
+
+def test_conversation_state_survives_a_checkpoint() -> None:
+    for vendor, model in (("openai", "gpt-5.5"), ("anthropic", "claude-opus-5-5"),
+                          ("gemini", "gemini-3.5-flash")):  # fmt: skip
+        vp = viewport_for(vendor, 1280, 800)  # type: ignore[arg-type]
+        conv = make_conversation(vendor, model, vp)  # type: ignore[arg-type]
+        conv.start("go", PNG)
+        conv.parse({"id": "resp_1", "output": [], "content": [
+            {"type": "tool_use", "id": "t1", "toolset_name": "computer", "name": "screenshot",
+             "input": {}}], "candidates": [{"content": {"parts": [
+                 {"functionCall": {"name": "take_screenshot", "args": {}}}]}}]})  # fmt: skip
+        saved = json.loads(json.dumps(conv.state()))
+        again = make_conversation(vendor, model, vp)  # type: ignore[arg-type]
+        again.load(saved)
+        assert again.state() == conv.state()
+        assert json.dumps(again.reply([])) == json.dumps(conv.reply([]))
+
+
+def test_gemini_leaves_out_local_tools_named_like_predefined_functions() -> None:
+    @tool(risk=Risk.READ_ONLY, title="Wait")
+    async def wait(ctx: ToolContext, seconds: float) -> ToolResult:
+        """Pause."""
+        return ToolResult(text="waited")
+
+    @tool(risk=Risk.READ_ONLY, title="Read")
+    async def read_screen_ax(ctx: ToolContext) -> ToolResult:
+        """Read."""
+        return ToolResult(text="tree")
+
+    conv = GeminiConversation("gemini-3.5-flash", viewport_for("gemini", 1280, 800),
+                              functions=[wait, read_screen_ax])  # fmt: skip
+    decls = conv.tools()[1]["functionDeclarations"]
+    assert [d["name"] for d in decls] == ["read_screen_ax"]
+    assert "additionalProperties" not in decls[0]["parameters"]

@@ -13,7 +13,10 @@ approved; local function calls run through ``functions`` (hybrid mode: the eleme
 the results go back in the original order. A failed, refused or declined computer call stops
 the rest of the turn's computer calls ("Not executed…"). An approver raising
 :class:`~deskpilot.native.safety.CancelRequest` cancels the rest of the batch and ends the run;
-the next run starts a fresh conversation.
+the next run starts a fresh conversation. An approver raising
+:class:`~deskpilot.native.safety.PauseRequest` pauses the run: ``checkpoint()`` gives JSON-able
+state (conversation, viewport, the turn in progress with its call ids, action order and pending
+checks) and ``resume(checkpoint)`` — on a new driver, in a new process — carries on from there.
 
 HTTP is injected (``send``), so the agent loop's providers can replace :func:`http_send`.
 """
@@ -34,15 +37,24 @@ from deskpilot.events import Event
 from deskpilot.events import Image as EventImage
 from deskpilot.native.actions import CursorPosition, Zoom
 from deskpilot.native.calls import (
+    CallError,
     ComputerCall,
+    ComputerFlowError,
     ComputerResult,
     FunctionCall,
     FunctionResult,
+    Output,
     ScreenshotRef,
 )
 from deskpilot.native.executor import BatchOutcome, NativeExecutor
-from deskpilot.native.safety import CancelRequest, ask_person
-from deskpilot.native.scaling import CoordinateOutOfBounds, Vendor, fit_within, viewport_for
+from deskpilot.native.safety import CancelRequest, PauseRequest, ask_person
+from deskpilot.native.scaling import (
+    CoordinateOutOfBounds,
+    Vendor,
+    Viewport,
+    fit_within,
+    viewport_for,
+)
 from deskpilot.native.session import ComputerSession
 from deskpilot.native.tools import target_of
 from deskpilot.native.vendors import make_conversation
@@ -96,12 +108,21 @@ async def open_conversation(
                              instructions=instructions)  # fmt: skip
 
 
+CHECKPOINT_VERSION = 1
+
+
 @dataclass
 class RunResult:
-    status: Literal["done", "cancelled", "max_turns"]
+    status: Literal["done", "cancelled", "paused", "max_turns"]
     text: str
     turns: int
     sessions: list[ComputerSession] = field(default_factory=list)
+
+
+def _failed(answer: Output) -> bool:
+    if isinstance(answer, ComputerResult):
+        return answer.is_error
+    return isinstance(answer, CallError) and answer.computer
 
 
 def _ref(image: EventImage) -> ScreenshotRef:
@@ -127,6 +148,8 @@ class NativeDriver:
         self.functions = functions
         self.approver = approver or executor.ctx.approver
         self.max_turns = max_turns
+        self.session: ComputerSession | None = None  # the turn in progress (kept when paused)
+        self.turns = 0
 
     @property
     def ctx(self) -> ToolContext:
@@ -135,30 +158,78 @@ class NativeDriver:
     # -- the loop ----------------------------------------------------------------------------
 
     async def run(self, goal: str) -> RunResult:
+        """Start the conversation with ``goal`` and a screenshot; play it to the end."""
         first = await self.executor.capture(window=self.conv.window, call_id="native.start")
-        body = self.conv.start(goal, self._encode(first))
-        sessions: list[ComputerSession] = []
-        for n in range(1, self.max_turns + 1):
-            turn = self.conv.parse(await self.send(self.conv, body))
-            if turn.text:
-                self.ctx.emit(Event("model.text", {"text": turn.text}, run_id=self.ctx.run_id))
-            if turn.done:
-                return RunResult("done", turn.text, n, sessions)
-            session = ComputerSession()
-            session.receive(turn.items)
-            sessions.append(session)
-            if not await self.play(session):
-                self.conv.restart()
-                return RunResult("cancelled", turn.text, n, sessions)
-            body = self.conv.reply(session.results())
-        return RunResult("max_turns", "", self.max_turns, sessions)
+        self.session, self.turns = None, 0
+        return await self._loop(self.conv.start(goal, self._encode(first)))
 
-    async def play(self, session: ComputerSession) -> bool:
-        """Answer every call of ``session``; False when a request was cancelled."""
+    async def resume(self, checkpoint: Mapping[str, Any]) -> RunResult:
+        """Continue a paused run from :meth:`checkpoint` (the same vendor and model)."""
+        if checkpoint.get("version") != CHECKPOINT_VERSION:
+            raise ComputerFlowError("unsupported native run checkpoint")
+        if (checkpoint.get("vendor"), checkpoint.get("model")) != (self.conv.vendor,
+                                                                   self.conv.model):  # fmt: skip
+            raise ComputerFlowError(
+                f"this checkpoint is for {checkpoint.get('vendor')}:{checkpoint.get('model')}, "
+                f"not {self.conv.vendor}:{self.conv.model}"
+            )
+        self.conv.load(checkpoint["conversation"])
+        self.conv.viewport = Viewport.from_dict(checkpoint["viewport"])
+        saved = checkpoint.get("session")
+        if saved is None:
+            raise ComputerFlowError("the checkpoint has no turn in progress to resume")
+        self.session = ComputerSession.from_dict(saved)
+        self.turns = int(checkpoint.get("turns", 0))
+        return await self._loop(None)
+
+    def checkpoint(self) -> dict[str, Any]:
+        """JSON-able state of a paused run: the conversation and the turn in progress."""
+        return {
+            "version": CHECKPOINT_VERSION,
+            "vendor": self.conv.vendor,
+            "model": self.conv.model,
+            "window": self.conv.window,
+            "viewport": self.conv.viewport.to_dict(),
+            "conversation": self.conv.state(),
+            "session": None if self.session is None else self.session.to_dict(),
+            "turns": self.turns,
+        }
+
+    async def _loop(self, body: dict[str, Any] | None) -> RunResult:
+        sessions = [] if self.session is None else [self.session]
+        text = ""
+        while True:
+            if self.session is None:
+                if body is None or self.turns >= self.max_turns:
+                    return RunResult("max_turns", text, self.turns, sessions)
+                turn = self.conv.parse(await self.send(self.conv, body))
+                self.turns += 1
+                text = turn.text
+                if text:
+                    self.ctx.emit(Event("model.text", {"text": text}, run_id=self.ctx.run_id))
+                if turn.done:
+                    return RunResult("done", text, self.turns, sessions)
+                self.session = ComputerSession()
+                self.session.receive(turn.items)
+                sessions.append(self.session)
+            state = await self.play(self.session)
+            if state == "paused":
+                return RunResult("paused", text, self.turns, sessions)
+            if state == "cancelled":
+                self.conv.restart()
+                self.session = None
+                return RunResult("cancelled", text, self.turns, sessions)
+            body = self.conv.reply(self.session.results())
+            self.session = None
+
+    async def play(self, session: ComputerSession) -> Literal["done", "cancelled", "paused"]:
+        """Answer every unanswered call of ``session``, in order."""
         computer = [c for c in session.items if isinstance(c, ComputerCall)]
         last = computer[-1].call_id if computer else None
-        stopped = False
-        for item in list(session.items):
+        stopped = any(_failed(a) for a in session.answers.values())
+        for index, item in enumerate(list(session.items)):
+            if index in session.answers:
+                continue
             if isinstance(item, FunctionCall):
                 await self._function(session, item)
                 continue
@@ -169,9 +240,11 @@ class NativeDriver:
                 continue
             try:
                 decision = await ask_person(item, self.approver, self.ctx.emit, self.ctx.run_id)
+            except PauseRequest:
+                return "paused"
             except CancelRequest:
                 session.cancel(item.call_id)
-                return False
+                return "cancelled"
             except asyncio.CancelledError:
                 session.cancel(item.call_id)
                 raise
@@ -187,7 +260,7 @@ class NativeDriver:
             )
             session.submit(self._result(item, outcome, decision.acknowledged, wants_shot))
             stopped = not outcome.ok
-        return True
+        return "done"
 
     # -- helpers -----------------------------------------------------------------------------
 

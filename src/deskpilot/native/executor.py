@@ -63,11 +63,12 @@ class BatchOutcome:
 
 
 def with_native_tools(toolset: ToolSet) -> ToolSet:
-    """``toolset`` with ``computer`` and ``computer_view`` added if missing (same object)."""
-    for spec in NATIVE_TOOLS:
-        if spec.name not in toolset:
-            toolset.add(spec)
-    return toolset
+    """``toolset`` if it has ``computer`` and ``computer_view``, else a copy with them added.
+
+    The caller's ToolSet is never changed: surfaces that list it (MCP) keep their tool list.
+    """
+    missing = [spec for spec in NATIVE_TOOLS if spec.name not in toolset]
+    return ToolSet([*toolset.list(), *missing]) if missing else toolset
 
 
 class NativeExecutor:

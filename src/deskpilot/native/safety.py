@@ -10,7 +10,7 @@ Rules (seed-spec C; protocols.md §1.4, §3.3, §4):
 * A result must acknowledge exactly the pending checks (:func:`require_exact_ack`).
 
 An approver may raise :class:`CancelRequest` to cancel the request (and with it the rest of
-its batch) instead of declining it.
+its batch) instead of declining it, or :class:`PauseRequest` to leave it pending.
 """
 
 from __future__ import annotations
@@ -36,6 +36,10 @@ class SafetyCheckMismatch(ComputerFlowError):
 
 class CancelRequest(Exception):
     """Raised by an approver to cancel the request (and the rest of its batch)."""
+
+
+class PauseRequest(Exception):
+    """Raised by an approver to pause the run here (checkpoint it, resume it later)."""
 
 
 def require_exact_ack(
@@ -104,7 +108,7 @@ async def ask_person(
 ) -> Decision:
     """Show ``call`` to the approver; the events go to the audit log.
 
-    Raises :class:`CancelRequest` when the approver cancels.
+    Raises :class:`CancelRequest` / :class:`PauseRequest` when the approver cancels / pauses.
     """
     request = approval_request(call)
     emit(Event("confirm.asked", {"tool": TOOL_NAME, "args": dict(request.args),
@@ -118,9 +122,10 @@ async def ask_person(
     else:
         try:
             approved = (await approver.approve(request)) is True
-        except CancelRequest:
+        except (CancelRequest, PauseRequest) as signal:
+            what = "cancelled" if isinstance(signal, CancelRequest) else "paused"
             emit(Event("confirm.answered", {"tool": TOOL_NAME, "call_id": call.call_id,
-                                            "approved": False, "cancelled": True, "by": by},
+                                            "approved": False, what: True, "by": by},
                        run_id=run_id))  # fmt: skip
             raise
         except Exception:

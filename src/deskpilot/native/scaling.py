@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from PIL import Image
 
@@ -131,6 +132,16 @@ class Viewport:
         target = self.target.width if axis == "x" else self.target.height
         scaled = (2 * abs(length) * target + space) // (2 * space)  # rounded half up
         return scaled if length >= 0 else -scaled
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"target": [self.target.width, self.target.height],
+                "image": [self.image.width, self.image.height],
+                "space": [self.space.width, self.space.height], "grid": self.grid}  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Viewport:
+        return cls(Size(*data["target"]), Size(*data["image"]), Size(*data["space"]),
+                   bool(data.get("grid", False)))  # fmt: skip
 
     def with_target(self, width: int, height: int) -> Viewport:
         """The same image and space over a target of another size (a resized window)."""

@@ -189,7 +189,7 @@ class AnthropicConversation:
 
     vendor: Vendor = "anthropic"
     screenshot_every_call = False
-    path = "/v1/messages"
+    path = "/v1/messages"  # under the base URL https://api.anthropic.com
 
     def __init__(
         self,
@@ -297,3 +297,10 @@ class AnthropicConversation:
     def restart(self) -> None:
         self.messages = []
         self._toolset_calls.clear()
+
+    def state(self) -> dict[str, Any]:
+        return {"messages": list(self.messages), "toolset_calls": sorted(self._toolset_calls)}
+
+    def load(self, state: Mapping[str, Any]) -> None:
+        self.messages = list(state.get("messages", []))
+        self._toolset_calls = set(state.get("toolset_calls", []))

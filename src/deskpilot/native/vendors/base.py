@@ -17,6 +17,13 @@ from typing import Any, Protocol
 from deskpilot.native.calls import Item, Output
 from deskpilot.native.scaling import Vendor, Viewport
 
+#: Default API base URLs (as the agent loop's providers use them); ``path`` goes under these.
+BASE_URLS: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "gemini": "https://generativelanguage.googleapis.com/v1beta",
+}
+
 #: Wheel notches per 100 pixels of a pixel-based scroll delta (OpenAI, Gemini magnitudes).
 PIXELS_PER_NOTCH = 100
 NOT_EXECUTED = "Not executed: an earlier computer action in this turn failed."
@@ -65,7 +72,7 @@ class Conversation(Protocol):
 
     @property
     def path(self) -> str:
-        """The request path, e.g. ``/v1/responses``."""
+        """The request path under the vendor's base URL (:data:`BASE_URLS`)."""
         ...
 
     def headers(self, api_key: str) -> dict[str, str]: ...
@@ -86,4 +93,12 @@ class Conversation(Protocol):
 
     def restart(self) -> None:
         """Forget the conversation's history (the next turn starts a fresh session)."""
+        ...
+
+    def state(self) -> dict[str, Any]:
+        """The history, as JSON-able data (for checkpoints)."""
+        ...
+
+    def load(self, state: Mapping[str, Any]) -> None:
+        """Restore :meth:`state`."""
         ...

@@ -185,7 +185,8 @@ class GeminiConversation:
         self.model = model
         self.viewport = viewport
         self.window = window
-        self.functions = tuple(functions)
+        # a local tool named like a predefined function ("wait", "scroll") cannot be declared
+        self.functions = tuple(f for f in functions if f.name not in COMPUTER_FUNCTIONS)
         self.system = system
         self.contents: list[dict[str, Any]] = []
         self._names: dict[str, tuple[str, str | None]] = {}  # call_id → (name, wire id)
@@ -193,7 +194,8 @@ class GeminiConversation:
 
     @property
     def path(self) -> str:
-        return f"/v1beta/models/{self.model}:generateContent"
+        # under the base URL https://generativelanguage.googleapis.com/v1beta
+        return f"/models/{self.model}:generateContent"
 
     def headers(self, api_key: str) -> dict[str, str]:
         return {"x-goog-api-key": api_key}
@@ -298,3 +300,12 @@ class GeminiConversation:
     def restart(self) -> None:
         self.contents = []
         self._names.clear()
+
+    def state(self) -> dict[str, Any]:
+        names = {k: list(v) for k, v in self._names.items()}
+        return {"contents": list(self.contents), "names": names, "serial": self._serial}
+
+    def load(self, state: Mapping[str, Any]) -> None:
+        self.contents = list(state.get("contents", []))
+        self._names = {k: (str(v[0]), v[1]) for k, v in state.get("names", {}).items()}
+        self._serial = int(state.get("serial", 0))

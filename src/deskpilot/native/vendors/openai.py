@@ -175,7 +175,7 @@ class OpenAIConversation:
 
     vendor: Vendor = "openai"
     screenshot_every_call = True
-    path = "/v1/responses"
+    path = "/responses"  # under the base URL https://api.openai.com/v1
 
     def __init__(
         self,
@@ -264,3 +264,9 @@ class OpenAIConversation:
 
     def restart(self) -> None:
         self.previous_response_id = None
+
+    def state(self) -> dict[str, Any]:
+        return {"previous_response_id": self.previous_response_id}
+
+    def load(self, state: Mapping[str, Any]) -> None:
+        self.previous_response_id = state.get("previous_response_id")
