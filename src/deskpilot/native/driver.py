@@ -44,6 +44,7 @@ from deskpilot.native.calls import (
     FunctionCall,
     FunctionResult,
     Output,
+    SafetyCheck,
     ScreenshotRef,
 )
 from deskpilot.native.executor import BatchOutcome, NativeExecutor
@@ -286,8 +287,13 @@ class NativeDriver:
         small.save(buf, format="PNG")
         return ScreenshotRef(data=buf.getvalue())
 
-    def _result(self, call: ComputerCall, outcome: BatchOutcome, acknowledged: tuple[Any, ...],
-                with_shot: bool) -> ComputerResult:  # fmt: skip
+    def _result(
+        self,
+        call: ComputerCall,
+        outcome: BatchOutcome,
+        acknowledged: tuple[SafetyCheck, ...],
+        with_shot: bool,
+    ) -> ComputerResult:
         texts: list[str] = []
         images: list[ScreenshotRef] = []
         for step in outcome.steps:
