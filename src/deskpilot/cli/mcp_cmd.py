@@ -51,6 +51,12 @@ def _say(message: str) -> None:
     "consequential). Clients with elicitation are asked; for other clients those actions "
     "are refused, so 'none' is the way to allow them.",
 )
+@click.option(
+    "--model",
+    default=None,
+    metavar="PROVIDER:MODEL",
+    help="Also serve computer_use_task (a subagent) with this model (default: config 'model').",
+)
 @pass_context
 def mcp(
     ctx: Context,
@@ -59,6 +65,7 @@ def mcp(
     token_file: Path | None,
     sandbox: bool,
     confirm: str | None,
+    model: str | None,
 ) -> None:
     """Serve deskpilot's tools to MCP clients (Claude Desktop, VS Code, Cursor, agents).
 
@@ -83,7 +90,7 @@ def mcp(
             raise ConfigError("--allow-remote and --token-file only apply with --http")
     except ConfigError as exc:
         fail(exc)
-    overrides = {"confirm": confirm}
+    overrides = {"confirm": confirm, "model": model}
     if not sandbox:
         settings = ctx.override(**overrides)
         run_async(run_server(settings, http=bind, token_file=token_file, say=_say))

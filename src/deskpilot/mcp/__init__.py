@@ -8,8 +8,8 @@
                  one ClientState (Session, audit run, lock) per client connection
     transports   stdio; HTTP with a bearer token, loopback-only unless allowed
 
-:func:`run_server` wires one process: the tools, one desktop connection shared by every
-client, the audit log, a transport.
+:func:`run_server` wires one process: the tools (plus ``computer_use_task`` when a model is
+configured), one desktop connection shared by every client, the audit log, a transport.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from deskpilot.audit import AuditLog
 from deskpilot.config import Settings
+from deskpilot.errors import DeskpilotError
 from deskpilot.mcp.approval import ElicitingApprover
 from deskpilot.mcp.definitions import annotations_for, call_result, tool_definition
 from deskpilot.mcp.server import DeskpilotMCP
@@ -54,8 +55,26 @@ Say = Callable[[str], None]
 
 @contextlib.asynccontextmanager
 async def build_toolset(settings: Settings, say: Say) -> AsyncIterator[ToolSet]:
-    """The tools to serve: the nine computer-use tools."""
-    yield computer_use_tools()
+    """The nine tools, plus ``computer_use_task`` when a model is configured and usable."""
+    toolset = computer_use_tools()
+    if not settings.model:
+        yield toolset
+        return
+    from deskpilot.agent.providers import get_provider
+    from deskpilot.agent.task import computer_use_task_tool
+
+    try:
+        provider = get_provider(settings.model, settings)
+    except DeskpilotError as exc:
+        say(f"not serving computer_use_task: {exc}")
+        yield toolset
+        return
+    toolset.add(computer_use_task_tool(provider))
+    say(f"serving computer_use_task with {provider.label}")
+    try:
+        yield toolset
+    finally:
+        await provider.aclose()
 
 
 async def run_server(
