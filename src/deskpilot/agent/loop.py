@@ -35,7 +35,7 @@ import logging
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from deskpilot.agent.conversation import (
     Conversation,
@@ -93,15 +93,21 @@ class RunResult:
         return EXIT_CODES[self.outcome]
 
 
+class Stoppable(Protocol):
+    """A run a StopController can stop: an :class:`AgentRun`, or a native computer-use run."""
+
+    def stop(self) -> None: ...
+
+
 class StopController:
     """Stops the innermost active run (a subagent before its parent): Ctrl-C, API cancel."""
 
     def __init__(self) -> None:
-        self._runs: list[AgentRun] = []
+        self._runs: list[Stoppable] = []
         self._pending = False
 
     @contextlib.contextmanager
-    def track(self, run: AgentRun) -> Iterator[None]:
+    def track(self, run: Stoppable) -> Iterator[None]:
         if self._pending:  # a stop asked for before the run started
             self._pending = False
             run.stop()

@@ -6,9 +6,10 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 from rich.console import Console
@@ -18,25 +19,41 @@ from deskpilot.agent.chat import CHAT_STEPS, ChatSession
 from deskpilot.agent.chips import ChipPrinter, JsonlPrinter
 from deskpilot.agent.conversation import Conversation
 from deskpilot.agent.loop import RunResult, StopController
+from deskpilot.agent.native_run import load_checkpoint, resume_native_task, run_native_task
+from deskpilot.agent.native_setup import NativeTerminalApprover, native_target
 from deskpilot.agent.providers import Provider, get_provider
 from deskpilot.agent.session_store import load_conversation
 from deskpilot.agent.task import computer_use_task
 from deskpilot.audit import AuditLog
 from deskpilot.cli.common import Context, fail, pass_context, run_async
 from deskpilot.config import CONFIRM_MODES, Settings
-from deskpilot.errors import DeskpilotError
+from deskpilot.errors import ConfigError, DeskpilotError
 from deskpilot.events import EventSink, Fanout
 from deskpilot.runtime import tool_context
 
 EXIT_HELP = """\b
 Exit codes:
   0  done: the model answered
-  3  needs attention: step budget or timeout reached, the provider failed, or the model
-     kept writing malformed tool calls (the answer says what was done and what remains)
-  4  stopped: Ctrl-C (or SIGTERM) stopped the run; the answer is a progress summary
-  2  configuration: no model, no API key, bad flag or config file
+  3  needs attention: step budget or timeout reached, the provider failed, the model
+     kept writing malformed tool calls, or a native run was paused (the answer says what
+     was done and what remains)
+  4  stopped: Ctrl-C (or SIGTERM), or "s" at a computer call's prompt, stopped the run;
+     the answer is a progress summary
+  2  configuration: no model, no API key, no native computer tool for --native, bad flag
+     or config file
   1  any other error
+
+\b
+Native computer use (--native, --hybrid):
+  The model sees screenshots and answers with its vendor's computer tool (OpenAI computer /
+  computer_use_preview, Anthropic computer_2025..., Gemini computer use); every action goes
+  through the same policy, confirmation and audit log as the element tools. A computer call
+  with the vendor's safety checks always asks you (with no terminal it is declined); other
+  calls ask only with --confirm all. At a computer call's prompt, "p" pauses the run and
+  saves it; continue with --resume FILE.
 """
+
+Mode = Literal["loop", "native", "hybrid"]
 
 
 def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -102,7 +119,11 @@ def _sinks(settings: Settings, events: str, console: Console) -> Iterator[EventS
 @contextlib.contextmanager
 def _stop_on_signals(controller: StopController, on_idle: Callable[[], None]) -> Iterator[None]:
     """Ctrl-C / SIGTERM stop the innermost run; with nothing running, ``on_idle``. A second
-    Ctrl-C during the same stop interrupts for good."""
+    Ctrl-C during the same stop interrupts for good. Outside the main thread (a run embedded
+    in another program) signals are left alone."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     loop = asyncio.get_running_loop()
     pressed = {"count": 0}
 
@@ -126,8 +147,30 @@ def _stop_on_signals(controller: StopController, on_idle: Callable[[], None]) ->
 
 
 @click.command("run", epilog=EXIT_HELP)
-@click.argument("goal")
+@click.argument("goal", required=False)
 @model_options
+@click.option(
+    "--native",
+    is_flag=True,
+    help="Use the model's native computer tool (screenshots in, pixel actions out) instead "
+    "of the element tools. Needs a computer-use model: openai:gpt-5.4 (or later, or "
+    "computer-use-preview), anthropic:claude-sonnet-4-5 and other Claude 4+/5 models, "
+    "gemini:gemini-2.5-computer-use-preview-10-2025, gemini-3.5-flash.",
+)
+@click.option(
+    "--hybrid",
+    is_flag=True,
+    help="Like --native, and also offer the nine element tools (read_screen_ax, perform, …) "
+    "in the same run.",
+)
+@click.option(
+    "--resume",
+    "resume_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Continue a native run paused at a computer call's prompt (its checkpoint file; "
+    "the goal and model come from it).",
+)
 @click.option(
     "--window",
     "window_id",
@@ -156,6 +199,9 @@ def run_command(
     confirm: str | None,
     tool_protocol: str | None,
     events: str,
+    native: bool,
+    hybrid: bool,
+    resume_file: Path | None,
     window_id: str | None,
     max_steps: int | None,
     timeout: float | None,
@@ -166,10 +212,26 @@ def run_command(
       deskpilot run "In the calculator, work out 12*7 and tell me the result"
       deskpilot run --model compatible:qwen2.5-vl --base-url http://127.0.0.1:8000/v1 "..."
       deskpilot run --model scripted:demo/calculator.json "..."   # replay, no model needed
+      deskpilot run --native --model anthropic:claude-sonnet-4-5 "..."   # computer tool
+      deskpilot run --hybrid --model openai:gpt-5.4 "..."   # element tools + computer tool
 
     The answer goes to stdout, the live chips to stderr; every event is also written to the
     audit log (`deskpilot log`).
     """
+    mode: Mode = "hybrid" if hybrid else "native" if native else "loop"
+    checkpoint: dict[str, Any] | None = None
+    if resume_file is not None:
+        try:
+            checkpoint = load_checkpoint(resume_file)
+        except DeskpilotError as exc:
+            fail(exc)
+        model = model or str(checkpoint["plan"]["spec"])
+        goal = goal or str(checkpoint["plan"]["goal"])
+        mode = "hybrid" if checkpoint["plan"].get("hybrid") else "native"
+    if not goal:
+        fail(ConfigError("GOAL is missing: deskpilot run GOAL (or --resume FILE)"))
+    if mode != "loop" and tool_protocol == "text":
+        fail(ConfigError("--native/--hybrid use the vendor's computer tool, not the text protocol"))
     settings = ctx.override(
         model=model,
         base_url=base_url,
@@ -179,29 +241,59 @@ def run_command(
         timeout=timeout,
     )
     provider = _provider(settings, model, base_url)
+    if mode != "loop":
+        try:
+            native_target(provider)
+        except DeskpilotError as exc:
+            fail(exc)
     console = Console(stderr=True)
-    result = run_async(_run(settings, provider, goal, window_id, events, console))
+    result = run_async(
+        run_goal(
+            settings,
+            provider,
+            goal,
+            window_id=window_id,
+            events=events,
+            console=console,
+            mode=mode,
+            resume=checkpoint,
+        )
+    )
     if events != "jsonl":
         click.echo(result.answer)
     sys.exit(result.exit_code)
 
 
-async def _run(
+async def run_goal(
     settings: Settings,
     provider: Provider,
     goal: str,
-    window_id: str | None,
-    events: str,
+    *,
+    window_id: str | None = None,
+    events: str = "chips",
     console: Console,
+    mode: Mode = "loop",
+    resume: Mapping[str, Any] | None = None,
 ) -> RunResult:
+    """What ``deskpilot run`` does once its options are read (``make demo`` calls it too):
+    chips (or JSON lines) and the audit log, the terminal approver, Ctrl-C, the run."""
     controller = StopController()
     with _sinks(settings, events, console) as emit:
-        approver = TerminalApprover()
+        approver = TerminalApprover() if mode == "loop" else NativeTerminalApprover()
         async with provider, tool_context(settings, approver=approver, emit=emit) as tctx:
             with _stop_on_signals(controller, on_idle=_stop_pending(controller)):
-                return await computer_use_task(
-                    goal, window_id, provider=provider, ctx=tctx, controller=controller
-                )
+                if resume is not None:
+                    return await resume_native_task(
+                        resume, provider=provider, ctx=tctx, controller=controller
+                    )
+                if mode == "loop":
+                    return await computer_use_task(
+                        goal, window_id, provider=provider, ctx=tctx, controller=controller
+                    )
+                return await run_native_task(
+                    goal, window_id, provider=provider, ctx=tctx, hybrid=mode == "hybrid",
+                    controller=controller,
+                )  # fmt: skip
 
 
 CHAT_HELP = """\b

@@ -1,0 +1,369 @@
+"""Preparing a native computer-use run: which models qualify, what they are told, who approves.
+
+* :func:`native_target` — the vendor and model of a provider's native computer tool, or
+  :class:`~deskpilot.errors.ProviderNotConfigured` saying which ``provider:model`` strings
+  qualify (``compatible:`` servers have none; a ``scripted:`` replay must be recorded in a
+  vendor's format). The vendor modules then pick the tool version from the model name.
+* :func:`native_system_prompt` — the instructions for a pure native run (screenshots and the
+  computer tool) or a hybrid one (the element tools and the computer tool together).
+* :class:`CallGate` — decides each computer call's user-input request (seed C): calls with
+  pending safety checks always go to a person and are never acknowledged automatically; other
+  calls run without asking unless ``--confirm all`` (their actions still pass the ToolSet's
+  per-action policy: blocked apps, consequential elements).
+* :class:`RunEvents` — the run's event sink: progress notes for the summary; a computer call
+  nobody was asked about becomes one ``computer.call`` event, not a confirmation pair.
+* :class:`NativeTerminalApprover` — the terminal prompt, which for a computer call also offers
+  "stop the run" (:class:`~deskpilot.native.safety.CancelRequest`) and "pause"
+  (:class:`~deskpilot.native.safety.PauseRequest`).
+* :func:`provider_send` — how the driver's requests reach the model: the provider's HTTP client
+  (retries, timeouts, its base URL and key), or a ``scripted:`` replay.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from deskpilot.agent.approvers import TerminalApprover, describe
+from deskpilot.agent.prompts import (
+    COMPUTER_USE_PROMPT,
+    LiveContext,
+    render_constraints,
+    render_context,
+)
+from deskpilot.agent.providers.base import Provider
+from deskpilot.agent.providers.scripted import ScriptedProvider
+from deskpilot.config import ConfirmMode
+from deskpilot.errors import ProviderError, ProviderNotConfigured
+from deskpilot.events import Event, EventSink
+from deskpilot.native.driver import Send
+from deskpilot.native.safety import TOOL_NAME, CancelRequest, PauseRequest, is_automatic
+from deskpilot.native.scaling import Vendor
+from deskpilot.native.vendors import VENDORS
+from deskpilot.native.vendors.base import Conversation
+from deskpilot.policy import ApprovalRequest, Approver
+
+NATIVE_MODELS_HELP = (
+    "--native works with openai:computer-use-preview or openai:gpt-5.4 and later; "
+    "anthropic: Claude Sonnet/Opus 4 and later, Haiku 4.5 and later, claude-3-7-sonnet; "
+    "gemini:gemini-2.5-computer-use-preview-10-2025, gemini-3-flash-preview, "
+    "gemini-3.1-pro-preview, gemini-3.5-flash and later; or a scripted: replay recorded in one "
+    "of these vendors' formats."
+)
+
+
+def _openai_ok(model: str) -> bool:
+    if model.startswith("computer-use-preview"):
+        return True
+    m = re.match(r"gpt-(\d+)(?:\.(\d+))?", model)
+    return m is not None and (int(m.group(1)), int(m.group(2) or 0)) >= (5, 4)
+
+
+def _anthropic_ok(model: str) -> bool:
+    if model.startswith("claude-3-7-sonnet"):
+        return True
+    m = re.match(r"claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2})(?!\d))?", model)
+    if m is None:
+        return False
+    version = (int(m.group(2)), int(m.group(3) or 0))
+    return version >= ((4, 5) if m.group(1) == "haiku" else (4, 0))
+
+
+def _gemini_ok(model: str) -> bool:
+    if "computer-use" in model or model.startswith(("gemini-3-flash", "gemini-3.1-pro")):
+        return True
+    m = re.match(r"gemini-(\d+)(?:\.(\d+))?", model)
+    return m is not None and (int(m.group(1)), int(m.group(2) or 0)) >= (3, 5)
+
+
+_CHECKS: dict[str, Callable[[str], bool]] = {
+    "openai": _openai_ok,
+    "anthropic": _anthropic_ok,
+    "gemini": _gemini_ok,
+}
+
+
+def is_native_model(vendor: str, model: str) -> bool:
+    """True when ``vendor:model`` has a native computer tool deskpilot speaks."""
+    check = _CHECKS.get(vendor)
+    return check is not None and check(model)
+
+
+def native_target(provider: Provider) -> tuple[Vendor, str]:
+    """(vendor, model) whose native computer tool ``provider`` speaks; else a clear error."""
+    if isinstance(provider, ScriptedProvider):
+        fmt = provider.format
+        if fmt not in VENDORS:
+            raise ProviderNotConfigured(
+                f"scripted:{provider.path} holds {fmt!r} replies; a --native replay must be "
+                'recorded in a vendor\'s native format ("format": "openai", "anthropic" or '
+                '"gemini", with "model" naming the recorded model).'
+            )
+        return fmt, provider.recorded_model or _REPLAY_DEFAULTS[fmt]
+    if provider.name not in VENDORS:
+        raise ProviderNotConfigured(
+            f"{provider.spec} has no native computer tool: OpenAI-compatible servers (vLLM, "
+            "llama.cpp server, Ollama) offer function calling only. Run without --native (the "
+            f"element tools work with any model that calls tools). {NATIVE_MODELS_HELP}"
+        )
+    if not is_native_model(provider.name, provider.model):
+        raise ProviderNotConfigured(
+            f"{provider.spec} has no native computer tool. {NATIVE_MODELS_HELP} Without "
+            "--native, any model drives the element tools."
+        )
+    return provider.name, provider.model
+
+
+_REPLAY_DEFAULTS = {
+    "openai": "gpt-5.4",
+    "anthropic": "claude-sonnet-4-5",
+    "gemini": "gemini-2.5-computer-use-preview-10-2025",
+}
+
+# -- instructions ---------------------------------------------------------------------------
+
+_SHARED = COMPUTER_USE_PROMPT[COMPUTER_USE_PROMPT.index("# Safety") :]
+
+NATIVE_PROMPT = f"""\
+You are deskpilot's computer-use agent. You carry out one task in the graphical apps of a Linux \
+desktop. You see the screen in screenshots and act with the computer tool: pointer, keyboard \
+and scroll actions at screenshot coordinates. You have no file or shell access: do only the UI \
+part of the work.
+
+# How to work
+1. Look at the newest screenshot before you act; coordinates refer to it. After anything that \
+changes the screen, look again before the next action.
+2. Click the centre of a control. To enter text, click the field, then type; use key \
+combinations (ctrl+a, Return, Escape, Tab) where they are quicker.
+3. If something did not react, take a new screenshot and try another way instead of repeating \
+the same action.
+4. Work in the apps that are open. If the app you need is not open and you cannot open it, say \
+so in your answer.
+
+{_SHARED}"""
+
+HYBRID_PROMPT = f"""\
+You are deskpilot's computer-use agent. You carry out one task in the graphical apps of a Linux \
+desktop, with two kinds of tools:
+- the element tools (list_windows, open_app, read_screen_ax, perform, perform_sequence, scroll, \
+wait, computer_use_screenshot, open_urls) read an app's accessibility (AX) tree and act on its \
+elements by ID;
+- the computer tool acts at pixel coordinates of the screenshots you are sent: clicks, drags, \
+typing, key combinations, scrolling.
+You have no file or shell access: do only the UI part of the work.
+
+# How to work
+1. Prefer the element tools. open_app launches or focuses an app and returns its window ID; \
+read_screen_ax lists its elements, each ending with @elementID; perform and perform_sequence \
+click, fill, type and press shortcuts by element ID. Element IDs expire when the UI changes: \
+read again and use the new IDs; never guess one.
+2. Use the computer tool for what the tree does not show or cannot do (canvases, custom \
+widgets, drag and drop), or when an element action does not work. Its coordinates refer to \
+the newest screenshot.
+3. After anything that changes the screen, read again (or look at the new screenshot) before \
+the next step.
+
+{_SHARED}"""
+
+
+def native_system_prompt(live: LiveContext, constraints: Sequence[str], *, hybrid: bool) -> str:
+    base = HYBRID_PROMPT if hybrid else NATIVE_PROMPT
+    parts = [base, render_context(live), render_constraints(constraints)]
+    return "\n\n".join(p for p in parts if p)
+
+
+# -- approval -------------------------------------------------------------------------------
+
+
+class CallGate:
+    """The approver of computer calls in a native run (see the module docstring).
+
+    ``on_ask(call_id)`` is told just before a person is asked; ``passed`` holds the calls that
+    ran without asking. Automatic when ``person`` is (then ``ask_person`` declines every call
+    with safety checks before it reaches the gate).
+    """
+
+    def __init__(
+        self,
+        person: Approver,
+        confirm: ConfirmMode,
+        on_ask: Callable[[str], None] | None = None,
+    ) -> None:
+        self.person = person
+        self.confirm = confirm
+        self.automatic = is_automatic(person)
+        self.on_ask = on_ask
+        self.passed: set[str] = set()
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        if not request.args.get("pending_safety_checks") and self.confirm != "all":
+            self.passed.add(request.call_id)
+            return True
+        if self.on_ask is not None:
+            self.on_ask(request.call_id)
+        return await self.person.approve(request)
+
+
+class NativeTerminalApprover(TerminalApprover):
+    """The terminal prompt; for a computer call, ``s`` stops the run and ``p`` pauses it."""
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        if request.tool != TOOL_NAME:
+            return await super().approve(request)
+        async with self._lock:
+            print(describe(request), file=self.stderr)
+            if not self.interactive:
+                print("  → declined: no terminal to ask", file=self.stderr)
+                return False
+            prompt = "  Run these actions? [y = yes, N = no, s = stop the run, p = pause] "
+            print(prompt, end="", file=self.stderr, flush=True)
+            answer = ((await self._ask(prompt)) or "").strip().lower()
+            if answer in ("s", "stop"):
+                print("  → stopping the run", file=self.stderr)
+                raise CancelRequest()
+            if answer in ("p", "pause"):
+                print("  → pausing the run", file=self.stderr)
+                raise PauseRequest()
+            approved = answer in ("y", "yes")
+            print("  → approved" if approved else "  → declined", file=self.stderr)
+            return approved
+
+
+# -- events --------------------------------------------------------------------------------
+
+
+class RunEvents:
+    """The event sink of a native run: notes progress for the summary, then passes events on.
+
+    A computer call that runs without asking anyone (the gate let it pass) is recorded as one
+    ``computer.call`` event instead of a ``confirm.asked``/``confirm.answered`` pair nobody saw;
+    when a person is asked, the pair goes out as it is, the question before the prompt. As in
+    the loop, ``model.text`` carries the text of replies that call tools: the final answer's
+    text is left to ``run.finished`` (:meth:`close`).
+    """
+
+    def __init__(self, sink: EventSink, gate: CallGate) -> None:
+        self.sink = sink
+        self.gate = gate
+        self.lines: list[str] = []
+        self.last_text = ""
+        self._held: dict[str, Event] = {}
+        self._calls: dict[str, tuple[str, Any]] = {}
+        self._text: Event | None = None
+
+    def __call__(self, event: Event) -> None:
+        d = event.data
+        call_id = str(d.get("call_id", ""))
+        if event.kind == "model.text":
+            self.last_text = str(d.get("text") or "") or self.last_text
+            self._flush_text()
+            self._text = event  # a run's final answer travels in run.finished instead
+            return
+        self._flush_text()
+        if event.kind == "confirm.asked" and d.get("tool") == TOOL_NAME:
+            self._held[call_id] = event  # sent once we know whether anyone is asked
+            return
+        if event.kind == "confirm.answered" and d.get("tool") == TOOL_NAME:
+            if d.get("by") == type(self.gate).__name__:  # name who answered: the person
+                d = {**d, "by": type(self.gate.person).__name__}
+                event = dataclasses.replace(event, data=d)
+            asked = self._held.pop(call_id, None)
+            if call_id in self.gate.passed and asked is not None:
+                args = dict(asked.data.get("args") or {})
+                data = {"call_id": call_id, "actions": args.get("actions", []),
+                        "window": args.get("window"), "approved": True,
+                        "by": f"--confirm {self.gate.confirm} (nobody asked)"}  # fmt: skip
+                self.sink(Event("computer.call", data, run_id=event.run_id, ts=asked.ts))
+                return
+            if asked is not None:
+                self.sink(asked)
+            if not d.get("approved"):
+                self.lines.append(f"{TOOL_NAME} {call_id} → declined")
+        elif event.kind == "tool.call":
+            self._calls[call_id] = (str(d.get("tool")), d.get("args"))
+        elif event.kind == "tool.result":
+            self._note(call_id, d)
+        self.sink(event)
+
+    def close(self, answer: str | None) -> None:
+        """Before ``run.finished``: the model's last text is dropped when it is ``answer``."""
+        if self._text is not None and str(self._text.data.get("text", "")).strip() == (
+            (answer or "").strip()
+        ):
+            self._text = None
+        self._flush_text()
+
+    def _flush_text(self) -> None:
+        if self._text is not None:
+            text, self._text = self._text, None
+            self.sink(text)
+
+    def release(self, call_id: str) -> None:
+        """Send the held question for ``call_id`` now (a person is about to be asked)."""
+        asked = self._held.pop(call_id, None)
+        if asked is not None:
+            self.sink(asked)
+
+    def _note(self, call_id: str, d: Mapping[str, Any]) -> None:
+        name, args = self._calls.pop(call_id, (str(d.get("tool")), None))
+        action = args.get("action") if isinstance(args, dict) else None
+        kind = action.get("type") if isinstance(action, dict) else None
+        if name == "computer_view" and kind == "screenshot":
+            return  # the screenshot after each call is not progress
+        shown = json.dumps(args, ensure_ascii=False, default=str)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        text = str(d.get("text") or d.get("summary") or "")
+        first = next((ln for ln in text.splitlines() if ln.strip()), "")[:100]
+        self.lines.append(f"{name} {shown} → {'ok' if d.get('ok') else 'failed'}: {first}")
+
+    def summary(self, limit: int = 20) -> str:
+        """What the run did, one line per action or call (like the loop's progress summary)."""
+        if not self.lines:
+            return "Progress so far: no action was taken."
+        shown = self.lines[-limit:]
+        skipped = len(self.lines) - len(shown)
+        out = ["Progress so far:"]
+        if skipped:
+            out.append(f"  ({skipped} earlier step(s) not shown)")
+        out += [f"  {i}. {line}" for i, line in enumerate(shown, start=skipped + 1)]
+        if self.last_text:
+            out.append(f"Last note from the model: {self.last_text.strip()[:300]}")
+        return "\n".join(out)
+
+
+# -- sending --------------------------------------------------------------------------------
+
+
+def provider_send(provider: Provider) -> Send:
+    """The driver's ``send``: POST through the provider's client, or replay a recording."""
+    if isinstance(provider, ScriptedProvider):
+        return _replay(provider)
+
+    async def send(conv: Conversation, body: dict[str, Any]) -> Mapping[str, Any]:
+        url = provider.base_url + conv.path
+        headers = conv.headers(provider.api_key or "")
+        return await provider.http.post_json(provider.name, url, headers, body)
+
+    return send
+
+
+def _replay(provider: ScriptedProvider) -> Send:
+    async def send(conv: Conversation, body: dict[str, Any]) -> Mapping[str, Any]:
+        provider.requests.append((f"scripted://{conv.path}", {}, body))
+        if provider.position >= len(provider.replies):
+            raise ProviderError(
+                f"scripted: no recorded reply left in {provider.path} "
+                f"({len(provider.replies)} used); the run went further than the recording"
+            )
+        reply = provider.replies[provider.position]
+        provider.position += 1
+        if not isinstance(reply, dict):
+            raise ProviderError(
+                f"scripted: reply {provider.position} in {provider.path} is not a JSON object"
+            )
+        return reply
+
+    return send
