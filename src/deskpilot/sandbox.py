@@ -178,11 +178,38 @@ def _environ_of(pid: int) -> bytes:
         return b""
 
 
+#: Apps started on a sandbox by other processes (deskpilot's launcher) are listed here, one PID
+#: per line, so that teardown finds them even when they left the process group and rewrote
+#: their environment (Chromium does both).
+SPAWNED_FILE = "spawned.pids"
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""
+
+
+def record_spawn(runtime_dir: str, pid: int) -> None:
+    """Note a process started on the sandbox at ``runtime_dir`` (for teardown)."""
+    with contextlib.suppress(OSError), open(os.path.join(runtime_dir, SPAWNED_FILE), "a") as fh:
+        fh.write(f"{pid}\n")
+
+
 def processes_of(runtime_dir: str, pgid: int | None = None) -> list[int]:
-    """PIDs in process group ``pgid`` or whose environment names ``runtime_dir``."""
+    """PIDs that belong to a sandbox: in its process group, with its XDG_RUNTIME_DIR in their
+    environment or its directory on their command line, recorded as spawned on it, and all
+    their descendants."""
     marker = f"XDG_RUNTIME_DIR={runtime_dir}".encode()
+    path_mark = runtime_dir.encode()
+    spawned = {
+        int(x) for x in _read(os.path.join(runtime_dir, SPAWNED_FILE)).split() if x.isdigit()
+    }
     me = os.getpid()
-    found: list[int] = []
+    found: set[int] = set()
+    parents: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -193,9 +220,24 @@ def processes_of(runtime_dir: str, pgid: int | None = None) -> list[int]:
             in_group = pgid is not None and os.getpgid(pid) == pgid
         except OSError:
             continue
-        if in_group or marker in _environ_of(pid).split(b"\0"):
-            found.append(pid)
-    return found
+        stat = _read(f"/proc/{pid}/stat")
+        with contextlib.suppress(IndexError, ValueError):
+            parents[pid] = int(stat.rsplit(b")", 1)[1].split()[1])
+        if (
+            in_group
+            or pid in spawned
+            or marker in _environ_of(pid).split(b"\0")
+            or path_mark in _read(f"/proc/{pid}/cmdline")
+        ):
+            found.add(pid)
+    grew = True
+    while grew:  # add descendants (Chromium's helpers are children of its browser process)
+        grew = False
+        for pid, ppid in parents.items():
+            if ppid in found and pid not in found and pid != me:
+                found.add(pid)
+                grew = True
+    return sorted(found)
 
 
 def _is_zombie(pid: int) -> bool:

@@ -9,11 +9,21 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from dbus_fast import Message
+
 from deskpilot.desktop.atspi_bus import AtspiBus, AtspiCallError, AtspiTimeout
+from deskpilot.desktop.atspi_cache import Located, TreeCache
 from deskpilot.desktop.atspi_consts import ROOT_PATH, S_DEFUNCT, role_name, state_bits, state_names
 from deskpilot.desktop.atspi_tree import AppTree, RawNode, TreeReader
 from deskpilot.desktop.base import LiveElement, Node, Rect, WindowInfo
-from deskpilot.errors import ActionFailed
+from deskpilot.errors import ActionFailed, DesktopError
+
+#: Toolkits whose AT-SPI events miss changes (Chromium: scrolling moves nothing it reports).
+EVENTS_INCOMPLETE = {"chromium", "electron", "gecko", "mozilla", "firefox"}
+INCOMPLETE_EXECUTABLES = {
+    "chromium", "chrome", "google-chrome", "brave", "msedge", "vivaldi-bin", "firefox",
+    "firefox-esr", "electron", "code", "slack", "discord",
+}  # fmt: skip
 
 #: Roles of top-level children of an app that can be a window's frame.
 FRAME_ROLES = {"frame", "window", "dialog", "alert", "file-chooser", "color-chooser"}
@@ -65,6 +75,12 @@ class Accessibility:
         self.bus = bus
         self.reader = TreeReader(bus)
         self._last_use: dict[tuple[str, str], float] = {}
+        self.cache = TreeCache()
+        self._locate_problem = ""
+        bus.bus.add_message_handler(self._on_event)
+
+    def _on_event(self, msg: Message) -> None:
+        self.cache.on_message(msg)
 
     # -- apps and frames -------------------------------------------------------------------
 
@@ -102,11 +118,21 @@ class Accessibility:
     async def locate(self, window: WindowInfo) -> tuple[str, str, tuple[int, int]] | None:
         """(bus, frame path, coordinate offset) of an X window's accessible frame, if any."""
         buses = await self.buses_for_pid(window.pid)
+        self._locate_problem = (
+            ""
+            if buses
+            else "the app is not on the accessibility bus (it has no AT-SPI "
+            "support, or accessibility is switched off for it)"
+        )
         best: tuple[int, str, str, tuple[int, ...]] | None = None
         for bus_name in buses:
             try:
                 frames = await self.frames_of(bus_name)
-            except (AtspiCallError, AtspiTimeout):
+            except AtspiTimeout:
+                self._locate_problem = "the app did not answer in time (it may be busy or hung)"
+                continue
+            except AtspiCallError as exc:
+                self._locate_problem = f"the app refused to list its windows ({exc.error_name})"
                 continue
             for path, name, _states, extents in frames:
                 score = 0
@@ -132,19 +158,37 @@ class Accessibility:
     # -- reading ---------------------------------------------------------------------------
 
     async def read_window(
-        self, window: WindowInfo, *, timeout: float = 5.0
+        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
     ) -> tuple[Node | None, bool, list[str]]:
-        """The window's tree as Nodes, whether it is partial, and what went wrong."""
+        """The window's tree as Nodes, whether it is partial, and what went wrong.
+
+        The first read of an app is a full (cold) read; later reads apply only what AT-SPI
+        events said changed (warm). ``fresh=True`` forces a full read."""
         deadline = time.monotonic() + timeout
-        located = await self.locate(window)
-        if located is None:
-            return None, True, ["no accessible frame found for this window"]
-        bus_name, frame, offset = located
-        app = await self.reader.read_app(bus_name, deadline=deadline)
-        if frame not in app.nodes:
+        where = None if fresh else await self._cached_location(window)
+        if where is None:
+            located = await self.locate(window)
+            if located is None:
+                return None, True, [self._locate_problem or "no accessible frame found"]
+            bus_name, frame, offset = located
+            where = Located(bus_name, frame, offset, (window.geometry.x, window.geometry.y))
+            self.cache.located[window.xid] = where
+        self.cache.watch(where.bus)
+        app = self.cache.trees.get(where.bus)
+        dirty = self.cache.take(where.bus)
+        if (window.geometry.x, window.geometry.y) != where.origin:
+            dirty.all_extents = True  # the window moved: screen positions changed
+            where.origin = (window.geometry.x, window.geometry.y)
+        if app is None or fresh or dirty.full or app.partial or where.frame not in app.nodes:
+            app = await self.reader.read_app(where.bus, deadline=deadline, lazy_hidden=True)
+        else:
+            await self.reader.refresh(app, dirty, deadline=deadline)
+        if where.frame not in app.nodes:
+            self.cache.drop(where.bus)
             return None, True, [*app.problems, "the window's frame vanished while reading"]
-        paths = app.subtree(frame)
-        shown = [p for p in paths if app.nodes[p].displayed]
+        self.cache.store(app)
+        paths = app.subtree(where.frame)
+        shown = [p for p in paths if app.shown(p)]
         await self.reader.fill_extents(app, shown)
         textual = [
             p
@@ -161,8 +205,26 @@ class Accessibility:
             if not app.nodes[p].name and app.nodes[p].role_name in LABELLED_ROLES
         ]  # fmt: skip
         await self.reader.fill_labels(app, unnamed)
-        root = build_nodes(WindowTree(app, frame, offset), window)
+        if app.partial:
+            self.cache.drop(where.bus)  # do not build on an incomplete tree
+        root = build_nodes(WindowTree(app, where.frame, where.offset), window)
         return root, app.partial, app.problems
+
+    async def _cached_location(self, window: WindowInfo) -> Located | None:
+        """Where a window read before lives, if that still holds (one liveness call)."""
+        where = self.cache.located.get(window.xid)
+        if where is None:
+            return None
+        dirty = self.cache.dirty.get(where.bus)
+        if dirty is not None and dirty.frames:
+            del self.cache.located[window.xid]
+            return None
+        try:
+            await self.bus.call(where.bus, where.frame, "Accessible", "GetState", timeout=1.0)
+        except (AtspiCallError, AtspiTimeout, DesktopError):
+            self.cache.drop(where.bus)
+            return None
+        return where
 
     # -- live checks and actions ------------------------------------------------------------
 
@@ -362,8 +424,8 @@ def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
     while stack:
         node, path = stack.pop()
         for kid in app.children_of(path):
-            if kid in seen:
-                continue
+            if kid in seen or not app.shown(kid):
+                continue  # hidden subtrees are not part of what is on screen
             seen.add(kid)
             child = make(app.nodes[kid], node.key)
             node.children.append(child)

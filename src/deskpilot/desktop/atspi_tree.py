@@ -16,7 +16,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from deskpilot.desktop.atspi_bus import AtspiBus, AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi_consts import (
@@ -31,6 +31,9 @@ from deskpilot.desktop.atspi_consts import (
 )
 from deskpilot.errors import DesktopError
 
+if TYPE_CHECKING:
+    from deskpilot.desktop.atspi_cache import Dirty
+
 T = TypeVar("T")
 
 #: Children fetched live per manages-descendants node (huge tables/documents are truncated).
@@ -39,6 +42,7 @@ MAX_MANAGED_CHILDREN = 600
 MAX_NODES = 30000
 #: AtspiRelationType LABELLED_BY
 RELATION_LABELLED_BY = 2
+_TOPLEVEL_ROLES = {"application", "frame", "window", "dialog", "alert", "file-chooser"}
 
 
 @dataclass(slots=True)
@@ -57,6 +61,9 @@ class RawNode:
     text: str | None = None
     value: str | None = None
     label: str = ""  # name of the element that labels it (LABELLED_BY), for unnamed fields
+    text_ok: bool = False  # text/value fetched (and still current)
+    label_ok: bool = False  # label looked up
+    stub: bool = False  # only its state is known (a hidden node read lazily)
 
     @property
     def role_name(self) -> str:
@@ -82,11 +89,30 @@ class AppTree:
     cached_items: int = 0
     live_fetched: int = 0
     elapsed_ms: float = 0.0
+    _uses_showing: bool | None = field(default=None, repr=False)
 
     def note(self, problem: str) -> None:
         self.partial = True
         if len(self.problems) < 8 and problem not in self.problems:
             self.problems.append(problem)
+
+    @property
+    def uses_showing(self) -> bool:
+        """Whether the app sets SHOWING below its windows (GTK 4.8 sets it only on frames)."""
+        if self._uses_showing is None:
+            self._uses_showing = any(
+                n.states & S_SHOWING and n.role_name not in _TOPLEVEL_ROLES
+                for n in self.nodes.values()
+            )
+        return self._uses_showing
+
+    def shown(self, path: str) -> bool:
+        """Whether a node is on screen as far as its states tell (SHOWING; VISIBLE for apps
+        that never set SHOWING on widgets)."""
+        node = self.nodes[path]
+        if self.uses_showing:
+            return bool(node.states & S_SHOWING)
+        return node.displayed
 
     def children_of(self, path: str) -> list[str]:
         node = self.nodes.get(path)
@@ -156,6 +182,7 @@ class TreeReader:
 
     def __init__(self, bus: AtspiBus) -> None:
         self.bus = bus
+        self.lazy_hidden = False
 
     async def _guard(self, tree: AppTree, what: str, coro: Awaitable[T]) -> T | None:
         try:
@@ -169,8 +196,16 @@ class TreeReader:
             tree.note(f"{what}: {exc}")
         return None
 
-    async def read_app(self, bus_name: str, *, deadline: float | None = None) -> AppTree:
-        """The whole tree of one application (cache + repairs)."""
+    async def read_app(
+        self, bus_name: str, *, deadline: float | None = None, lazy_hidden: bool = False
+    ) -> AppTree:
+        """The whole tree of one application (cache + repairs).
+
+        With ``lazy_hidden``, nodes the cache does not have are first asked only for their
+        state; those not SHOWING are kept as stubs and their subtrees are not read (Chromium
+        keeps off-screen page content out of its cache: reading it all costs ~5 calls a node).
+        """
+        self.lazy_hidden = lazy_hidden
         start = time.perf_counter()
         tree = AppTree(bus_name)
         items = await self._get_items(tree)
@@ -219,21 +254,30 @@ class TreeReader:
                 kids.sort(key=lambda k: (k.index < 0, k.index))
             pnode.children = [k.path for k in kids]
 
-    def _needs_live_children(self, node: RawNode) -> bool:
+    def _needs_live_children(self, tree: AppTree, node: RawNode) -> bool:
+        """Whether the cache may be short of this node's children (ask GetChildren)."""
         known = len(node.children) if node.children is not None else 0
         if node.path == ROOT_PATH:
             return True
+        if self.lazy_hidden and not tree.shown(node.path):
+            return False  # its subtree is not on screen: not read
+        if node.child_count < 0:
+            # atk-bridge reports -1 for manages-descendants nodes (tree views, documents)
+            return node.displayed
         if node.states & S_MANAGES_DESCENDANTS:
             return node.displayed and node.child_count > 0
         return node.child_count > known
 
-    async def _repair(self, tree: AppTree, deadline: float | None) -> None:
+    async def _repair(
+        self, tree: AppTree, deadline: float | None, expand: list[str] | None = None
+    ) -> None:
         if ROOT_PATH not in tree.nodes:
             root = await self._fetch_node(tree, ROOT_PATH, None)
             if root is None:
                 return
             tree.nodes[ROOT_PATH] = root
-        expand = [p for p, n in tree.nodes.items() if self._needs_live_children(n)]
+        if expand is None:
+            expand = [p for p, n in tree.nodes.items() if self._needs_live_children(tree, n)]
         expanded: set[str] = set()
         while expand:
             if deadline is not None and time.monotonic() > deadline:
@@ -254,6 +298,8 @@ class TreeReader:
             if len(tree.nodes) + len(unknown) > MAX_NODES:
                 tree.note(f"tree larger than {MAX_NODES} nodes: truncated")
                 unknown = unknown[: max(0, MAX_NODES - len(tree.nodes))]
+            if self.lazy_hidden:
+                unknown = await self._skip_hidden(tree, unknown)
             fetched = await asyncio.gather(*(self._fetch_node(tree, k, p) for k, p in unknown))
             for node in fetched:
                 if node is None or node.path in tree.nodes:
@@ -266,6 +312,28 @@ class TreeReader:
             for node in fetched:
                 if node is not None and node.children is None and node.child_count == 0:
                     node.children = []
+
+    async def _skip_hidden(
+        self, tree: AppTree, unknown: list[tuple[str, str]]
+    ) -> list[tuple[str, str]]:
+        """Keep hidden nodes as stubs (state only); return the ones to read in full."""
+        states = await asyncio.gather(
+            *(
+                self._guard(tree, "GetState", self.bus.call(tree.bus, k, "Accessible", "GetState"))
+                for k, _p in unknown
+            )
+        )
+        full = []
+        for (kid, parent), body in zip(unknown, states, strict=True):
+            if body is None:
+                continue
+            bits = state_bits(body[0])
+            if bits & S_SHOWING or (not tree.uses_showing and bits & S_VISIBLE):
+                full.append((kid, parent))
+            else:
+                tree.nodes[kid] = RawNode(kid, parent, -1, 0, frozenset(), "", 0, "", bits,
+                                          children=[], stub=True)  # fmt: skip
+        return full
 
     async def _live_children(self, tree: AppTree, path: str) -> list[str] | None:
         node = tree.nodes[path]
@@ -351,10 +419,54 @@ class TreeReader:
         )
         return str(name), str(desc), int(count)
 
+    async def refresh(self, tree: AppTree, dirty: Dirty, *, deadline: float | None = None) -> None:
+        """Bring a cached tree up to date with the changes events announced."""
+        start = time.perf_counter()
+        tree.partial, tree.problems = False, []
+        tree._uses_showing = None
+        props = [p for p in dirty.props if p in tree.nodes]
+        fetched = await asyncio.gather(
+            *(self._fetch_node(tree, p, tree.nodes[p].parent) for p in props)
+        )
+        for path, node in zip(props, fetched, strict=True):
+            old = tree.nodes[path]
+            if node is None:
+                continue
+            if old.stub:  # a hidden node read lazily: now read it in full
+                node.children = None
+                tree.nodes[path] = node
+                if node.child_count > 0:
+                    dirty.children.add(path)
+                continue
+            old.name, old.description, old.role = node.name, node.description, node.role
+            old.states, old.interfaces = node.states, node.interfaces
+            if node.child_count != old.child_count:
+                old.child_count = node.child_count
+                dirty.children.add(path)
+            old.label_ok = old.label_ok and bool(old.name)
+        for path in dirty.text:
+            if path in tree.nodes:
+                tree.nodes[path].text_ok = False
+        if dirty.all_extents:
+            for node in tree.nodes.values():
+                node.extents = None
+        for path in dirty.extents | dirty.children:
+            if path in tree.nodes:
+                tree.nodes[path].extents = None
+        expand = [p for p in dirty.children if p in tree.nodes]
+        if expand:
+            await self._repair(tree, deadline, expand)
+            for path in expand:  # the subtree may have moved: re-measure it
+                for sub in tree.subtree(path):
+                    tree.nodes[sub].extents = None
+        tree.elapsed_ms = (time.perf_counter() - start) * 1000
+
     # -- details for the nodes that will be shown -------------------------------------------
 
     async def fill_extents(self, tree: AppTree, paths: Iterable[str]) -> None:
-        wanted = [p for p in paths if tree.nodes[p].has("Component")]
+        wanted = [
+            p for p in paths if tree.nodes[p].has("Component") and tree.nodes[p].extents is None
+        ]
 
         async def one(path: str) -> None:
             body = await self._guard(
@@ -378,6 +490,7 @@ class TreeReader:
             )  # fmt: skip
             if body is None:
                 return
+            tree.nodes[path].label_ok = True
             for rel_type, targets in body[0]:
                 if int(rel_type) != RELATION_LABELLED_BY or not targets:
                     continue
@@ -385,15 +498,17 @@ class TreeReader:
                 target = tree.nodes.get(str(tpath)) if tbus == tree.bus else None
                 if target is not None:
                     tree.nodes[path].label = target.name or (target.text or "")
+                    tree.nodes[path].label_ok = True
                 else:
                     got = await self._guard(
                         tree, "label name",
                         self.bus.get_property(str(tbus), str(tpath), "Accessible", "Name"),
                     )  # fmt: skip
                     tree.nodes[path].label = str(got or "")
+                    tree.nodes[path].label_ok = True
                 return
 
-        await asyncio.gather(*(one(p) for p in paths))
+        await asyncio.gather(*(one(p) for p in paths if not tree.nodes[p].label_ok))
 
     async def fill_text(self, tree: AppTree, paths: Iterable[str], *, limit: int = 2000) -> None:
         """Fetch text content (Text.GetText) and range values (Value.CurrentValue)."""
@@ -418,10 +533,15 @@ class TreeReader:
                 tree.nodes[path].value = f"{number:g}"
 
         jobs = []
-        for path in paths:
+        todo = [p for p in paths if not tree.nodes[p].text_ok]
+        for path in todo:
             node = tree.nodes[path]
             if node.has("Text"):
                 jobs.append(text(path))
             if node.has("Value"):
                 jobs.append(value(path))
+        before = len(tree.problems)
         await asyncio.gather(*jobs)
+        if len(tree.problems) == before:  # all answered: current until a text/value event
+            for path in todo:
+                tree.nodes[path].text_ok = True

@@ -236,7 +236,12 @@ class Desktop(Protocol):
     ) -> WindowInfo: ...
 
     # accessibility ------------------------------------------------------------------------
-    async def snapshot(self, window: WindowInfo, *, timeout: float = 5.0) -> Snapshot: ...
+    async def snapshot(
+        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
+    ) -> Snapshot:
+        """Read the window's tree. Long-lived desktops keep it current from AT-SPI events and
+        re-read only what changed; ``fresh=True`` forces a full read."""
+        ...
 
     async def inspect(self, key: tuple[str, str]) -> LiveElement | None:
         """The element behind ``key`` now, or None when it no longer exists."""

@@ -230,7 +230,9 @@ class FakeDesktop:
         app = AppEntry("chromium", "Chromium", "Web Browser", ("chromium",), "chromium")
         return self.add_window(app, title=urls[0])
 
-    async def snapshot(self, window: WindowInfo, *, timeout: float = 5.0) -> Snapshot:
+    async def snapshot(
+        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
+    ) -> Snapshot:
         w = self._window(window)
         for node in w.root.walk():
             if node.role == "text":

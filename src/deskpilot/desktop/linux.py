@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import io
 import os
 import subprocess
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -22,7 +24,12 @@ from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop import apps as appcat
 from deskpilot.desktop.a11yenv import accessible_env, chromium_flags
-from deskpilot.desktop.atspi import Accessibility, shows
+from deskpilot.desktop.atspi import (
+    EVENTS_INCOMPLETE,
+    INCOMPLETE_EXECUTABLES,
+    Accessibility,
+    shows,
+)
 from deskpilot.desktop.atspi_bus import AtspiBus
 from deskpilot.desktop.base import (
     ActionOutcome,
@@ -49,6 +56,9 @@ CHROMIUM_NAMES = {
 }
 ELECTRON_HINTS = {"electron", "code", "slack", "discord", "signal-desktop", "obsidian"}
 
+
+#: Seconds after a window's pixels changed during which its reads stay full (no cache).
+PIXEL_SETTLE_S = 1.5
 
 #: Apps launched by this process that may still run (see LinuxDesktop._reap).
 _LAUNCHED: list[subprocess.Popen[bytes]] = []
@@ -90,6 +100,9 @@ class LinuxDesktop:
         self._catalogue: list[AppEntry] | None = None
         self._children: list[subprocess.Popen[bytes]] = []
         self._lock = asyncio.Lock()  # raw input is one thing at a time
+        self._pixels: dict[int, bytes | None] = {}  # window → digest of its pixels at last read
+        self._pixels_changed_at: dict[int, float] = {}
+        self._grabber: Any = None  # mss grabber, opened on first use
 
     @classmethod
     async def open(cls, settings: Settings) -> LinuxDesktop:
@@ -104,6 +117,8 @@ class LinuxDesktop:
         return cls(settings, x11, Accessibility(bus))
 
     async def close(self) -> None:
+        if self._grabber is not None:
+            self._grabber.close()
         await self.a11y.bus.close()
         self.x.close()
         self._reap()
@@ -212,6 +227,10 @@ class LinuxDesktop:
             except OSError as exc:
                 raise DesktopError(f"cannot start {argv[0]}: {exc.strerror}") from exc
         self._children.append(proc)
+        if self.settings.sandbox_dir:
+            from deskpilot.sandbox import record_spawn
+
+            record_spawn(self.settings.sandbox_dir, proc.pid)
         return proc
 
     async def _wait_new_window(
@@ -357,9 +376,12 @@ class LinuxDesktop:
 
     # -- accessibility ---------------------------------------------------------------------
 
-    async def snapshot(self, window: WindowInfo, *, timeout: float = 5.0) -> Snapshot:
+    async def snapshot(
+        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
+    ) -> Snapshot:
         start = time.perf_counter()
-        root, partial, problems = await self.a11y.read_window(window, timeout=timeout)
+        fresh = await self._pixels_changed(window) or fresh
+        root, partial, problems = await self.a11y.read_window(window, timeout=timeout, fresh=fresh)
         return Snapshot(
             window=window,
             root=root,
@@ -367,6 +389,47 @@ class LinuxDesktop:
             problems=problems,
             elapsed_ms=(time.perf_counter() - start) * 1000,
         )
+
+    async def _pixels_changed(self, window: WindowInfo) -> bool:
+        """For apps whose AT-SPI events do not cover everything (Chromium sends none when a
+        page scrolls), compare the window's pixels with the last read's: after a visual
+        change the cached tree is not trusted, and reads stay full for PIXEL_SETTLE_S (the
+        accessibility tree lags behind the paint)."""
+        where = self.a11y.cache.located.get(window.xid)
+        if where is not None:
+            incomplete = (await self.a11y.bus.toolkit(where.bus)).casefold() in EVENTS_INCOMPLETE
+        else:
+            incomplete = window.app.executable.casefold() in INCOMPLETE_EXECUTABLES
+        if not incomplete:
+            return False
+        digest = self._digest(window)
+        now = time.monotonic()
+        previous = self._pixels.get(window.xid)
+        self._pixels[window.xid] = digest
+        if previous is None:
+            # first sight: this read is a full one anyway when the window was never read
+            self._pixels_changed_at[window.xid] = 0.0 if where is None else now
+        elif digest is None or previous != digest:
+            self._pixels_changed_at[window.xid] = now
+        return now - self._pixels_changed_at[window.xid] < PIXEL_SETTLE_S
+
+    def _digest(self, window: WindowInfo) -> bytes | None:
+        """A hash of the window's on-screen pixels (an MIT-SHM grab: about a millisecond)."""
+        sw, sh = self.x.screen_size()
+        g = window.geometry
+        left, top = max(0, g.x), max(0, g.y)
+        width, height = min(g.x + g.width, sw) - left, min(g.y + g.height, sh) - top
+        if width <= 0 or height <= 0:
+            return None
+        try:
+            if self._grabber is None:
+                import mss
+
+                self._grabber = mss.MSS(display=self.settings.display)
+            shot = self._grabber.grab({"left": left, "top": top, "width": width, "height": height})
+        except Exception:  # mss raises its own ScreenShotError and OS errors
+            return None
+        return hashlib.blake2b(shot.raw, digest_size=16).digest()
 
     async def inspect(self, key: tuple[str, str]) -> LiveElement | None:
         live = await self.a11y.inspect(key)
@@ -515,9 +578,11 @@ class LinuxDesktop:
     async def scroll(
         self, window: WindowInfo, direction: ScrollDirection, steps: int
     ) -> tuple[ActionOutcome, bool]:
-        area = await self._scroll_area(window)
+        snap = await self.snapshot(window, timeout=2.0, fresh=True)
+        area = self._scroll_area(window, snap)
         x, y = area.center
         before_img = await self.capture(window)
+        before_tree = _layout(snap)
         async with self._raw_input(window) as outcome:
             pointer = self.x.pointer()
             self.x.move(x, y)
@@ -526,6 +591,9 @@ class LinuxDesktop:
                 await asyncio.sleep(0.01)  # let the app process each notch
             self.x.move(*pointer)
         moved = await self._changed(window, before_img)
+        if moved:
+            await self._still(window)  # smooth scrolling: wait until the content stops moving
+            await self._tree_follows(window, before_tree)
         return outcome.done(f"{steps} wheel steps {direction} at ({x}, {y})"), moved
 
     async def _changed(self, window: WindowInfo, before: bytes) -> bool:
@@ -538,15 +606,43 @@ class LinuxDesktop:
         except WaitTimeout:
             return False
 
+    async def _still(self, window: WindowInfo, timeout: float = 2.0) -> None:
+        """Wait until two captures 80 ms apart are the same (animations have finished)."""
+        last = {"img": await self.capture(window)}
+
+        async def same() -> bool:
+            await asyncio.sleep(0.08)
+            now = await self.capture(window)
+            stable = now == last["img"]
+            last["img"] = now
+            return stable
+
+        with contextlib.suppress(WaitTimeout):
+            await async_wait_for(same, timeout=timeout, what="the window to stop moving")
+
     def _differs(self, window: WindowInfo, before: bytes):  # type: ignore[no-untyped-def]
         async def check() -> bool:
             return (await self.capture(window)) != before
 
         return check
 
-    async def _scroll_area(self, window: WindowInfo) -> Rect:
+    async def _tree_follows(self, window: WindowInfo, before: frozenset[object]) -> None:
+        """Wait (briefly) until the accessibility tree shows the new layout: Chromium's tree
+        trails its pixels by a frame or more, and a read right away would show the old one."""
+
+        last: dict[str, frozenset[object]] = {"layout": before}
+
+        async def changed() -> bool:
+            now = _layout(await self.snapshot(window, timeout=2.0, fresh=True))
+            settled = now != before and now == last["layout"]
+            last["layout"] = now
+            return settled
+
+        with contextlib.suppress(WaitTimeout):
+            await async_wait_for(changed, timeout=1.5, what="the tree to follow the scroll")
+
+    def _scroll_area(self, window: WindowInfo, snap: Snapshot) -> Rect:
         """The largest scrollable-looking area of the window (else the window itself)."""
-        snap = await self.snapshot(window, timeout=2.0)
         best: Rect | None = None
         scrollish = {
             "scroll-pane",
@@ -682,6 +778,11 @@ class LinuxDesktop:
 
     async def close_window(self, window: WindowInfo) -> None:
         self.x.request_close(window.xid)
+
+
+def _layout(snap: Snapshot) -> frozenset[object]:
+    """What is where in a read: the keys and bounds of its nodes."""
+    return frozenset((n.key, n.bounds) for n in snap.nodes())
 
 
 class _Outcome:
