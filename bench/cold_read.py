@@ -114,7 +114,8 @@ async def cold_read(xid: int, trace: Trace | None = None, warm: bool = False) ->
             trace.calls.clear()
             trace.phases.clear()
         start = time.perf_counter()
-        body, snap, ids = await read_window(ctx, window)
+        got = await read_window(ctx, window)
+        body, snap, ids = got.body, got.snap, got.ids
         ms = (time.perf_counter() - start) * 1000
     finally:
         await desktop.close()

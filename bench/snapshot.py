@@ -189,7 +189,8 @@ class Bench:
         frame = located[1] if located else ""
         walk = run_walker(self.env, window.pid, window.title, frame, a.baseline_runs)
         self.step(f"{spec.name}: coverage and sizes")
-        _, (body, snap, ids) = await self.timed_read(launched)
+        _, got = await self.timed_read(launched)
+        body, snap, ids = got.body, got.snap, got.ids
         width, height = await self.desktop.screen_size()
         head = header(window)
         sizes = measure(

@@ -45,6 +45,9 @@ async def test_calculator_by_clicks_then_by_typing(
     done = await call("perform_sequence", {"steps": steps})
     assert not done.is_error, done.text
     assert "All 5 steps ran" in done.text
+    # the result ends with what the clicks changed: the display now shows 84
+    assert done.text.splitlines()[-1].startswith("Changes: ~ textbox")
+    assert '= "84"' in done.text.splitlines()[-1]
     assert display_value((await call("read_screen_ax")).text) == "84"
 
     typed = await call(

@@ -146,6 +146,38 @@ def on_screen(node: Node, area: Rect) -> bool:
     return b is None or (not b.empty and b.intersects(area))
 
 
+def _prune(lines: list[Line]) -> list[Line]:
+    """Drop lines that add nothing: a text line that only repeats the name of the field next
+    to it (its label), and structure lines with nothing under them."""
+    keep = [True] * len(lines)
+    for i, ln in enumerate(lines):
+        if ln.has_id or ln.role not in ("text", "caption") or ln.value:
+            continue
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(lines):
+                other = lines[j]
+                if other.has_id and other.depth == ln.depth and other.name == ln.name:
+                    keep[i] = False
+    for i in range(len(lines) - 1, -1, -1):
+        ln = lines[i]
+        if ln.has_id or ln.node.role not in STRUCTURAL or ln.node.role in ALWAYS_STRUCTURAL:
+            continue
+        has_child = any(
+            keep[j] and lines[j].depth > ln.depth for j in range(i + 1, _subtree_end(lines, i))
+        )
+        if not has_child:
+            keep[i] = False
+    return [ln for ln, k in zip(lines, keep, strict=True) if k]
+
+
+def _subtree_end(lines: list[Line], i: int) -> int:
+    depth = lines[i].depth
+    j = i + 1
+    while j < len(lines) and lines[j].depth > depth:
+        j += 1
+    return j
+
+
 def _row_key(node: Node) -> tuple[int, int]:
     b = node.bounds
     return (0, 0) if b is None else (b.center[1] // 12, b.x)
@@ -196,7 +228,7 @@ class Rendered:
 
     text: str
     ids: dict[str, Node] = field(default_factory=dict)
-    lines: dict[str, str] = field(default_factory=dict)  # id → its line (for diffs)
+    lines: dict[str, str] = field(default_factory=dict)  # id → its line, every line (diffs)
     widgets: int = 0  # widgets shown with an ID
     omitted: int = 0  # nodes left out by the budget
 
@@ -215,7 +247,7 @@ class Renderer:
         lines: list[Line] = []
         self._labels = {clean_name(n.label) for n in root.walk() if n.label and not n.name}
         self._visit(root, 0, "", lines, top=True)
-        return lines
+        return _prune(lines)
 
     @staticmethod
     def _reading_order(children: list[Node]) -> list[Node]:
@@ -267,24 +299,28 @@ class Renderer:
                     value = node.value
             elif role in TEXTUAL and (name or text or node.value):
                 shown_role = TEXTUAL[role]
+                full = name or " ".join(text.split())
                 if not name and text:
                     name, text = cut(text), ""
                 elif text and text != name:
                     value = cut(text)
                 if node.value is not None:
                     value = node.value
-                repeats = bool(name) and (name == parent_name or name in self._labels)
+                repeats = bool(full) and (full == parent_name or full in self._labels)
                 keep = bool(name or value) and not (repeats and not value)
                 if role in ("image", "icon") and not name:
                     keep = False
-            elif role in ALWAYS_STRUCTURAL or (role in STRUCTURAL and name):
+            elif role in ALWAYS_STRUCTURAL or (role in STRUCTURAL and name and name != parent_name):
                 keep = True
                 shown_role = STRUCTURAL[role]
         if keep:
             states = states_shown(node)
-            out.append(Line(depth, node, shown_role, name, value, states, is_widget(node)))
+            widget = is_widget(node)
+            full_name = clean_name(node.name) or " ".join((node.text or "").split()) or name
+            shown_name = "" if widget and name and name == parent_name else name
+            out.append(Line(depth, node, shown_role, shown_name, value, states, widget))
             child_depth = depth + 1
-            parent_name = name or parent_name
+            parent_name = full_name or parent_name
         else:
             child_depth = depth
         for child in self._reading_order(node.children):
@@ -310,9 +346,9 @@ class Renderer:
                 break
             body.append(text)
             used += len(text) + 1
+            result.lines[eid] = text.strip()
             if ln.has_id:
                 result.ids[eid] = ln.node
-                result.lines[eid] = text.strip()
                 result.widgets += 1
         result.text = "\n".join(body)
         return result

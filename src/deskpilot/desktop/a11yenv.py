@@ -51,7 +51,9 @@ def chromium_flags() -> list[str]:
     """Flags for a Chromium deskpilot starts: accessibility on, quiet, and no sandbox as root."""
     flags = [*CHROMIUM_A11Y_FLAGS, *CHROMIUM_QUIET_FLAGS]
     if os.geteuid() == 0:
-        flags.append("--no-sandbox")  # Chromium refuses to start as root otherwise
+        # Chromium refuses to start as root otherwise; --test-type hides the warning bar
+        # about the flag (it would cost every read and screenshot a line)
+        flags += ["--no-sandbox", "--test-type"]
     return flags
 
 

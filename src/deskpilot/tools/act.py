@@ -24,6 +24,7 @@ from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup, verify
+from deskpilot.tools.screen import change_summary
 from deskpilot.tools.windows import WindowIDArg, resolve_window
 
 Action = Literal["click", "fill", "type", "shortcut"]
@@ -77,6 +78,10 @@ def check_step(step: Step, where: str = "") -> None:
             parse_shortcut(step.shortcut or "")
         except InvalidArguments as exc:
             raise InvalidArguments(f"{prefix}{exc}") from None
+
+
+def _with_summary(text: str, summary: str) -> str:
+    return f"{text}\n{summary}" if summary else text
 
 
 def _label(live: LiveElement) -> str:
@@ -199,6 +204,7 @@ async def perform(
     line = await run_step(ctx, window, step)
     await ctx.desktop.settle(window, since)
     line += await window_changes(ctx, window, before)
+    line = _with_summary(line, await change_summary(ctx, window))
     return ToolResult(line, summary=line.split(" via ")[0])
 
 
@@ -254,6 +260,7 @@ async def perform_sequence(
     await ctx.desktop.settle(window, since)
     text = f"All {len(steps)} steps ran:\n" + "\n".join(done)
     text += await window_changes(ctx, window, before)
+    text = _with_summary(text, await change_summary(ctx, window))
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")
 
 

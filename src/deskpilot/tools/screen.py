@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from PIL import Image as PILImage
 from pydantic import Field
 
+from deskpilot.ax.diff import diff
 from deskpilot.ax.render import Renderer
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
 from deskpilot.errors import ElementGone
@@ -40,10 +42,22 @@ def node_data(eid: str | None, node: Node) -> dict[str, Any]:
     }
 
 
+@dataclass
+class Read:
+    body: str  # the rendered tree (or a note when there is none)
+    snap: Snapshot
+    ids: dict[str, Node]  # element IDs shown
+    lines: dict[str, str]  # every line by element identity (for diffs)
+    previous: dict[str, str] | None  # the same for the last read of this window, if any
+
+
 async def read_window(
-    ctx: ToolContext, window: WindowInfo, element_id: str | None = None
-) -> tuple[str, Snapshot, dict[str, Node]]:
-    """Read and render a window (or one element's subtree); remember the IDs shown."""
+    ctx: ToolContext, window: WindowInfo, element_id: str | None = None, *, baseline: bool = True
+) -> Read:
+    """Read and render a window (or one element's subtree); remember the IDs shown.
+
+    With ``baseline`` (a read the model sees in full) it becomes what the next
+    ``changes`` read and the next action summary compare with."""
     snap = await ctx.desktop.snapshot(window)
     root = snap.root
     if element_id is not None and root is not None:
@@ -52,20 +66,34 @@ async def read_window(
         if sub is None:
             raise ElementGone(eid, "it is not in the window any more")
         root = sub
+    previous = ctx.session.last_read.get(str(window.xid))
     if root is None:
         body = (
             "(the window has no accessibility tree: the app may still be starting or may not "
             "support accessibility — wait briefly and read again, or use "
             "computer_use_screenshot)"
         )
-        return body, snap, {}
+        return Read(body, snap, {}, {}, previous)
     rendered = Renderer(window.geometry, budget=ctx.settings.read_budget_chars).render(
         root, header=header(window)
     )
     remember(ctx.session, window, rendered.ids)
-    ctx.session.last_read[str(window.xid)] = rendered.lines
+    if element_id is None and baseline:  # a zoomed read is not a baseline for diffs
+        ctx.session.last_read[str(window.xid)] = rendered.lines
     body = rendered.text or "(no visible elements in this window)"
-    return body, snap, rendered.ids
+    return Read(body, snap, rendered.ids, rendered.lines, previous)
+
+
+async def change_summary(ctx: ToolContext, window: WindowInfo) -> str:
+    """After an action: what changed in the window since the model last read it (one line)."""
+    if str(window.xid) not in ctx.session.last_read:
+        return ""  # never read: nothing to compare with
+    if not any(w.xid == window.xid for w in await ctx.desktop.list_windows()):
+        return ""
+    read = await read_window(ctx, window, baseline=False)
+    if read.previous is None or read.snap.root is None:
+        return ""
+    return diff(read.previous, read.lines).summary()
 
 
 @tool(risk=Risk.READ_ONLY, title="Read Screen (AX)", idempotent=True)
@@ -79,12 +107,31 @@ async def read_screen_ax(
             "earlier read, e.g. from a '… more' line)."
         ),
     ] = None,
+    changes: Annotated[
+        bool,
+        Field(
+            description="Return only what changed since your last read of this window "
+            "(+ new, - gone, ~ changed) instead of the whole tree."
+        ),
+    ] = False,
 ) -> ToolResult:
     """Read a window's accessibility tree as text: one line per element, interactive ones
     ending in @elementID for perform / perform_sequence. No screenshot, no vision. Read first
     in a window, and again after navigation, dialogs, scrolling or shortcuts that change it."""
     window = await resolve_window(ctx, windowID)
-    body, snap, ids = await read_window(ctx, window, elementID)
+    read = await read_window(ctx, window, elementID)
+    snap, ids, body = read.snap, read.ids, read.body
+    if changes and elementID is None:
+        if read.previous is None:
+            body = "(first read of this window: the whole tree)\n" + body
+        else:
+            d = diff(read.previous, read.lines)
+            body = (
+                "No changes since the last read."
+                if d.empty
+                else "Changes since the last read (+ new, - gone, ~ changed):\n"
+                + "\n".join(d.lines())
+            )
     parts = ["<activeAppContext>", header(window)]
     if snap.partial:
         why = "; ".join(snap.problems[:3]) or "some parts did not answer"

@@ -1,0 +1,80 @@
+"""What changed between two reads of a window: new (+), gone (-) and changed (~) lines.
+
+Lines are matched by element identity (the element ID of the node behind each line, also for
+lines shown without an ``@ID``), so a renamed or re-valued element shows as changed, not as
+one line gone and another new.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_ID_SUFFIX = re.compile(r" @\S+$")
+
+
+@dataclass
+class Diff:
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: list[tuple[str, str]] = field(default_factory=list)  # (old, new)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+    def lines(self) -> list[str]:
+        out = [f"+ {line}" for line in self.added]
+        out += [f"- {line}" for line in self.removed]
+        out += [f"~ {new}  (was: {_ID_SUFFIX.sub('', old)})" for old, new in self.changed]
+        return out
+
+    def summary(self, limit: int = 3, width: int = 320) -> str:
+        """One line for an action's result: the first few changes and how many more."""
+        if self.empty:
+            return "No change in the window was seen."
+        items = [f"~ {_ID_SUFFIX.sub('', new).strip()}{_id_of(new)} (was: "
+                 f"{_brief(old, new)})" for old, new in self.changed]  # fmt: skip
+        items += [f"+ {line.strip()}" for line in self.added]
+        items += [f"- {_ID_SUFFIX.sub('', line).strip()}" for line in self.removed]
+        shown = items[:limit]
+        more = len(items) - len(shown)
+        text = "Changes: " + "; ".join(shown)
+        if more:
+            text += f"; and {more} more (read_screen_ax to see them)"
+        if len(text) > width:
+            text = text[: width - 1] + "…"
+        return text
+
+
+def _id_of(line: str) -> str:
+    m = _ID_SUFFIX.search(line)
+    return m.group(0) if m else ""
+
+
+_VALUE = re.compile(r' = ("(?:[^"\\]|\\.)*")')
+_STATES = re.compile(r" \[([^\]]*)\](?: @\S+)?$")
+
+
+def _brief(old: str, new: str) -> str:
+    """What ``old`` was, in the part that differs from ``new``: its value, else its states."""
+    ov, nv = _VALUE.search(old), _VALUE.search(new)
+    if (ov and ov.group(1)) != (nv and nv.group(1)):
+        return ov.group(1) if ov else "no value"
+    os_, ns = _STATES.search(old), _STATES.search(new)
+    if (os_ and os_.group(1)) != (ns and ns.group(1)):
+        return f"[{os_.group(1)}]" if os_ else "no states"
+    plain = _ID_SUFFIX.sub("", old).strip()
+    return plain if len(plain) <= 80 else plain[:79] + "…"
+
+
+def diff(before: dict[str, str], after: dict[str, str]) -> Diff:
+    """Compare two reads given as {element id: line}."""
+    d = Diff()
+    for key, line in after.items():
+        if key not in before:
+            d.added.append(line)
+        elif before[key] != line:
+            d.changed.append((before[key], line))
+    d.removed = [line for key, line in before.items() if key not in after]
+    return d
