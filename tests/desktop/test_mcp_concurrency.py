@@ -59,7 +59,7 @@ class Client:
         return text(result)
 
     def assert_own(self, read: str) -> None:
-        assert f"Window: '{self.title}'" in read, read
+        assert f" · '{self.title}' · " in read, read
         others = set(re.findall(r"mcp-client-\d", read)) - {self.title}
         assert not others, f"{self.title} saw {others}:\n{read}"
 

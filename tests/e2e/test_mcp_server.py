@@ -233,8 +233,8 @@ async def test_each_connection_has_its_own_target_and_element_ids(server: Server
         read_a = text(await a.call_tool("read_screen_ax", {"windowID": server.calc.stable_id}))
         read_b = text(await b.call_tool("read_screen_ax", {"windowID": server.editor.stable_id}))
         # without windowID each reads its own tracked target
-        assert "Window: 'Calculator'" in text(await a.call_tool("read_screen_ax", {}))
-        assert "Window: 'Mail to Bob'" in text(await b.call_tool("read_screen_ax", {}))
+        assert " · 'Calculator' · " in text(await a.call_tool("read_screen_ax", {}))
+        assert " · 'Mail to Bob' · " in text(await b.call_tool("read_screen_ax", {}))
         # an element ID the other connection was shown is unknown here
         seven = find_id(read_a, "button", "7")
         crossed = await b.call_tool("perform", {"elementID": seven})

@@ -107,10 +107,23 @@ STRUCTURAL: dict[str, str] = {
     "info-bar": "infobar",
 }
 
+#: Editable parts of documents, shown by their own short role.
+DOCUMENT_PARTS = {
+    "paragraph": "para",
+    "heading": "heading",
+    "section": "section",
+    "block-quote": "quote",
+    "caption": "caption",
+}
+#: Roles whose lines do not need an [editable] mark: it is what they are.
+IMPLIED_EDITABLE = {"entry", "password-text", "text", "spin-button", *DOCUMENT_PARTS}
+#: Longest text shown for a document paragraph (fields: TEXT_LIMIT).
+PARAGRAPH_LIMIT = 80
+
 ALWAYS_STRUCTURAL = {"dialog", "alert", "file-chooser", "popup-menu"}
 
 _CLASS_NAME = re.compile(r"^(Gtk|Adw|Gdk|Gsk|Hdy|Vte|Gnome|Gtk4)[A-Z][A-Za-z0-9]*$")
-TEXT_LIMIT = 160
+TEXT_LIMIT = 120
 
 
 def clean_name(name: str) -> str:
@@ -158,9 +171,22 @@ def _prune(lines: list[Line]) -> list[Line]:
                 other = lines[j]
                 if other.has_id and other.depth == ln.depth and other.name == ln.name:
                     keep[i] = False
+    for i, ln in enumerate(lines):
+        # a named group whose first element is an unnamed widget: the widget takes the name
+        # (toolbar "Styles" > toggle becomes toggle "Styles"); the group line goes
+        if ln.has_id or ln.node.role not in STRUCTURAL or ln.node.role in ALWAYS_STRUCTURAL:
+            continue
+        end = _subtree_end(lines, i)
+        if i + 1 < end and lines[i + 1].has_id and not lines[i + 1].name and ln.name:
+            lines[i + 1].name = ln.name
+            keep[i] = False
+            for j in range(i + 1, end):
+                lines[j].depth -= 1
     for i in range(len(lines) - 1, -1, -1):
         ln = lines[i]
-        if ln.has_id or ln.node.role not in STRUCTURAL or ln.node.role in ALWAYS_STRUCTURAL:
+        if not keep[i] or ln.has_id or ln.node.role not in STRUCTURAL:
+            continue
+        if ln.node.role in ALWAYS_STRUCTURAL:
             continue
         has_child = any(
             keep[j] and lines[j].depth > ln.depth for j in range(i + 1, _subtree_end(lines, i))
@@ -204,7 +230,7 @@ def states_shown(node: Node) -> list[str]:
         out.append("expanded" if "expanded" in s else "collapsed")
     if "sensitive" not in s and "enabled" not in s and is_widget(node):
         out.append("disabled")
-    if "editable" in s and node.role not in ("entry", "password-text", "text", "spin-button"):
+    if "editable" in s and node.role not in IMPLIED_EDITABLE:
         out.append("editable")
     if "read-only" in s and node.role in ("entry", "text"):
         out.append("readonly")
@@ -236,9 +262,10 @@ class Rendered:
 class Renderer:
     """Render one window's tree (or one subtree) within a character budget."""
 
-    def __init__(self, area: Rect, budget: int = 12000) -> None:
+    def __init__(self, area: Rect, budget: int = 12000, text_limit: int = TEXT_LIMIT) -> None:
         self.area = area
         self.budget = budget
+        self.text_limit = text_limit
         self._labels: set[str] = set()
 
     # -- selecting lines -------------------------------------------------------------------
@@ -282,11 +309,10 @@ class Renderer:
         if not top and visible_here:
             if is_widget(node):
                 keep = True
-                shown_role = INTERACTIVE.get(
-                    role,
-                    "textbox"
-                    if role in ("text", "document-text", "document-web", "paragraph")
-                    else role,
+                shown_role = (
+                    INTERACTIVE.get(role)
+                    or DOCUMENT_PARTS.get(role)
+                    or ("textbox" if role in ("text", "document-text", "document-web") else role)
                 )
                 if not name and role not in ("entry", "password-text", "text", "scroll-bar"):
                     name = self._label_text(node) or clean_name(node.description)[:60]
@@ -294,16 +320,22 @@ class Renderer:
                     if role == "password-text":
                         value = "•••" if text else ""
                     elif text or node.editable:
-                        value = cut(text)
+                        # document paragraphs: a shorter cut (read one with elementID in full)
+                        limit = (
+                            self.text_limit
+                            if role not in DOCUMENT_PARTS
+                            else min(self.text_limit, PARAGRAPH_LIMIT)
+                        )
+                        value = cut(text, limit)
                 if node.value is not None and role in ("slider", "spin-button", "scroll-bar"):
                     value = node.value
             elif role in TEXTUAL and (name or text or node.value):
                 shown_role = TEXTUAL[role]
                 full = name or " ".join(text.split())
                 if not name and text:
-                    name, text = cut(text), ""
+                    name, text = cut(text, self.text_limit), ""
                 elif text and text != name:
-                    value = cut(text)
+                    value = cut(text, self.text_limit)
                 if node.value is not None:
                     value = node.value
                 repeats = bool(full) and (full == parent_name or full in self._labels)

@@ -13,7 +13,14 @@ from dbus_fast import Message
 
 from deskpilot.desktop.atspi_bus import AtspiBus, AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi_cache import Located, TreeCache
-from deskpilot.desktop.atspi_consts import ROOT_PATH, S_DEFUNCT, role_name, state_bits, state_names
+from deskpilot.desktop.atspi_consts import (
+    ROOT_PATH,
+    S_DEFUNCT,
+    S_EDITABLE,
+    role_name,
+    state_bits,
+    state_names,
+)
 from deskpilot.desktop.atspi_tree import AppTree, RawNode, TreeReader
 from deskpilot.desktop.base import LiveElement, Node, Rect, WindowInfo
 from deskpilot.errors import ActionFailed, DesktopError
@@ -190,15 +197,7 @@ class Accessibility:
         paths = app.subtree(where.frame)
         shown = [p for p in paths if app.shown(p)]
         await self.reader.fill_extents(app, shown)
-        textual = [
-            p
-            for p in shown
-            if (
-                app.nodes[p].has("Text")
-                and (app.nodes[p].role_name in TEXT_ROLES or app.nodes[p].has("EditableText"))
-            )
-            or app.nodes[p].has("Value")
-        ]
+        textual = [p for p in shown if _wants_text(app.nodes[p])]
         await self.reader.fill_text(app, textual)
         unnamed = [
             p for p in shown
@@ -374,6 +373,18 @@ class Accessibility:
                 break
             key = (str(nbus), str(npath))
         return await self.inspect(key, window.pid)
+
+
+def _wants_text(node: RawNode) -> bool:
+    """Whether a shown node's text content is worth a call: fields always; other text roles
+    only when their name does not already carry the text; ranges for their value."""
+    if node.has("Value"):
+        return True
+    if not node.has("Text"):
+        return False
+    if node.has("EditableText") or node.states & S_EDITABLE:
+        return True
+    return node.role_name in TEXT_ROLES and not node.name
 
 
 def shows(shown: str | None, expected: str, masked: bool) -> bool:

@@ -116,7 +116,7 @@ class AtspiBus:
         self.call_timeout = call_timeout
         self._slots = asyncio.Semaphore(max_in_flight)
         self._pids: dict[str, int] = {}
-        self._toolkits: dict[str, str] = {}
+        self._toolkits: dict[str, asyncio.Future[str]] = {}
         self._registered: set[str] = set()
         self._listening = False
         #: monotonic time of the last AT-SPI event from each app (bus name), once listening
@@ -305,12 +305,16 @@ class AtspiBus:
     async def toolkit(self, bus_name: str) -> str:
         """The app's toolkit name ("GTK", "Qt", "Chromium", "LibreOffice"…), cached."""
         if bus_name not in self._toolkits:
-            try:
-                name = await self.get_property(bus_name, ROOT_PATH, "Application", "ToolkitName")
-            except (AtspiCallError, AtspiTimeout):
-                name = ""
-            self._toolkits[bus_name] = str(name)
-        return self._toolkits[bus_name]
+            # one call per app even when many readers ask at once
+            self._toolkits[bus_name] = asyncio.ensure_future(self._ask_toolkit(bus_name))
+        return await self._toolkits[bus_name]
+
+    async def _ask_toolkit(self, bus_name: str) -> str:
+        try:
+            name = await self.get_property(bus_name, ROOT_PATH, "Application", "ToolkitName")
+        except (AtspiCallError, AtspiTimeout):
+            return ""
+        return str(name)
 
     def forget(self, bus_name: str) -> None:
         self._pids.pop(bus_name, None)

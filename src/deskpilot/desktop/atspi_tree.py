@@ -298,9 +298,10 @@ class TreeReader:
             if len(tree.nodes) + len(unknown) > MAX_NODES:
                 tree.note(f"tree larger than {MAX_NODES} nodes: truncated")
                 unknown = unknown[: max(0, MAX_NODES - len(tree.nodes))]
+            wanted: list[tuple[str, str, list[Any] | None]] = [(k, p, None) for k, p in unknown]
             if self.lazy_hidden:
-                unknown = await self._skip_hidden(tree, unknown)
-            fetched = await asyncio.gather(*(self._fetch_node(tree, k, p) for k, p in unknown))
+                wanted = list(await self._skip_hidden(tree, unknown))
+            fetched = await asyncio.gather(*(self._fetch_node(tree, k, p, s) for k, p, s in wanted))
             for node in fetched:
                 if node is None or node.path in tree.nodes:
                     continue
@@ -315,7 +316,7 @@ class TreeReader:
 
     async def _skip_hidden(
         self, tree: AppTree, unknown: list[tuple[str, str]]
-    ) -> list[tuple[str, str]]:
+    ) -> list[tuple[str, str, list[Any]]]:
         """Keep hidden nodes as stubs (state only); return the ones to read in full."""
         states = await asyncio.gather(
             *(
@@ -323,13 +324,13 @@ class TreeReader:
                 for k, _p in unknown
             )
         )
-        full = []
+        full: list[tuple[str, str, list[Any]]] = []
         for (kid, parent), body in zip(unknown, states, strict=True):
             if body is None:
                 continue
             bits = state_bits(body[0])
             if bits & S_SHOWING or (not tree.uses_showing and bits & S_VISIBLE):
-                full.append((kid, parent))
+                full.append((kid, parent, body))
             else:
                 tree.nodes[kid] = RawNode(kid, parent, -1, 0, frozenset(), "", 0, "", bits,
                                           children=[], stub=True)  # fmt: skip
@@ -357,14 +358,25 @@ class TreeReader:
         # children living on another bus (embedded plugs) are not followed
         return [str(p) for b, p in body[0] if b == tree.bus and p != NULL_PATH]
 
-    async def _fetch_node(self, tree: AppTree, path: str, parent: str | None) -> RawNode | None:
+    async def _fetch_node(
+        self, tree: AppTree, path: str, parent: str | None, state: list[Any] | None = None
+    ) -> RawNode | None:
+        """Read one node live (its state may be known already: one call fewer)."""
         bus = tree.bus
+
+        async def known_state() -> list[Any]:
+            return (
+                state
+                if state is not None
+                else await self.bus.call(bus, path, "Accessible", "GetState")
+            )
+
         calls = await self._guard(
             tree,
             "node properties",
             asyncio.gather(
                 self.bus.call(bus, path, "Accessible", "GetRole"),
-                self.bus.call(bus, path, "Accessible", "GetState"),
+                known_state(),
                 self.bus.call(bus, path, "Accessible", "GetInterfaces"),
                 self._basic_props(bus, path),
             ),

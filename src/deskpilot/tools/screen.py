@@ -10,7 +10,7 @@ from PIL import Image as PILImage
 from pydantic import Field
 
 from deskpilot.ax.diff import diff
-from deskpilot.ax.render import Renderer
+from deskpilot.ax.render import TEXT_LIMIT, Renderer
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
 from deskpilot.errors import ElementGone
 from deskpilot.events import Image
@@ -24,8 +24,7 @@ from deskpilot.tools.windows import WindowIDArg, resolve_window
 
 def header(window: WindowInfo) -> str:
     return (
-        f"App: {window.app.name} ({window.app.app_id}) · Window: {window.title!r} · "
-        f"windowID: {window.stable_id}"
+        f"{window.app.name} ({window.app.app_id}) · {window.title!r} · windowID: {window.stable_id}"
     )
 
 
@@ -74,9 +73,11 @@ async def read_window(
             "computer_use_screenshot)"
         )
         return Read(body, snap, {}, {}, previous)
-    rendered = Renderer(window.geometry, budget=ctx.settings.read_budget_chars).render(
-        root, header=header(window)
-    )
+    # a zoomed read (one element's part) shows long text in full
+    limit = 4000 if element_id is not None else TEXT_LIMIT
+    rendered = Renderer(
+        window.geometry, budget=ctx.settings.read_budget_chars, text_limit=limit
+    ).render(root, header=header(window))
     remember(ctx.session, window, rendered.ids)
     if element_id is None and baseline:  # a zoomed read is not a baseline for diffs
         ctx.session.last_read[str(window.xid)] = rendered.lines
