@@ -329,6 +329,12 @@ class Renderer:
                         value = cut(text, limit)
                 if node.value is not None and role in ("slider", "spin-button", "scroll-bar"):
                     value = node.value
+                if role == "combo-box" and not text:
+                    chosen = next(
+                        (c for c in node.walk()[1:] if "selected" in c.states and c.name), None
+                    )
+                    if chosen is not None:
+                        value = cut(clean_name(chosen.name), self.text_limit)
             elif role in TEXTUAL and (name or text or node.value):
                 shown_role = TEXTUAL[role]
                 full = name or " ".join(text.split())

@@ -434,11 +434,23 @@ def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
     seen = {wt.frame}
     while stack:
         node, path = stack.pop()
-        for kid in app.children_of(path):
-            if kid in seen or not app.shown(kid):
-                continue  # hidden subtrees are not part of what is on screen
+        for kid in _shown_children(app, path):
+            if kid in seen:
+                continue
             seen.add(kid)
             child = make(app.nodes[kid], node.key)
             node.children.append(child)
             stack.append((child, kid))
     return root
+
+
+def _shown_children(app: AppTree, path: str) -> list[str]:
+    """The children on screen; hidden subtrees are dropped, except that a hidden node's shown
+    descendants are lifted into its place (a collapsed combo box's selected item)."""
+    out: list[str] = []
+    for kid in app.children_of(path):
+        if app.shown(kid):
+            out.append(kid)
+        elif not app.nodes[kid].stub and app.nodes[kid].children:
+            out.extend(k for k in _shown_children(app, kid) if app.nodes[k].role)
+    return out

@@ -190,7 +190,9 @@ class TreeReader:
         except AtspiTimeout:
             tree.note(f"{what}: no reply in time (the app may be busy or hung)")
         except AtspiCallError as exc:
-            if not exc.gone:
+            # gone: the node went away; unsupported: it lacks that interface. Neither makes
+            # the read incomplete.
+            if not exc.gone and not exc.unsupported:
                 tree.note(f"{what}: {exc.error_name}")
         except DesktopError as exc:
             tree.note(f"{what}: {exc}")
@@ -259,7 +261,7 @@ class TreeReader:
         known = len(node.children) if node.children is not None else 0
         if node.path == ROOT_PATH:
             return True
-        if self.lazy_hidden and not tree.shown(node.path):
+        if self.lazy_hidden and not tree.shown(node.path) and not self._in_combo(tree, node.path):
             return False  # its subtree is not on screen: not read
         if node.child_count < 0:
             # atk-bridge reports -1 for manages-descendants nodes (tree views, documents)
@@ -271,6 +273,8 @@ class TreeReader:
     async def _repair(
         self, tree: AppTree, deadline: float | None, expand: list[str] | None = None
     ) -> None:
+        """Ask live for children the cache lacks. Each node is expanded as soon as it is
+        known (no level-by-level barrier), so the calls stay pipelined down deep trees."""
         if ROOT_PATH not in tree.nodes:
             root = await self._fetch_node(tree, ROOT_PATH, None)
             if root is None:
@@ -279,40 +283,40 @@ class TreeReader:
         if expand is None:
             expand = [p for p, n in tree.nodes.items() if self._needs_live_children(tree, n)]
         expanded: set[str] = set()
-        while expand:
-            if deadline is not None and time.monotonic() > deadline:
-                tree.note("read stopped at its time limit")
-                break
-            batch = [p for p in dict.fromkeys(expand) if p not in expanded]
-            expanded.update(batch)
-            expand = []
-            results = await asyncio.gather(*(self._live_children(tree, p) for p in batch))
-            unknown: list[tuple[str, str]] = []
-            for path, kids in zip(batch, results, strict=True):
-                if kids is None:
-                    continue
-                tree.nodes[path].children = kids
-                for kid in kids:
-                    if kid not in tree.nodes:
-                        unknown.append((kid, path))
-            if len(tree.nodes) + len(unknown) > MAX_NODES:
-                tree.note(f"tree larger than {MAX_NODES} nodes: truncated")
-                unknown = unknown[: max(0, MAX_NODES - len(tree.nodes))]
-            wanted: list[tuple[str, str, list[Any] | None]] = [(k, p, None) for k, p in unknown]
-            if self.lazy_hidden:
-                wanted = list(await self._skip_hidden(tree, unknown))
-            fetched = await asyncio.gather(*(self._fetch_node(tree, k, p, s) for k, p, s in wanted))
-            for node in fetched:
-                if node is None or node.path in tree.nodes:
-                    continue
-                tree.nodes[node.path] = node
-                tree.live_fetched += 1
-                if node.child_count > 0:
-                    expand.append(node.path)
-            # cached nodes whose parent just became known keep their cached child lists
-            for node in fetched:
-                if node is not None and node.children is None and node.child_count == 0:
-                    node.children = []
+        await asyncio.gather(*(self._expand(tree, p, deadline, expanded) for p in expand))
+
+    async def _expand(
+        self, tree: AppTree, path: str, deadline: float | None, expanded: set[str]
+    ) -> None:
+        if path in expanded:
+            return
+        expanded.add(path)
+        if deadline is not None and time.monotonic() > deadline:
+            tree.note("read stopped at its time limit")
+            return
+        kids = await self._live_children(tree, path)
+        if kids is None or path not in tree.nodes:
+            return
+        tree.nodes[path].children = kids
+        unknown = [(k, path) for k in kids if k not in tree.nodes]
+        if len(tree.nodes) + len(unknown) > MAX_NODES:
+            tree.note(f"tree larger than {MAX_NODES} nodes: truncated")
+            unknown = unknown[: max(0, MAX_NODES - len(tree.nodes))]
+        wanted: list[tuple[str, str, list[Any] | None]] = [(k, p, None) for k, p in unknown]
+        if self.lazy_hidden:
+            wanted = list(await self._skip_hidden(tree, unknown))
+        fetched = await asyncio.gather(*(self._fetch_node(tree, k, p, s) for k, p, s in wanted))
+        deeper = []
+        for node in fetched:
+            if node is None or node.path in tree.nodes:
+                continue
+            tree.nodes[node.path] = node
+            tree.live_fetched += 1
+            if node.child_count > 0 or (node.child_count < 0 and node.displayed):
+                deeper.append(node.path)
+            else:
+                node.children = []
+        await asyncio.gather(*(self._expand(tree, p, deadline, expanded) for p in deeper))
 
     async def _skip_hidden(
         self, tree: AppTree, unknown: list[tuple[str, str]]
@@ -329,12 +333,27 @@ class TreeReader:
             if body is None:
                 continue
             bits = state_bits(body[0])
-            if bits & S_SHOWING or (not tree.uses_showing and bits & S_VISIBLE):
+            shown = bits & S_SHOWING or (not tree.uses_showing and bits & S_VISIBLE)
+            if shown or self._in_combo(tree, parent):
+                # a collapsed combo box's popup is hidden, but its selected item is SHOWING
+                # (Chromium): read it, so that the combo can show its value
                 full.append((kid, parent, body))
             else:
                 tree.nodes[kid] = RawNode(kid, parent, -1, 0, frozenset(), "", 0, "", bits,
                                           children=[], stub=True)  # fmt: skip
         return full
+
+    @staticmethod
+    def _in_combo(tree: AppTree, path: str | None) -> bool:
+        """Whether ``path`` is a combo box or its popup (two levels at most)."""
+        for _ in range(2):
+            node = tree.nodes.get(path) if path else None
+            if node is None:
+                return False
+            if node.role_name == "combo-box":
+                return True
+            path = node.parent
+        return False
 
     async def _live_children(self, tree: AppTree, path: str) -> list[str] | None:
         node = tree.nodes[path]
