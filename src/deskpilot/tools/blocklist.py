@@ -13,46 +13,32 @@ from deskpilot.config import Settings
 from deskpilot.desktop.base import AppEntry, AppIdentity, WindowInfo
 from deskpilot.errors import AppBlocked
 
-DEFAULT_BLOCKLIST: tuple[str, ...] = (
-    # KeePassXC / KeePass
-    "org.keepassxc.KeePassXC",
-    "keepassxc",
-    "KeePassXC",
-    "keepass2",
-    "KeePass",
-    # Bitwarden, 1Password, Enpass, Keeper, Proton Pass
-    "bitwarden",
-    "com.bitwarden.desktop",
-    "Bitwarden",
-    "1password",
-    "1Password",
-    "enpass",
-    "Enpass",
-    "keeper",
-    "Keeper Password Manager",
-    "proton-pass",
-    "Proton Pass",
-    # GNOME Passwords and Keys (Seahorse), Secrets, Password Safe; KDE Wallet
-    "org.gnome.seahorse.Application",
-    "seahorse",
-    "Passwords and Keys",
-    "org.gnome.World.Secrets",
-    "gnome-secrets",
-    "Secrets",
-    "org.gnome.PasswordSafe",
-    "gnome-passwordsafe",
-    "Password Safe",
-    "org.kde.kwalletmanager5",
-    "kwalletmanager5",
-    "org.kde.kwalletmanager",
-    "kwalletmanager",
-    "KWalletManager",
-    "KWallet Manager",
-    # pass front-ends
-    "qtpass",
-    "QtPass",
-    "gopass-ui",
-)
+#: The default entries, one group per app (removing one entry of a group removes the group:
+#: an app is only allowed when nothing matches it any more).
+DEFAULT_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("org.keepassxc.KeePassXC", "keepassxc", "KeePassXC"),
+    ("keepass2", "KeePass"),
+    ("bitwarden", "com.bitwarden.desktop", "Bitwarden"),
+    ("1password", "1Password"),
+    ("enpass", "Enpass"),
+    ("keeper", "Keeper Password Manager"),
+    ("proton-pass", "Proton Pass"),
+    ("org.gnome.seahorse.Application", "seahorse", "Passwords and Keys"),
+    ("org.gnome.World.Secrets", "gnome-secrets", "Secrets"),
+    ("org.gnome.PasswordSafe", "gnome-passwordsafe", "Password Safe"),
+    ("org.kde.kwalletmanager5", "kwalletmanager5", "org.kde.kwalletmanager", "kwalletmanager",
+     "KWalletManager", "KWallet Manager"),
+    ("qtpass", "QtPass"),
+    ("gopass-ui",),
+)  # fmt: skip
+
+DEFAULT_BLOCKLIST: tuple[str, ...] = tuple(e for group in DEFAULT_GROUPS for e in group)
+
+
+def default_group(entry: str) -> tuple[str, ...]:
+    """The default entries that go with ``entry`` (empty if it is not a default)."""
+    key = entry.casefold()
+    return next((g for g in DEFAULT_GROUPS if key in {e.casefold() for e in g}), ())
 
 
 class Blocklist:
