@@ -117,3 +117,36 @@ def test_bad_size_is_refused(tmp_path: Path, size: str) -> None:
                           env=_env(tmp_path), capture_output=True, text=True, timeout=30,
                           check=False)  # fmt: skip
     assert done.returncode == 2 and "'--size'" in done.stderr
+
+
+def test_up_status_down(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    up = subprocess.run([*CLI, "sandbox", "up", "--size", "800x600"], env=env,
+                        capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert up.returncode == 0, up.stderr
+    exports = dict(line.removeprefix("export ").split("=", 1) for line in up.stdout.splitlines())
+    assert set(exports) == {"DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "DESKPILOT_SANDBOX"}
+    runtime = exports["DESKPILOT_SANDBOX"]
+    try:
+        again = subprocess.run([*CLI, "sandbox", "up"], env=env, capture_output=True,
+                               text=True, timeout=60, check=False)  # fmt: skip
+        assert again.returncode == 0 and "already up" in again.stderr
+        assert again.stdout == up.stdout  # the same desktop, the same lines
+        status = subprocess.run([*CLI, "sandbox", "status"], env=env, capture_output=True,
+                                text=True, timeout=30, check=False)  # fmt: skip
+        assert status.returncode == 0 and "up" in status.stdout
+        on_it = {**env, **exports}
+        listed = subprocess.run([*CLI, "tool", "list_windows"], env=on_it, capture_output=True,
+                                text=True, timeout=60, check=False)  # fmt: skip
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.startswith("Open Windows (0 total):")
+        pids = processes_of(runtime)
+        assert pids
+    finally:
+        down = subprocess.run([*CLI, "sandbox", "down"], env=env, capture_output=True,
+                              text=True, timeout=60, check=False)  # fmt: skip
+    assert down.returncode == 0, down.stderr
+    assert alive(pids) == [] and not Path(runtime).exists()
+    gone = subprocess.run([*CLI, "sandbox", "status"], env=env, capture_output=True, text=True,
+                          timeout=30, check=False)  # fmt: skip
+    assert gone.returncode == 1 and "no sandbox is running" in gone.stdout
