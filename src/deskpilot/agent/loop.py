@@ -33,9 +33,10 @@ import dataclasses
 import json
 import logging
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal
 
 from deskpilot.agent.conversation import (
     Conversation,
@@ -93,21 +94,64 @@ class RunResult:
         return EXIT_CODES[self.outcome]
 
 
-class Stoppable(Protocol):
-    """A run a StopController can stop: an :class:`AgentRun`, or a native computer-use run."""
+class StoppableRun(ABC):
+    """A run a StopController can stop, bounded by ``options.timeout``: an :class:`AgentRun`, or
+    a native computer-use run. :meth:`_run_stoppable` runs :meth:`_work` (tracked by the
+    controller) and ends it as :meth:`_timed_out` or :meth:`_stopped` says."""
 
-    def stop(self) -> None: ...
+    def __init__(self, options: RunOptions, controller: StopController | None) -> None:
+        self.options = options
+        self.controller = controller
+        self._stopping = False
+        self._task: asyncio.Task[RunResult] | None = None
+
+    def stop(self) -> None:
+        """End the run now, with a progress summary (no model call, no retry)."""
+        self._stopping = True
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def _run_stoppable(self) -> RunResult:
+        with self.controller.track(self) if self.controller else contextlib.nullcontext():
+            if self._stopping:
+                return self._stopped()
+            self._task = asyncio.create_task(self._body())
+            try:
+                return await self._task
+            except asyncio.CancelledError:
+                if not self._stopping or not self._task.cancelled():
+                    raise
+                return self._stopped()
+
+    async def _body(self) -> RunResult:
+        try:
+            async with asyncio.timeout(self.options.timeout):
+                return await self._work()
+        except TimeoutError:
+            return await self._timed_out()
+
+    @abstractmethod
+    async def _work(self) -> RunResult:
+        """The run itself, until it ends on its own."""
+
+    @abstractmethod
+    async def _timed_out(self) -> RunResult:
+        """The ending when ``options.timeout`` is reached."""
+
+    @abstractmethod
+    def _stopped(self) -> RunResult:
+        """The ending after :meth:`stop`."""
 
 
 class StopController:
     """Stops the innermost active run (a subagent before its parent): Ctrl-C, API cancel."""
 
     def __init__(self) -> None:
-        self._runs: list[Stoppable] = []
+        self._runs: list[StoppableRun] = []
         self._pending = False
 
     @contextlib.contextmanager
-    def track(self, run: Stoppable) -> Iterator[None]:
+    def track(self, run: StoppableRun) -> Iterator[None]:
         if self._pending:  # a stop asked for before the run started
             self._pending = False
             run.stop()
@@ -131,7 +175,7 @@ class StopController:
         return True
 
 
-class AgentRun:
+class AgentRun(StoppableRun):
     """One run of the loop over ``conversation`` (which ends with the user's message)."""
 
     def __init__(
@@ -147,10 +191,10 @@ class AgentRun:
         controller: StopController | None = None,
         parent_run: str | None = None,
     ) -> None:
+        super().__init__(options or RunOptions(), controller)
         self.provider = provider
         self.parent_run = parent_run
         self.tools = tools
-        self.options = options or RunOptions()
         self.run_id = ctx.run_id or uuid.uuid4().hex[:16]
         self.ctx = (
             ctx if ctx.run_id == self.run_id else dataclasses.replace(ctx, run_id=self.run_id)
@@ -158,17 +202,8 @@ class AgentRun:
         self.conversation = conversation
         self.goal = goal or _last_user_text(conversation)
         self.constraints = list(constraints)
-        self.controller = controller
         self.steps = 0
-        self._stopping = False
-        self._task: asyncio.Task[RunResult] | None = None
         self._start = len(conversation.messages)
-
-    def stop(self) -> None:
-        """End the run now, with a progress summary (no model call, no retry)."""
-        self._stopping = True
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
 
     async def run(self) -> RunResult:
         self._emit(
@@ -183,27 +218,11 @@ class AgentRun:
                 **({"parent_run": self.parent_run} if self.parent_run else {}),
             },
         )
-        with self.controller.track(self) if self.controller else contextlib.nullcontext():
-            if self._stopping:
-                return self._stopped()
-            self._task = asyncio.create_task(self._body())
-            try:
-                return await self._task
-            except asyncio.CancelledError:
-                if not self._stopping or not self._task.cancelled():
-                    raise
-                return self._stopped()
+        return await self._run_stoppable()
 
     # -- the loop --------------------------------------------------------------------------
 
-    async def _body(self) -> RunResult:
-        try:
-            async with asyncio.timeout(self.options.timeout):
-                return await self._steps()
-        except TimeoutError:
-            return await self._timed_out()
-
-    async def _steps(self) -> RunResult:
+    async def _work(self) -> RunResult:
         format_errors = 0
         protocol = self.options.tool_protocol
         while True:

@@ -46,7 +46,14 @@ from pathlib import Path
 from typing import Any
 
 from deskpilot.agent.conversation import Conversation as NeutralConversation
-from deskpilot.agent.loop import NOT_RUN_TIMEOUT, Outcome, RunOptions, RunResult, StopController
+from deskpilot.agent.loop import (
+    NOT_RUN_TIMEOUT,
+    Outcome,
+    RunOptions,
+    RunResult,
+    StopController,
+    StoppableRun,
+)
 from deskpilot.agent.native_setup import (
     CallGate,
     RunEvents,
@@ -90,7 +97,7 @@ class NativePlan:
     run_id: str = ""
 
 
-class NativeRun:
+class NativeRun(StoppableRun):
     """One native run (see the module docstring)."""
 
     def __init__(
@@ -105,9 +112,9 @@ class NativeRun:
         send: Send | None = None,
         checkpoint: Mapping[str, Any] | None = None,
     ) -> None:
+        super().__init__(options or default_options(ctx), controller)
         self.plan = plan
         self.provider = provider
-        self.options = options or default_options(ctx)
         self.run_id = plan.run_id = plan.run_id or uuid.uuid4().hex[:16]
         self._sink = ctx.emit
         self.gate = CallGate(ctx.approver, ctx.settings.confirm)
@@ -115,7 +122,6 @@ class NativeRun:
         self.gate.on_ask = self.events.release
         self.ctx = dataclasses.replace(ctx, run_id=self.run_id, emit=self.events)
         self.toolset = computer_use_toolset(tools)
-        self.controller = controller
         self.post = send or provider_send(provider)
         self.checkpoint = checkpoint
         self.driver: NativeDriver | None = None
@@ -123,19 +129,11 @@ class NativeRun:
         self.steps = min(self._sent, self.options.max_steps)
         self._final = False
         self._last_body: dict[str, Any] | None = None
-        self._stopping = False
-        self._task: asyncio.Task[RunResult] | None = None
 
     @property
     def label(self) -> str:
         """The model as shown: ``native · openai:gpt-5.4`` (``hybrid · …`` with element tools)."""
         return f"{'hybrid' if self.plan.hybrid else 'native'} · {self.provider.label}"
-
-    def stop(self) -> None:
-        """End the run now, with a progress summary (no model call, no retry)."""
-        self._stopping = True
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
 
     async def run(self) -> RunResult:
         self._emit("run.started", {
@@ -144,27 +142,11 @@ class NativeRun:
             "tool_protocol": "native", "mode": "hybrid" if self.plan.hybrid else "native",
             **({"resumed": True} if self.checkpoint else {}),
         })  # fmt: skip
-        with self.controller.track(self) if self.controller else contextlib.nullcontext():
-            if self._stopping:
-                return self._stopped()
-            self._task = asyncio.create_task(self._body())
-            try:
-                return await self._task
-            except asyncio.CancelledError:
-                if not self._stopping or not self._task.cancelled():
-                    raise
-                return self._stopped()
+        return await self._run_stoppable()
 
     # -- the run -----------------------------------------------------------------------------
 
-    async def _body(self) -> RunResult:
-        try:
-            async with asyncio.timeout(self.options.timeout):
-                return await self._drive()
-        except TimeoutError:
-            return await self._timed_out()
-
-    async def _drive(self) -> RunResult:
+    async def _work(self) -> RunResult:
         plan = self.plan
         try:
             conv = await open_conversation(
