@@ -72,6 +72,10 @@ class Apps:
         self.sandbox = sandbox
         self.pids: set[int] = set()
         self.procs: list[subprocess.Popen[bytes]] = []
+        self.before: set[int] = set()  # windows open when the test started
+
+    async def start(self) -> None:
+        self.before = {w.xid for w in await self.desktop.list_windows()}
 
     async def open(self, name: str, timeout: float = 60.0) -> WindowInfo:
         """Launch by app id or name through the catalogue (as open_app does)."""
@@ -104,6 +108,10 @@ class Apps:
         return window
 
     async def close_all(self) -> None:
+        # also whatever the test opened through tools (open_app, open_urls, a model's calls)
+        self.pids |= {
+            w.pid for w in await self.desktop.list_windows() if w.xid not in self.before and w.pid
+        }
         for pid in self.pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
@@ -120,9 +128,11 @@ class Apps:
         await async_wait_for(gone, timeout=10, what="test windows to close")
 
 
-@pytest_asyncio.fixture(loop_scope="session")
+@pytest_asyncio.fixture(loop_scope="session", autouse=True)
 async def apps(desktop: LinuxDesktop, sandbox: Sandbox) -> AsyncIterator[Apps]:
+    """Every desktop test gets one: what the test opened is closed when it ends."""
     launched = Apps(desktop, sandbox)
+    await launched.start()
     yield launched
     await launched.close_all()
 

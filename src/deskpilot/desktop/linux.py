@@ -247,6 +247,13 @@ class LinuxDesktop:
         async def check() -> WindowInfo | None:
             new = [x for x in self.x.client_ids() if x not in before]
             if not new:
+                if proc.poll() == 0 and app is not None:
+                    # a single-instance app (GApplication) handed the launch to its running
+                    # instance and exited: that instance's window is the app's window
+                    return next(
+                        (w for w in await self.list_windows() if w.app.app_id == app.app_id),
+                        None,
+                    )
                 return None
             family = _descendants(proc.pid)
             windows = await self.list_windows()
