@@ -33,12 +33,9 @@ RunEvents`, which also keeps the progress summary).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import json
 import logging
-import os
-import tempfile
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -65,6 +62,7 @@ from deskpilot.agent.native_wire import final_request, prune_images, without_cal
 from deskpilot.agent.prompts import final_call_note, gather_context, negative_constraints
 from deskpilot.agent.providers.base import Provider
 from deskpilot.agent.providers.scripted import ScriptedProvider
+from deskpilot.agent.session_store import write_json
 from deskpilot.agent.task import computer_use_toolset, default_options, resolve_window
 from deskpilot.errors import ConfigError, DeskpilotError, ProviderError
 from deskpilot.events import Event
@@ -268,7 +266,7 @@ class NativeRun(StoppableRun):
         if isinstance(self.provider, ScriptedProvider):
             data["replay_position"] = self.provider.position
         path = self.ctx.settings.state_dir / "native-runs" / f"{self.run_id}.json"
-        _write_json(path, data)
+        write_json(path, data, prefix=".native-run-")
         return path
 
     def _emit(self, kind: str, data: dict[str, Any]) -> None:
@@ -349,19 +347,6 @@ async def resume_native_task(
     run = NativeRun(plan, provider, ctx, tools=tools, options=options, controller=controller,
                     send=send, checkpoint=checkpoint)  # fmt: skip
     return await run.run()
-
-
-def _write_json(path: Path, data: Mapping[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".native-run-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 __all__ = [

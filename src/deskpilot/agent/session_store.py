@@ -22,9 +22,13 @@ def save_conversation(
     path: Path, conversation: Conversation, meta: Mapping[str, Any] | None = None
 ) -> None:
     data = {"deskpilot_conversation": conversation.to_dict(), "meta": dict(meta or {})}
-    path = path.expanduser()
+    write_json(path.expanduser(), data, prefix=".conversation-")
+
+
+def write_json(path: Path, data: Mapping[str, Any], *, prefix: str) -> None:
+    """Write ``data`` to ``path`` atomically (through a ``prefix``-named temporary file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".conversation-", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh, ensure_ascii=False)
