@@ -118,6 +118,9 @@ def sandbox_app_env(base: Mapping[str, str], info: SandboxInfo) -> dict[str, str
             "XDG_CACHE_HOME": os.path.join(home, ".cache"),
             "XDG_DATA_HOME": os.path.join(home, ".local", "share"),
             "XDG_STATE_HOME": os.path.join(home, ".local", "state"),
+            # single-instance apps (KeePassXC, Qt's QLocalServer) lock in the temp dir: a
+            # shared /tmp made an app on one sandbox hand its launch to another sandbox
+            "TMPDIR": os.path.join(info.runtime_dir, "tmp"),
         }
     )
     return accessible_env(env, sandbox=True)
@@ -331,6 +334,7 @@ class Sandbox:
         home = os.path.join(run, "home")
         for sub in (".config", ".cache", ".local/share", ".local/state"):
             os.makedirs(os.path.join(home, sub), exist_ok=True)
+        os.makedirs(os.path.join(run, "tmp"), exist_ok=True)
         lo_user = os.path.join(home, ".config", "libreoffice", "4", "user")
         os.makedirs(lo_user, exist_ok=True)
         # a fresh LibreOffice profile without Tip of the Day, first-run and recovery dialogs
