@@ -134,11 +134,10 @@ class AnthropicProvider(Provider):
                         error=None if isinstance(args, dict) else BAD_INPUT.format(name=name),
                     )
                 )
-        usage = data.get("usage") or {}
         return self.turn(
             "".join(texts),
             protocol,
             calls=calls,
             stop_reason=str(data.get("stop_reason") or ""),
-            usage={k: int(v) for k, v in usage.items() if isinstance(v, int)},
+            usage=data.get("usage"),
         )

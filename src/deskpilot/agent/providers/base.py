@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -132,9 +132,10 @@ class Provider(ABC):
         *,
         calls: Sequence[ToolCall] = (),
         stop_reason: str = "",
-        usage: dict[str, int] | None = None,
+        usage: Mapping[str, Any] | None = None,
     ) -> AssistantTurn:
-        """Build the turn; under the text protocol, parse tool blocks out of ``text``."""
+        """Build the turn; under the text protocol, parse tool blocks out of ``text``.
+        ``usage`` is the reply's usage object as sent (only its integer counts are kept)."""
         notes: list[str] = []
         found = list(calls)
         if protocol == "text":
@@ -151,7 +152,7 @@ class Provider(ABC):
             model=self.spec,
             protocol=protocol,
             stop_reason=stop_reason,
-            usage=usage or {},
+            usage={k: int(v) for k, v in (usage or {}).items() if isinstance(v, int)},
             notes=notes,
         )
 

@@ -142,11 +142,10 @@ class CompatibleProvider(Provider):
                     raw=str(raw or ""),
                 )
             )
-        usage = data.get("usage") or {}
         return self.turn(
             str(content or ""),
             protocol,
             calls=calls,
             stop_reason=str(choices[0].get("finish_reason") or ""),
-            usage={k: int(v) for k, v in usage.items() if isinstance(v, int)},
+            usage=data.get("usage"),
         )

@@ -217,11 +217,10 @@ class GeminiProvider(Provider):
                         extra=extra,
                     )
                 )
-        usage = data.get("usageMetadata") or {}
         return self.turn(
             "".join(texts),
             protocol,
             calls=calls,
             stop_reason=str(candidate.get("finishReason") or ""),
-            usage={k: int(v) for k, v in usage.items() if isinstance(v, int)},
+            usage=data.get("usageMetadata"),
         )

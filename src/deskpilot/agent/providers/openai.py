@@ -143,11 +143,10 @@ class OpenAIProvider(Provider):
         details = data.get("incomplete_details")
         if status == "incomplete" and isinstance(details, dict):
             status = f"incomplete: {details.get('reason', '')}"
-        usage = data.get("usage") or {}
         return self.turn(
             "".join(texts),
             protocol,
             calls=calls,
             stop_reason=status,
-            usage={k: int(v) for k, v in usage.items() if isinstance(v, int)},
+            usage=data.get("usage"),
         )
