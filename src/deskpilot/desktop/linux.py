@@ -57,6 +57,9 @@ CHROMIUM_NAMES = {
 ELECTRON_HINTS = {"electron", "code", "slack", "discord", "signal-desktop", "obsidian"}
 
 
+#: A read within this many seconds of keyboard/pointer input first lets the app settle.
+INPUT_SETTLE_S = 1.0
+
 #: Seconds after a window's pixels changed during which its reads stay full (no cache).
 PIXEL_SETTLE_S = 1.5
 
@@ -103,6 +106,7 @@ class LinuxDesktop:
         self._pixels: dict[int, bytes | None] = {}  # window → digest of its pixels at last read
         self._pixels_changed_at: dict[int, float] = {}
         self._grabber: Any = None  # mss grabber, opened on first use
+        self._last_input = 0.0  # monotonic time of the last keyboard/pointer input
 
     @classmethod
     async def open(cls, settings: Settings) -> LinuxDesktop:
@@ -387,6 +391,10 @@ class LinuxDesktop:
         self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
     ) -> Snapshot:
         start = time.perf_counter()
+        if time.monotonic() - self._last_input < INPUT_SETTLE_S:
+            # keyboard/pointer input is processed asynchronously: let the app catch up
+            # (a read right after typing "12*7\n" could still show "12×7")
+            await self.settle(window, self._last_input)
         fresh = await self._pixels_changed(window) or fresh
         root, partial, problems = await self.a11y.read_window(window, timeout=timeout, fresh=fresh)
         return Snapshot(
@@ -554,6 +562,7 @@ class LinuxDesktop:
         async with self._lock:
             previous = self.x.active_xid()
             outcome = _Outcome()
+            self._last_input = time.monotonic()
             if previous != window.xid:
                 if not await self.activate(window):
                     raise ActionFailed(
@@ -712,6 +721,7 @@ class LinuxDesktop:
         count: int = 1,
         modifiers: Sequence[str] = (),
     ) -> None:
+        self._last_input = time.monotonic()
         syms = [self.x.keysym(m) for m in modifiers]
         with self.x.held(syms):
             self.x.click(x, y, button, count)
@@ -720,6 +730,7 @@ class LinuxDesktop:
         self.x.move(x, y)
 
     async def pointer_button(self, button: MouseButton, down: bool) -> None:
+        self._last_input = time.monotonic()
         self.x.button(button, down)
 
     async def pointer_position(self) -> tuple[int, int]:
@@ -728,6 +739,7 @@ class LinuxDesktop:
     async def pointer_drag(
         self, path: Sequence[tuple[int, int]], *, modifiers: Sequence[str] = ()
     ) -> None:
+        self._last_input = time.monotonic()
         if len(path) < 2:
             raise ActionFailed("a drag needs at least two points")
         syms = [self.x.keysym(m) for m in modifiers]
@@ -743,6 +755,7 @@ class LinuxDesktop:
     async def wheel(
         self, x: int, y: int, dx: int, dy: int, *, modifiers: Sequence[str] = ()
     ) -> None:
+        self._last_input = time.monotonic()
         syms = [self.x.keysym(m) for m in modifiers]
         self.x.move(x, y)
         with self.x.held(syms):
@@ -752,9 +765,11 @@ class LinuxDesktop:
                 self.x.wheel("right" if dx > 0 else "left", abs(dx))
 
     async def key_event(self, keysym_names: Sequence[str], down: bool) -> None:
+        self._last_input = time.monotonic()
         self.x.key_event([self.x.keysym(k) for k in keysym_names], down)
 
     async def type_raw(self, text: str) -> None:
+        self._last_input = time.monotonic()
         self.x.type_text(text)
 
     async def window_at(self, x: int, y: int) -> WindowInfo | None:
