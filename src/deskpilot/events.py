@@ -7,6 +7,7 @@ Kinds (``Event.kind``):
     confirm.asked      {tool, args, call_id, reason}
     confirm.answered   {tool, call_id, approved, by}
     tool.result        {tool, call_id, ok, summary, text}   (+ images)
+    computer.call      {call_id, actions, ...}  a native computer call run without asking anyone
     run.finished       {outcome, answer, steps}
 """
 
