@@ -4,7 +4,7 @@ One line per kept node: ``indent role "name" = "value" [states] @id``. Hidden an
 nodes are dropped; anonymous containers are collapsed (their children lifted); GTK4's class-name
 fallback names ("GtkButton") are treated as no name; labels that only repeat their parent's name
 are dropped; an unnamed button takes its name from the labels inside it; long text is cut with
-a ``…(+N chars)`` marker; a character budget ends the read with "… N more" markers that name
+a ``… +N chars`` marker; a character budget ends the read with "… N more" markers that name
 an element ID to read that part alone (``read_screen_ax`` with ``elementID``).
 """
 
@@ -143,7 +143,7 @@ def cut(text: str, limit: int = TEXT_LIMIT) -> str:
     text = text.replace("\n", "⏎")
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}…(+{len(text) - limit} chars)"
+    return f"{text[:limit]}… +{len(text) - limit} chars"
 
 
 def _quote(text: str) -> str:

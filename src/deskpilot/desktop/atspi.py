@@ -444,13 +444,14 @@ def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
     return root
 
 
-def _shown_children(app: AppTree, path: str) -> list[str]:
-    """The children on screen; hidden subtrees are dropped, except that a hidden node's shown
-    descendants are lifted into its place (a collapsed combo box's selected item)."""
+def _shown_children(app: AppTree, path: str, in_combo: bool = False) -> list[str]:
+    """The children on screen; hidden subtrees are dropped, except inside a combo box, where
+    the hidden popup's shown items (the selected one) are lifted into its place."""
+    in_combo = in_combo or app.nodes[path].role_name == "combo-box"
     out: list[str] = []
     for kid in app.children_of(path):
         if app.shown(kid):
             out.append(kid)
-        elif not app.nodes[kid].stub and app.nodes[kid].children:
-            out.extend(k for k in _shown_children(app, kid) if app.nodes[k].role)
+        elif in_combo and not app.nodes[kid].stub and app.nodes[kid].children:
+            out.extend(_shown_children(app, kid, in_combo=True))
     return out
