@@ -30,6 +30,7 @@ class ElementRecord:
     parent: str  # parent object path ("" for none)
     window: int  # X window id of the window it was read from
     pid: int
+    label: str = ""  # the name the model was shown (derived from inner labels if unnamed)
 
     @property
     def key(self) -> tuple[str, str]:

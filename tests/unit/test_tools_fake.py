@@ -147,3 +147,25 @@ def test_stale_and_unknown_ids(settings: Settings) -> None:
     assert gone.is_error
     unknown = call(ctx, "perform", {"elementID": "not an id!"})
     assert unknown.is_error and "is not an element ID" in unknown.text
+
+
+def test_consequential_rule_uses_the_name_the_model_saw(settings: Settings) -> None:
+    """A GTK4 button is named after its class ("GtkButton"); the model sees its label."""
+    from deskpilot.desktop.base import Node
+
+    ctx, desk, _ = make(settings, confirm="consequential")
+    call(ctx, "open_app", {"bundleId": "Calculator"})
+    frame = desk.windows[0].root
+    b = frame.children[1].bounds
+    button = Node(key=(":1.10", "/org/gnome/x/a11y/ff01"), role="push-button", name="GtkButton",
+                  bounds=b, states=frame.children[1].states, parent_key=frame.key)  # fmt: skip
+    button.children.append(Node(key=(":1.10", "/org/gnome/x/a11y/ff02"), role="label",
+                                name="Delete", bounds=b, states=button.states,
+                                parent_key=button.key))  # fmt: skip
+    frame.children.append(button)
+    text = call(ctx, "read_screen_ax").text
+    line = next(ln for ln in text.splitlines() if '"Delete"' in ln)
+    assert line.startswith('button "Delete" @')
+    ctx.approver = DenyAll()
+    declined = call(ctx, "perform", {"elementID": line.rsplit("@", 1)[1]})
+    assert declined.is_error and 'activates "Delete"' in declined.text

@@ -164,7 +164,8 @@ async def _assess_steps(ctx: ToolContext, steps: list[Step]) -> tuple[Risk, str]
                 _eid, record = lookup(ctx.session, step.elementID)
             except DeskpilotError:
                 continue
-            reason = ctx.rules.element_reason(record.name)
+            # the name the model saw (a GTK4 button named "GtkButton" shows its label "Send")
+            reason = ctx.rules.element_reason(record.label or record.name)
             if reason and step.action == "click":
                 return Risk.CONSEQUENTIAL, reason
         if step.action == "shortcut" and step.shortcut:

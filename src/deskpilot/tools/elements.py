@@ -15,7 +15,12 @@ from deskpilot.session import ElementRecord, Session
 from deskpilot.tools.context import ToolContext
 
 
-def remember(session: Session, window: WindowInfo, ids: dict[str, Node]) -> None:
+def remember(
+    session: Session,
+    window: WindowInfo,
+    ids: dict[str, Node],
+    names: dict[str, str] | None = None,
+) -> None:
     records = {
         eid: ElementRecord(
             bus=n.key[0],
@@ -25,6 +30,7 @@ def remember(session: Session, window: WindowInfo, ids: dict[str, Node]) -> None
             parent=n.parent_key[1] if n.parent_key else "",
             window=window.xid,
             pid=window.pid,
+            label=(names or {}).get(eid, ""),
         )
         for eid, n in ids.items()
     }
