@@ -34,6 +34,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from deskpilot import _procfs
 from deskpilot._wait import WaitTimeout, wait_for
 from deskpilot.desktop.a11yenv import accessible_env
 from deskpilot.errors import SandboxError
@@ -173,26 +174,10 @@ def _read_line(fd: int, timeout: float, what: str) -> str:
     return buf.decode().strip()
 
 
-def _environ_of(pid: int) -> bytes:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as fh:
-            return fh.read()
-    except OSError:
-        return b""
-
-
 #: Apps started on a sandbox by other processes (deskpilot's launcher) are listed here, one PID
 #: per line, so that teardown finds them even when they left the process group and rewrote
 #: their environment (Chromium does both).
 SPAWNED_FILE = "spawned.pids"
-
-
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return b""
 
 
 def record_spawn(runtime_dir: str, pid: int) -> None:
@@ -207,48 +192,27 @@ def processes_of(runtime_dir: str, pgid: int | None = None) -> list[int]:
     their descendants."""
     marker = f"XDG_RUNTIME_DIR={runtime_dir}".encode()
     path_mark = runtime_dir.encode()
-    spawned = {
-        int(x) for x in _read(os.path.join(runtime_dir, SPAWNED_FILE)).split() if x.isdigit()
-    }
+    listed = _procfs.read(os.path.join(runtime_dir, SPAWNED_FILE)).split()
+    spawned = {int(x) for x in listed if x.isdigit()}
     me = os.getpid()
     found: set[int] = set()
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        pid = int(entry)
+    links = _procfs.parents()
+    for pid in links:
         if pid == me:
             continue
         try:
             in_group = pgid is not None and os.getpgid(pid) == pgid
         except OSError:
             continue
-        stat = _read(f"/proc/{pid}/stat")
-        with contextlib.suppress(IndexError, ValueError):
-            parents[pid] = int(stat.rsplit(b")", 1)[1].split()[1])
         if (
             in_group
             or pid in spawned
-            or marker in _environ_of(pid).split(b"\0")
-            or path_mark in _read(f"/proc/{pid}/cmdline")
+            or marker in _procfs.read(f"/proc/{pid}/environ").split(b"\0")
+            or path_mark in _procfs.read(f"/proc/{pid}/cmdline")
         ):
             found.add(pid)
-    grew = True
-    while grew:  # add descendants (Chromium's helpers are children of its browser process)
-        grew = False
-        for pid, ppid in parents.items():
-            if ppid in found and pid not in found and pid != me:
-                found.add(pid)
-                grew = True
-    return sorted(found)
-
-
-def _is_zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return True
+    # and their descendants (Chromium's helpers are children of its browser process)
+    return sorted(_procfs.descendants(found, links) - {me})
 
 
 def teardown(runtime_dir: str, pgid: int, *, grace: float = 1.0) -> list[int]:
@@ -260,7 +224,7 @@ def teardown(runtime_dir: str, pgid: int, *, grace: float = 1.0) -> list[int]:
             os.kill(pid, signal.SIGTERM)
 
     def all_gone() -> bool:
-        return all(_is_zombie(p) for p in processes_of(runtime_dir, pgid))
+        return all(_procfs.is_zombie(p) for p in processes_of(runtime_dir, pgid))
 
     try:
         wait_for(all_gone, timeout=grace, what="sandbox processes to exit")
@@ -270,7 +234,7 @@ def teardown(runtime_dir: str, pgid: int, *, grace: float = 1.0) -> list[int]:
                 os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(WaitTimeout):
             wait_for(all_gone, timeout=2.0, what="sandbox processes to die")
-    left = [p for p in processes_of(runtime_dir, pgid) if not _is_zombie(p)]
+    left = [p for p in processes_of(runtime_dir, pgid) if not _procfs.is_zombie(p)]
     shutil.rmtree(runtime_dir, ignore_errors=True)
     return left
 
@@ -615,7 +579,7 @@ def load_info(state_dir: Path, name: str) -> SandboxInfo | None:
 
 def is_alive(info: SandboxInfo) -> bool:
     xvfb = info.pids.get("xvfb")
-    return xvfb is not None and not _is_zombie(xvfb) and os.path.isdir(info.runtime_dir)
+    return xvfb is not None and not _procfs.is_zombie(xvfb) and os.path.isdir(info.runtime_dir)
 
 
 def forget(state_dir: Path, name: str) -> None:

@@ -12,6 +12,7 @@ import click
 
 from deskpilot.cli.common import Context, async_command, pass_context
 from deskpilot.config import CONFIRM_MODES
+from deskpilot.errors import ToolError
 from deskpilot.tools.base import ToolResult
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.toolset import parse_args
@@ -95,7 +96,7 @@ async def tool(
     try:
         spec = toolset.get(name)
         spec.validate(parse_args(name, args))
-    except Exception as exc:  # ToolError subclasses: unknown tool, invalid arguments
+    except ToolError as exc:  # unknown tool, invalid arguments
         bad = str(exc)
     if bad is not None:
         _emit(ToolResult.error(bad), as_json, out_dir)

@@ -212,17 +212,6 @@ def state_bits(words: list[int] | tuple[int, ...]) -> int:
     return (high << 32) | low
 
 
-# Interface names, short
-IFACE_PREFIX = "org.a11y.atspi."
-IFACE_ACTION = "Action"
-IFACE_COMPONENT = "Component"
-IFACE_TEXT = "Text"
-IFACE_EDITABLE_TEXT = "EditableText"
-IFACE_VALUE = "Value"
-IFACE_SELECTION = "Selection"
-IFACE_HYPERLINK = "Hyperlink"
-IFACE_DOCUMENT = "Document"
-
 ROOT_PATH = "/org/a11y/atspi/accessible/root"
 NULL_PATH = "/org/a11y/atspi/null"
 CACHE_PATH = "/org/a11y/atspi/cache"
@@ -233,6 +222,4 @@ S_SHOWING = STATE_BITS["showing"]
 S_VISIBLE = STATE_BITS["visible"]
 S_MANAGES_DESCENDANTS = STATE_BITS["manages-descendants"]
 S_DEFUNCT = STATE_BITS["defunct"]
-S_ICONIFIED = STATE_BITS["iconified"]
-S_ACTIVE = STATE_BITS["active"]
 S_EDITABLE = STATE_BITS["editable"]

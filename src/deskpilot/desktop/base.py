@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Literal, Protocol, runtime_checkable
 
 MouseButton = Literal["left", "right", "middle", "back", "forward"]
@@ -106,36 +105,6 @@ class AppEntry:
         return self.exec_argv[0].rsplit("/", 1)[-1] if self.exec_argv else ""
 
 
-class State(StrEnum):
-    """The states deskpilot reads and shows (a subset of AT-SPI's)."""
-
-    ACTIVE = "active"
-    CHECKED = "checked"
-    COLLAPSED = "collapsed"
-    DEFUNCT = "defunct"
-    EDITABLE = "editable"
-    ENABLED = "enabled"
-    EXPANDABLE = "expandable"
-    EXPANDED = "expanded"
-    FOCUSABLE = "focusable"
-    FOCUSED = "focused"
-    ICONIFIED = "iconified"
-    INDETERMINATE = "indeterminate"
-    MODAL = "modal"
-    MULTI_LINE = "multi-line"
-    PRESSED = "pressed"
-    READ_ONLY = "read-only"
-    SELECTABLE = "selectable"
-    SELECTED = "selected"
-    SENSITIVE = "sensitive"
-    SHOWING = "showing"
-    VISIBLE = "visible"
-    MANAGES_DESCENDANTS = "manages-descendants"
-    CHECKABLE = "checkable"
-    HAS_POPUP = "has-popup"
-    REQUIRED = "required"
-
-
 @dataclass
 class Node:
     """One accessible object as read from the tree.
@@ -170,7 +139,7 @@ class Node:
 
     @property
     def editable(self) -> bool:
-        return State.EDITABLE.value in self.states
+        return "editable" in self.states
 
 
 @dataclass

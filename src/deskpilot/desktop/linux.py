@@ -20,6 +20,7 @@ from typing import Any
 
 from PIL import Image
 
+from deskpilot import _procfs
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop import apps as appcat
@@ -71,26 +72,6 @@ def png_bytes(img: Image.Image) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="PNG", compress_level=1)
     return buf.getvalue()
-
-
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    out, stack = {pid}, [pid]
-    while stack:
-        for kid in children.get(stack.pop(), []):
-            if kid not in out:
-                out.add(kid)
-                stack.append(kid)
-    return out
 
 
 class LinuxDesktop:
@@ -169,22 +150,17 @@ class LinuxDesktop:
         return None if w is None else self._info(w, active, await self.apps())
 
     async def activate(self, window: WindowInfo) -> bool:
+        async def active() -> bool:
+            return self.x.active_xid() == window.xid
+
         for _ in range(2):  # the WM occasionally ignores an activation right after another
             self.x.request_activate(window.xid)
             try:
-                await async_wait_for(
-                    self._is_active(window.xid), timeout=1.0, what="the window to become active"
-                )
+                await async_wait_for(active, timeout=1.0, what="the window to become active")
                 return True
             except WaitTimeout:
                 continue
         return False
-
-    def _is_active(self, xid: int):  # type: ignore[no-untyped-def]
-        async def check() -> bool:
-            return self.x.active_xid() == xid
-
-        return check
 
     # -- launching -------------------------------------------------------------------------
 
@@ -218,15 +194,16 @@ class LinuxDesktop:
         log_dir.mkdir(parents=True, exist_ok=True)
         log = log_dir / f"{Path(argv[0]).name}.log"
         with open(log, "ab") as out:
+            env = self._app_env()
             try:
                 proc = subprocess.Popen(
                     list(argv),
-                    env=self._app_env(),
+                    env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=out,
                     start_new_session=True,
-                    cwd=self._app_env().get("HOME") or None,
+                    cwd=env.get("HOME") or None,
                 )
             except OSError as exc:
                 raise DesktopError(f"cannot start {argv[0]}: {exc.strerror}") from exc
@@ -259,7 +236,7 @@ class LinuxDesktop:
                         None,
                     )
                 return None
-            family = _descendants(proc.pid)
+            family = _procfs.descendants([proc.pid])
             windows = await self.list_windows()
             for w in windows:
                 if w.xid not in new or not w.title:
@@ -614,10 +591,12 @@ class LinuxDesktop:
 
     async def _changed(self, window: WindowInfo, before: bytes) -> bool:
         """Whether the window's pixels change within a short while (the app repaints async)."""
+
+        async def differs() -> bool:
+            return (await self.capture(window)) != before
+
         try:
-            await async_wait_for(
-                self._differs(window, before), timeout=0.6, what="the window to repaint"
-            )
+            await async_wait_for(differs, timeout=0.6, what="the window to repaint")
             return True
         except WaitTimeout:
             return False
@@ -635,12 +614,6 @@ class LinuxDesktop:
 
         with contextlib.suppress(WaitTimeout):
             await async_wait_for(same, timeout=timeout, what="the window to stop moving")
-
-    def _differs(self, window: WindowInfo, before: bytes):  # type: ignore[no-untyped-def]
-        async def check() -> bool:
-            return (await self.capture(window)) != before
-
-        return check
 
     async def _tree_follows(self, window: WindowInfo, before: frozenset[object]) -> None:
         """Wait (briefly) until the accessibility tree shows the new layout: Chromium's tree

@@ -297,17 +297,6 @@ def char_keysym(ch: str) -> int:
     return 0x01000000 | code
 
 
-def display_reachable(name: str) -> bool:
-    if not name:
-        return False
-    try:
-        d = display.Display(name)
-    except (error.DisplayError, error.DisplayConnectionError, OSError):
-        return False
-    d.close()
-    return True
-
-
 def exe_name(pid: int) -> str:
     """Basename of a process's executable (or its argv[0])."""
     try:

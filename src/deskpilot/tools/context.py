@@ -21,8 +21,6 @@ class ToolContext:
     run_id: str = ""
     #: the window a background run is bound to (resolution step 3), if any
     fallback_window: str | None = None
-    #: True inside an agent run: do not steal focus, restore the user's window
-    background: bool = True
     rules: ConsequentialRules = field(default_factory=ConsequentialRules)
     #: notes for the model gathered during one call (e.g. the target window changed)
     notices: list[str] = field(default_factory=list)
