@@ -33,6 +33,7 @@ async def test_fill_read_back_and_save(
     saved = await call("perform", {"action": "shortcut", "shortcut": "ctrl+s"})
     assert "A new window opened" in saved.text, saved.text
     dialog = (await call("read_screen_ax")).text
+    dialog_id = ctx.session.target
     assert "Save As" in dialog
     target = tmp_path / "note.txt"
     name_field = find_id(dialog, "textbox")
@@ -48,6 +49,11 @@ async def test_fill_read_back_and_save(
     )
     assert not typed.is_error, typed.text
     await async_wait_for(_exists(target), timeout=10, what="the saved file")
+
+    async def dialog_closed() -> bool:  # the file is written before the dialog goes away
+        return all(w.stable_id != dialog_id for w in await ctx.desktop.list_windows())
+
+    await async_wait_for(dialog_closed, timeout=10, what="the Save dialog to close")
     assert target.read_text() == TEXT
     # the dialog is gone: the next read falls back to the editor window, and says so
     back = (await call("read_screen_ax")).text
