@@ -88,13 +88,14 @@ class Apps:
         self, argv: list[str], *, match: Callable[[WindowInfo], bool], timeout: float = 60.0
     ) -> WindowInfo:
         """Start ``argv`` directly on the sandbox; wait for a matching window with a tree."""
-        before = {w.xid for w in await self.desktop.list_windows()}
+        before = self.desktop.x.client_pids()
         proc = self.sandbox.spawn(argv, log=f"{Path(argv[0]).name}.log")
         self.procs.append(proc)
 
         async def window() -> WindowInfo | None:
             for w in await self.desktop.list_windows():
-                if w.xid not in before and w.title and match(w):
+                fresh = w.xid not in before or w.pid not in (0, before[w.xid])
+                if fresh and w.title and match(w):
                     return w
             return None
 
@@ -112,6 +113,7 @@ class Apps:
         self.pids |= {
             w.pid for w in await self.desktop.list_windows() if w.xid not in self.before and w.pid
         }
+        xids = {w.xid for w in await self.desktop.list_windows() if w.pid in self.pids}
         for pid in self.pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
@@ -123,7 +125,10 @@ class Apps:
         pids = set(self.pids)
 
         async def gone() -> bool:
-            return not any(w.pid in pids for w in await self.desktop.list_windows())
+            # by pid and by id: a dead window can linger in the list without its pid, and
+            # its id is handed to the next client (a relaunch of the same app)
+            listed = await self.desktop.list_windows()
+            return not any(w.pid in pids or w.xid in xids for w in listed)
 
         await async_wait_for(gone, timeout=10, what="test windows to close")
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 
 import pytest
 
 from deskpilot._wait import async_wait_for
+from deskpilot.desktop.apps import resolve_app
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
 
@@ -66,3 +69,23 @@ async def test_no_window_id_uses_tracked_target_then_active(
     await ctx.desktop.activate(editor)
     again = await call("read_screen_ax")
     assert f"windowID: {calc.stable_id}" in again.text  # the target, not the active window
+
+
+async def test_a_restarted_app_reusing_its_window_id_is_found(apps: Apps) -> None:
+    # X hands a restarted client the same window ids (gnome-calculator's window is always
+    # 0x800004 on a fresh display): when the dead window is still listed as the new process
+    # starts, the launch must still recognise the new window by its pid
+    desktop = apps.desktop
+    first = await apps.open("Calculator")
+    os.kill(first.pid, signal.SIGKILL)
+
+    async def gone() -> bool:
+        return first.xid not in desktop.x.client_ids()
+
+    await async_wait_for(gone, timeout=10, what="the killed calculator's window to go")
+    entry = resolve_app("Calculator", await desktop.apps())
+    proc = desktop._spawn(desktop._argv_for(entry))
+    stale = {first.xid: first.pid}  # as if the dead window were still listed at the start
+    second = await desktop._wait_new_window(stale, proc, entry, timeout=30)
+    await apps.adopt(second)
+    assert second.pid == proc.pid != first.pid

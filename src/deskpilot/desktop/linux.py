@@ -216,7 +216,7 @@ class LinuxDesktop:
 
     async def _wait_new_window(
         self,
-        before: set[int],
+        before: dict[int, int],
         proc: subprocess.Popen[bytes],
         app: AppEntry | None,
         timeout: float,
@@ -226,7 +226,9 @@ class LinuxDesktop:
             names = {n.casefold() for n in (app.wm_class, app.executable, app.app_id) if n}
 
         async def check() -> WindowInfo | None:
-            new = [x for x in self.x.client_ids() if x not in before]
+            now = self.x.client_pids()
+            # a reused id counts as new when another process owns it now
+            new = [x for x, pid in now.items() if x not in before or pid not in (0, before[x])]
             if not new:
                 if proc.poll() == 0 and app is not None:
                     # a single-instance app (GApplication) handed the launch to its running
@@ -288,7 +290,7 @@ class LinuxDesktop:
     async def launch(
         self, app: AppEntry, *, timeout: float = 30.0, restore_focus: bool = True
     ) -> WindowInfo:
-        before = set(self.x.client_ids())
+        before = self.x.client_pids()
         previous = self.x.active_xid()
         proc = self._spawn(self._argv_for(app))
         window = await self._wait_new_window(before, proc, app, timeout)
@@ -311,7 +313,7 @@ class LinuxDesktop:
     async def open_urls(
         self, urls: Sequence[str], *, browser: str = "agent", timeout: float = 30.0
     ) -> WindowInfo:
-        before = set(self.x.client_ids())
+        before = self.x.client_pids()
         if browser == "default":
             procs = [self._spawn(["xdg-open", u]) for u in urls]
             window = await self._wait_new_window(before, procs[0], None, timeout)

@@ -97,6 +97,19 @@ class X11:
         value = self._prop(self.root, name, Xatom.WINDOW)
         return [int(v) for v in value] if value is not None else []
 
+    def client_pids(self) -> dict[int, int]:
+        """Each managed window's id with its _NET_WM_PID (0 when unknown or already destroyed).
+
+        X reuses window ids: an app restarted right after its last window closed gets the
+        same id, so "is this window new?" needs the pid too.
+        """
+        out = {}
+        for xid in self.client_ids():
+            win = self.d.create_resource_object("window", xid)
+            value = self._prop(win, "_NET_WM_PID", Xatom.CARDINAL)
+            out[xid] = int(value[0]) if value is not None and len(value) else 0
+        return out
+
     def active_xid(self) -> int | None:
         value = self._prop(self.root, "_NET_ACTIVE_WINDOW", Xatom.WINDOW)
         xid = int(value[0]) if value is not None and len(value) else 0
