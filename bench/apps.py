@@ -151,12 +151,13 @@ async def launch(
     spec: AppSpec, sb: Sandbox, desktop: LinuxDesktop, run: Path, timeout: float = 90.0
 ) -> Launched:
     """Start the app, wait for its window and for its tree to settle."""
-    before = set(desktop.x.client_ids())
+    before = desktop.x.client_pids()
     proc = sb.spawn(spec.argv(run), log=f"{spec.name}.log", cwd=str(run))
 
     async def window() -> WindowInfo | None:
         for w in await desktop.list_windows():
-            if w.xid not in before and w.title and not w.hidden and spec.match(w):
+            fresh = w.xid not in before or w.pid not in (0, before[w.xid])  # ids are reused
+            if fresh and w.title and not w.hidden and spec.match(w):
                 return w
         if proc.poll() not in (None, 0):
             raise RuntimeError(f"{spec.name} exited with code {proc.returncode}")

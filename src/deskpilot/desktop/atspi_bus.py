@@ -8,9 +8,12 @@ puts a timeout on each, so a hung or stopped app costs at most the timeout, neve
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 import time
+from collections import deque
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from dbus_fast import Message, MessageType
@@ -106,6 +109,17 @@ async def _connect(address: str, what: str, timeout: float) -> MessageBus:
     return bus
 
 
+@dataclass(slots=True, eq=False)
+class _Call:
+    """One method call on its way: its message, its future, its timer."""
+
+    msg: Message
+    future: asyncio.Future[list[Any]]
+    timeout: float
+    timer: asyncio.TimerHandle | None = None
+    finished: bool = False
+
+
 class AtspiBus:
     """A connection to the AT-SPI bus with bounded, timed calls."""
 
@@ -114,7 +128,9 @@ class AtspiBus:
     ) -> None:
         self.bus = bus
         self.call_timeout = call_timeout
-        self._slots = asyncio.Semaphore(max_in_flight)
+        self._max_in_flight = max_in_flight
+        self._in_flight = 0
+        self._queue: deque[_Call] = deque()
         self._pids: dict[str, int] = {}
         self._toolkits: dict[str, asyncio.Future[str]] = {}
         self._registered: set[str] = set()
@@ -166,6 +182,41 @@ class AtspiBus:
     async def close(self) -> None:
         self.bus.disconnect()
 
+    def request(
+        self,
+        dest: str,
+        path: str,
+        iface: str,
+        member: str,
+        signature: str = "",
+        body: Sequence[Any] = (),
+        *,
+        timeout: float | None = None,
+    ) -> asyncio.Future[list[Any]]:
+        """Start one method call; the future gives the reply's body or raises AtspiCallError,
+        AtspiTimeout or AccessibilityUnavailable.
+
+        No task and no timeout context per call (a read makes a thousand): a reply callback
+        resolves the future, one timer bounds it, and calls beyond ``max_in_flight`` wait in
+        a queue. The timeout runs from when the call is sent.
+        """
+        if not iface.startswith("org."):
+            iface = A11Y + iface
+        msg = Message(
+            destination=dest,
+            path=path,
+            interface=iface,
+            member=member,
+            signature=signature,
+            body=list(body),
+        )
+        call = _Call(msg, asyncio.get_running_loop().create_future(), timeout or self.call_timeout)
+        if self._in_flight < self._max_in_flight:
+            self._send(call)
+        else:
+            self._queue.append(call)
+        return call.future
+
     async def call(
         self,
         dest: str,
@@ -177,28 +228,57 @@ class AtspiBus:
         *,
         timeout: float | None = None,
     ) -> list[Any]:
-        """One method call; raises AtspiCallError or AtspiTimeout."""
-        if not iface.startswith("org."):
-            iface = A11Y + iface
-        msg = Message(
-            destination=dest,
-            path=path,
-            interface=iface,
-            member=member,
-            signature=signature,
-            body=list(body),
-        )
-        async with self._slots:
-            try:
-                reply = await asyncio.wait_for(self.bus.call(msg), timeout or self.call_timeout)
-            except TimeoutError as exc:
-                raise AtspiTimeout(f"{member} on {dest} timed out") from exc
-            except (OSError, EOFError) as exc:
-                raise AccessibilityUnavailable(f"accessibility bus connection lost: {exc}") from exc
-        if reply.message_type == MessageType.ERROR:
+        """One method call; raises AtspiCallError, AtspiTimeout or AccessibilityUnavailable."""
+        return await self.request(dest, path, iface, member, signature, body, timeout=timeout)
+
+    def _send(self, call: _Call) -> None:
+        self._in_flight += 1
+        loop = call.future.get_loop()
+        call.timer = loop.call_later(call.timeout, self._expire, call)
+        try:
+            # dbus-fast's callback form of call(): its public coroutine costs a task here
+            self.bus._call(call.msg, functools.partial(self._on_reply, call))
+        except Exception as exc:  # the connection is closed or the message is bad
+            self._finish(call)
+            if not call.future.done():
+                call.future.set_exception(
+                    AccessibilityUnavailable(f"accessibility bus connection lost: {exc}")
+                )
+
+    def _finish(self, call: _Call) -> bool:
+        """Free the call's slot (once) and send the next queued call."""
+        if call.finished:
+            return False
+        call.finished = True
+        if call.timer is not None:
+            call.timer.cancel()
+        self._in_flight -= 1
+        while self._queue and self._in_flight < self._max_in_flight:
+            queued = self._queue.popleft()
+            if not queued.future.done():  # its caller gave up while it waited
+                self._send(queued)
+        return True
+
+    def _on_reply(self, call: _Call, reply: Message | None, err: Exception | None) -> None:
+        if not self._finish(call) or call.future.done():
+            return  # timed out (or its caller was cancelled) before the reply came
+        msg = call.msg
+        if err is not None or reply is None:
+            call.future.set_exception(
+                AccessibilityUnavailable(f"accessibility bus connection lost: {err}")
+            )
+        elif reply.message_type == MessageType.ERROR:
             text = str(reply.body[0]) if reply.body else ""
-            raise AtspiCallError(member, reply.error_name or "unknown", text)
-        return list(reply.body)
+            call.future.set_exception(
+                AtspiCallError(msg.member or "", reply.error_name or "unknown", text)
+            )
+        else:
+            call.future.set_result(list(reply.body))
+
+    def _expire(self, call: _Call) -> None:
+        if self._finish(call) and not call.future.done():
+            msg = call.msg
+            call.future.set_exception(AtspiTimeout(f"{msg.member} on {msg.destination} timed out"))
 
     async def get_property(
         self, dest: str, path: str, iface: str, name: str, *, timeout: float | None = None

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from deskpilot.desktop.atspi_bus import AtspiBus, AtspiCallError, AtspiTimeout
+from deskpilot.desktop.atspi_bus import A11Y, DBUS_PROPS, AtspiBus, AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi_consts import (
     CACHE_PATH,
     NULL_PATH,
@@ -40,6 +40,7 @@ T = TypeVar("T")
 MAX_MANAGED_CHILDREN = 600
 #: Nodes read per app at most.
 MAX_NODES = 30000
+ACCESSIBLE = A11Y + "Accessible"
 #: AtspiRelationType LABELLED_BY
 RELATION_LABELLED_BY = 2
 _TOPLEVEL_ROLES = {"application", "frame", "window", "dialog", "alert", "file-chooser"}
@@ -177,25 +178,42 @@ def _node_from_item(item: list[Any] | tuple[Any, ...]) -> RawNode | None:
     )
 
 
+def _failed(tree: AppTree, what: str, exc: BaseException) -> None:
+    """Note a failed call on the tree (a partial read); re-raise what is not a desktop error."""
+    if isinstance(exc, AtspiTimeout):
+        tree.note(f"{what}: no reply in time (the app may be busy or hung)")
+    elif isinstance(exc, AtspiCallError):
+        # gone: the node went away; unsupported: it lacks that interface. Neither makes the
+        # read incomplete.
+        if not exc.gone and not exc.unsupported:
+            tree.note(f"{what}: {exc.error_name}")
+    elif isinstance(exc, DesktopError):
+        tree.note(f"{what}: {exc}")
+    else:
+        raise exc
+
+
+async def _settled(calls: Iterable[asyncio.Future[Any]]) -> None:
+    """Wait until every call has its reply (or error); the errors are read by the caller."""
+    await asyncio.gather(*calls, return_exceptions=True)
+
+
 class TreeReader:
-    """Reads application trees from an :class:`AtspiBus`."""
+    """Reads application trees from an :class:`AtspiBus`.
+
+    Calls are made as futures (:meth:`AtspiBus.request`) and awaited together: a cold read
+    makes about a thousand of them, and a task or coroutine for each costs more than the call.
+    """
 
     def __init__(self, bus: AtspiBus) -> None:
         self.bus = bus
         self.lazy_hidden = False
 
-    async def _guard(self, tree: AppTree, what: str, coro: Awaitable[T]) -> T | None:
+    async def _guard(self, tree: AppTree, what: str, call: Awaitable[T]) -> T | None:
         try:
-            return await coro
-        except AtspiTimeout:
-            tree.note(f"{what}: no reply in time (the app may be busy or hung)")
-        except AtspiCallError as exc:
-            # gone: the node went away; unsupported: it lacks that interface. Neither makes
-            # the read incomplete.
-            if not exc.gone and not exc.unsupported:
-                tree.note(f"{what}: {exc.error_name}")
+            return await call
         except DesktopError as exc:
-            tree.note(f"{what}: {exc}")
+            _failed(tree, what, exc)
         return None
 
     async def read_app(
@@ -302,10 +320,10 @@ class TreeReader:
         if len(tree.nodes) + len(unknown) > MAX_NODES:
             tree.note(f"tree larger than {MAX_NODES} nodes: truncated")
             unknown = unknown[: max(0, MAX_NODES - len(tree.nodes))]
-        wanted: list[tuple[str, str, list[Any] | None]] = [(k, p, None) for k, p in unknown]
+        wanted: list[tuple[str, str | None, list[Any] | None]] = [(k, p, None) for k, p in unknown]
         if self.lazy_hidden:
             wanted = list(await self._skip_hidden(tree, unknown))
-        fetched = await asyncio.gather(*(self._fetch_node(tree, k, p, s) for k, p, s in wanted))
+        fetched = await self._fetch_nodes(tree, wanted)
         deeper = []
         for node in fetched:
             if node is None or node.path in tree.nodes:
@@ -322,19 +340,16 @@ class TreeReader:
         self, tree: AppTree, unknown: list[tuple[str, str]]
     ) -> list[tuple[str, str, list[Any]]]:
         """Keep hidden nodes as stubs (state only); return the ones to read in full."""
-        states = await asyncio.gather(
-            *(
-                self._guard(tree, "GetState", self.bus.call(tree.bus, k, "Accessible", "GetState"))
-                for k, _p in unknown
-            )
-        )
+        calls = [self.bus.request(tree.bus, k, "Accessible", "GetState") for k, _p in unknown]
+        await _settled(calls)
         full: list[tuple[str, str, list[Any]]] = []
-        for (kid, parent), body in zip(unknown, states, strict=True):
-            if body is None:
+        for (kid, parent), call in zip(unknown, calls, strict=True):
+            if (exc := call.exception()) is not None:
+                _failed(tree, "GetState", exc)
                 continue
+            body = call.result()
             bits = state_bits(body[0])
-            shown = bits & S_SHOWING or (not tree.uses_showing and bits & S_VISIBLE)
-            if shown or self._in_combo(tree, parent):
+            if self._shows(tree, bits) or self._in_combo(tree, parent):
                 # a collapsed combo box's popup is hidden, but its selected item is SHOWING
                 # (Chromium): read it, so that the combo can show its value
                 full.append((kid, parent, body))
@@ -342,6 +357,10 @@ class TreeReader:
                 tree.nodes[kid] = RawNode(kid, parent, -1, 0, frozenset(), "", 0, "", bits,
                                           children=[], stub=True)  # fmt: skip
         return full
+
+    @staticmethod
+    def _shows(tree: AppTree, bits: int) -> bool:
+        return bool(bits & S_SHOWING or (not tree.uses_showing and bits & S_VISIBLE))
 
     @staticmethod
     def _in_combo(tree: AppTree, path: str | None) -> bool:
@@ -381,66 +400,92 @@ class TreeReader:
         self, tree: AppTree, path: str, parent: str | None, state: list[Any] | None = None
     ) -> RawNode | None:
         """Read one node live (its state may be known already: one call fewer)."""
+        return (await self._fetch_nodes(tree, [(path, parent, state)]))[0]
+
+    async def _fetch_nodes(
+        self, tree: AppTree, wanted: list[tuple[str, str | None, list[Any] | None]]
+    ) -> list[RawNode | None]:
+        """Read nodes live, all calls in flight together. A node whose state is given and
+        shows gets its extents in the same round (they would be asked for right after)."""
         bus = tree.bus
+        # Qt has no working GetAll: on Qt 5 (KeePassXC) it even crashes the app
+        qt = (await self.bus.toolkit(bus)).lower().startswith("qt")
+        req = self.bus.request
+        plans: list[dict[str, asyncio.Future[list[Any]]]] = []
+        for path, _parent, state in wanted:
+            calls = {
+                "role": req(bus, path, "Accessible", "GetRole"),
+                "ifaces": req(bus, path, "Accessible", "GetInterfaces"),
+            }
+            if state is None:
+                calls["state"] = req(bus, path, "Accessible", "GetState")
+            if qt:
+                for prop in ("Name", "Description", "ChildCount"):
+                    calls[prop] = req(bus, path, DBUS_PROPS, "Get", "ss", [ACCESSIBLE, prop])
+            else:
+                calls["all"] = req(bus, path, DBUS_PROPS, "GetAll", "s", [ACCESSIBLE])
+            if state is not None and self._shows(tree, state_bits(state[0])):
+                calls["extents"] = req(bus, path, "Component", "GetExtents", "u", [0])
+            plans.append(calls)
+        await _settled(c for calls in plans for c in calls.values())
+        out = []
+        for (path, parent, state), calls in zip(wanted, plans, strict=True):
+            out.append(await self._node_from(tree, path, parent, state, calls))
+        return out
 
-        async def known_state() -> list[Any]:
-            return (
-                state
-                if state is not None
-                else await self.bus.call(bus, path, "Accessible", "GetState")
-            )
-
-        calls = await self._guard(
-            tree,
-            "node properties",
-            asyncio.gather(
-                self.bus.call(bus, path, "Accessible", "GetRole"),
-                known_state(),
-                self.bus.call(bus, path, "Accessible", "GetInterfaces"),
-                self._basic_props(bus, path),
-            ),
-        )
-        if calls is None:
+    async def _node_from(
+        self,
+        tree: AppTree,
+        path: str,
+        parent: str | None,
+        state: list[Any] | None,
+        calls: dict[str, asyncio.Future[list[Any]]],
+    ) -> RawNode | None:
+        errors = {k: e for k, c in calls.items() if (e := c.exception()) is not None}
+        extents = None
+        if "extents" in calls:
+            if "extents" in errors:
+                _failed(tree, "GetExtents", errors.pop("extents"))
+            else:
+                x, y, w, h = calls["extents"].result()[0]
+                extents = (int(x), int(y), int(w), int(h))
+        props: tuple[str, str, int] | None = None
+        failed_all = errors.get("all")
+        if isinstance(failed_all, AtspiCallError) and failed_all.unsupported:
+            del errors["all"]  # no GetAll after all: one Get per property
+            props = await self._guard(tree, "node properties", self._props_each(tree.bus, path))
+            if props is None:
+                return None
+        if errors:
+            _failed(tree, "node properties", next(iter(errors.values())))
             return None
-        role, state, ifaces, (name, desc, count) = calls
+        if props is None and "all" in calls:
+            values = calls["all"].result()[0]
+            props = (
+                str(values["Name"].value) if "Name" in values else "",
+                str(values["Description"].value) if "Description" in values else "",
+                int(values["ChildCount"].value) if "ChildCount" in values else 0,
+            )
+        elif props is None:
+            props = (
+                str(calls["Name"].result()[0].value),
+                str(calls["Description"].result()[0].value),
+                int(calls["ChildCount"].result()[0].value),
+            )
+        name, desc, count = props
+        state = state if state is not None else calls["state"].result()
         return RawNode(
             path,
             parent,
             -1,
             count,
-            _short_ifaces(ifaces[0]),
+            _short_ifaces(calls["ifaces"].result()[0]),
             name,
-            int(role[0]),
+            int(calls["role"].result()[0]),
             desc,
             state_bits(state[0]),
+            extents=extents,
         )
-
-    async def _basic_props(self, bus: str, path: str) -> tuple[str, str, int]:
-        # Qt has no working GetAll: on Qt 5 (KeePassXC) it even crashes the app
-        if not (await self.bus.toolkit(bus)).lower().startswith("qt"):
-            return await self._props_all(bus, path) or await self._props_each(bus, path)
-        return await self._props_each(bus, path)
-
-    async def _props_all(self, bus: str, path: str) -> tuple[str, str, int] | None:
-        try:
-            body = await self.bus.call(
-                bus,
-                path,
-                "org.freedesktop.DBus.Properties",
-                "GetAll",
-                "s",
-                ["org.a11y.atspi.Accessible"],
-            )
-            props = body[0]
-            return (
-                str(props["Name"].value) if "Name" in props else "",
-                str(props["Description"].value) if "Description" in props else "",
-                int(props["ChildCount"].value) if "ChildCount" in props else 0,
-            )
-        except AtspiCallError as exc:
-            if not exc.unsupported:
-                raise
-        return None
 
     async def _props_each(self, bus: str, path: str) -> tuple[str, str, int]:
         name, desc, count = await asyncio.gather(
@@ -456,9 +501,7 @@ class TreeReader:
         tree.partial, tree.problems = False, []
         tree._uses_showing = None
         props = [p for p in dirty.props if p in tree.nodes]
-        fetched = await asyncio.gather(
-            *(self._fetch_node(tree, p, tree.nodes[p].parent) for p in props)
-        )
+        fetched = await self._fetch_nodes(tree, [(p, tree.nodes[p].parent, None) for p in props])
         for path, node in zip(props, fetched, strict=True):
             old = tree.nodes[path]
             if node is None:
@@ -499,17 +542,14 @@ class TreeReader:
             p for p in paths if tree.nodes[p].has("Component") and tree.nodes[p].extents is None
         ]
 
-        async def one(path: str) -> None:
-            body = await self._guard(
-                tree,
-                "GetExtents",
-                self.bus.call(tree.bus, path, "Component", "GetExtents", "u", [0]),
-            )
-            if body is not None:
-                x, y, w, h = body[0]
-                tree.nodes[path].extents = (int(x), int(y), int(w), int(h))
-
-        await asyncio.gather(*(one(p) for p in wanted))
+        calls = [self.bus.request(tree.bus, p, "Component", "GetExtents", "u", [0]) for p in wanted]
+        await _settled(calls)
+        for path, call in zip(wanted, calls, strict=True):
+            if (exc := call.exception()) is not None:
+                _failed(tree, "GetExtents", exc)
+                continue
+            x, y, w, h = call.result()[0]
+            tree.nodes[path].extents = (int(x), int(y), int(w), int(h))
 
     async def fill_labels(self, tree: AppTree, paths: Iterable[str]) -> None:
         """For unnamed fields, the name of the element that labels them (LABELLED_BY)."""

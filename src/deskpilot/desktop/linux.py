@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import io
 import os
 import subprocess
+import threading
 import time
+import zlib
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -84,9 +85,12 @@ class LinuxDesktop:
         self._catalogue: list[AppEntry] | None = None
         self._children: list[subprocess.Popen[bytes]] = []
         self._lock = asyncio.Lock()  # raw input is one thing at a time
-        self._pixels: dict[int, bytes | None] = {}  # window → digest of its pixels at last read
+        self._pixels: dict[int, int | None] = {}  # window → checksum of its pixels at last read
         self._pixels_changed_at: dict[int, float] = {}
+        # pixel checksums to take (None) or being taken after a window's first read
+        self._baselines: dict[int, asyncio.Future[int | None] | None] = {}
         self._grabber: Any = None  # mss grabber, opened on first use
+        self._grabber_lock = threading.Lock()
         self._last_input = 0.0  # monotonic time of the last keyboard/pointer input
 
     @classmethod
@@ -102,6 +106,10 @@ class LinuxDesktop:
         return cls(settings, x11, Accessibility(bus))
 
     async def close(self) -> None:
+        for pending in self._baselines.values():
+            if pending is not None:
+                with contextlib.suppress(Exception):
+                    await pending  # a grab in a thread: let it finish before the grabber closes
         if self._grabber is not None:
             self._grabber.close()
         await self.a11y.bus.close()
@@ -263,8 +271,9 @@ class LinuxDesktop:
             ) from exc
 
     async def wait_tree_ready(self, window: WindowInfo, timeout: float = 20.0) -> None:
-        """Wait until the window's accessible tree is there and two reads agree on its size."""
-        last = {"count": -1}
+        """Wait until the window's accessible tree is there and two reads agree on its size
+        (and the window on its title: LibreOffice retitles its frame once the document is in)."""
+        last: dict[str, object] = {"count": -1, "title": None}
 
         async def check() -> bool:
             located = await self.a11y.locate(window)
@@ -273,8 +282,10 @@ class LinuxDesktop:
             bus_name, frame, _ = located
             tree = await self.a11y.reader.read_app(bus_name)
             count = len(tree.subtree(frame))
-            stable = count > 1 and count == last["count"]
-            last["count"] = count
+            now = self.x.window(window.xid)
+            title = now.title if now is not None else None
+            stable = count > 1 and count == last["count"] and title == last["title"]
+            last["count"], last["title"] = count, title
             return stable
 
         try:
@@ -293,8 +304,22 @@ class LinuxDesktop:
         before = self.x.client_pids()
         previous = self.x.active_xid()
         proc = self._spawn(self._argv_for(app))
+        deadline = time.monotonic() + timeout
         window = await self._wait_new_window(before, proc, app, timeout)
         await self.wait_tree_ready(window, timeout)
+        while (current := await self._refresh(window)) is None:
+            # a first window that went away once ready (LibreOffice may open its frame, then
+            # replace it with the document's): wait for the one that replaced it
+            before[window.xid] = window.pid
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise DesktopError(
+                    f"{app.name}'s window closed as soon as it was ready; "
+                    f"see {self.settings.state_dir / 'logs'}"
+                )
+            window = await self._wait_new_window(before, proc, app, remaining)
+            await self.wait_tree_ready(window, remaining)
+        window = current
         if restore_focus and previous is not None and previous in self.x.client_ids():
             prev = self.x.window(previous)
             if prev is not None and not prev.hidden and self.x.active_xid() != previous:
@@ -376,6 +401,10 @@ class LinuxDesktop:
             await self.settle(window, self._last_input)
         fresh = await self._pixels_changed(window) or fresh
         root, partial, problems = await self.a11y.read_window(window, timeout=timeout, fresh=fresh)
+        if window.xid in self._baselines and self._baselines[window.xid] is None:
+            self._baselines[window.xid] = asyncio.ensure_future(
+                asyncio.to_thread(self._digest, window)
+            )
         return Snapshot(
             window=window,
             root=root,
@@ -396,19 +425,26 @@ class LinuxDesktop:
             incomplete = window.app.executable.casefold() in INCOMPLETE_EXECUTABLES
         if not incomplete:
             return False
+        if where is None:
+            # the first read of this window in this process is a full read anyway: its pixels
+            # are only the next read's baseline, grabbed in a thread once the read is done
+            # (the first grab opens an X connection: ~20 ms)
+            self._pixels_changed_at[window.xid] = 0.0
+            self._baselines[window.xid] = None
+            return False
+        if (pending := self._baselines.pop(window.xid, None)) is not None:
+            self._pixels[window.xid] = await pending
         digest = self._digest(window)
         now = time.monotonic()
         previous = self._pixels.get(window.xid)
         self._pixels[window.xid] = digest
-        if previous is None:
-            # first sight: this read is a full one anyway when the window was never read
-            self._pixels_changed_at[window.xid] = 0.0 if where is None else now
-        elif digest is None or previous != digest:
+        if digest is None or previous != digest:  # also when there is no baseline
             self._pixels_changed_at[window.xid] = now
         return now - self._pixels_changed_at[window.xid] < PIXEL_SETTLE_S
 
-    def _digest(self, window: WindowInfo) -> bytes | None:
-        """A hash of the window's on-screen pixels (an MIT-SHM grab: about a millisecond)."""
+    def _digest(self, window: WindowInfo) -> int | None:
+        """A checksum of the window's on-screen pixels (an MIT-SHM grab and a CRC of it: a few
+        milliseconds for a 1280×800 window; a collision costs one read from the cache)."""
         sw, sh = self.x.screen_size()
         g = window.geometry
         left, top = max(0, g.x), max(0, g.y)
@@ -416,14 +452,16 @@ class LinuxDesktop:
         if width <= 0 or height <= 0:
             return None
         try:
-            if self._grabber is None:
-                import mss
+            with self._grabber_lock:
+                if self._grabber is None:
+                    import mss
 
-                self._grabber = mss.MSS(display=self.settings.display)
-            shot = self._grabber.grab({"left": left, "top": top, "width": width, "height": height})
+                    self._grabber = mss.MSS(display=self.settings.display)
+                grabber = self._grabber
+            shot = grabber.grab({"left": left, "top": top, "width": width, "height": height})
         except Exception:  # mss raises its own ScreenShotError and OS errors
             return None
-        return hashlib.blake2b(shot.raw, digest_size=16).digest()
+        return zlib.crc32(shot.raw)
 
     async def inspect(self, key: tuple[str, str]) -> LiveElement | None:
         live = await self.a11y.inspect(key)
