@@ -21,7 +21,7 @@ from deskpilot.desktop.atspi_consts import (
     state_bits,
     state_names,
 )
-from deskpilot.desktop.atspi_tree import AppTree, RawNode, TreeReader
+from deskpilot.desktop.atspi_tree import AppTree, RawNode, TreeReader, wants_value
 from deskpilot.desktop.base import LiveElement, Node, Rect, WindowInfo
 from deskpilot.errors import ActionFailed, DesktopError
 
@@ -378,7 +378,7 @@ class Accessibility:
 def _wants_text(node: RawNode) -> bool:
     """Whether a shown node's text content is worth a call: fields always; other text roles
     only when their name does not already carry the text; ranges for their value."""
-    if node.has("Value"):
+    if wants_value(node):
         return True
     if not node.has("Text"):
         return False

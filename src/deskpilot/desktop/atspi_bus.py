@@ -24,6 +24,8 @@ from deskpilot.desktop.atspi_consts import REGISTRY_BUS, REGISTRY_PATH, ROOT_PAT
 from deskpilot.errors import AccessibilityUnavailable, DesktopError
 
 A11Y = "org.a11y.atspi."
+#: How often the watchdog looks for calls past their timeout (seconds).
+WATCH_S = 0.05
 DBUS_PROPS = "org.freedesktop.DBus.Properties"
 
 #: Errors meaning "this object or app is gone".
@@ -111,12 +113,12 @@ async def _connect(address: str, what: str, timeout: float) -> MessageBus:
 
 @dataclass(slots=True, eq=False)
 class _Call:
-    """One method call on its way: its message, its future, its timer."""
+    """One method call on its way: its message, its future, its deadline."""
 
     msg: Message
     future: asyncio.Future[list[Any]]
     timeout: float
-    timer: asyncio.TimerHandle | None = None
+    deadline: float = 0.0  # loop time, set when sent
     finished: bool = False
 
 
@@ -129,8 +131,9 @@ class AtspiBus:
         self.bus = bus
         self.call_timeout = call_timeout
         self._max_in_flight = max_in_flight
-        self._in_flight = 0
+        self._in_flight: set[_Call] = set()
         self._queue: deque[_Call] = deque()
+        self._watchdog: asyncio.TimerHandle | None = None
         self._pids: dict[str, int] = {}
         self._toolkits: dict[str, asyncio.Future[str]] = {}
         self._registered: set[str] = set()
@@ -196,9 +199,10 @@ class AtspiBus:
         """Start one method call; the future gives the reply's body or raises AtspiCallError,
         AtspiTimeout or AccessibilityUnavailable.
 
-        No task and no timeout context per call (a read makes a thousand): a reply callback
-        resolves the future, one timer bounds it, and calls beyond ``max_in_flight`` wait in
-        a queue. The timeout runs from when the call is sent.
+        No task, timeout context or timer per call (a read makes a thousand): a reply
+        callback resolves the future, a watchdog ticking while calls are in flight expires
+        them (to within WATCH_S), and calls beyond ``max_in_flight`` wait in a queue. The
+        timeout runs from when the call is sent.
         """
         if not iface.startswith("org."):
             iface = A11Y + iface
@@ -211,7 +215,7 @@ class AtspiBus:
             body=list(body),
         )
         call = _Call(msg, asyncio.get_running_loop().create_future(), timeout or self.call_timeout)
-        if self._in_flight < self._max_in_flight:
+        if len(self._in_flight) < self._max_in_flight:
             self._send(call)
         else:
             self._queue.append(call)
@@ -232,9 +236,11 @@ class AtspiBus:
         return await self.request(dest, path, iface, member, signature, body, timeout=timeout)
 
     def _send(self, call: _Call) -> None:
-        self._in_flight += 1
         loop = call.future.get_loop()
-        call.timer = loop.call_later(call.timeout, self._expire, call)
+        call.deadline = loop.time() + call.timeout
+        self._in_flight.add(call)
+        if self._watchdog is None:
+            self._watchdog = loop.call_later(WATCH_S, self._watch, loop)
         try:
             # dbus-fast's callback form of call(): its public coroutine costs a task here
             self.bus._call(call.msg, functools.partial(self._on_reply, call))
@@ -250,10 +256,8 @@ class AtspiBus:
         if call.finished:
             return False
         call.finished = True
-        if call.timer is not None:
-            call.timer.cancel()
-        self._in_flight -= 1
-        while self._queue and self._in_flight < self._max_in_flight:
+        self._in_flight.discard(call)
+        while self._queue and len(self._in_flight) < self._max_in_flight:
             queued = self._queue.popleft()
             if not queued.future.done():  # its caller gave up while it waited
                 self._send(queued)
@@ -275,10 +279,16 @@ class AtspiBus:
         else:
             call.future.set_result(list(reply.body))
 
-    def _expire(self, call: _Call) -> None:
-        if self._finish(call) and not call.future.done():
-            msg = call.msg
-            call.future.set_exception(AtspiTimeout(f"{msg.member} on {msg.destination} timed out"))
+    def _watch(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Expire the calls past their deadline; tick again while any is in flight."""
+        now = loop.time()
+        for call in [c for c in self._in_flight if c.deadline <= now]:
+            if self._finish(call) and not call.future.done():
+                msg = call.msg
+                call.future.set_exception(
+                    AtspiTimeout(f"{msg.member} on {msg.destination} timed out")
+                )
+        self._watchdog = loop.call_later(WATCH_S, self._watch, loop) if self._in_flight else None
 
     async def get_property(
         self, dest: str, path: str, iface: str, name: str, *, timeout: float | None = None
