@@ -168,7 +168,16 @@ async def launch(
     try:
         await desktop.wait_tree_ready(found, timeout)
         if spec.browser and not await desktop.wait_page_loaded(found, timeout):
-            raise RuntimeError("the benchmark page did not load in Chromium")
+            snap = await desktop.snapshot(found)
+            docs = [
+                f"{sorted(n.states)} with {len(n.children)} children"
+                for n in snap.nodes()
+                if n.role == "document-web"
+            ]
+            raise RuntimeError(
+                f"the benchmark page did not load in Chromium within {timeout:.0f} s: documents "
+                f"{docs or 'none'}; partial={snap.partial} {snap.problems}"
+            )
         await settle(desktop, found, timeout)
         fresh = next((w for w in await desktop.list_windows() if w.xid == found.xid), None)
         launched.window = fresh or found

@@ -377,7 +377,9 @@ class LinuxDesktop:
         """Wait until the browser window shows a loaded web document (not busy, has content)."""
 
         async def loaded() -> bool:
-            snap = await self.snapshot(window, timeout=2.0)
+            # full reads: Chromium's tree can lag its paint by more than PIXEL_SETTLE_S on a
+            # busy machine, and it does not always announce that its document now shows
+            snap = await self.snapshot(window, timeout=2.0, fresh=True)
             return any(
                 n.role == "document-web" and "busy" not in n.states and n.children
                 for n in snap.nodes()
