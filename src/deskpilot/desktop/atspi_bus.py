@@ -134,6 +134,7 @@ class AtspiBus:
         self._in_flight: set[_Call] = set()
         self._queue: deque[_Call] = deque()
         self._watchdog: asyncio.TimerHandle | None = None
+        self._pumping = False
         self._pids: dict[str, int] = {}
         self._toolkits: dict[str, asyncio.Future[str]] = {}
         self._registered: set[str] = set()
@@ -252,15 +253,20 @@ class AtspiBus:
                 )
 
     def _finish(self, call: _Call) -> bool:
-        """Free the call's slot (once) and send the next queued call."""
+        """Free the call's slot (once) and send the next queued calls."""
         if call.finished:
             return False
         call.finished = True
         self._in_flight.discard(call)
-        while self._queue and len(self._in_flight) < self._max_in_flight:
-            queued = self._queue.popleft()
-            if not queued.future.done():  # its caller gave up while it waited
-                self._send(queued)
+        if not self._pumping:  # a send that fails inside the loop below must not recurse
+            self._pumping = True
+            try:
+                while self._queue and len(self._in_flight) < self._max_in_flight:
+                    queued = self._queue.popleft()
+                    if not queued.future.done():  # its caller gave up while it waited
+                        self._send(queued)
+            finally:
+                self._pumping = False
         return True
 
     def _on_reply(self, call: _Call, reply: Message | None, err: Exception | None) -> None:

@@ -1,0 +1,113 @@
+"""AtspiBus call bookkeeping: the in-flight cap and its queue, timeouts, dead connections.
+
+The desktop tests run every call against a real accessibility bus; these pin the edge cases
+that a real app does not produce on demand, against a stand-in for dbus-fast's MessageBus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from dbus_fast import Message, MessageType
+
+from deskpilot.desktop.atspi_bus import AtspiBus, AtspiCallError, AtspiTimeout
+from deskpilot.errors import AccessibilityUnavailable
+
+pytestmark = pytest.mark.asyncio
+
+Reply = Callable[[Message | None, Exception | None], None]
+
+
+class StandInBus:
+    """Records calls; replies only when told to; can be closed."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[Message, Reply]] = []
+        self.closed = False
+
+    def _call(self, msg: Message, callback: Reply) -> None:
+        if self.closed:
+            raise EOFError("the connection is closed")
+        msg.serial = len(self.pending) + 1
+        self.pending.append((msg, callback))
+
+    def answer(self, body: list[Any] | None = None, error: str | None = None) -> None:
+        msg, callback = self.pending.pop(0)
+        if error is not None:
+            reply = Message.new_error(msg, error, "it went wrong")
+        else:
+            reply = Message(
+                message_type=MessageType.METHOD_RETURN,
+                reply_serial=msg.serial,
+                signature="s",
+                body=body or ["ok"],
+            )
+        callback(reply, None)
+
+
+def bus_over(stand_in: StandInBus, **kwargs: Any) -> AtspiBus:
+    return AtspiBus(stand_in, **kwargs)  # type: ignore[arg-type]
+
+
+async def test_calls_beyond_the_cap_wait_and_go_out_as_replies_come() -> None:
+    stand_in = StandInBus()
+    bus = bus_over(stand_in, max_in_flight=2)
+    futures = [bus.request(":1.5", "/a", "Accessible", "GetRole") for _ in range(5)]
+    assert len(stand_in.pending) == 2
+    stand_in.answer(["first"])
+    assert len(stand_in.pending) == 2  # the third went out in the first's slot
+    while stand_in.pending:
+        stand_in.answer()
+    assert [f.result() for f in futures] == [["first"], ["ok"], ["ok"], ["ok"], ["ok"]]
+
+
+async def test_an_error_reply_raises_the_call_error() -> None:
+    stand_in = StandInBus()
+    bus = bus_over(stand_in)
+    future = bus.request(":1.5", "/a", "Accessible", "GetRole")
+    stand_in.answer(error="org.freedesktop.DBus.Error.UnknownObject")
+    with pytest.raises(AtspiCallError) as info:
+        await future
+    assert info.value.gone and info.value.member == "GetRole"
+
+
+async def test_a_call_without_a_reply_times_out_and_frees_its_slot() -> None:
+    stand_in = StandInBus()
+    bus = bus_over(stand_in, max_in_flight=1)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    silent = bus.request(":1.5", "/a", "Accessible", "GetRole", timeout=0.2)
+    queued = bus.request(":1.5", "/b", "Accessible", "GetRole", timeout=0.2)
+    with pytest.raises(AtspiTimeout, match=r"GetRole on :1\.5 timed out"):
+        await silent
+    assert 0.2 <= loop.time() - start < 0.5
+    assert len(stand_in.pending) == 2  # the queued call went out when the first expired
+    stand_in.pending.pop(0)  # the late reply to the expired call never comes
+    stand_in.answer(["late but fine"])
+    assert await queued == ["late but fine"]
+
+
+async def test_a_late_reply_to_an_expired_call_is_ignored() -> None:
+    stand_in = StandInBus()
+    bus = bus_over(stand_in)
+    future = bus.request(":1.5", "/a", "Accessible", "GetRole", timeout=0.05)
+    with pytest.raises(AtspiTimeout):
+        await future
+    stand_in.answer(["too late"])  # must not raise InvalidStateError
+    assert isinstance(future.exception(), AtspiTimeout)
+
+
+async def test_a_closed_connection_fails_every_queued_call_without_recursing() -> None:
+    stand_in = StandInBus()
+    bus = bus_over(stand_in, max_in_flight=1)
+    first = bus.request(":1.5", "/a", "Accessible", "GetRole")
+    queued = [bus.request(":1.5", f"/{i}", "Accessible", "GetRole") for i in range(3000)]
+    stand_in.closed = True
+    stand_in.answer()  # frees the slot: every queued send now fails
+    assert await first == ["ok"]
+    for future in queued:
+        with pytest.raises(AccessibilityUnavailable, match="connection lost"):
+            await future
