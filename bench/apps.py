@@ -156,8 +156,12 @@ async def launch(
 
     async def window() -> WindowInfo | None:
         for w in await desktop.list_windows():
-            fresh = w.xid not in before or w.pid not in (0, before[w.xid])  # ids are reused
-            if fresh and w.title and not w.hidden and spec.match(w):
+            if (
+                desktop.x.is_new(before, w.xid, w.pid)
+                and w.title
+                and not w.hidden
+                and spec.match(w)
+            ):
                 return w
         if proc.poll() not in (None, 0):
             raise RuntimeError(f"{spec.name} exited with code {proc.returncode}")

@@ -94,8 +94,7 @@ class Apps:
 
         async def window() -> WindowInfo | None:
             for w in await self.desktop.list_windows():
-                fresh = w.xid not in before or w.pid not in (0, before[w.xid])
-                if fresh and w.title and match(w):
+                if self.desktop.x.is_new(before, w.xid, w.pid) and w.title and match(w):
                     return w
             return None
 

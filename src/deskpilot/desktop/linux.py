@@ -234,9 +234,7 @@ class LinuxDesktop:
             names = {n.casefold() for n in (app.wm_class, app.executable, app.app_id) if n}
 
         async def check() -> WindowInfo | None:
-            now = self.x.client_pids()
-            # a reused id counts as new when another process owns it now
-            new = [x for x, pid in now.items() if x not in before or pid not in (0, before[x])]
+            new = [x for x, pid in self.x.client_pids().items() if self.x.is_new(before, x, pid)]
             if not new:
                 if proc.poll() == 0 and app is not None:
                     # a single-instance app (GApplication) handed the launch to its running
@@ -405,7 +403,7 @@ class LinuxDesktop:
         root, partial, problems = await self.a11y.read_window(window, timeout=timeout, fresh=fresh)
         if window.xid in self._baselines and self._baselines[window.xid] is None:
             self._baselines[window.xid] = asyncio.ensure_future(
-                asyncio.to_thread(self._digest, window)
+                asyncio.to_thread(self._checksum, self._on_screen(window))
             )
         return Snapshot(
             window=window,
@@ -436,7 +434,7 @@ class LinuxDesktop:
             return False
         if (pending := self._baselines.pop(window.xid, None)) is not None:
             self._pixels[window.xid] = await pending
-        digest = self._digest(window)
+        digest = self._checksum(self._on_screen(window))
         now = time.monotonic()
         previous = self._pixels.get(window.xid)
         self._pixels[window.xid] = digest
@@ -444,15 +442,21 @@ class LinuxDesktop:
             self._pixels_changed_at[window.xid] = now
         return now - self._pixels_changed_at[window.xid] < PIXEL_SETTLE_S
 
-    def _digest(self, window: WindowInfo) -> int | None:
-        """A checksum of the window's on-screen pixels (an MIT-SHM grab and a CRC of it: a few
-        milliseconds for a 1280×800 window; a collision costs one read from the cache)."""
+    def _on_screen(self, window: WindowInfo) -> tuple[int, int, int, int] | None:
+        """The window's on-screen part as (left, top, width, height), if any."""
         sw, sh = self.x.screen_size()
         g = window.geometry
         left, top = max(0, g.x), max(0, g.y)
         width, height = min(g.x + g.width, sw) - left, min(g.y + g.height, sh) - top
-        if width <= 0 or height <= 0:
+        return (left, top, width, height) if width > 0 and height > 0 else None
+
+    def _checksum(self, region: tuple[int, int, int, int] | None) -> int | None:
+        """A checksum of a screen region's pixels (an MIT-SHM grab and a CRC of it: a few
+        milliseconds for 1280×800; a collision costs one read from the cache). Safe in a
+        thread: it uses its own X connection, not the desktop's."""
+        if region is None:
             return None
+        left, top, width, height = region
         try:
             with self._grabber_lock:
                 if self._grabber is None:

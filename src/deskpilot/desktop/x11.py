@@ -110,6 +110,12 @@ class X11:
             out[xid] = int(value[0]) if value is not None and len(value) else 0
         return out
 
+    @staticmethod
+    def is_new(before: dict[int, int], xid: int, pid: int) -> bool:
+        """Whether a window was not there in ``before`` (from :meth:`client_pids`): its id is
+        new, or another process owns that id now."""
+        return xid not in before or pid not in (0, before[xid])
+
     def active_xid(self) -> int | None:
         value = self._prop(self.root, "_NET_ACTIVE_WINDOW", Xatom.WINDOW)
         xid = int(value[0]) if value is not None and len(value) else 0
