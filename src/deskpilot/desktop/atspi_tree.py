@@ -23,7 +23,9 @@ from deskpilot.desktop.atspi_consts import (
     CACHE_PATH,
     NULL_PATH,
     ROOT_PATH,
+    S_EXPANDED,
     S_MANAGES_DESCENDANTS,
+    S_SELECTED,
     S_SHOWING,
     S_VISIBLE,
     role_name,
@@ -65,6 +67,7 @@ class RawNode:
     text_ok: bool = False  # text/value fetched (and still current)
     label_ok: bool = False  # label looked up
     stub: bool = False  # only its state is known (a hidden node read lazily)
+    closed: bool = False  # a closed menu: its items are listed as stubs, unread
 
     @property
     def role_name(self) -> str:
@@ -345,6 +348,14 @@ class TreeReader:
         if len(tree.nodes) + len(unknown) > MAX_NODES:
             tree.note(f"tree larger than {MAX_NODES} nodes: truncated")
             unknown = unknown[: max(0, MAX_NODES - len(tree.nodes))]
+        if self.lazy_hidden and self._closed_menu(tree, path):
+            # its items are hidden until it opens: listed, not read (LibreOffice's menu bar,
+            # read live, has ~300 of them); opening it re-reads them (see refresh)
+            for kid, parent in unknown:
+                tree.nodes[kid] = RawNode(kid, parent, -1, 0, frozenset(), "", 0, "", 0,
+                                          children=[], stub=True)  # fmt: skip
+            tree.nodes[path].closed = True
+            return
         wanted: list[tuple[str, str | None, list[Any] | None]] = [(k, p, None) for k, p in unknown]
         if self.lazy_hidden:
             wanted = list(await self._skip_hidden(tree, unknown))
@@ -382,6 +393,15 @@ class TreeReader:
                 tree.nodes[kid] = RawNode(kid, parent, -1, 0, frozenset(), "", 0, "", bits,
                                           children=[], stub=True)  # fmt: skip
         return full
+
+    @classmethod
+    def _closed_menu(cls, tree: AppTree, path: str) -> bool:
+        node = tree.nodes[path]
+        return (
+            node.role_name == "menu"
+            and not node.states & (S_EXPANDED | S_SELECTED)
+            and not cls._in_combo(tree, node.parent)
+        )
 
     @staticmethod
     def _shows(tree: AppTree, bits: int) -> bool:
@@ -527,6 +547,7 @@ class TreeReader:
         tree._uses_showing = None
         props = [p for p in dirty.props if p in tree.nodes]
         fetched = await self._fetch_nodes(tree, [(p, tree.nodes[p].parent, None) for p in props])
+        opened: list[str] = []
         for path, node in zip(props, fetched, strict=True):
             old = tree.nodes[path]
             if node is None:
@@ -539,10 +560,20 @@ class TreeReader:
                 continue
             old.name, old.description, old.role = node.name, node.description, node.role
             old.states, old.interfaces = node.states, node.interfaces
+            if old.closed and node.states & (S_EXPANDED | S_SELECTED):
+                opened.append(path)
             if node.child_count != old.child_count:
                 old.child_count = node.child_count
                 dirty.children.add(path)
             old.label_ok = old.label_ok and bool(old.name)
+        for path in opened:
+            # a menu read closed has opened: read its items now (those not re-read above are
+            # still stubs without a state)
+            for kid in tree.nodes[path].children or []:
+                if kid in tree.nodes and tree.nodes[kid].stub:
+                    del tree.nodes[kid]
+            tree.nodes[path].closed = False
+            dirty.children.add(path)
         for path in dirty.text:
             if path in tree.nodes:
                 tree.nodes[path].text_ok = False
