@@ -91,6 +91,17 @@ def test_editable_values_states_and_passwords() -> None:
     assert 'button "Send" [disabled]' in text
 
 
+def test_an_empty_field_shows_empty_but_a_document_with_paragraphs_does_not() -> None:
+    empty = node("entry", "Name", text="", states=SHOWN | {"editable"})
+    para = node("paragraph", text="Hello there", states=SHOWN | {"editable"}, at=(10, 60))
+    doc = node("document-text", "Report", text="", states=SHOWN | {"editable"}, at=(10, 50),
+               kids=[para])  # fmt: skip
+    text = render(node("frame", "F", kids=[empty, doc]))
+    assert 'textbox "Name" = ""' in text
+    assert 'textbox "Report" [editable]' in text and 'textbox "Report" =' not in text
+    assert 'para = "Hello there"' in text
+
+
 def test_long_text_is_cut_with_a_marker() -> None:
     assert cut("x" * 500).endswith("… +380 chars")
     para = node("paragraph", text="word " * 200)

@@ -320,7 +320,9 @@ class Renderer:
                 if node.editable or role in ("entry", "spin-button", "combo-box", "text"):
                     if role == "password-text":
                         value = "•••" if text else ""
-                    elif text or node.editable:
+                    elif text or (node.editable and not node.children):
+                        # an editable document's text is in its paragraphs (child lines):
+                        # `= ""` on it would read as "empty"
                         # document paragraphs: a shorter cut (read one with elementID in full)
                         limit = (
                             self.text_limit
