@@ -194,8 +194,7 @@ class Accessibility:
             self.cache.drop(where.bus)
             return None, True, [*app.problems, "the window's frame vanished while reading"]
         self.cache.store(app)
-        paths = app.subtree(where.frame)
-        shown = [p for p in paths if app.shown(p)]
+        shown = [p for p in _rendered(app, where.frame) if app.shown(p)]
         await self.reader.fill_extents(app, shown)
         textual = [p for p in shown if _wants_text(app.nodes[p])]
         await self.reader.fill_text(app, textual)
@@ -403,6 +402,19 @@ def _close(extents: tuple[int, ...], geo: Rect, slack: int = 40) -> bool:
         and abs(h - geo.height) <= slack
         and ((abs(x - geo.x) <= slack and abs(y - geo.y) <= slack) or (x, y) == (0, 0))
     )
+
+
+def _rendered(app: AppTree, frame: str) -> list[str]:
+    """The frame and the nodes a read can show under it: the walk of :func:`build_nodes`,
+    which does not enter hidden subtrees (a warm read of Writer walks 190 of 1,600 nodes)."""
+    out, seen, stack = [frame], {frame}, [frame]
+    while stack:
+        for kid in _shown_children(app, stack.pop()):
+            if kid not in seen:
+                seen.add(kid)
+                out.append(kid)
+                stack.append(kid)
+    return out
 
 
 def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
