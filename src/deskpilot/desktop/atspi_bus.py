@@ -1,8 +1,9 @@
 """The accessibility bus over plain D-Bus (dbus-fast): connect, call with timeouts, register.
 
-Every call goes through :meth:`AtspiBus.call`, which bounds calls in flight (the apps' main
-loops are the bottleneck; unbounded concurrency is slower and trips dbus-fast's EAGAIN bug) and
-puts a timeout on each, so a hung or stopped app costs at most the timeout, never a hung tool.
+Every call goes through :meth:`AtspiBus.request` (or :meth:`AtspiBus.call`, which awaits it),
+which bounds calls in flight (the apps' main loops are the bottleneck; unbounded concurrency is
+slower and trips dbus-fast's EAGAIN bug) and puts a timeout on each, so a hung or stopped app
+costs at most the timeout, never a hung tool.
 """
 
 from __future__ import annotations
