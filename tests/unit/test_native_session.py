@@ -207,3 +207,18 @@ async def test_an_approver_can_cancel_instead_of_declining() -> None:
     with pytest.raises(CancelRequest):
         await ask_person(computer("c_1"), CallbackApprover(cancel), events.append)
     assert events[-1].data["cancelled"] is True
+
+
+def test_a_checkpoint_cannot_smuggle_in_answers_or_acknowledgements() -> None:
+    session = ComputerSession()
+    session.receive([computer("call_1", CHECK_A), computer("call_2")])
+    saved = session.to_dict()
+    wrong_call = {**saved, "answers": {"1": result("call_9").to_dict()}}
+    with pytest.raises(ComputerFlowError, match="answers no call"):
+        ComputerSession.from_dict(json.loads(json.dumps(wrong_call)))
+    out_of_range = {**saved, "answers": {"7": result("call_2").to_dict()}}
+    with pytest.raises(ComputerFlowError, match="answers no call"):
+        ComputerSession.from_dict(json.loads(json.dumps(out_of_range)))
+    unacknowledged = {**saved, "answers": {"0": result("call_1").to_dict()}}
+    with pytest.raises(SafetyCheckMismatch):  # a check passes only through submit's rule
+        ComputerSession.from_dict(json.loads(json.dumps(unacknowledged)))

@@ -130,6 +130,10 @@ def test_openai_preview_declares_its_display_and_takes_one_action() -> None:
         ({"type": "teleport"}, "unknown computer action type 'teleport'"),
         ({"type": "keypress", "keys": ["hyperdrive"]}, "unknown key"),
         ({"type": "click", "button": "left", "x": "1", "y": 1}, "must be integers"),
+        ({"type": "click", "button": "left", "x": 1, "y": True}, "must be integers"),
+        ({"type": "scroll", "x": 5, "y": 5, "scroll_y": "abc"}, "malformed input"),
+        ({"type": "drag", "path": [5]}, "malformed input"),
+        ("click", "malformed input"),
     ],
 )
 def test_openai_untranslatable_calls_do_not_run_and_say_why(
@@ -140,6 +144,16 @@ def test_openai_untranslatable_calls_do_not_run_and_say_why(
                                    "actions": [{"type": "screenshot"}, action]}]})  # fmt: skip
     call = turn.items[0]
     assert isinstance(call, ComputerCall) and call.actions == () and phrase in str(call.problem)
+
+
+def test_openai_keys_given_as_one_string_are_one_key_not_its_letters() -> None:
+    conv = OpenAIConversation("gpt-5.5", viewport_for("openai", 1280, 800))
+    presses = [{"type": "keypress", "keys": "Enter"}, {"type": "keypress", "keys": "ctrl+a"}]
+    turn = conv.parse({"output": [{"type": "computer_call", "id": "cu", "call_id": "c",
+                                   "actions": presses}]})  # fmt: skip
+    call = turn.items[0]
+    assert isinstance(call, ComputerCall) and call.problem is None
+    assert call.actions == (KeyPress(("Return",)), KeyPress(("Control_L", "a")))
 
 
 def test_openai_declines_and_cancellations_are_told_in_messages() -> None:

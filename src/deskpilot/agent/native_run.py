@@ -319,6 +319,8 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not a paused deskpilot run ({exc})") from exc
     if not isinstance(data, dict) or data.get("deskpilot_native_run") != CHECKPOINT_FORMAT:
         raise ConfigError(f"{path} is not a paused deskpilot native run")
+    if not isinstance(data.get("plan"), dict) or not isinstance(data.get("checkpoint"), dict):
+        raise ConfigError(f"{path} is a damaged checkpoint (no plan or no saved turn)")
     return data
 
 
@@ -333,7 +335,10 @@ async def resume_native_task(
     send: Send | None = None,
 ) -> RunResult:
     """Carry on with a paused run (:func:`load_checkpoint`) under the same run id."""
-    plan = NativePlan(**checkpoint["plan"])
+    try:
+        plan = NativePlan(**checkpoint["plan"])
+    except (KeyError, TypeError) as exc:
+        raise ConfigError(f"the paused run's checkpoint is damaged ({exc!r})") from exc
     vendor, model = native_target(provider)
     if (vendor, model) != (plan.vendor, plan.model):
         raise ConfigError(

@@ -69,6 +69,11 @@ class RawNode:
     stub: bool = False  # only its state is known (a hidden node read lazily)
     closed: bool = False  # a closed menu: its items are listed as stubs, unread
 
+    @classmethod
+    def hidden_stub(cls, path: str, parent: str, states: int) -> RawNode:
+        """A hidden node known only by its place (and its state, when asked); not read."""
+        return cls(path, parent, -1, 0, frozenset(), "", 0, "", states, children=[], stub=True)
+
     @property
     def role_name(self) -> str:
         return role_name(self.role)
@@ -352,8 +357,7 @@ class TreeReader:
             # its items are hidden until it opens: listed, not read (LibreOffice's menu bar,
             # read live, has ~300 of them); opening it re-reads them (see refresh)
             for kid, parent in unknown:
-                tree.nodes[kid] = RawNode(kid, parent, -1, 0, frozenset(), "", 0, "", 0,
-                                          children=[], stub=True)  # fmt: skip
+                tree.nodes[kid] = RawNode.hidden_stub(kid, parent, 0)
             tree.nodes[path].closed = True
             return
         wanted: list[tuple[str, str | None, list[Any] | None]] = [(k, p, None) for k, p in unknown]
@@ -390,8 +394,7 @@ class TreeReader:
                 # (Chromium): read it, so that the combo can show its value
                 full.append((kid, parent, body))
             else:
-                tree.nodes[kid] = RawNode(kid, parent, -1, 0, frozenset(), "", 0, "", bits,
-                                          children=[], stub=True)  # fmt: skip
+                tree.nodes[kid] = RawNode.hidden_stub(kid, parent, bits)
         return full
 
     @classmethod

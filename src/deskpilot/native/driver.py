@@ -174,13 +174,18 @@ class NativeDriver:
                 f"this checkpoint is for {checkpoint.get('vendor')}:{checkpoint.get('model')}, "
                 f"not {self.conv.vendor}:{self.conv.model}"
             )
-        self.conv.load(checkpoint["conversation"])
-        self.conv.viewport = Viewport.from_dict(checkpoint["viewport"])
         saved = checkpoint.get("session")
         if saved is None:
             raise ComputerFlowError("the checkpoint has no turn in progress to resume")
-        self.session = ComputerSession.from_dict(saved)
-        self.turns = int(checkpoint.get("turns", 0))
+        try:
+            self.conv.load(checkpoint["conversation"])
+            self.conv.viewport = Viewport.from_dict(checkpoint["viewport"])
+            self.session = ComputerSession.from_dict(saved)
+            self.turns = int(checkpoint.get("turns", 0))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise ComputerFlowError(
+                f"the checkpoint is damaged ({exc!r}); start the task again"
+            ) from exc
         return await self._loop(None)
 
     def checkpoint(self) -> dict[str, Any]:
@@ -210,6 +215,12 @@ class NativeDriver:
                     self.ctx.emit(Event("model.text", {"text": text}, run_id=self.ctx.run_id))
                 if turn.done:
                     return RunResult("done", text, self.turns, sessions)
+                ids = [c.call_id for c in turn.items]
+                if len(set(ids)) != len(ids):  # results could not say which call they answer
+                    raise ComputerFlowError(
+                        f"the model's turn has several calls with one call_id ({', '.join(ids)}); "
+                        "nothing was run"
+                    )
                 self.session = ComputerSession()
                 self.session.receive(turn.items)
                 sessions.append(self.session)

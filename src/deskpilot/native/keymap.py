@@ -76,6 +76,15 @@ def plus_combo(text: str) -> tuple[str, ...]:
         raise InvalidAction(str(exc)) from exc
 
 
+def keys(value: object) -> tuple[str, ...]:
+    """Keys as a model sends them: a list pressed together (``["CTRL", "C"]``), one
+    ``+``-written combination (``"ctrl+c"``) or one key (``"Enter"``, never its letters)."""
+    if isinstance(value, list | tuple):
+        return combo([str(v) for v in value])
+    text = str(value or "")
+    return plus_combo(text) if "+" in text.strip("+") else combo([text] if text else [])
+
+
 def xdotool_combos(text: str) -> list[tuple[str, ...]]:
     """xdotool ``key`` syntax: space-separated combinations, pressed in order."""
     parts = text.split() if isinstance(text, str) else []

@@ -86,7 +86,11 @@ class Viewport:
     def _check(self, x: int, y: int, *, inclusive: bool = False) -> None:
         w, h = self.space.width, self.space.height
         hi_x, hi_y = (w, h) if inclusive else (w - 1, h - 1)
-        if not (isinstance(x, int) and isinstance(y, int)) or isinstance(x, bool):
+        if (
+            not (isinstance(x, int) and isinstance(y, int))
+            or isinstance(x, bool)
+            or isinstance(y, bool)
+        ):
             raise CoordinateOutOfBounds(f"coordinates must be integers (got {x!r}, {y!r})")
         if not (0 <= x <= hi_x and 0 <= y <= hi_y):
             what = "grid" if self.grid else "screenshot"

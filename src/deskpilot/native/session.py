@@ -178,6 +178,15 @@ class ComputerSession:
         session = cls(str(data["id"]))
         session.items = [item_from_dict(c) for c in data.get("items", ())]
         session.answers = {int(i): output_from_dict(a) for i, a in data.get("answers", {}).items()}
+        for index, answer in session.answers.items():
+            call = session.items[index] if 0 <= index < len(session.items) else None
+            if call is None or call.call_id != answer.call_id:
+                raise ComputerFlowError(
+                    f"checkpoint answer {index} ({answer.call_id!r}) answers no call of its turn"
+                )
+            if isinstance(call, ComputerCall) and isinstance(answer, ComputerResult):
+                require_exact_ack(call.call_id, call.pending_safety_checks,
+                                  answer.acknowledged_safety_checks)  # fmt: skip
         state = data.get("state", "open")
         if state not in ("open", "cancelled"):
             raise ComputerFlowError(f"unknown session state {state!r}")

@@ -14,11 +14,11 @@ is wheel notches; click modifiers come in ``text`` (newer docs) or ``key`` (the 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from deskpilot.errors import InvalidArguments
 from deskpilot.native import keymap
 from deskpilot.native.actions import (
     Action,
@@ -47,7 +47,7 @@ from deskpilot.native.calls import (
     ScreenshotRef,
 )
 from deskpilot.native.scaling import Vendor, Viewport
-from deskpilot.native.vendors.base import Turn, b64
+from deskpilot.native.vendors.base import Turn, b64, translated
 from deskpilot.tools.base import ToolSpec
 
 V20250124 = "computer_20250124"
@@ -275,13 +275,10 @@ class AnthropicConversation:
             if self.version == TOOLSET:
                 self._toolset_calls.add(call_id)
             action, inp = found
-            problem: str | None = None
-            actions: tuple[Action, ...] = ()
-            try:
-                actions = tuple(translate_action(action, inp, self.viewport, self.version))
-            except (InvalidArguments, KeyError, TypeError, ValueError) as exc:
-                detail = str(exc) if isinstance(exc, InvalidArguments) else "malformed input"
-                problem = f"Invalid {action} call: {detail}"
+            actions, problem = translated(
+                functools.partial(translate_action, action, inp, self.viewport, self.version),
+                f"Invalid {action} call",
+            )
             meta = {"toolset_name": "computer"} if self.version == TOOLSET else {}
             turn.items.append(ComputerCall(id=call_id, call_id=call_id, actions=actions,
                                            window=self.window, problem=problem,

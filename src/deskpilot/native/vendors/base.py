@@ -10,10 +10,12 @@ or an agent-loop provider).
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from deskpilot.errors import InvalidArguments
+from deskpilot.native.actions import Action
 from deskpilot.native.calls import Item, Output
 from deskpilot.native.scaling import Vendor, Viewport
 
@@ -27,6 +29,20 @@ BASE_URLS: dict[str, str] = {
 #: Wheel notches per 100 pixels of a pixel-based scroll delta (OpenAI, Gemini magnitudes).
 PIXELS_PER_NOTCH = 100
 NOT_EXECUTED = "Not executed: an earlier computer action in this turn failed."
+
+
+def translated(
+    translate: Callable[[], Iterable[Action]], failed: str
+) -> tuple[tuple[Action, ...], str | None]:
+    """Run one vendor translation of a model's call: its actions, or no actions and the
+    ``problem`` text the model gets back (``failed: why``). A model's malformed input (a string
+    where a list belongs, a word where a number belongs) is a problem, never an exception."""
+    try:
+        return tuple(translate()), None
+    except InvalidArguments as exc:
+        return (), f"{failed}: {exc}"
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return (), f"{failed}: malformed input"
 
 
 def declined_message(call_id: str, why: str = "the user declined") -> str:

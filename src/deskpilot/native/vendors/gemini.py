@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from deskpilot.errors import InvalidArguments
 from deskpilot.native import keymap
 from deskpilot.native.actions import (
     Action,
@@ -47,7 +46,7 @@ from deskpilot.native.calls import (
     ScreenshotRef,
 )
 from deskpilot.native.scaling import Vendor, Viewport
-from deskpilot.native.vendors.base import Turn, b64, notches
+from deskpilot.native.vendors.base import Turn, b64, notches, translated
 from deskpilot.tools.base import ToolSpec
 
 LEGACY = frozenset({"open_web_browser", "click_at", "hover_at", "type_text_at", "scroll_document",
@@ -100,13 +99,6 @@ def _scroll(
     return Scroll(at[0], at[1], direction[0] * count, direction[1] * count)
 
 
-def _keys(value: Any) -> tuple[str, ...]:
-    if isinstance(value, list | tuple):
-        return keymap.combo([str(v) for v in value])
-    text = str(value or "")
-    return keymap.plus_combo(text) if "+" in text.strip("+") else keymap.combo([text])
-
-
 def translate_call(name: str, args: Mapping[str, Any], viewport: Viewport) -> list[Action]:
     """One predefined function call → deskpilot actions (target pixels)."""
     if name in CLICKS:
@@ -138,9 +130,9 @@ def translate_call(name: str, args: Mapping[str, Any], viewport: Viewport) -> li
     if name in ("go_back", "go_forward"):
         return [KeyPress(("Alt_L", "Left" if name == "go_back" else "Right"))]
     if name in ("key_combination", "hotkey", "press_key"):
-        return [KeyPress(_keys(args.get("keys", args.get("key"))))]
+        return [KeyPress(keymap.keys(args.get("keys", args.get("key"))))]
     if name in ("key_down", "key_up"):
-        return [(KeyDown if name == "key_down" else KeyUp)(_keys(args.get("key")))]
+        return [(KeyDown if name == "key_down" else KeyUp)(keymap.keys(args.get("key")))]
     if name == "drag_and_drop":
         start = _xy(args, viewport)
         end = _xy(args, viewport, "destination_x", "destination_y")
@@ -237,13 +229,9 @@ class GeminiConversation:
         args = fc.get("args") or {}
         if name not in COMPUTER_FUNCTIONS:
             return FunctionCall(call_id, name, args, id=call_id, meta={"name": name})
-        problem: str | None = None
-        actions: tuple[Action, ...] = ()
-        try:
-            actions = tuple(translate_call(name, args, self.viewport))
-        except (InvalidArguments, TypeError, ValueError) as exc:
-            detail = str(exc) if isinstance(exc, InvalidArguments) else "malformed arguments"
-            problem = f"{name} was not run: {detail}"
+        actions, problem = translated(
+            lambda: translate_call(name, args, self.viewport), f"{name} was not run"
+        )
         return ComputerCall(id=call_id, call_id=call_id, actions=actions,
                             pending_safety_checks=_safety(call_id, args), window=self.window,
                             problem=problem, meta={"name": name})  # fmt: skip

@@ -18,7 +18,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from deskpilot.errors import InvalidArguments
 from deskpilot.native import keymap
 from deskpilot.native.actions import (
     Action,
@@ -44,7 +43,7 @@ from deskpilot.native.calls import (
     ScreenshotRef,
 )
 from deskpilot.native.scaling import Vendor, Viewport
-from deskpilot.native.vendors.base import Turn, notches
+from deskpilot.native.vendors.base import Turn, notches, translated
 from deskpilot.tools.base import ToolSpec
 
 BUTTONS = {"left": "left", "right": "right", "wheel": "middle", "middle": "middle",
@@ -84,7 +83,7 @@ def translate_action(raw: Mapping[str, Any], viewport: Viewport, wait: float) ->
             pts.append(_xy({"type": "drag", "x": px, "y": py}, viewport))
         return [Drag(tuple(pts), modifiers=mods)]
     if kind == "keypress":
-        return [KeyPress(keymap.combo(list(raw.get("keys") or [])))]
+        return [KeyPress(keymap.keys(raw.get("keys")))]
     if kind == "type":
         return [TypeText(str(raw.get("text", "")))]
     if kind == "scroll":
@@ -109,14 +108,12 @@ def parse_computer_call(
     if raw is None:
         raw = [item["action"]] if item.get("action") else []
     checks = tuple(SafetyCheck.from_dict(c) for c in item.get("pending_safety_checks") or ())
-    problem = None
-    actions: tuple[Action, ...] = ()
-    try:
-        actions = tuple(a for r in raw for a in translate_action(r, viewport, wait))
-        if not actions:
-            problem = "the computer call has no actions"
-    except InvalidArguments as exc:
-        problem = f"Computer call {call_id} was not run: {exc}"
+    actions, problem = translated(
+        lambda: [a for r in raw for a in translate_action(r, viewport, wait)],
+        f"Computer call {call_id} was not run",
+    )
+    if not actions and problem is None:
+        problem = "the computer call has no actions"
     return ComputerCall(id=str(item.get("id") or call_id), call_id=call_id, actions=actions,
                         pending_safety_checks=checks, window=window, problem=problem)  # fmt: skip
 
@@ -250,7 +247,9 @@ class OpenAIConversation:
                 except ValueError:
                     args = None
                 meta = {} if isinstance(args, dict) else {"raw_arguments": raw}
-                turn.items.append(FunctionCall(str(item["call_id"]), str(item["name"]),
+                if not item.get("call_id"):
+                    raise ComputerFlowError("the model sent a function_call without a call_id")
+                turn.items.append(FunctionCall(str(item["call_id"]), str(item.get("name")),
                                                args if isinstance(args, dict) else {},
                                                id=str(item.get("id", "")), meta=meta))  # fmt: skip
             elif kind == "message":
