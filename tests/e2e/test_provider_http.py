@@ -11,7 +11,7 @@ import pytest
 from deskpilot.agent.conversation import Conversation
 from deskpilot.agent.providers import HttpClient, RetryPolicy, get_provider
 from deskpilot.config import Settings
-from deskpilot.errors import ProviderError
+from deskpilot.errors import ProviderError, ProviderNotConfigured
 from tests.e2e.wire import Decision, ModelServer, View
 
 
@@ -105,3 +105,28 @@ def test_unreachable_server(agent_settings: Settings) -> None:
     )
     with pytest.raises(ProviderError, match=re.escape("cannot reach http://127.0.0.1:9/v1")):
         asyncio.run(provider.complete(conversation(), []))
+
+
+def test_a_reply_in_an_unexpected_shape_is_a_provider_error(agent_settings: Settings) -> None:
+    with ModelServer("compatible", hello) as server:
+        server.fail_next = [(200, {}, {"choices": [{"message": "hi"}]})]
+        provider = get_provider("compatible:m", agent_settings, base_url=server.url)
+        with pytest.raises(ProviderError, match="compatible: unexpected reply shape"):
+            asyncio.run(provider.complete(conversation(), []))
+
+
+def test_gemini_malformed_calls_end_in_an_error_not_an_empty_answer(
+    agent_settings: Settings,
+) -> None:
+    malformed = {"candidates": [{"finishReason": "MALFORMED_FUNCTION_CALL", "content": {}}]}
+    with ModelServer("gemini", hello) as server:
+        server.fail_next = [(200, {}, malformed)] * 3
+        provider = get_provider("gemini:m", agent_settings, base_url=server.url)
+        with pytest.raises(ProviderError, match="malformed function call 3 times"):
+            asyncio.run(provider.complete(conversation(), []))
+    assert len(server.requests) == 3
+
+
+def test_a_base_url_without_its_scheme_is_refused_at_once(agent_settings: Settings) -> None:
+    with pytest.raises(ProviderNotConfigured, match=r"needs its scheme: http://127\.0\.0\.1"):
+        get_provider("compatible:m", agent_settings, base_url="127.0.0.1:8000/v1")

@@ -46,7 +46,7 @@ def load_conversation(path: Path) -> tuple[Conversation, dict[str, Any]]:
         conversation = Conversation.from_dict(data["deskpilot_conversation"])
     except OSError as exc:
         raise ConfigError(f"cannot read conversation {path}: {exc.strerror}") from exc
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ConfigError(f"{path} is not a saved deskpilot conversation ({exc})") from exc
     meta = data.get("meta")
     return conversation, dict(meta) if isinstance(meta, dict) else {}

@@ -59,7 +59,7 @@ def workspace_tools(root: Path) -> list[ToolSpec]:
         max_chars: Annotated[int, Field(ge=1, le=200000)] = MAX_OUTPUT,
     ) -> ToolResult:
         """Read a text file from the user's workspace."""
-        target = (root / path).expanduser()
+        target = root / Path(path).expanduser()
         try:
             data = await asyncio.to_thread(target.read_bytes)
         except FileNotFoundError:

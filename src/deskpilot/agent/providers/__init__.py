@@ -132,6 +132,10 @@ def get_provider(
             "http://127.0.0.1:11434/v1 (Ollama); or set DESKPILOT_BASE_URL / base_url in "
             f"{settings.user_config_file}."
         )
+    if base_url and not base_url.startswith(("http://", "https://")):
+        raise ProviderNotConfigured(
+            f"the base URL {base_url!r} needs its scheme: http://{base_url} (or https://)"
+        )
     if name in ("openai", "anthropic", "gemini") and not key:
         raise _missing_key(name, settings)
     return PROVIDERS[name](model, api_key=key, base_url=base_url, http=http)

@@ -33,6 +33,7 @@ from deskpilot.agent.conversation import (
     ToolProtocol,
 )
 from deskpilot.agent.providers.http import HttpClient
+from deskpilot.errors import ProviderError
 from deskpilot.events import Image
 from deskpilot.tools.base import ToolSpec
 
@@ -91,7 +92,14 @@ class Provider(ABC):
         protocol = self.resolve_protocol(tool_protocol)
         url, headers, body = self.build_request(conversation, tools, protocol)
         data = await self.http.post_json(self.name, url, headers, body)
-        return self.parse_response(data, protocol)
+        try:
+            return self.parse_response(data, protocol)
+        except (AttributeError, TypeError, KeyError, ValueError, IndexError) as exc:
+            # a reply in an unexpected shape (a proxy, an older server): the run ends with
+            # "needs attention" and this message, not a traceback
+            raise ProviderError(
+                f"{self.name}: unexpected reply shape ({exc!r}): {str(data)[:200]}"
+            ) from exc
 
     @abstractmethod
     def build_request(

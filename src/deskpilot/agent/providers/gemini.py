@@ -106,6 +106,11 @@ class GeminiProvider(Provider):
             if turn.stop_reason != "MALFORMED_FUNCTION_CALL":
                 break
             turn = await super().complete(conversation, tools, tool_protocol=tool_protocol)
+        if turn.stop_reason == "MALFORMED_FUNCTION_CALL":
+            raise ProviderError(
+                f"gemini: the model sent a malformed function call {MALFORMED_RETRIES + 1} "
+                "times in a row"
+            )
         return turn
 
     def build_request(
