@@ -177,7 +177,15 @@ def load_settings(
     api_keys.update({p: env[var] for p, var in KEY_ENV.items() if env.get(var)})
     if env.get("GOOGLE_API_KEY") and "gemini" not in api_keys:
         api_keys["gemini"] = env["GOOGLE_API_KEY"]
-    words_cfg = file.get("consequential", {}).get("words") if "consequential" in file else None
+    consequential = file.get("consequential", {})
+    if not isinstance(consequential, dict):
+        raise ConfigError("[consequential] must be a table with a 'words' list")
+    words_cfg = consequential.get("words")
+    model = pick("model", "DESKPILOT_MODEL")
+    if model is not None and not isinstance(model, str):
+        raise ConfigError(
+            f"model must be a string like 'anthropic:claude-sonnet-4-5', not {model!r}"
+        )
 
     session = str(pick("session", "DESKPILOT_SESSION") or "default")
     if not session.replace("-", "").replace("_", "").isalnum() or len(session) > 64:
@@ -199,7 +207,7 @@ def load_settings(
         blocklist_remove=_as_str_list(blocklist.get("remove", []), "[blocklist] remove"),
         browser=cast(Literal["agent", "default"], browser),
         preferences=MappingProxyType(dict(prefs)),
-        model=pick("model", "DESKPILOT_MODEL"),
+        model=model,
         base_url=pick("base_url", "DESKPILOT_BASE_URL"),
         api_keys=MappingProxyType(api_keys),
         confirm=cast(ConfirmMode, confirm),

@@ -9,12 +9,14 @@ answers; with nobody to ask, what needs asking is denied.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
 from deskpilot.config import ConfirmMode
+from deskpilot.desktop.keys import MODIFIERS, parse_shortcut
+from deskpilot.errors import InvalidArguments
 
 
 class Risk(StrEnum):
@@ -122,10 +124,10 @@ class ConsequentialRules:
         shortcuts: Iterable[str] | None = None,
     ) -> None:
         self.words = tuple(words) if words is not None else DEFAULT_CONSEQUENTIAL_WORDS
-        self.shortcuts = {
-            s.lower()
-            for s in (shortcuts if shortcuts is not None else DEFAULT_CONSEQUENTIAL_SHORTCUTS)
-        }
+        given = shortcuts if shortcuts is not None else DEFAULT_CONSEQUENTIAL_SHORTCUTS
+        # compared as parsed keys: "cmd+enter", "control+Return" and "ctrl+KP_Enter" are all
+        # ctrl+Return
+        self.shortcuts = {c for c in map(_parsed, given) if c is not None}
         alts = "|".join(re.escape(w) for w in sorted(self.words, key=len, reverse=True))
         self._pattern = re.compile(rf"(?<![\w])({alts})(?![\w])", re.IGNORECASE) if alts else None
 
@@ -136,5 +138,33 @@ class ConsequentialRules:
         return f'activates "{name}" (matches "{m.group(1)}")' if m else None
 
     def shortcut_reason(self, shortcut: str) -> str | None:
-        norm = shortcut.replace(" ", "").lower()
-        return f"shortcut {shortcut} may send or submit" if norm in self.shortcuts else None
+        parsed = _parsed(shortcut)
+        return self._reason(parsed, shortcut)
+
+    def keys_reason(self, keysyms: Sequence[str], shown: str) -> str | None:
+        """The same for keys already resolved to X keysyms (modifiers first)."""
+        mods = frozenset(k for k in keysyms if k in _MODIFIER_SYMS)
+        rest = [k for k in keysyms if k not in _MODIFIER_SYMS]
+        parsed = (mods, _key(rest[0])) if len(rest) == 1 else None
+        return self._reason(parsed, shown)
+
+    def _reason(self, parsed: tuple[frozenset[str], str] | None, shown: str) -> str | None:
+        if parsed is None or parsed not in self.shortcuts:
+            return None
+        return f"shortcut {shown} may send or submit"
+
+
+_MODIFIER_SYMS = frozenset(MODIFIERS.values())
+
+
+def _key(keysym: str) -> str:
+    return "return" if keysym in ("Return", "KP_Enter") else keysym.lower()
+
+
+def _parsed(shortcut: str) -> tuple[frozenset[str], str] | None:
+    """A shortcut as (modifier keysyms, key) for comparison; None if it does not parse."""
+    try:
+        combo = parse_shortcut(shortcut)
+    except InvalidArguments:
+        return None
+    return frozenset(combo.modifiers), _key(combo.key)

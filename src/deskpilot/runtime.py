@@ -52,6 +52,8 @@ async def tool_context(
     try:
         yield ctx
     finally:
-        session.save()
-        if own:
-            await desk.close()
+        try:
+            session.save()
+        finally:
+            if own:
+                await desk.close()

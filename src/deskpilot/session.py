@@ -55,6 +55,8 @@ class Session:
         self.target = window_id
 
     def remember(self, records: dict[str, ElementRecord]) -> None:
+        for key in records:  # re-shown IDs become the newest (eviction drops the oldest)
+            self.elements.pop(key, None)
         self.elements.update(records)
         overflow = len(self.elements) - MAX_ELEMENTS
         if overflow > 0:

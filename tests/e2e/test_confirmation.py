@@ -18,6 +18,7 @@ from deskpilot.agent.task import computer_use_task
 from deskpilot.desktop.fake import FakeDesktop
 from deskpilot.policy import AllowAll, ApprovalRequest, Approver, CallbackApprover, DenyAll, Risk
 from deskpilot.tools.base import ToolSpec
+from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
 from tests.e2e.conftest import Events
 
@@ -168,3 +169,22 @@ def test_what_the_approver_shows_is_what_runs() -> None:
 def test_allow_all_is_the_library_default(fake_ctx: ToolContext, fake_desktop: FakeDesktop) -> None:
     send(fake_ctx, AllowAll())
     assert clicked(fake_desktop)
+
+
+def test_a_sequence_is_approved_by_its_steps_as_plain_values(fake_ctx: ToolContext) -> None:
+    asked: list[ApprovalRequest] = []
+    fake_ctx.approver = CallbackApprover(lambda r: asked.append(r) is not None)
+    tools = computer_use_tools()
+
+    async def go() -> None:
+        await tools.call("open_app", {"bundleId": "Editor"}, fake_ctx)
+        read = await tools.call("read_screen_ax", {}, fake_ctx)
+        send_id = re.search(r'button "Send" @(\S+)', read.text)
+        assert send_id, read.text
+        steps = [{"action": "click", "elementID": send_id[1]}]
+        await tools.call("perform_sequence", {"steps": steps}, fake_ctx)
+
+    asyncio.run(go())
+    assert len(asked) == 1
+    step = asked[0].args["steps"][0]
+    assert step["action"] == "click" and "text" not in step  # a dict, None fields left out

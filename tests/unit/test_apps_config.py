@@ -93,6 +93,8 @@ def test_settings_precedence(tmp_path: Path) -> None:
         ("max_steps = 'many'", "max_steps must be a number"),
         ("[blocklist]\nadd = 'gimp'", "must be a list of strings"),
         ("not toml at all ===", "is not valid TOML"),
+        ("consequential = 'x'", r"\[consequential\] must be a table"),
+        ("model = 5", "model must be a string"),
     ],
 )
 def test_bad_config_is_explained(tmp_path: Path, body: str, message: str) -> None:

@@ -135,7 +135,7 @@ async def _assess(ctx: ToolContext, values: Mapping[str, Any]) -> tuple[Risk, st
     roots = await _refuse_blocked(ctx, action, rect, window)
     if isinstance(action, KeyPress | KeyDown | HoldKey):
         combo = "+".join(_FRIENDLY.get(k, k.lower()) for k in action.keys)
-        why = ctx.rules.shortcut_reason(combo)
+        why = ctx.rules.keys_reason(action.keys, combo)
         return (Risk.CONSEQUENTIAL, why) if why else None
     presses = isinstance(action, Click | MouseDown | MouseUp) and action.button == "left"
     if presses or isinstance(action, Drag):

@@ -9,6 +9,7 @@ active window is re-activated afterwards; the result says so.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import time
 from collections.abc import Mapping
@@ -26,6 +27,8 @@ from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup, verify
 from deskpilot.tools.screen import change_summary
 from deskpilot.tools.windows import WindowIDArg, resolve_window
+
+log = logging.getLogger(__name__)
 
 Action = Literal["click", "fill", "type", "shortcut"]
 TEXT_FIELD_ROLES = {"entry", "password-text", "text", "spin-button", "combo-box", "terminal"}
@@ -245,11 +248,15 @@ async def perform_sequence(
         since = time.monotonic()
         try:
             done.append(f"{i}. {await run_step(ctx, window, step)}")
-        except DeskpilotError as exc:
+        except Exception as exc:  # the model must learn what already ran, whatever failed
+            why = str(exc)
+            if not isinstance(exc, DeskpilotError):
+                log.exception("step %d of perform_sequence failed", i)
+                why = f"an internal error ({type(exc).__name__}: {exc})"
             ran = "\n".join(done) if done else "(no step ran)"
             ran += await window_changes(ctx, window, before)
             text = (
-                f"Step {i} of {len(steps)} ({step.action}) failed: {exc}\n"
+                f"Step {i} of {len(steps)} ({step.action}) failed: {why}\n"
                 f"Steps that ran before it:\n{ran}\nSteps {i}–{len(steps)} did not run."
             )
             return ToolResult(

@@ -16,6 +16,8 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 from deskpilot.errors import (
     ActionDeclined,
     DeskpilotError,
@@ -104,19 +106,22 @@ class ToolSet:
         try:
             result = await self._run(name, args, ctx, call_id)
         except BaseException as exc:  # cancellation: record it, then let it propagate
-            ctx.emit(
-                Event(
-                    "tool.result",
-                    {
-                        "tool": name,
-                        "call_id": call_id,
-                        "ok": False,
-                        "summary": f"cancelled ({type(exc).__name__})",
-                        "text": "",
-                    },
-                    run_id=ctx.run_id,
+            try:
+                ctx.emit(
+                    Event(
+                        "tool.result",
+                        {
+                            "tool": name,
+                            "call_id": call_id,
+                            "ok": False,
+                            "summary": f"cancelled ({type(exc).__name__})",
+                            "text": "",
+                        },
+                        run_id=ctx.run_id,
+                    )
                 )
-            )
+            except Exception:  # the cancellation must not turn into an audit error
+                log.exception("could not record the cancelled call %s", call_id)
             raise
         ctx.emit(
             Event(
@@ -173,7 +178,7 @@ class ToolSet:
         ctx: ToolContext,
         call_id: str,
     ) -> None:
-        shown = {k: v for k, v in values.items() if v is not None}
+        shown = _plain(values)  # what a person approves: arguments, not Python reprs
         why = reason or f"{spec.name} is {risk.value}"
         request = ApprovalRequest(
             tool=spec.name, args=shown, risk=risk, reason=why, call_id=call_id
@@ -214,6 +219,17 @@ def _maybe_json(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+def _plain(value: Any) -> Any:
+    """Validated arguments as plain data (a sequence's steps as dicts), None values left out."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _jsonable(value: Any) -> Any:
