@@ -39,7 +39,7 @@ from deskpilot._wait import WaitTimeout, wait_for
 from deskpilot.desktop.a11yenv import accessible_env
 from deskpilot.errors import SandboxError
 
-REQUIRED_BINARIES = ("Xvfb", "dbus-daemon", "openbox")
+REQUIRED_BINARIES = ("Xvfb", "dbus-daemon", "dbus-send", "openbox")
 BUS_LAUNCHER_PATHS = (
     "/usr/libexec/at-spi-bus-launcher",
     "/usr/lib/at-spi2-core/at-spi-bus-launcher",

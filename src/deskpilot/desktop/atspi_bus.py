@@ -409,8 +409,16 @@ class AtspiBus:
     async def _ask_toolkit(self, bus_name: str) -> str:
         try:
             name = await self.get_property(bus_name, ROOT_PATH, "Application", "ToolkitName")
-        except (AtspiCallError, AtspiTimeout):
+        except AtspiCallError:
+            return ""  # the app does not say: that answer holds
+        except AtspiTimeout:
+            # a busy app: ask again next time (a Qt app taken for "not Qt" would be sent
+            # GetAll, which crashes Qt 5)
+            self._toolkits.pop(bus_name, None)
             return ""
+        except BaseException:  # a lost connection: nothing to remember
+            self._toolkits.pop(bus_name, None)
+            raise
         return str(name)
 
     def forget(self, bus_name: str) -> None:

@@ -92,6 +92,8 @@ class AppTree:
     """One application's accessibility tree, keyed by object path."""
 
     bus: str
+    #: read lazily: subtrees that do not show are not read (kept for the tree's refreshes)
+    lazy_hidden: bool = False
     nodes: dict[str, RawNode] = field(default_factory=dict)
     partial: bool = False
     problems: list[str] = field(default_factory=list)
@@ -240,7 +242,6 @@ class TreeReader:
 
     def __init__(self, bus: AtspiBus) -> None:
         self.bus = bus
-        self.lazy_hidden = False
 
     async def _guard(self, tree: AppTree, what: str, call: Awaitable[T]) -> T | None:
         try:
@@ -258,9 +259,8 @@ class TreeReader:
         state; those not SHOWING are kept as stubs and their subtrees are not read (Chromium
         keeps off-screen page content out of its cache: reading it all costs ~5 calls a node).
         """
-        self.lazy_hidden = lazy_hidden
         start = time.perf_counter()
-        tree = AppTree(bus_name)
+        tree = AppTree(bus_name, lazy_hidden=lazy_hidden)
         items = await self._get_items(tree)
         for item in items or ():
             node = _node_from_item(item)
@@ -312,7 +312,7 @@ class TreeReader:
         known = len(node.children) if node.children is not None else 0
         if node.path == ROOT_PATH:
             return True
-        if self.lazy_hidden and not tree.shown(node.path) and not self._in_combo(tree, node.path):
+        if tree.lazy_hidden and not tree.shown(node.path) and not self._in_combo(tree, node.path):
             return False  # its subtree is not on screen: not read
         if node.child_count < 0:
             # atk-bridge reports -1 for manages-descendants nodes (tree views, documents)
@@ -353,7 +353,7 @@ class TreeReader:
         if len(tree.nodes) + len(unknown) > MAX_NODES:
             tree.note(f"tree larger than {MAX_NODES} nodes: truncated")
             unknown = unknown[: max(0, MAX_NODES - len(tree.nodes))]
-        if self.lazy_hidden and self._closed_menu(tree, path):
+        if tree.lazy_hidden and self._closed_menu(tree, path):
             # its items are hidden until it opens: listed, not read (LibreOffice's menu bar,
             # read live, has ~300 of them); opening it re-reads them (see refresh)
             for kid, parent in unknown:
@@ -361,7 +361,7 @@ class TreeReader:
             tree.nodes[path].closed = True
             return
         wanted: list[tuple[str, str | None, list[Any] | None]] = [(k, p, None) for k, p in unknown]
-        if self.lazy_hidden:
+        if tree.lazy_hidden:
             wanted = list(await self._skip_hidden(tree, unknown))
         fetched = await self._fetch_nodes(tree, wanted)
         deeper = []

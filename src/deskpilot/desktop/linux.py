@@ -96,11 +96,14 @@ class LinuxDesktop:
     @classmethod
     async def open(cls, settings: Settings) -> LinuxDesktop:
         x11 = X11(settings.display)
+        bus: AtspiBus | None = None
         try:
             bus = await AtspiBus.connect(settings.session_bus)
             await bus.register_events()
             await bus.listen()
         except BaseException:
+            if bus is not None:
+                await bus.close()
             x11.close()
             raise
         return cls(settings, x11, Accessibility(bus))
@@ -110,11 +113,13 @@ class LinuxDesktop:
             if pending is not None:
                 with contextlib.suppress(Exception):
                     await pending  # a grab in a thread: let it finish before the grabber closes
-        if self._grabber is not None:
-            self._grabber.close()
-        await self.a11y.bus.close()
-        self.x.close()
-        self._reap()
+        try:
+            if self._grabber is not None:
+                self._grabber.close()
+            await self.a11y.bus.close()
+        finally:
+            self.x.close()
+            self._reap()
 
     def _reap(self) -> None:
         self._children = [p for p in self._children if p.poll() is None]
