@@ -13,7 +13,7 @@ $(STAMP_SYS): scripts/apt-packages.txt scripts/setup-system.sh
 	scripts/setup-system.sh
 	@mkdir -p $(VENV) && touch $@
 
-$(BIN)/python:
+$(BIN)/python: | $(STAMP_SYS)
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP_PY): $(BIN)/python pyproject.toml

@@ -255,10 +255,7 @@ def _tsv(walk: dict[str, Any]) -> str:
 async def run_all(
     args: argparse.Namespace, console: Console
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    names = [n.strip() for n in args.apps.split(",") if n.strip()]
-    unknown = [n for n in names if n not in APPS]
-    if unknown:
-        raise SystemExit(f"unknown app(s): {', '.join(unknown)}; known: {', '.join(APPS)}")
+    names = args.apps
     results: dict[str, Any] = {}
     details: dict[str, Any] = {}
     errors: dict[str, str] = {}
@@ -322,6 +319,10 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if min(args.cold_runs, args.warm_runs, args.baseline_runs) < 1:
         p.error("every --*-runs must be at least 1")
+    args.apps = [n.strip() for n in args.apps.split(",") if n.strip()]
+    unknown = [n for n in args.apps if n not in APPS]
+    if unknown or not args.apps:  # before anything runs or results are overwritten
+        p.error(f"--apps: unknown or no app ({', '.join(unknown)}); known: {', '.join(APPS)}")
     return args
 
 

@@ -136,6 +136,12 @@ def test_no_model_exits_2_and_says_how(env: dict[str, str], desktops: Desktops) 
     assert result.exit_code == 2 and "export ANTHROPIC_API_KEY=..." in result.stderr
 
 
+def test_native_and_hybrid_together_are_refused(env: dict[str, str], desktops: Desktops) -> None:
+    result = invoke(env, "run", "--native", "--hybrid", "--model", "scripted:calculator", GOAL)
+    assert result.exit_code == 2 and "exclude each other" in result.stderr
+    assert desktops.made == []
+
+
 def test_chat_session_from_stdin(env: dict[str, str], desktops: Desktops, tmp_path: Path) -> None:
     model = replies(tmp_path, [
         {"tool_calls": [{"name": "run_command", "args": {"command": "touch made-by-chat"}}]},

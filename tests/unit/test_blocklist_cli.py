@@ -40,3 +40,15 @@ def test_blocklist_round_trip(tmp_path: Path) -> None:
     assert blocked().match(KEEPASS) and not blocked().match(GIMP)
     settings = load_settings(env=env)  # the rest of the file is untouched
     assert settings.model == "scripted:calculator" and settings.preferences["editor"] == "Mousepad"
+
+
+def test_a_blocklist_written_inline_is_left_alone_with_a_clear_error(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "DESKPILOT_HOME": str(tmp_path)}
+    config = tmp_path / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    original = 'blocklist = { add = ["foo"] }\n'
+    config.write_text(original)
+    result = CliRunner().invoke(main, ["blocklist", "add", "bar"], env=env)
+    assert result.exit_code == 1 and "edit its [blocklist] table by hand" in result.output
+    assert config.read_text() == original  # nothing was changed
+    assert load_settings(env=env).blocklist_add == ("foo",)

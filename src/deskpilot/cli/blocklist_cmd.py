@@ -14,7 +14,6 @@ from pathlib import Path
 import click
 
 from deskpilot.cli.common import Context, fail, pass_context
-from deskpilot.config import load_settings
 from deskpilot.tools.blocklist import DEFAULT_BLOCKLIST, Blocklist, default_group
 
 _TABLE = re.compile(r"(?ms)^\[blocklist\][^\n]*\n.*?(?=^\[|\Z)")
@@ -37,6 +36,15 @@ def _write(path: Path, text: str, add: list[str], remove: list[str]) -> None:
         table += f"add = {json.dumps(add, ensure_ascii=False)}\n"
         table += f"remove = {json.dumps(remove, ensure_ascii=False)}\n"
         text = f"{text}\n\n{table}" if text else table
+    try:  # the new file must parse and say exactly this (an inline `blocklist = {…}` would not)
+        written = tomllib.loads(text).get("blocklist", {})
+    except tomllib.TOMLDecodeError:
+        written = None
+    if (add or remove) and written != {"add": add, "remove": remove}:
+        fail(
+            f"cannot update the blocklist in {path} automatically (it is written in a form this "
+            "command does not edit); edit its [blocklist] table by hand — nothing was changed"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(text + ("\n" if text and not text.endswith("\n") else ""))
@@ -87,7 +95,6 @@ def add_cmd(ctx: Context, entries: tuple[str, ...]) -> None:
         if entry.casefold() not in {a.casefold() for a in add} and entry not in DEFAULT_BLOCKLIST:
             add.append(entry)
     _write(path, text, add, remove)
-    load_settings(ctx.options)  # the file still parses
     click.echo(f"blocked: {', '.join(entries)}")
 
 

@@ -211,13 +211,16 @@ def run_command(
     \b
       deskpilot run "In the calculator, work out 12*7 and tell me the result"
       deskpilot run --model compatible:qwen2.5-vl --base-url http://127.0.0.1:8000/v1 "..."
-      deskpilot run --model scripted:demo/calculator.json "..."   # replay, no model needed
+      deskpilot run --model scripted:calculator "..."   # a recorded replay, no model needed
       deskpilot run --native --model anthropic:claude-sonnet-4-5 "..."   # computer tool
       deskpilot run --hybrid --model openai:gpt-5.4 "..."   # element tools + computer tool
 
     The answer goes to stdout, the live chips to stderr; every event is also written to the
     audit log (`deskpilot log`).
     """
+    if native and hybrid:
+        fail(ConfigError("--native and --hybrid exclude each other: --hybrid is --native plus "
+                         "the element tools"))  # fmt: skip
     mode: Mode = "hybrid" if hybrid else "native" if native else "loop"
     checkpoint: dict[str, Any] | None = None
     if resume_file is not None:
