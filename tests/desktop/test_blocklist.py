@@ -73,3 +73,4 @@ async def test_user_added_entry_is_refused(
     # without the entry it is readable
     ok = await tools.call("read_screen_ax", {"windowID": window.stable_id}, ctx)
     assert not ok.is_error
+    assert f"windowID: {window.stable_id}" in ok.text and "button" in ok.text  # its tree

@@ -87,3 +87,4 @@ async def test_auto_client_falls_back_from_the_stateless_era(home: Path) -> None
             assert client.protocol_version == "2025-11-25"
             result = await client.call_tool("wait", {"seconds": 0.01})
     assert not result.is_error
+    assert any(getattr(c, "text", "") == "Waited 0.01 s." for c in result.content)

@@ -172,9 +172,9 @@ def test_provider_switch_mid_conversation(
     # the text-protocol request renders every earlier native call as a @@TOOL@@ block
     messages = servers["compatible"].requests[0].body["messages"]
     assistant = [m["content"] for m in messages if m["role"] == "assistant"]
-    assert all(text.count("@@TOOL@@") == 1 for text in assistant)
+    assert assistant and all(text.count("@@TOOL@@") == 1 for text in assistant)
     results = [m["content"] for m in messages if m["role"] == "user"][1:]
-    assert all("@@RESULT" in text for text in results)
+    assert results and all("@@RESULT" in text for text in results)
     # the second anthropic request (text) carries gemini's signed call back as plain text
     body = servers["anthropic"].requests[1].body
     assert "tools" not in body and body["stop_sequences"] == ["@@RESULT"]
