@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import mcp.types as types
+
 
 def find_id(text: str, role: str, name: str | None = None) -> str:
     """The @ID of the first line with this role (and exact name, if given)."""
@@ -24,3 +26,10 @@ def window_id_from(text: str) -> str:
     m = re.search(r"Stable Window ID: (\S+)", text)
     assert m, text
     return m.group(1)
+
+
+def mcp_text(result: types.CallToolResult) -> str:
+    """The text of an MCP tool result (its first content block)."""
+    first = result.content[0]
+    assert isinstance(first, types.TextContent)
+    return first.text

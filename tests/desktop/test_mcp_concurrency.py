@@ -24,18 +24,13 @@ from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import find_id, value_of
+from tests.desktop.helpers import mcp_text as text
 from tests.e2e.test_mcp_http import HttpServer, http_server, http_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 CLIENTS = 4
 CALLS = 50  # per client: 2 to set up + 12 rounds of 4
-
-
-def text(result: types.CallToolResult) -> str:
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    return first.text
 
 
 class Client:

@@ -22,6 +22,7 @@ from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import find_id
+from tests.desktop.helpers import mcp_text as text
 from tests.e2e.test_mcp_http import http_server, http_session
 from tests.e2e.test_mcp_stdio import stdio_session
 
@@ -81,12 +82,6 @@ class Answers:
     ) -> types.ElicitResult:
         self.questions.append(params.message)
         return self.answers.pop(0)
-
-
-def text(result: types.CallToolResult) -> str:
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    return first.text
 
 
 async def test_the_user_is_asked_and_declining_runs_nothing(

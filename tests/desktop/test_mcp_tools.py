@@ -20,15 +20,10 @@ from deskpilot.sandbox import Sandbox
 from deskpilot.tools.builtin import computer_use_tools
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import find_id, window_id_from
+from tests.desktop.helpers import mcp_text as text
 from tests.e2e.test_mcp_stdio import stdio_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-def text(result: types.CallToolResult) -> str:
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    return first.text
 
 
 async def ok(session: ClientSession, tool: str, args: dict[str, object]) -> str:

@@ -28,6 +28,7 @@ from deskpilot.mcp.definitions import RISK_META_KEY
 from deskpilot.mcp.transports import check_bind, parse_bind
 from deskpilot.tools.builtin import computer_use_tools
 from tests.desktop.helpers import find_id
+from tests.desktop.helpers import mcp_text as text
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -61,12 +62,6 @@ class Server:
 @pytest.fixture
 def server(settings: Settings) -> Server:
     return Server(settings)
-
-
-def text(result: types.CallToolResult) -> str:
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    return first.text
 
 
 class Elicitor:
