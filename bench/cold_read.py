@@ -26,6 +26,7 @@ from deskpilot.ax.render import Renderer
 from deskpilot.config import load_settings
 from deskpilot.desktop.atspi import Accessibility
 from deskpilot.desktop.atspi_bus import AtspiBus
+from deskpilot.desktop.atspi_details import DetailReader
 from deskpilot.desktop.atspi_tree import TreeReader
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.tools.context import ToolContext
@@ -37,9 +38,9 @@ TRACED: tuple[tuple[type, str], ...] = (
     (TreeReader, "read_app"),
     (TreeReader, "_get_items"),
     (TreeReader, "_repair"),
-    (TreeReader, "fill_extents"),
-    (TreeReader, "fill_text"),
-    (TreeReader, "fill_labels"),
+    (DetailReader, "fill_extents"),
+    (DetailReader, "fill_text"),
+    (DetailReader, "fill_labels"),
 )
 
 

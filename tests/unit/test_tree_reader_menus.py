@@ -17,8 +17,8 @@ import pytest
 from dbus_fast import Message, MessageType, Variant
 
 from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.atspi_cache import Dirty
 from deskpilot.desktop.atspi_consts import ROLE_NAMES, ROOT_PATH, STATE_BITS
+from deskpilot.desktop.atspi_model import Dirty
 from deskpilot.desktop.atspi_tree import TreeReader
 
 pytestmark = pytest.mark.asyncio

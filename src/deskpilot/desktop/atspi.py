@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from dbus_fast import Message
 
-from deskpilot.desktop.atspi_bus import AtspiBus, AtspiCallError, AtspiTimeout
+from deskpilot.desktop.atspi_bus import AtspiBus
 from deskpilot.desktop.atspi_cache import Located, TreeCache
+from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi_consts import (
     ROOT_PATH,
     S_DEFUNCT,
@@ -21,7 +22,9 @@ from deskpilot.desktop.atspi_consts import (
     state_bits,
     state_names,
 )
-from deskpilot.desktop.atspi_tree import AppTree, RawNode, TreeReader, wants_value
+from deskpilot.desktop.atspi_details import DetailReader
+from deskpilot.desktop.atspi_model import AppTree, RawNode, wants_value
+from deskpilot.desktop.atspi_tree import TreeReader
 from deskpilot.desktop.base import LiveElement, Node, Rect, WindowInfo
 from deskpilot.errors import ActionFailed, DesktopError
 
@@ -81,6 +84,7 @@ class Accessibility:
     def __init__(self, bus: AtspiBus) -> None:
         self.bus = bus
         self.reader = TreeReader(bus)
+        self.details = DetailReader(bus)
         self._last_use: dict[tuple[str, str], float] = {}
         self.cache = TreeCache()
         self._locate_problem = ""
@@ -195,14 +199,14 @@ class Accessibility:
             return None, True, [*app.problems, "the window's frame vanished while reading"]
         self.cache.store(app)
         shown = [p for p in _rendered(app, where.frame) if app.shown(p)]
-        await self.reader.fill_extents(app, shown)
+        await self.details.fill_extents(app, shown)
         textual = [p for p in shown if _wants_text(app.nodes[p])]
-        await self.reader.fill_text(app, textual)
+        await self.details.fill_text(app, textual)
         unnamed = [
             p for p in shown
             if not app.nodes[p].name and app.nodes[p].role_name in LABELLED_ROLES
         ]  # fmt: skip
-        await self.reader.fill_labels(app, unnamed)
+        await self.details.fill_labels(app, unnamed)
         if app.partial:
             self.cache.drop(where.bus)  # do not build on an incomplete tree
         root = build_nodes(WindowTree(app, where.frame, where.offset), window)

@@ -11,11 +11,11 @@ Events come from :meth:`AtspiBus.listen` (object:, window:, focus: registered on
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from dbus_fast import Message, MessageType
 
-from deskpilot.desktop.atspi_tree import AppTree
+from deskpilot.desktop.atspi_model import AppTree, Dirty
 
 #: More dirty nodes than this, or a structural event we cannot follow: re-read the whole app.
 MAX_DIRTY = 400
@@ -26,23 +26,6 @@ _IGNORED = {
     "TextAttributesChanged", "Announcement", "ColumnInserted", "RowInserted", "ModelChanged",
     "LinkSelected", "SelectionChanged", "TextBoundsChanged",
 }  # fmt: skip
-
-
-@dataclass
-class Dirty:
-    """What changed in one app since its tree was last brought up to date."""
-
-    children: set[str] = field(default_factory=set)
-    props: set[str] = field(default_factory=set)
-    text: set[str] = field(default_factory=set)
-    extents: set[str] = field(default_factory=set)
-    all_extents: bool = False
-    frames: bool = False  # windows appeared, closed, moved or changed state
-    full: bool = False  # too much, or something we cannot follow: read everything again
-    events: int = 0
-
-    def size(self) -> int:
-        return len(self.children) + len(self.props) + len(self.text) + len(self.extents)
 
 
 @dataclass
