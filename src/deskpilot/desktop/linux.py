@@ -30,9 +30,9 @@ from deskpilot.desktop.atspi import (
     EVENTS_INCOMPLETE,
     INCOMPLETE_EXECUTABLES,
     Accessibility,
-    shows,
 )
 from deskpilot.desktop.atspi_bus import AtspiBus
+from deskpilot.desktop.atspi_elements import shows
 from deskpilot.desktop.base import (
     ActionOutcome,
     AppEntry,

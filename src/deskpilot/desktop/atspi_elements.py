@@ -1,0 +1,162 @@
+"""Live checks and actions on one element by its key (bus name, object path), no focus needed.
+
+``inspect`` asks an element's role, name, states and parent now (None once it is gone);
+``activate`` runs its activating action (``DoAction``), ``set_text`` replaces its text through
+``EditableText`` and checks it by reading back, ``grab_focus`` focuses it. Nothing here moves
+the pointer or types: raw input is the desktop's (:mod:`linux_input`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from deskpilot.desktop.atspi_bus import AtspiBus
+from deskpilot.desktop.atspi_calls import AtspiCallError
+from deskpilot.desktop.atspi_consts import S_DEFUNCT, role_name, state_bits, state_names
+from deskpilot.desktop.base import LiveElement, Rect
+from deskpilot.errors import ActionFailed
+
+#: Action names that activate an element, most preferred first ("" = Chromium's nameless).
+ACTIVATE_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "select", "")
+
+
+class ElementActions:
+    """Element checks and actions over an :class:`AtspiBus`."""
+
+    def __init__(self, bus: AtspiBus) -> None:
+        self.bus = bus
+        self._last_use: dict[tuple[str, str], float] = {}
+
+    async def inspect(self, key: tuple[str, str], pid: int | None = None) -> LiveElement | None:
+        bus_name, path = key
+        try:
+            role, name, state, parent = await asyncio.gather(
+                self.bus.call(bus_name, path, "Accessible", "GetRole"),
+                self.bus.get_property(bus_name, path, "Accessible", "Name"),
+                self.bus.call(bus_name, path, "Accessible", "GetState"),
+                self.bus.get_property(bus_name, path, "Accessible", "Parent"),
+            )
+        except AtspiCallError as exc:
+            if exc.gone or exc.unsupported:
+                return None
+            raise
+        bits = state_bits(state[0])
+        if bits & S_DEFUNCT:
+            return None
+        real_pid = pid if pid is not None else (await self.bus.pid_of(bus_name) or 0)
+        pbus, ppath = parent
+        return LiveElement(
+            key=key,
+            pid=real_pid,
+            role=role_name(int(role[0])),
+            name=str(name),
+            parent_key=(str(pbus), str(ppath)) if pbus else None,
+            states=state_names(bits),
+            bounds=None,
+        )
+
+    async def extents(self, key: tuple[str, str]) -> Rect | None:
+        try:
+            body = await self.bus.call(key[0], key[1], "Component", "GetExtents", "u", [0])
+        except AtspiCallError:
+            return None
+        x, y, w, h = (int(v) for v in body[0])
+        return Rect(x, y, w, h)
+
+    async def interfaces(self, key: tuple[str, str]) -> frozenset[str]:
+        body = await self.bus.call(key[0], key[1], "Accessible", "GetInterfaces")
+        return frozenset(str(n).rsplit(".", 1)[-1] for n in body[0])
+
+    async def activate(self, key: tuple[str, str]) -> str | None:
+        """Run the element's activating action; the action's name, or None if it has none."""
+        bus_name, path = key
+        try:
+            body = await self.bus.call(bus_name, path, "Action", "GetActions")
+        except AtspiCallError as exc:
+            if exc.unsupported:
+                return None
+            raise
+        names = [str(a[0]).lower() for a in body[0]]
+        if not names:
+            return None
+        index = next(
+            (names.index(n) for n in ACTIVATE_ACTIONS if n in names),
+            0,
+        )
+        await self._pace(key)
+        ok = await self.bus.call(bus_name, path, "Action", "DoAction", "i", [index])
+        if not ok[0]:
+            # GTK ignores an activation while the previous one is still "pressed": retry once
+            await asyncio.sleep(0.3)
+            ok = await self.bus.call(bus_name, path, "Action", "DoAction", "i", [index])
+            if not ok[0]:
+                raise ActionFailed(f"the app refused the action {names[index]!r}")
+        return names[index] or "default"
+
+    async def _pace(self, key: tuple[str, str]) -> None:
+        """GTK swallows a second activation of the same widget within ~250 ms: space them."""
+        last = self._last_use.get(key)
+        now = time.monotonic()
+        if last is not None and now - last < 0.3:
+            await asyncio.sleep(0.3 - (now - last))
+        self._last_use[key] = time.monotonic()
+
+    async def set_text(
+        self, key: tuple[str, str], text: str, *, masked: bool = False
+    ) -> str | None:
+        """Replace the element's text through EditableText; how it was done, or None.
+
+        Delete + insert first (it emits the same signals as typing, so dialogs that enable
+        their buttons on input notice it), then SetTextContents; each checked by reading back.
+        """
+        bus_name, path = key
+        try:
+            count = await self.bus.get_property(bus_name, path, "Text", "CharacterCount")
+            await self.bus.call(bus_name, path, "EditableText", "DeleteText", "ii", [0, int(count)])
+            if text:
+                await self.bus.call(
+                    bus_name,
+                    path,
+                    "EditableText",
+                    "InsertText",
+                    "isi",
+                    [0, text, len(text.encode())],
+                )
+            if shows(await self.read_text(key), text, masked):
+                return "EditableText delete+insert"
+        except AtspiCallError as exc:
+            if exc.gone:
+                raise
+        try:
+            body = await self.bus.call(
+                bus_name, path, "EditableText", "SetTextContents", "s", [text]
+            )
+        except AtspiCallError as exc:
+            if exc.unsupported:
+                return None
+            raise
+        if body[0] and shows(await self.read_text(key), text, masked):
+            return "EditableText.SetTextContents"
+        return None
+
+    async def read_text(self, key: tuple[str, str]) -> str | None:
+        try:
+            body = await self.bus.call(key[0], key[1], "Text", "GetText", "ii", [0, -1])
+        except AtspiCallError:
+            return None
+        return str(body[0])
+
+    async def grab_focus(self, key: tuple[str, str]) -> bool:
+        try:
+            body = await self.bus.call(key[0], key[1], "Component", "GrabFocus")
+        except AtspiCallError:
+            return False
+        return bool(body[0])
+
+
+def shows(shown: str | None, expected: str, masked: bool) -> bool:
+    """Whether a field's text is ``expected`` (password fields show one mask per character)."""
+    if shown is None:
+        return False
+    return len(shown) == len(expected) if masked else shown == expected
