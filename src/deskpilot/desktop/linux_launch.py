@@ -1,0 +1,237 @@
+"""Launching: starting apps and browser windows, and waiting until they can be read.
+
+An app is started in its own session with the environment apps get (a sandbox's private home,
+accessibility on; Chromium and Electron apps with their accessibility flags), its output to a
+log under the state directory. A launch waits for the app's new window (also when a
+single-instance app hands the launch to its running instance, or when a first window is
+replaced by the document's) and for its accessible tree to settle.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from deskpilot import _procfs
+from deskpilot._wait import WaitTimeout, async_wait_for
+from deskpilot.desktop.a11yenv import chromium_flags
+from deskpilot.desktop.base import (
+    AppEntry,
+    WindowInfo,
+)
+from deskpilot.desktop.linux_read import LinuxReading
+from deskpilot.errors import DesktopError
+
+CHROMIUM_NAMES = {
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+    "chrome",
+    "brave-browser",
+    "microsoft-edge",
+    "vivaldi",
+}
+ELECTRON_HINTS = {"electron", "code", "slack", "discord", "signal-desktop", "obsidian"}
+
+
+class LinuxLaunching(LinuxReading):
+    """Starting apps and URLs on the desktop."""
+
+    def _argv_for(self, app: AppEntry) -> list[str]:
+        argv = list(app.exec_argv)
+        exe = app.executable.lower()
+        if exe in CHROMIUM_NAMES or exe in ELECTRON_HINTS:
+            argv[1:1] = [f for f in chromium_flags() if f not in argv]
+        return argv
+
+    def _spawn(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        log_dir = self.settings.state_dir / "logs"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        log = log_dir / f"{Path(argv[0]).name}.log"
+        with open(log, "ab") as out:
+            env = self._app_env()
+            try:
+                proc = subprocess.Popen(
+                    list(argv),
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=out,
+                    start_new_session=True,
+                    cwd=env.get("HOME") or None,
+                )
+            except OSError as exc:
+                raise DesktopError(f"cannot start {argv[0]}: {exc.strerror}") from exc
+        self._children.append(proc)
+        if self.settings.sandbox_dir:
+            from deskpilot.sandbox import record_spawn
+
+            record_spawn(self.settings.sandbox_dir, proc.pid)
+        return proc
+
+    async def _wait_new_window(
+        self,
+        before: dict[int, int],
+        proc: subprocess.Popen[bytes],
+        app: AppEntry | None,
+        timeout: float,
+    ) -> WindowInfo:
+        names = set()
+        if app is not None:
+            names = {n.casefold() for n in (app.wm_class, app.executable, app.app_id) if n}
+
+        async def check() -> WindowInfo | None:
+            new = [x for x, pid in self.x.client_pids().items() if self.x.is_new(before, x, pid)]
+            if not new:
+                if proc.poll() == 0 and app is not None:
+                    # a single-instance app (GApplication) handed the launch to its running
+                    # instance and exited: that instance's window is the app's window
+                    return next(
+                        (w for w in await self.list_windows() if w.app.app_id == app.app_id),
+                        None,
+                    )
+                return None
+            family = _procfs.descendants([proc.pid])
+            windows = await self.list_windows()
+            for w in windows:
+                if w.xid not in new or not w.title:
+                    continue
+                ident = {k for k in w.app.match_keys()}
+                if (
+                    w.pid in family
+                    or (names & ident)
+                    or (app is not None and w.app.app_id == app.app_id)
+                ):
+                    return w
+            return None
+
+        try:
+            return await async_wait_for(check, timeout=timeout, what="the app's window")
+        except WaitTimeout as exc:
+            code = proc.poll()
+            why = f" (it exited with code {code})" if code not in (None, 0) else ""
+            raise DesktopError(
+                f"{app.name if app else proc.args!r} started but no window appeared within "
+                f"{timeout:.0f}s{why}; see {self.settings.state_dir / 'logs'}"
+            ) from exc
+
+    async def wait_tree_ready(self, window: WindowInfo, timeout: float = 20.0) -> None:
+        """Wait until the window's accessible tree is there and two reads agree on its size
+        (and the window on its title: LibreOffice retitles its frame once the document is in)."""
+        last: dict[str, object] = {"count": -1, "title": None}
+
+        async def check() -> bool:
+            located = await self.a11y.locate(window)
+            if located is None:
+                return False
+            bus_name, frame, _ = located
+            tree = await self.a11y.reader.read_app(bus_name)
+            count = len(tree.subtree(frame))
+            now = self.x.window(window.xid)
+            title = now.title if now is not None else None
+            stable = count > 1 and count == last["count"] and title == last["title"]
+            last["count"], last["title"] = count, title
+            return stable
+
+        try:
+            await async_wait_for(
+                check, timeout=timeout, what="the accessibility tree", interval=0.1
+            )
+        except WaitTimeout as exc:
+            raise DesktopError(
+                f"the window of {window.app.name} appeared but its accessibility tree did not "
+                f"settle within {timeout:.0f}s; the app may not support AT-SPI"
+            ) from exc
+
+    async def launch(
+        self, app: AppEntry, *, timeout: float = 30.0, restore_focus: bool = True
+    ) -> WindowInfo:
+        before = self.x.client_pids()
+        previous = self.x.active_xid()
+        proc = self._spawn(self._argv_for(app))
+        deadline = time.monotonic() + timeout
+        window = await self._wait_new_window(before, proc, app, timeout)
+        await self.wait_tree_ready(window, timeout)
+        while (current := await self._refresh(window)) is None:
+            # a first window that went away once ready (LibreOffice may open its frame, then
+            # replace it with the document's): wait for the one that replaced it
+            before[window.xid] = window.pid
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise DesktopError(
+                    f"{app.name}'s window closed as soon as it was ready; "
+                    f"see {self.settings.state_dir / 'logs'}"
+                )
+            window = await self._wait_new_window(before, proc, app, remaining)
+            await self.wait_tree_ready(window, remaining)
+        window = current
+        if restore_focus and previous is not None and previous in self.x.client_ids():
+            prev = self.x.window(previous)
+            if prev is not None and not prev.hidden and self.x.active_xid() != previous:
+                self.x.request_activate(previous)
+        return (await self._refresh(window)) or window
+
+    def agent_browser_profile(self) -> Path:
+        if self.settings.sandbox_dir:
+            return Path(self.settings.sandbox_dir) / "home" / ".config" / "deskpilot-browser"
+        return self.settings.state_dir / "browser-profile"
+
+    async def open_urls(
+        self, urls: Sequence[str], *, browser: str = "agent", timeout: float = 30.0
+    ) -> WindowInfo:
+        before = self.x.client_pids()
+        if browser == "default":
+            procs = [self._spawn(["xdg-open", u]) for u in urls]
+            window = await self._wait_new_window(before, procs[0], None, timeout)
+            return window
+        chromium = next(
+            (
+                p
+                for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+                if os.access(p, os.X_OK)
+            ),
+            None,
+        )
+        if chromium is None:
+            raise DesktopError(
+                "the agent browser (Debian's chromium) is not installed: apt install chromium, "
+                'or set browser = "default" in the config to use the system browser'
+            )
+        profile = self.agent_browser_profile()
+        profile.mkdir(parents=True, exist_ok=True)
+        argv = [
+            chromium,
+            *chromium_flags(),
+            f"--user-data-dir={profile}",
+            "--remote-debugging-port=0",
+            "--new-window",
+            *urls,
+        ]
+        entry = next((a for a in await self.apps() if a.executable == "chromium"), None)
+        proc = self._spawn(argv)
+        window = await self._wait_new_window(before, proc, entry, timeout)
+        await self.wait_tree_ready(window, timeout)
+        await self.wait_page_loaded(window, timeout)
+        return (await self._refresh(window)) or window
+
+    async def wait_page_loaded(self, window: WindowInfo, timeout: float = 15.0) -> bool:
+        """Wait until the browser window shows a loaded web document (not busy, has content)."""
+
+        async def loaded() -> bool:
+            # full reads: Chromium's tree can lag its paint by more than PIXEL_SETTLE_S on a
+            # busy machine, and it does not always announce that its document now shows
+            snap = await self.snapshot(window, timeout=2.0, fresh=True)
+            return any(
+                n.role == "document-web" and "busy" not in n.states and n.children
+                for n in snap.nodes()
+            )
+
+        try:
+            await async_wait_for(loaded, timeout=timeout, what="the page to load", interval=0.1)
+        except WaitTimeout:
+            return False
+        return True
