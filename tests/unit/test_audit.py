@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from deskpilot.audit import AuditLog, canonical_json, row_hash
+from deskpilot.audit import AuditLog
+from deskpilot.audit.chain import canonical_json, row_hash
 from deskpilot.cli import main
 from deskpilot.config import Settings
 from deskpilot.errors import AuditError, AuditIntegrityError

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
-from deskpilot.audit import canonical_json, image_ref
+from deskpilot.audit.chain import canonical_json, image_ref
 from deskpilot.events import Event
 
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}

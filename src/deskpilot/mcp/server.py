@@ -33,7 +33,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-from deskpilot.audit import new_run_id
+from deskpilot.audit.chain import new_run_id
 from deskpilot.config import Settings
 from deskpilot.desktop.base import Desktop
 from deskpilot.errors import AuditError
