@@ -21,7 +21,7 @@ def main(argv: list[str]) -> int:
         data = b""
     if data:
         return 0
-    from deskpilot.sandbox import teardown
+    from deskpilot.sandbox.processes import teardown
 
     teardown(runtime_dir, pgid)
     return 0

@@ -37,7 +37,8 @@ from deskpilot.audit import AuditLog
 from deskpilot.cli.run_cmd import Mode, run_goal
 from deskpilot.config import Settings, load_settings
 from deskpilot.errors import DeskpilotError
-from deskpilot.sandbox import Sandbox, sandbox_command_env
+from deskpilot.sandbox import Sandbox
+from deskpilot.sandbox.info import sandbox_command_env
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from deskpilot._wait import wait_for
-from deskpilot.sandbox import Sandbox, processes_of
+from deskpilot.sandbox import Sandbox
+from deskpilot.sandbox.processes import processes_of
 
 CLI = [sys.executable, "-m", "deskpilot"]
 

@@ -9,7 +9,8 @@ import click
 from deskpilot.cli.common import Context, fail, pass_context, run_async
 from deskpilot.config import CONFIRM_MODES, Settings, load_settings
 from deskpilot.errors import ConfigError, SandboxError
-from deskpilot.sandbox import Sandbox, SandboxInfo, sandbox_command_env
+from deskpilot.sandbox import Sandbox, SandboxInfo
+from deskpilot.sandbox.info import sandbox_command_env
 
 
 def _say(message: str) -> None:

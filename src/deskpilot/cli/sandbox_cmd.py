@@ -12,9 +12,12 @@ from types import FrameType
 
 import click
 
-from deskpilot import sandbox as sb
 from deskpilot.cli.common import Context, fail, pass_context
 from deskpilot.errors import SandboxError
+from deskpilot.sandbox import Sandbox
+from deskpilot.sandbox.info import sandbox_command_env
+from deskpilot.sandbox.kept import forget, is_alive, list_kept, load_info, save_info
+from deskpilot.sandbox.processes import processes_of, teardown
 
 
 def _size_option(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[int, int]:
@@ -94,7 +97,7 @@ def run(
     old = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     code = 1
     try:
-        with sb.Sandbox(
+        with Sandbox(
             width=width, height=height, display=display_number, base_env=settings.environ
         ) as desk:
             assert desk.info is not None
@@ -104,7 +107,7 @@ def run(
                 fg="cyan",
                 err=True,
             )
-            env = sb.sandbox_command_env(settings.environ, desk.info)
+            env = sandbox_command_env(settings.environ, desk.info)
             try:
                 child = subprocess.Popen(list(command), env=env)
             except FileNotFoundError:
@@ -162,15 +165,15 @@ def up(ctx: Context, size: tuple[int, int], display_number: int | None, name: st
     """
     width, height = size
     settings = ctx.settings
-    info = sb.load_info(settings.state_dir, name)
-    if info is not None and sb.is_alive(info):
+    info = load_info(settings.state_dir, name)
+    if info is not None and is_alive(info):
         click.secho(f"sandbox {name!r} is already up on {info.display}", fg="cyan", err=True)
     else:
         if info is not None:
-            sb.teardown(info.runtime_dir, info.pgid)
-            sb.forget(settings.state_dir, name)
+            teardown(info.runtime_dir, info.pgid)
+            forget(settings.state_dir, name)
         try:
-            desk = sb.Sandbox(
+            desk = Sandbox(
                 width=width,
                 height=height,
                 display=display_number,
@@ -181,7 +184,7 @@ def up(ctx: Context, size: tuple[int, int], display_number: int | None, name: st
         except SandboxError as exc:
             fail(exc)
             raise
-        sb.save_info(settings.state_dir, name, info)
+        save_info(settings.state_dir, name, info)
         click.secho(
             f"sandbox {name!r} is up on {info.display} ({width}x{height}); "
             f"stop it with: deskpilot sandbox down"
@@ -199,10 +202,10 @@ def up(ctx: Context, size: tuple[int, int], display_number: int | None, name: st
 def status(ctx: Context) -> None:
     """Show kept sandboxes (exit code 1 when none is running)."""
     running = 0
-    for name, info in sb.list_kept(ctx.settings.state_dir):
-        alive = sb.is_alive(info)
+    for name, info in list_kept(ctx.settings.state_dir):
+        alive = is_alive(info)
         running += alive
-        procs = len(sb.processes_of(info.runtime_dir, info.pgid)) if alive else 0
+        procs = len(processes_of(info.runtime_dir, info.pgid)) if alive else 0
         state = click.style("up", fg="green") if alive else click.style("dead", fg="red")
         click.echo(
             f"{name}: {state}  display {info.display}  {info.width}x{info.height}  "
@@ -218,12 +221,12 @@ def status(ctx: Context) -> None:
 @pass_context
 def down(ctx: Context, name: str) -> None:
     """Stop a kept sandbox and everything running on it."""
-    info = sb.load_info(ctx.settings.state_dir, name)
+    info = load_info(ctx.settings.state_dir, name)
     if info is None:
         click.echo(f"no sandbox named {name!r} is running")
         return
-    left = sb.teardown(info.runtime_dir, info.pgid)
-    sb.forget(ctx.settings.state_dir, name)
+    left = teardown(info.runtime_dir, info.pgid)
+    forget(ctx.settings.state_dir, name)
     if left:
         fail(f"sandbox {name!r}: processes survived teardown: {left}")
     click.secho(f"sandbox {name!r} on {info.display} is down", fg="cyan", err=True)

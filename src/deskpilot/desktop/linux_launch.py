@@ -68,7 +68,7 @@ class LinuxLaunching(LinuxReading):
                 raise DesktopError(f"cannot start {argv[0]}: {exc.strerror}") from exc
         self._children.append(proc)
         if self.settings.sandbox_dir:
-            from deskpilot.sandbox import record_spawn
+            from deskpilot.sandbox.processes import record_spawn
 
             record_spawn(self.settings.sandbox_dir, proc.pid)
         return proc

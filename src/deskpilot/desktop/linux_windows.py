@@ -94,7 +94,7 @@ class LinuxWindows:
         if self.settings.display:
             env["DISPLAY"] = self.settings.display
         if self.settings.sandbox_dir:
-            from deskpilot.sandbox import SandboxInfo, sandbox_app_env
+            from deskpilot.sandbox.info import SandboxInfo, sandbox_app_env
 
             info = SandboxInfo(
                 display=self.settings.display or "",

@@ -1,0 +1,315 @@
+"""A private headless desktop: Xvfb, a session bus, the AT-SPI bus and a window manager.
+
+The recipe's pieces are in :mod:`~deskpilot.sandbox.recipe`. Every process the
+sandbox starts joins one fresh process group (not the caller's); ``stop()`` kills that group and
+then sweeps any process whose environment carries the sandbox's private ``XDG_RUNTIME_DIR``
+(D-Bus-activated services are re-parented to PID 1 and apps may call ``setsid``).
+
+A *reaper* process (``python -m deskpilot._reaper``) holds a pipe to the owner: if the owner
+dies without calling ``stop()`` (SIGKILL, crash), the reaper tears the desktop down. A sandbox
+started with ``keep=True`` (``deskpilot sandbox up``) has no reaper and outlives its starter;
+its :class:`SandboxInfo` is saved so that ``status``/``down`` can find it.
+
+Usage::
+
+    with Sandbox(width=1280, height=800) as sb:
+        proc = sb.spawn(["gnome-calculator"])
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from typing import IO
+
+from deskpilot._wait import WaitTimeout, wait_for
+from deskpilot.errors import SandboxError
+from deskpilot.sandbox.info import DESKTOP_VARS, SandboxInfo, sandbox_app_env
+from deskpilot.sandbox.processes import teardown
+from deskpilot.sandbox.recipe import (
+    SESSION_BUS_CONFIG,
+    check_requirements,
+    enable_accessibility,
+    find_bus_launcher,
+    log_tail,
+    prepare_home,
+    read_line,
+)
+
+
+class Sandbox:
+    """A headless X11 desktop with a working accessibility bus. Context manager."""
+
+    def __init__(
+        self,
+        *,
+        width: int = 1280,
+        height: int = 800,
+        depth: int = 24,
+        display: int | None = None,
+        base_env: Mapping[str, str] | None = None,
+        keep: bool = False,
+        startup_timeout: float = 15.0,
+    ) -> None:
+        if not (64 <= width <= 8192 and 64 <= height <= 8192):
+            raise SandboxError(f"sandbox size {width}x{height} is out of range (64..8192)")
+        if depth not in (16, 24):
+            raise SandboxError(f"sandbox depth {depth} is not supported (16 or 24)")
+        if display is not None and not (0 <= display <= 65535):
+            raise SandboxError(f"display number {display} is out of range (0..65535)")
+        self.width, self.height, self.depth = width, height, depth
+        self.requested_display = display
+        self.base_env: dict[str, str] = dict(base_env if base_env is not None else os.environ)
+        self.keep = keep
+        self.startup_timeout = startup_timeout
+        self.info: SandboxInfo | None = None
+        self._procs: list[subprocess.Popen[bytes]] = []
+        self._pgid: int | None = None
+        self._runtime_dir: str | None = None
+        self._reaper_fd: int | None = None
+        self._reaper: subprocess.Popen[bytes] | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> SandboxInfo:
+        if self.info is not None:
+            return self.info
+        check_requirements()
+        self._runtime_dir = tempfile.mkdtemp(prefix="deskpilot-sandbox-")
+        os.chmod(self._runtime_dir, 0o700)
+        try:
+            return self._start()
+        except BaseException:
+            self._abort()
+            raise
+
+    def _start(self) -> SandboxInfo:
+        assert self._runtime_dir is not None
+        run = self._runtime_dir
+        home = prepare_home(run)
+        base = {k: v for k, v in self.base_env.items() if k not in DESKTOP_VARS}
+        base["XDG_RUNTIME_DIR"] = run
+        base["HOME"] = home
+
+        # 1. Xvfb; it writes the display number to -displayfd when it accepts clients.
+        rfd, wfd = os.pipe()
+        argv = ["Xvfb"]
+        if self.requested_display is not None:
+            argv.append(f":{self.requested_display}")
+        argv += [
+            "-displayfd",
+            str(wfd),
+            "-screen",
+            "0",
+            f"{self.width}x{self.height}x{self.depth}",
+            "-nolisten",
+            "tcp",
+            "-noreset",
+            "+extension",
+            "Composite",
+        ]
+        xvfb = self._spawn_daemon(argv, base, pass_fds=(wfd,), log="xvfb.log")
+        os.close(wfd)
+        try:
+            number = read_line(rfd, self.startup_timeout, "Xvfb to accept clients")
+        except SandboxError as exc:
+            raise SandboxError(f"{exc}; {log_tail(self._runtime_dir, 'xvfb.log')}") from exc
+        finally:
+            os.close(rfd)
+        display = f":{number}"
+        base["DISPLAY"] = display
+
+        # 2. A minimal session bus (no service dirs: no portals, gvfs, dconf or FUSE mounts).
+        conf = os.path.join(run, "session.conf")
+        bus_path = os.path.join(run, "bus")
+        with open(conf, "w") as fh:
+            fh.write(SESSION_BUS_CONFIG.format(bus=bus_path))
+        rfd, wfd = os.pipe()
+        self._spawn_daemon(
+            [
+                "dbus-daemon",
+                f"--config-file={conf}",
+                "--nofork",
+                "--nopidfile",
+                f"--print-address={wfd}",
+            ],
+            base,
+            pass_fds=(wfd,),
+            log="dbus.log",
+        )
+        os.close(wfd)
+        try:
+            session_bus = read_line(rfd, self.startup_timeout, "the session bus")
+        finally:
+            os.close(rfd)
+        base["DBUS_SESSION_BUS_ADDRESS"] = session_bus
+
+        # 3. The accessibility bus; it publishes AT_SPI_BUS on the root window when ready.
+        self._spawn_daemon([find_bus_launcher(), "--launch-immediately"], base, log="a11y.log")
+        # 4. A window manager (EWMH: active window, client list, activation).
+        self._spawn_daemon(["openbox", "--sm-disable"], base, log="openbox.log")
+
+        from deskpilot.desktop import x11probe
+
+        try:
+            wait_for(
+                lambda: x11probe.root_has_properties(display, ("AT_SPI_BUS",)),
+                timeout=self.startup_timeout,
+                what="the accessibility bus",
+            )
+            wait_for(
+                lambda: x11probe.root_has_properties(display, ("_NET_SUPPORTING_WM_CHECK",)),
+                timeout=self.startup_timeout,
+                what="the window manager",
+            )
+        except WaitTimeout as exc:
+            logs = "; ".join(log_tail(self._runtime_dir, n) for n in ("a11y.log", "openbox.log"))
+            raise SandboxError(f"sandbox desktop did not come up: {exc}; {logs}") from exc
+        enable_accessibility(base, self.startup_timeout)
+
+        assert self._pgid is not None
+        self.info = SandboxInfo(
+            display=display,
+            runtime_dir=run,
+            session_bus=session_bus,
+            pgid=self._pgid,
+            width=self.width,
+            height=self.height,
+            pids={"xvfb": xvfb.pid},
+        )
+        if not self.keep:
+            self._start_reaper()
+        return self.info
+
+    def _start_reaper(self) -> None:
+        assert self.info is not None
+        rfd, wfd = os.pipe()
+        self._reaper = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "deskpilot._reaper",
+                str(rfd),
+                self.info.runtime_dir,
+                str(self.info.pgid),
+            ],
+            pass_fds=(rfd,),
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            env={k: v for k, v in self.base_env.items() if k not in DESKTOP_VARS},
+        )
+        os.close(rfd)
+        self._reaper_fd = wfd
+
+    def stop(self) -> None:
+        """Tear everything down: no process of this desktop is left, its files are removed."""
+        if self._reaper_fd is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._reaper_fd, b"x")  # "the owner is handling it": reaper exits
+            os.close(self._reaper_fd)
+            self._reaper_fd = None
+        if self._reaper is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._reaper.wait(timeout=5)
+            self._reaper = None
+        self._abort()
+        self.info = None
+
+    def _abort(self) -> None:
+        if self._runtime_dir is None:
+            return
+        left: list[int] = []
+        if self._pgid is not None:
+            left = teardown(self._runtime_dir, self._pgid)
+        else:
+            shutil.rmtree(self._runtime_dir, ignore_errors=True)
+        for proc in self._procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=1)
+        self._procs.clear()
+        self._runtime_dir = None
+        self._pgid = None
+        if left:
+            raise SandboxError(f"sandbox processes survived teardown: {left}")
+
+    # -- processes -------------------------------------------------------------------------
+
+    def _spawn_daemon(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        pass_fds: Sequence[int] = (),
+        log: str,
+    ) -> subprocess.Popen[bytes]:
+        assert self._runtime_dir is not None
+        with open(os.path.join(self._runtime_dir, log), "ab") as out:
+            return self._popen(argv, env, stdout=out, stderr=out, pass_fds=pass_fds)
+
+    def _popen(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        stdout: IO[bytes] | int | None,
+        stderr: IO[bytes] | int | None,
+        pass_fds: Sequence[int] = (),
+        cwd: str | None = None,
+    ) -> subprocess.Popen[bytes]:
+        try:
+            proc = subprocess.Popen(
+                list(argv),
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                pass_fds=tuple(pass_fds),
+                cwd=cwd,
+                process_group=0 if self._pgid is None else self._pgid,
+            )
+        except FileNotFoundError as exc:
+            raise SandboxError(f"cannot run {argv[0]!r}: not installed") from exc
+        if self._pgid is None:
+            self._pgid = proc.pid
+        self._procs.append(proc)
+        return proc
+
+    def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        log: str | None = None,
+    ) -> subprocess.Popen[bytes]:
+        """Start ``argv`` on this desktop, in its process group, with accessibility switched on."""
+        if self.info is None:
+            raise SandboxError("the sandbox is not running")
+        full_env = sandbox_app_env(self.base_env, self.info)
+        if env:
+            full_env.update(env)
+        out: IO[bytes] | int = subprocess.DEVNULL
+        if log is not None:
+            out = open(os.path.join(self.info.runtime_dir, log), "ab")  # noqa: SIM115
+        try:
+            return self._popen(argv, full_env, stdout=out, stderr=out, cwd=cwd)
+        finally:
+            if not isinstance(out, int):
+                out.close()
+
+    def app_env(self) -> dict[str, str]:
+        if self.info is None:
+            raise SandboxError("the sandbox is not running")
+        return sandbox_app_env(self.base_env, self.info)
