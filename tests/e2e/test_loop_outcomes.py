@@ -265,7 +265,7 @@ def test_exit_codes_are_documented() -> None:
 def test_window_id_is_the_target_and_live_context_is_injected(
     window: str, tmp_path: Path, agent_settings: Settings, fake_ctx: ToolContext
 ) -> None:
-    from deskpilot.desktop.fake import FAKE_APPS
+    from deskpilot.desktop.fake_apps import FAKE_APPS
 
     opened = asyncio.run(fake_ctx.desktop.launch(FAKE_APPS[0]))
     window_id = opened.window_id if window == "byid" else "1/2"

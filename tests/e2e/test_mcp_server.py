@@ -19,7 +19,8 @@ from mcp.client.client import Client
 from mcp.client.session import ClientRequestContext, ElicitationFnT
 
 from deskpilot.config import Settings
-from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
+from deskpilot.desktop.fake import FakeDesktop
+from deskpilot.desktop.fake_apps import FAKE_APPS
 from deskpilot.errors import AuditError, ConfigError
 from deskpilot.events import Event
 from deskpilot.mcp import DeskpilotMCP

@@ -15,7 +15,8 @@ from deskpilot.agent.providers import get_provider
 from deskpilot.agent.task import computer_use_task_tool
 from deskpilot.audit import AuditLog
 from deskpilot.config import Settings
-from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
+from deskpilot.desktop.fake import FakeDesktop
+from deskpilot.desktop.fake_apps import FAKE_APPS
 from deskpilot.mcp import DeskpilotMCP
 from deskpilot.tools.builtin import computer_use_tools
 from tests.e2e.test_mcp_http import server_env

@@ -30,7 +30,8 @@ from deskpilot.agent.providers.base import OMITTED_IMAGE
 from deskpilot.audit import AuditLog
 from deskpilot.cli import main
 from deskpilot.config import Settings, load_settings
-from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
+from deskpilot.desktop.fake import FakeDesktop
+from deskpilot.desktop.fake_apps import FAKE_APPS
 from deskpilot.errors import ConfigError
 from deskpilot.native.safety import CancelRequest, PauseRequest
 from deskpilot.policy import AllowAll, ApprovalRequest, CallbackApprover

@@ -11,7 +11,8 @@ from PIL import Image
 
 from deskpilot.config import Settings
 from deskpilot.desktop.base import LiveElement
-from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
+from deskpilot.desktop.fake import FakeDesktop
+from deskpilot.desktop.fake_apps import FAKE_APPS
 from deskpilot.events import Event
 from deskpilot.native.actions import (
     Action,

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from deskpilot.config import Settings
-from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
+from deskpilot.desktop.fake import FakeDesktop
+from deskpilot.desktop.fake_apps import FAKE_APPS
 from deskpilot.events import Event
 from deskpilot.policy import CallbackApprover, DenyAll
 from deskpilot.session import Session

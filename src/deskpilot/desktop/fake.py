@@ -1,7 +1,8 @@
 """FakeDesktop: an in-memory :class:`~deskpilot.desktop.base.Desktop` for unit tests.
 
 It ships a tiny working calculator (buttons append to a display, ``=`` evaluates), a text
-editor (one editable text area) and a password manager (for blocklist tests). Pointer clicks
+editor (one editable text area) and a password manager (for blocklist tests): see
+:mod:`fake_apps`. Pointer clicks
 hit elements by their bounds, so coordinate-level code can be tested too. Everything it was
 asked to do is appended to ``FakeDesktop.log``.
 
@@ -29,32 +30,8 @@ from deskpilot.desktop.base import (
     Snapshot,
     WindowInfo,
 )
+from deskpilot.desktop.fake_apps import FAKE_APPS, FakeWindow, WindowBuilder, press
 from deskpilot.errors import ActionFailed, DesktopError
-
-FAKE_APPS = (
-    AppEntry(
-        "org.example.Calculator",
-        "Calculator",
-        "Calculator",
-        ("fake-calculator",),
-        "fake-calculator",
-    ),
-    AppEntry("org.example.Editor", "Editor", "Text Editor", ("fake-editor",), "fake-editor"),
-    AppEntry(
-        "org.keepassxc.KeePassXC", "KeePassXC", "Password Manager", ("keepassxc",), "keepassxc"
-    ),
-)
-
-_SHOWN = frozenset({"showing", "visible", "enabled", "sensitive"})
-
-
-@dataclass
-class FakeWindow:
-    info: WindowInfo
-    root: Node
-    kind: str
-    display: str = ""  # calculator display / editor text
-    scroll: int = 0
 
 
 @dataclass
@@ -69,23 +46,11 @@ class FakeDesktop:
     pointer: tuple[int, int] = (0, 0)
     typed: list[str] = field(default_factory=list)
     _xids: itertools.count[int] = field(default_factory=lambda: itertools.count(0x400001))
-    _paths: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _builder: WindowBuilder = field(default_factory=WindowBuilder)
     _pids: itertools.count[int] = field(default_factory=lambda: itertools.count(4000))
     _bus: itertools.count[int] = field(default_factory=lambda: itertools.count(10))
 
     # -- building --------------------------------------------------------------------------
-
-    def _node(self, bus: str, role: str, name: str, bounds: Rect, **kw: object) -> Node:
-        states = set(_SHOWN) | set(kw.pop("states", ()))  # type: ignore[call-overload]
-        return Node(
-            key=(bus, f"/org/a11y/atspi/accessible/{next(self._paths)}"),
-            role=role,
-            name=name,
-            bounds=bounds,
-            states=frozenset(states),
-            **kw,  # type: ignore[arg-type]
-        )
-
     def add_window(self, app: AppEntry, title: str | None = None) -> WindowInfo:
         """Open a window of one of FAKE_APPS (by entry) and make it active."""
         xid, pid = next(self._xids), next(self._pids)
@@ -93,77 +58,7 @@ class FakeDesktop:
         geo = Rect(100 + 40 * len(self.windows), 100, 400, 500)
         ident = AppIdentity(app.name, app.app_id, (app.executable, app.name), app.executable)
         info = WindowInfo(xid, pid, title or app.name, ident, geo)
-        frame = self._node(bus, "frame", info.title, geo)
-        kind = "editor" if "Editor" in app.name else "calculator"
-        if app.app_id.startswith("org.keepassxc"):
-            kind = "vault"
-        if kind == "calculator":
-            display = self._node(
-                bus,
-                "text",
-                "Result",
-                Rect(geo.x + 10, geo.y + 10, 380, 40),
-                text="",
-                interfaces=frozenset({"Text"}),
-            )
-            frame.children.append(display)
-            labels = [
-                "7",
-                "8",
-                "9",
-                "÷",
-                "4",
-                "5",
-                "6",
-                "×",
-                "1",
-                "2",
-                "3",
-                "−",
-                "0",
-                ".",
-                "=",
-                "+",
-                "C",
-            ]
-            for i, label in enumerate(labels):
-                r = Rect(geo.x + 10 + (i % 4) * 95, geo.y + 60 + (i // 4) * 60, 90, 50)
-                frame.children.append(
-                    self._node(bus, "push-button", label, r, interfaces=frozenset({"Action"}))
-                )
-        elif kind == "editor":
-            area = self._node(
-                bus,
-                "text",
-                "",
-                Rect(geo.x, geo.y + 30, 400, 470),
-                text="",
-                states={"editable", "multi-line", "focusable"},
-                interfaces=frozenset({"Text", "EditableText"}),
-            )
-            frame.children.append(area)
-            frame.children.append(
-                self._node(
-                    bus,
-                    "push-button",
-                    "Send",
-                    Rect(geo.x, geo.y, 80, 28),
-                    interfaces=frozenset({"Action"}),
-                )
-            )
-        else:
-            frame.children.append(
-                self._node(
-                    bus,
-                    "password-text",
-                    "Master password",
-                    Rect(geo.x + 10, geo.y + 40, 300, 30),
-                    states={"editable"},
-                )
-            )
-        for child in frame.children:
-            child.parent_key = frame.key
-        self.windows.append(FakeWindow(info, frame, kind))
+        self.windows.append(self._builder.build(app, info, bus))
         self.active_xid = xid
         self.log.append(f"open {app.app_id} {xid}")
         return self._info(self.windows[-1])
@@ -249,21 +144,7 @@ class FakeDesktop:
         )
 
     def _press(self, w: FakeWindow, label: str) -> None:
-        if w.kind != "calculator":
-            self.log.append(f"click {label}")
-            return
-        if label == "C":
-            w.display = ""
-        elif label == "=":
-            expr = w.display.replace("×", "*").replace("÷", "/").replace("−", "-")
-            try:
-                value = eval(expr, {"__builtins__": {}}, {}) if expr else 0
-                w.display = f"{value:g}" if isinstance(value, float) else str(value)
-            except Exception:
-                w.display = "Error"
-        else:
-            w.display += label
-        self.log.append(f"press {label}")
+        self.log.append(press(w, label))
 
     async def click_element(self, window: WindowInfo, key: tuple[str, str]) -> ActionOutcome:
         found = self._find(key)
