@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench import osworld
-from deskpilot.ax.render import Renderer, is_displayed, on_screen
+from deskpilot.ax.render import Renderer
+from deskpilot.ax.roles import is_displayed, on_screen
 from deskpilot.desktop.base import Node, Rect, WindowInfo
 
 #: The widget roles of issue 6, as pyatspi role names with spaces turned into dashes.

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from deskpilot.ax.render import Renderer, clean_name, cut
+from deskpilot.ax.render import Renderer
+from deskpilot.ax.roles import clean_name, cut
 from deskpilot.desktop.base import Node, Rect
 
 SHOWN = frozenset({"showing", "visible", "sensitive", "enabled"})

@@ -6,246 +6,42 @@ fallback names ("GtkButton") are treated as no name; labels that only repeat the
 are dropped; an unnamed button takes its name from the labels inside it; long text is cut with
 a ``… +N chars`` marker; a character budget ends the read with "… N more" markers that name
 an element ID to read that part alone (``read_screen_ax`` with ``elementID``).
+
+Which roles show and how they read is :mod:`~deskpilot.ax.roles`; the last pass that drops
+lines adding nothing is :mod:`~deskpilot.ax.prune`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from deskpilot.ax.ids import assign_ids
+from deskpilot.ax.prune import Line, prune
+from deskpilot.ax.roles import (
+    ALWAYS_STRUCTURAL,
+    DOCUMENT_PARTS,
+    INTERACTIVE,
+    PARAGRAPH_LIMIT,
+    STRUCTURAL,
+    TEXT_LIMIT,
+    TEXTUAL,
+    clean_name,
+    cut,
+    is_displayed,
+    is_widget,
+    on_screen,
+    states_shown,
+)
 from deskpilot.desktop.base import Node, Rect
-
-#: Roles a model can act on (issue 6's "widgets"), with the short name shown.
-INTERACTIVE: dict[str, str] = {
-    "push-button": "button",
-    "push-button-menu": "menubutton",
-    "toggle-button": "toggle",
-    "check-box": "checkbox",
-    "radio-button": "radio",
-    "menu-item": "menuitem",
-    "check-menu-item": "menuitem",
-    "radio-menu-item": "menuitem",
-    "menu": "menu",
-    "combo-box": "combobox",
-    "entry": "textbox",
-    "password-text": "password",
-    "spin-button": "spinbutton",
-    "slider": "slider",
-    "link": "link",
-    "page-tab": "tab",
-    "list-item": "listitem",
-    "tree-item": "treeitem",
-    "table-cell": "cell",
-    "switch": "switch",
-    "calendar": "calendar",
-    "dial": "dial",
-    "scroll-bar": "scrollbar",
-    "date-editor": "date",
-    "tearoff-menu-item": "menuitem",
-}
-
-#: Roles shown (when they carry a name or text) without being interactive.
-TEXTUAL: dict[str, str] = {
-    "label": "text",
-    "static": "text",
-    "text": "text",
-    "paragraph": "para",
-    "heading": "heading",
-    "caption": "caption",
-    "status-bar": "status",
-    "tool-tip": "tooltip",
-    "notification": "alert",
-    "alert": "alert",
-    "image": "image",
-    "icon": "image",
-    "progress-bar": "progress",
-    "level-bar": "level",
-    "document-web": "document",
-    "document-text": "document",
-    "document-frame": "document",
-    "document-spreadsheet": "document",
-    "document-presentation": "document",
-    "terminal": "terminal",
-    "column-header": "colheader",
-    "row-header": "rowheader",
-    "table-column-header": "colheader",
-    "table-row-header": "rowheader",
-    "block-quote": "quote",
-    "definition": "text",
-    "description-term": "term",
-    "description-value": "text",
-    "math": "math",
-    "mark": "text",
-}
-
-#: Containers shown as a structure line when named (dialogs and windows even unnamed).
-STRUCTURAL: dict[str, str] = {
-    "dialog": "dialog",
-    "alert": "alert",
-    "file-chooser": "dialog",
-    "window": "window",
-    "frame": "window",
-    "menu-bar": "menubar",
-    "tool-bar": "toolbar",
-    "page-tab-list": "tabs",
-    "list": "list",
-    "list-box": "list",
-    "tree": "tree",
-    "tree-table": "tree",
-    "table": "table",
-    "form": "form",
-    "grouping": "group",
-    "panel": "group",
-    "section": "section",
-    "landmark": "region",
-    "article": "article",
-    "popup-menu": "menu",
-    "scroll-pane": "scroll",
-    "split-pane": "split",
-    "internal-frame": "window",
-    "info-bar": "infobar",
-}
-
-#: Editable parts of documents, shown by their own short role.
-DOCUMENT_PARTS = {
-    "paragraph": "para",
-    "heading": "heading",
-    "section": "section",
-    "block-quote": "quote",
-    "caption": "caption",
-}
-#: Roles whose lines do not need an [editable] mark: it is what they are.
-IMPLIED_EDITABLE = {"entry", "password-text", "text", "spin-button", *DOCUMENT_PARTS}
-#: Longest text shown for a document paragraph (fields: TEXT_LIMIT).
-PARAGRAPH_LIMIT = 80
-
-ALWAYS_STRUCTURAL = {"dialog", "alert", "file-chooser", "popup-menu"}
-
-_CLASS_NAME = re.compile(r"^(Gtk|Adw|Gdk|Gsk|Hdy|Vte|Gnome|Gtk4)[A-Z][A-Za-z0-9]*$")
-TEXT_LIMIT = 120
-
-
-def clean_name(name: str) -> str:
-    """Strip padding, GTK4 class-name fallbacks ("GtkButton") and doubled names ("4 4")."""
-    name = " ".join(name.split())
-    if _CLASS_NAME.match(name):
-        return ""
-    words = name.split(" ")
-    half = len(words) // 2
-    if len(words) % 2 == 0 and half and words[:half] == words[half:]:
-        name = " ".join(words[:half])
-    return name
-
-
-def cut(text: str, limit: int = TEXT_LIMIT) -> str:
-    text = " ".join(text.split()) if "\n" not in text[:limit] else text.strip()
-    text = text.replace("\n", "⏎")
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… +{len(text) - limit} chars"
 
 
 def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def is_displayed(node: Node) -> bool:
-    return "showing" in node.states or "visible" in node.states
-
-
-def on_screen(node: Node, area: Rect) -> bool:
-    b = node.bounds
-    return b is None or (not b.empty and b.intersects(area))
-
-
-def _prune(lines: list[Line]) -> list[Line]:
-    """Drop lines that add nothing: a text line that only repeats the name of the field next
-    to it (its label), and structure lines with nothing under them."""
-    keep = [True] * len(lines)
-    for i, ln in enumerate(lines):
-        if ln.has_id or ln.role not in ("text", "caption") or ln.value:
-            continue
-        for j in (i - 1, i + 1):
-            if 0 <= j < len(lines):
-                other = lines[j]
-                if other.has_id and other.depth == ln.depth and other.name == ln.name:
-                    keep[i] = False
-    for i, ln in enumerate(lines):
-        # a named group whose first element is an unnamed widget: the widget takes the name
-        # (toolbar "Styles" > toggle becomes toggle "Styles"); the group line goes
-        if ln.has_id or ln.node.role not in STRUCTURAL or ln.node.role in ALWAYS_STRUCTURAL:
-            continue
-        end = _subtree_end(lines, i)
-        if i + 1 < end and lines[i + 1].has_id and not lines[i + 1].name and ln.name:
-            lines[i + 1].name = ln.name
-            keep[i] = False
-            for j in range(i + 1, end):
-                lines[j].depth -= 1
-    for i in range(len(lines) - 1, -1, -1):
-        ln = lines[i]
-        if not keep[i] or ln.has_id or ln.node.role not in STRUCTURAL:
-            continue
-        if ln.node.role in ALWAYS_STRUCTURAL:
-            continue
-        has_child = any(
-            keep[j] and lines[j].depth > ln.depth for j in range(i + 1, _subtree_end(lines, i))
-        )
-        if not has_child:
-            keep[i] = False
-    return [ln for ln, k in zip(lines, keep, strict=True) if k]
-
-
-def _subtree_end(lines: list[Line], i: int) -> int:
-    depth = lines[i].depth
-    j = i + 1
-    while j < len(lines) and lines[j].depth > depth:
-        j += 1
-    return j
-
-
 def _row_key(node: Node) -> tuple[int, int]:
     b = node.bounds
     return (0, 0) if b is None else (b.center[1] // 12, b.x)
-
-
-def is_widget(node: Node) -> bool:
-    return node.role in INTERACTIVE or "editable" in node.states
-
-
-def states_shown(node: Node) -> list[str]:
-    s = node.states
-    out = []
-    if "focused" in s:
-        out.append("focused")
-    if "checked" in s or "pressed" in s:
-        out.append("checked")
-    elif "checkable" in s or node.role in ("check-box", "radio-button", "switch"):
-        out.append("unchecked")
-    if "selected" in s and node.role not in ("page-tab",):
-        out.append("selected")
-    elif "selected" in s:
-        out.append("active")
-    if "expandable" in s or "expanded" in s or "collapsed" in s:
-        out.append("expanded" if "expanded" in s else "collapsed")
-    if "sensitive" not in s and "enabled" not in s and is_widget(node):
-        out.append("disabled")
-    if "editable" in s and node.role not in IMPLIED_EDITABLE:
-        out.append("editable")
-    if "read-only" in s and node.role in ("entry", "text"):
-        out.append("readonly")
-    return out
-
-
-@dataclass
-class Line:
-    depth: int
-    node: Node
-    role: str
-    name: str
-    value: str | None
-    states: list[str]
-    has_id: bool
 
 
 @dataclass
@@ -275,7 +71,7 @@ class Renderer:
         lines: list[Line] = []
         self._labels = {clean_name(n.label) for n in root.walk() if n.label and not n.name}
         self._visit(root, 0, "", lines, top=True)
-        return _prune(lines)
+        return prune(lines)
 
     @staticmethod
     def _reading_order(children: list[Node]) -> list[Node]:

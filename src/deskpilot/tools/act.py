@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from deskpilot.ax.render import INTERACTIVE, TEXTUAL, clean_name
+from deskpilot.ax.roles import INTERACTIVE, TEXTUAL, clean_name
 from deskpilot.desktop.base import ActionOutcome, LiveElement, WindowInfo
 from deskpilot.desktop.keys import parse_shortcut
 from deskpilot.errors import ActionFailed, DeskpilotError, InvalidArguments, ToolError

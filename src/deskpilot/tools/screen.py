@@ -10,7 +10,8 @@ from PIL import Image as PILImage
 from pydantic import Field
 
 from deskpilot.ax.diff import diff
-from deskpilot.ax.render import TEXT_LIMIT, Renderer
+from deskpilot.ax.render import Renderer
+from deskpilot.ax.roles import TEXT_LIMIT
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
 from deskpilot.errors import ElementGone
 from deskpilot.events import Image
