@@ -4,15 +4,7 @@ from __future__ import annotations
 
 import click
 
-from deskpilot.cli import (
-    blocklist_cmd,
-    chat_cmd,
-    log_cmd,
-    mcp_cmd,
-    run_cmd,
-    sandbox_cmd,
-    tools_cmd,
-)
+from deskpilot.cli import blocklist_cmd, chat_cmd, log_cmd, mcp_cmd, run_cmd, sandbox_cmd, tools_cmd
 from deskpilot.cli.common import Context, main_options
 
 

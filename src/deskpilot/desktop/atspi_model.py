@@ -13,13 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from deskpilot.desktop.atspi_consts import (
-    NULL_PATH,
-    S_SHOWING,
-    S_VISIBLE,
-    role_name,
-    state_bits,
-)
+from deskpilot.desktop.atspi_consts import NULL_PATH, S_SHOWING, S_VISIBLE, role_name, state_bits
 
 _TOPLEVEL_ROLES = {"application", "frame", "window", "dialog", "alert", "file-chooser"}
 

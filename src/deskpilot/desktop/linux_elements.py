@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.atspi_elements import shows
-from deskpilot.desktop.base import (
-    ActionOutcome,
-    WindowInfo,
-)
+from deskpilot.desktop.base import ActionOutcome, WindowInfo
 from deskpilot.desktop.linux_input import LinuxInput
 from deskpilot.errors import ActionFailed
 

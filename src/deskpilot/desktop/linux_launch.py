@@ -18,10 +18,7 @@ from pathlib import Path
 from deskpilot import _procfs
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.a11yenv import chromium_flags
-from deskpilot.desktop.base import (
-    AppEntry,
-    WindowInfo,
-)
+from deskpilot.desktop.base import AppEntry, WindowInfo
 from deskpilot.desktop.linux_read import LinuxReading
 from deskpilot.errors import DesktopError
 

@@ -19,9 +19,7 @@ from PIL import Image
 
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi import EVENTS_INCOMPLETE, INCOMPLETE_EXECUTABLES, Accessibility
-from deskpilot.desktop.base import (
-    WindowInfo,
-)
+from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux_windows import LinuxWindows
 from deskpilot.desktop.x11 import X11
 from deskpilot.errors import ActionFailed, DesktopError

@@ -12,11 +12,7 @@ import time
 
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi import Accessibility
-from deskpilot.desktop.base import (
-    LiveElement,
-    Snapshot,
-    WindowInfo,
-)
+from deskpilot.desktop.base import LiveElement, Snapshot, WindowInfo
 from deskpilot.desktop.linux_pixels import LinuxPixels
 from deskpilot.desktop.x11 import X11
 

@@ -15,10 +15,7 @@ from deskpilot.config import Settings
 from deskpilot.desktop import apps as appcat
 from deskpilot.desktop.a11yenv import accessible_env
 from deskpilot.desktop.atspi import Accessibility
-from deskpilot.desktop.base import (
-    AppEntry,
-    WindowInfo,
-)
+from deskpilot.desktop.base import AppEntry, WindowInfo
 from deskpilot.desktop.x11 import X11, XWindow, exe_name
 
 #: Apps launched by this process that may still run (see LinuxDesktop._reap).
