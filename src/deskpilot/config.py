@@ -36,9 +36,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from deskpilot.errors import ConfigError
+from deskpilot.errors import ConfigError, DisplayUnavailable
+
+if TYPE_CHECKING:
+    from deskpilot import discovery
 
 ConfirmMode = Literal["all", "consequential", "none"]
 CONFIRM_MODES: tuple[ConfirmMode, ...] = ("all", "consequential", "none")
@@ -64,7 +67,12 @@ class Settings:
     environ: Mapping[str, str] = field(default_factory=dict)
     display: str | None = None
     session_bus: str | None = None
+    #: the accessibility bus, when the environment names it (AT_SPI_BUS_ADDRESS)
+    a11y_bus: str | None = None
+    xauthority: str | None = None
     sandbox_dir: str | None = None
+    #: where :func:`resolve_desktop` found the display ("" before it ran)
+    desktop_source: str = ""
     config_dir: Path = Path("~/.config/deskpilot")
     state_dir: Path = Path("~/.local/state/deskpilot")
     data_dir: Path = Path("~/.local/share/deskpilot")
@@ -197,6 +205,8 @@ def load_settings(
         environ=MappingProxyType(env),
         display=flags.get("display") or env.get("DISPLAY") or None,
         session_bus=env.get("DBUS_SESSION_BUS_ADDRESS") or None,
+        a11y_bus=env.get("AT_SPI_BUS_ADDRESS") or None,
+        xauthority=env.get("XAUTHORITY") or None,
         sandbox_dir=env.get("DESKPILOT_SANDBOX") or None,
         config_dir=config_dir,
         state_dir=state_dir,
@@ -217,4 +227,57 @@ def load_settings(
         consequential_words=(
             None if words_cfg is None else _as_str_list(words_cfg, "[consequential] words")
         ),
+    )
+
+
+#: What to do when no display is found (the end of every "no display" message).
+NO_DISPLAY_HINT = (
+    "Set DISPLAY (e.g. DISPLAY=:0, and XAUTHORITY if your X server needs a cookie) in the "
+    'environment that starts deskpilot (for an MCP client: the server\'s "env" in its '
+    "config), or work on a private desktop: `deskpilot mcp --sandbox`, or "
+    '`eval "$(deskpilot sandbox up)"` for the CLI.'
+)
+
+
+def resolve_desktop(settings: Settings, *, probes: discovery.Probes | None = None) -> Settings:
+    """``settings`` with the desktop filled in where the environment left it out.
+
+    A display named by ``--display`` or ``DISPLAY`` is kept; otherwise
+    :func:`deskpilot.discovery.discover` looks for the user's (systemd user environment,
+    login session, kept sandbox, X sockets). The session bus and the X cookie are looked for
+    when unset. What was found also goes into ``environ``, so apps deskpilot launches get it.
+    Raises DisplayUnavailable (saying what to set) when there is no display to be found."""
+    from deskpilot import discovery
+
+    env = dict(settings.environ)
+    if settings.display:
+        env["DISPLAY"] = settings.display
+    found = discovery.discover(env, state_dir=settings.state_dir, probes=probes)
+    if found.display is None:
+        raise DisplayUnavailable(f"no X display: {found.problem}. {NO_DISPLAY_HINT}")
+    env["DISPLAY"] = found.display
+    # a kept sandbox brings its own session bus; otherwise the environment's wins
+    bus = found.session_bus if found.sandbox_dir else settings.session_bus or found.session_bus
+    if bus:
+        env["DBUS_SESSION_BUS_ADDRESS"] = bus
+    if found.xauthority and not env.get("XAUTHORITY"):
+        env["XAUTHORITY"] = found.xauthority
+    xauthority = settings.xauthority or found.xauthority
+    if xauthority:
+        from deskpilot.desktop.x11probe import use_xauthority
+
+        use_xauthority(xauthority)  # before anything connects to the display
+    a11y_bus = settings.a11y_bus or (probes or discovery.Probes()).root_a11y_bus(found.display)
+    sandbox_dir = settings.sandbox_dir or found.sandbox_dir
+    if sandbox_dir:
+        env["DESKPILOT_SANDBOX"] = sandbox_dir
+    return replace(
+        settings,
+        environ=MappingProxyType(env),
+        display=found.display,
+        session_bus=bus,
+        a11y_bus=a11y_bus,
+        xauthority=xauthority,
+        sandbox_dir=sandbox_dir,
+        desktop_source=settings.desktop_source or found.source,
     )

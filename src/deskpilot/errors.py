@@ -10,7 +10,8 @@ Every error deskpilot raises on purpose derives from :class:`DeskpilotError`. Fo
     ├── SandboxError                the headless desktop failed to start or stop
     ├── DesktopError                the desktop layer could not do what was asked
     │   ├── DisplayUnavailable      no X display (DISPLAY unset or unreachable)
-    │   └── AccessibilityUnavailable  no AT-SPI bus / registry
+    │   ├── AccessibilityUnavailable  no AT-SPI bus / registry
+    │   └── DesktopLost         the display or its bus went away mid-session
     ├── ToolError                   an expected tool failure; its text goes to the model
     │   ├── InvalidArguments        missing, mistyped or out-of-range arguments
     │   ├── UnknownTool             no tool by that name
@@ -58,6 +59,13 @@ class DisplayUnavailable(DesktopError):
 
 class AccessibilityUnavailable(DesktopError):
     """The AT-SPI accessibility bus or registry cannot be reached."""
+
+
+class DesktopLost(DesktopError):
+    """The display (or its accessibility bus) went away while deskpilot was using it.
+
+    Long-lived surfaces (the MCP server) drop the dead connection and open the desktop again
+    on the next call, so calls work again once the display is back."""
 
 
 class ToolError(DeskpilotError):

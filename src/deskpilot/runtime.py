@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 
-from deskpilot.config import Settings
+from deskpilot.config import Settings, resolve_desktop
 from deskpilot.desktop.base import Desktop
 from deskpilot.events import EventSink, discard
 from deskpilot.policy import AllowAll, Approver, ConsequentialRules
@@ -14,10 +14,11 @@ from deskpilot.tools.context import ToolContext
 
 
 async def open_desktop(settings: Settings) -> Desktop:
-    """The real desktop named by the settings (DISPLAY + session bus)."""
+    """The real desktop named by the settings, or found where they name none
+    (:func:`~deskpilot.config.resolve_desktop`)."""
     from deskpilot.desktop.linux import LinuxDesktop
 
-    return await LinuxDesktop.open(settings)
+    return await LinuxDesktop.open(resolve_desktop(settings))
 
 
 def rules_for(settings: Settings) -> ConsequentialRules:

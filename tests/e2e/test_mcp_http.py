@@ -85,9 +85,11 @@ async def http_server(
                 await ready.wait()
             text = "\n".join(log)
             url = re.search(r"listening on (\S+)", text)
-            token = re.search(r"bearer token \(also in (.+), mode 0600\): (\S+)", text)
-            assert url and token, f"the server did not start:\n{text}"
-            yield HttpServer(url.group(1), token.group(2), Path(token.group(1)), proc, log)
+            where = re.search(r"bearer token in (.+) \(mode 0600", text)
+            assert url and where, f"the server did not start:\n{text}"
+            path = Path(where.group(1))
+            token = path.read_text().strip()
+            yield HttpServer(url.group(1), token, path, proc, log)
         finally:
             if proc.returncode is None:
                 proc.send_signal(signal.SIGTERM)
@@ -197,7 +199,7 @@ async def test_token_is_required_binds_loopback_and_a_refused_call_runs_nothing(
             windows = await client.call_tool("list_windows", {})
             assert not windows.is_error
             assert "Open Windows (0 total)" in windows.content[0].text  # type: ignore[union-attr]
-    assert not server.token_file.exists()  # removed at exit
+    assert server.token_file.read_text().strip() == server.token  # kept for the next start
 
     with AuditLog(home / "data" / "audit.sqlite3") as audit:
         tools = [
@@ -222,3 +224,50 @@ async def test_non_loopback_needs_allow_remote(home: Path) -> None:
             )
         assert done.returncode == 2, done.stderr
         assert message in done.stderr.decode()
+
+
+async def status_of(server: HttpServer, token: str) -> int:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        answer = await http.post(
+            server.url,
+            content=rpc("initialize", INIT),
+            headers={**HEADERS, "Authorization": f"Bearer {token}"},
+        )
+    return answer.status_code
+
+
+async def test_the_token_survives_restarts_until_rotated(home: Path, tmp_path: Path) -> None:
+    env = server_env(home)
+    async with http_server(env=env) as server:
+        first = server.token
+        assert await status_of(server, first) == 200
+    async with http_server(env=env) as server:
+        assert server.token == first  # a configured client keeps working after a restart
+        assert await status_of(server, first) == 200
+        printed = await anyio.run_process([DESKPILOT, "mcp", "token"], env=env)
+        assert printed.stdout.decode().strip() == first
+        rotated = await anyio.run_process([DESKPILOT, "mcp", "token", "--rotate"], env=env)
+        second = rotated.stdout.decode().strip()
+        assert second != first and server.token_file.read_text().strip() == second
+        # the running server refuses the old token at once, takes the new one
+        assert await status_of(server, first) == 401
+        assert await status_of(server, second) == 200
+        async with httpx2.AsyncClient(timeout=30) as http:  # no OAuth to discover
+            meta = await http.get(
+                server.url.replace("/mcp", "/.well-known/oauth-protected-resource")
+            )
+        assert meta.status_code == 404 and "no OAuth" in meta.text
+
+    own = tmp_path / "my-token"
+    own.write_text("k" * 48 + "\n")
+    own.chmod(0o600)
+    async with http_server("--token-file", str(own), env=env) as server:
+        assert server.token == "k" * 48 and server.token_file == own
+        assert await status_of(server, "k" * 48) == 200
+    own.chmod(0o644)
+    with anyio.fail_after(60):
+        refused = await anyio.run_process(
+            [DESKPILOT, "mcp", "--http", "0", "--token-file", str(own)], env=env, check=False
+        )
+    assert refused.returncode == 2
+    assert f"chmod 600 {own}" in refused.stderr.decode()

@@ -79,12 +79,12 @@ async def test_stdio_server_on_its_own_sandbox(home: Path, tmp_path: Path) -> No
     assert run.outcome == "disconnected"
 
 
-async def test_auto_client_falls_back_from_the_stateless_era(home: Path) -> None:
-    """The default client probes 2026-07-28 ``server/discover`` first; deskpilot refuses that
-    era (its tools keep per-connection state), so the client falls back to the handshake."""
+async def test_auto_client_speaks_the_stateless_era(home: Path) -> None:
+    """The default client probes 2026-07-28 ``server/discover`` first and stays in that era;
+    its calls work without ``initialize``."""
     with anyio.fail_after(90):
         async with Client(params(home)) as client:
-            assert client.protocol_version == "2025-11-25"
+            assert client.protocol_version == "2026-07-28"
             result = await client.call_tool("wait", {"seconds": 0.01})
     assert not result.is_error
     assert any(getattr(c, "text", "") == "Waited 0.01 s." for c in result.content)

@@ -9,7 +9,7 @@ import click
 from deskpilot.cli.common import Context, fail, pass_context, run_async
 from deskpilot.config import CONFIRM_MODES, Settings, load_settings
 from deskpilot.errors import ConfigError, SandboxError
-from deskpilot.sandbox import Sandbox, SandboxInfo
+from deskpilot.sandbox import SandboxInfo
 from deskpilot.sandbox.info import sandbox_command_env
 
 
@@ -17,7 +17,7 @@ def _say(message: str) -> None:
     click.secho(f"deskpilot mcp: {message}", fg="cyan", err=True)
 
 
-@click.command("mcp")
+@click.group("mcp", invoke_without_command=True)
 @click.option(
     "--http",
     "http_bind",
@@ -36,13 +36,15 @@ def _say(message: str) -> None:
     "--token-file",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Where --http writes its bearer token (mode 0600; default: "
-    "~/.local/state/deskpilot/mcp-token). A new token is made at every start.",
+    help="The bearer token file for --http (default: ~/.local/state/deskpilot/mcp-token). "
+    "An existing file's token is used (it must be mode 0600); a missing one is made. The token "
+    "is kept across restarts until `deskpilot mcp token --rotate`.",
 )
 @click.option(
     "--sandbox",
     is_flag=True,
-    help="Start a private headless desktop for the server's lifetime and work there.",
+    help="Work on a private headless desktop, started at the first tool call (not at start, "
+    "so a client's probe never starts one) and stopped when the server exits.",
 )
 @click.option(
     "--confirm",
@@ -58,9 +60,11 @@ def _say(message: str) -> None:
     metavar="PROVIDER:MODEL",
     help="Also serve computer_use_task (a subagent) with this model (default: config 'model').",
 )
+@click.pass_context
 @pass_context
 def mcp(
     ctx: Context,
+    click_ctx: click.Context,
     http_bind: str | None,
     allow_remote: bool,
     token_file: Path | None,
@@ -68,17 +72,33 @@ def mcp(
     confirm: str | None,
     model: str | None,
 ) -> None:
-    """Serve deskpilot's tools to MCP clients (Claude Desktop, VS Code, Cursor, agents).
+    """Serve deskpilot's tools to MCP clients (Claude Desktop, Claude Code, VS Code, Cursor).
 
     \b
     deskpilot mcp                         stdio (the client starts this command)
     deskpilot mcp --http 127.0.0.1:8765   streamable HTTP at http://127.0.0.1:8765/mcp
     deskpilot mcp --sandbox               on a private headless desktop
+    deskpilot mcp token [--rotate]        the HTTP bearer token (kept until rotated)
 
-    Every call goes through the same policy and audit log as the CLI. Each client connection
-    has its own tracked window and element IDs. Logs go to stderr; over stdio, stdout carries
-    only the protocol.
+    The server starts without a desktop and opens it at the first tool call: DISPLAY, else
+    the one your session advertises (systemd user environment, login session), a sandbox kept
+    with `deskpilot sandbox up`, or the only X server running. With none, every call answers
+    what to set. A desktop lost mid-session is reported and reconnected when it is back.
+
+    Both MCP protocol eras are served (the initialize handshake up to 2025-11-25, and the
+    stateless 2026-07-28). Every call goes through the same policy and audit log as the CLI;
+    each client has its own tracked window and element IDs. Logs go to stderr; over stdio,
+    stdout carries only the protocol.
     """
+    if click_ctx.invoked_subcommand is not None:
+        if http_bind or allow_remote or sandbox or confirm or model:
+            fail(
+                ConfigError(
+                    "--http, --sandbox, --confirm, --model and --allow-remote are for serving; "
+                    f"they do not apply to `deskpilot mcp {click_ctx.invoked_subcommand}`"
+                )
+            )
+        return
     from deskpilot.mcp import run_server
     from deskpilot.mcp.transports import check_bind, parse_bind
 
@@ -92,23 +112,55 @@ def mcp(
     except ConfigError as exc:
         fail(exc)
     overrides = {"confirm": confirm, "model": model}
+    settings = ctx.override(**overrides)
     if not sandbox:
-        settings = ctx.override(**overrides)
         run_async(run_server(settings, http=bind, token_file=token_file, say=_say))
         return
     if ctx.options.get("display"):
         fail(ConfigError("--sandbox and --display cannot be combined"))
+    from deskpilot.mcp.desktops import SandboxDesktop
+
     base = ctx.settings
+    desktops = SandboxDesktop(
+        base.environ, lambda info: sandbox_settings(ctx, base, info, overrides), _say
+    )
     try:
-        with Sandbox(base_env=base.environ) as desk:
-            assert desk.info is not None
-            _say(
-                f"sandbox desktop {desk.info.display} is up ({desk.info.width}x{desk.info.height})"
-            )
-            settings = sandbox_settings(ctx, base, desk.info, overrides)
-            run_async(run_server(settings, http=bind, token_file=token_file, say=_say))
+        run_async(run_server(settings, opener=desktops, http=bind, token_file=token_file, say=_say))
     except SandboxError as exc:
         fail(exc)
+    finally:
+        desktops.stop()
+
+
+@mcp.command("token")
+@click.option("--rotate", is_flag=True, help="Replace the token: the old one stops working now.")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The token file (default: ~/.local/state/deskpilot/mcp-token).",
+)
+@pass_context
+def token_command(ctx: Context, rotate: bool, token_file: Path | None) -> None:
+    """Print the bearer token HTTP clients send (made when there is none); --rotate replaces it.
+
+    The token is kept (mode 0600) across server restarts, so configured clients keep working.
+    A running `deskpilot mcp --http` refuses the old token as soon as it is rotated.
+    """
+    from deskpilot.mcp.tokens import default_token_file, ensure_token, rotate_token
+
+    path = token_file or default_token_file(ctx.settings)
+    try:
+        if rotate:
+            value = rotate_token(path)
+            _say(f"new token written to {path}; the old one no longer works")
+        else:
+            value, created = ensure_token(path)
+            if created:
+                _say(f"made a new token in {path}")
+    except ConfigError as exc:
+        fail(exc)
+    click.echo(value)
 
 
 def sandbox_settings(
@@ -118,10 +170,7 @@ def sandbox_settings(
     env = sandbox_command_env(base.environ, info)
     flags = {k: v for k, v in ctx.options.items() if k != "display"}
     flags.update({k: v for k, v in overrides.items() if v is not None})
-    try:
-        return load_settings(flags, env=env)
-    except ConfigError as exc:
-        fail(exc)
+    return load_settings(flags, env=env)
 
 
 COMMANDS: list[click.Command] = [mcp]

@@ -19,6 +19,20 @@ from deskpilot.desktop.atspi import Accessibility
 from deskpilot.desktop.atspi_bus import AtspiBus
 from deskpilot.desktop.linux_elements import LinuxElements
 from deskpilot.desktop.x11 import X11
+from deskpilot.errors import AccessibilityUnavailable
+
+
+async def _connect_a11y(settings: Settings) -> AtspiBus:
+    """The accessibility bus, found as libatspi finds it: the address named in the settings
+    (AT_SPI_BUS_ADDRESS, or the root window's AT_SPI_BUS found by discovery), else through
+    org.a11y.Bus on the session bus."""
+    if settings.a11y_bus:
+        try:
+            return await AtspiBus.connect(settings.session_bus, a11y_address=settings.a11y_bus)
+        except AccessibilityUnavailable:
+            if not settings.session_bus:
+                raise  # a stale AT_SPI_BUS and nothing else to ask
+    return await AtspiBus.connect(settings.session_bus)
 
 
 class LinuxDesktop(LinuxElements):
@@ -29,7 +43,7 @@ class LinuxDesktop(LinuxElements):
         x11 = X11(settings.display)
         bus: AtspiBus | None = None
         try:
-            bus = await AtspiBus.connect(settings.session_bus)
+            bus = await _connect_a11y(settings)
             await bus.register_events()
             await bus.listen()
         except BaseException:
@@ -38,6 +52,13 @@ class LinuxDesktop(LinuxElements):
             x11.close()
             raise
         return cls(settings, x11, Accessibility(bus))
+
+    def lost(self) -> str | None:
+        """Why this desktop can no longer be used (X server or accessibility bus gone)."""
+        reason = self.x.lost()
+        if reason is None and not self.a11y.bus.bus.connected:
+            reason = "the accessibility bus closed its connection"
+        return reason
 
     async def close(self) -> None:
         for pending in self._baselines.values():

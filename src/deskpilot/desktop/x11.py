@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +68,24 @@ class X11:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.d.close()
+
+    def lost(self) -> str | None:
+        """Why this connection is dead (the X server went away), or None while it lives.
+
+        No request is sent (a hung server would hang the caller): python-xlib's own error
+        flag, then a zero-timeout poll of the socket for a hang-up."""
+        conn = self.d.display
+        if conn.socket_error is not None:
+            return f"the X display {self.name} closed its connection"
+        try:
+            poller = select.poll()
+            poller.register(conn.fileno(), select.POLLHUP | select.POLLERR | select.POLLNVAL)
+            events = poller.poll(0)
+        except (OSError, ValueError):
+            return f"the X display {self.name} connection is broken"
+        if any(mask & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, mask in events):
+            return f"the X display {self.name} hung up (its X server stopped)"
+        return None
 
     # -- atoms and properties --------------------------------------------------------------
 

@@ -20,21 +20,14 @@ from pathlib import Path
 
 from deskpilot.audit import AuditLog
 from deskpilot.config import Settings
+from deskpilot.desktop.live import LiveDesktop, Opener, as_desktop
 from deskpilot.errors import DeskpilotError
 from deskpilot.mcp.approval import ElicitingApprover
 from deskpilot.mcp.definitions import annotations_for, call_result, tool_definition
+from deskpilot.mcp.desktops import configured_desktop
 from deskpilot.mcp.server import DeskpilotMCP
-from deskpilot.mcp.transports import (
-    Bind,
-    bind_socket,
-    new_token,
-    parse_bind,
-    remove_token_file,
-    serve_http,
-    serve_stdio,
-    write_token_file,
-)
-from deskpilot.runtime import open_desktop
+from deskpilot.mcp.tokens import default_token_file, load_token
+from deskpilot.mcp.transports import Bind, bind_socket, parse_bind, serve_http, serve_stdio
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.toolset import ToolSet
 
@@ -80,32 +73,34 @@ async def build_toolset(settings: Settings, say: Say) -> AsyncIterator[ToolSet]:
 async def run_server(
     settings: Settings,
     *,
+    opener: Opener | None = None,
     http: Bind | None = None,
     token_file: Path | None = None,
     say: Say = lambda message: None,
 ) -> None:
-    """Serve until the client leaves (stdio) or the process is told to stop (HTTP)."""
+    """Serve until the client leaves (stdio) or the process is told to stop (HTTP).
+
+    The desktop is opened by ``opener`` (default: the configured or discovered one) on the
+    first call that needs it, and again after it was lost; the server is up without one."""
     async with contextlib.AsyncExitStack() as stack:
         sock = stack.enter_context(bind_socket(http)) if http is not None else None
+        token = load_token(token_file or default_token_file(settings)) if http else None
         toolset = await stack.enter_async_context(build_toolset(settings, say))
-        desktop = await open_desktop(settings)
-        stack.push_async_callback(desktop.close)
+        live = LiveDesktop(opener or configured_desktop(settings, say), say=say)
+        stack.push_async_callback(live.close)
         audit = stack.enter_context(AuditLog(settings.audit_db))
-        app = DeskpilotMCP(toolset, desktop=desktop, settings=settings, emit=audit)
+        app = DeskpilotMCP(toolset, desktop=as_desktop(live), settings=settings, emit=audit)
+        stack.push_async_callback(app.aclose)
         say(
-            f"{len(toolset.list())} tools on display {settings.display or '?'}; "
+            f"{len(toolset.list())} tools; the desktop opens on the first call that needs it; "
             f"confirm policy: {settings.confirm}; audit log: {settings.audit_db}"
         )
-        if http is None or sock is None:
+        if http is None or sock is None or token is None:
             await serve_stdio(app)
             return
-        token = new_token()
-        path = token_file or settings.state_dir / "mcp-token"
-        write_token_file(path, token)
-        stack.callback(remove_token_file, path, token)
 
         def ready(url: str) -> None:
-            say(f"bearer token (also in {path}, mode 0600): {token}")
+            say(f"bearer token in {token.path} (mode 0600; `deskpilot mcp token` shows it)")
             say(f"listening on {url}")
 
         await serve_http(app, sock, http, token, on_ready=ready)

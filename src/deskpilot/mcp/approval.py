@@ -9,12 +9,24 @@ The ToolSet decides *what* needs a yes (declared risk, raised per call by ``asse
   client error or no answer within :data:`ELICIT_TIMEOUT` seconds decline, and nothing runs.
 * the client cannot elicit → declined without asking, and the result says how to allow such
   actions (:data:`CANNOT_ASK`): a client with elicitation, or ``--confirm none``.
+
+In the stateless 2026-07-28 era a server sends no requests, so :class:`RoundTripApprover`
+asks by answering the ``tools/call`` with ``input_required`` (the same form, under
+:data:`INPUT_KEY`) and nothing runs; the client asks the user and sends the call again with
+the answer. The answer counts only for the question it answered: the round's state (sealed by
+the SDK's RequestStateBoundary, bound to the tool and its arguments, expiring after
+:data:`ELICIT_TIMEOUT`) names a one-time ticket and a digest of the question, so a replayed
+answer, or an answer to a question the UI has since changed (another button under the same
+ID), is not a yes: the user is asked again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import secrets
+import time
 
 import anyio
 import mcp.types as types
@@ -70,8 +82,12 @@ def can_elicit_form(session: ServerSession) -> bool:
     """Whether the client declared form-mode elicitation and this call can send it a request.
 
     An empty ``elicitation`` capability means form mode (spec 2025-11-25)."""
-    caps = session.client_capabilities
-    if caps is None or caps.elicitation is None or not session.can_send_request:
+    return session.can_send_request and declares_form_elicitation(session.client_capabilities)
+
+
+def declares_form_elicitation(caps: types.ClientCapabilities | None) -> bool:
+    """Whether the capabilities include form-mode elicitation (an empty object means form)."""
+    if caps is None or caps.elicitation is None:
         return False
     elicitation = caps.elicitation
     return elicitation.form is not None or elicitation.url is None
@@ -97,6 +113,7 @@ class ElicitingApprover:
         self.timeout = timeout
         self.asked = 0
         self.note = ""
+        self.waiting = False  # an elicitation is out: the call waits for the user
 
     @property
     def can_ask(self) -> bool:
@@ -107,6 +124,7 @@ class ElicitingApprover:
             self.note = CANNOT_ASK.format(mode=self.mode)
             return False
         self.asked += 1
+        self.waiting = True
         try:
             with anyio.fail_after(self.timeout):
                 answer = await self.session.elicit_form(
@@ -122,5 +140,94 @@ class ElicitingApprover:
             log.info("elicitation for %s failed: %s", request.tool, exc)
             self.note = CANNOT_ASK.format(mode=self.mode)
             return False
+        finally:
+            self.waiting = False
         content = answer.content or {}
         return answer.action == "accept" and content.get("approve") is True
+
+
+#: The key of deskpilot's question in an ``input_required`` result (2026-07-28).
+INPUT_KEY = "deskpilot.approval"
+
+
+class Tickets:
+    """One-time tickets for questions asked by ``input_required``, each valid for ``ttl`` s."""
+
+    def __init__(self, ttl: float = ELICIT_TIMEOUT) -> None:
+        self.ttl = ttl
+        self._issued: dict[str, float] = {}
+
+    def issue(self) -> str:
+        now = time.monotonic()
+        self._issued = {k: t for k, t in self._issued.items() if t > now}
+        ticket = secrets.token_urlsafe(16)
+        self._issued[ticket] = now + self.ttl
+        return ticket
+
+    def redeem(self, ticket: str) -> bool:
+        """True once for a ticket issued within ``ttl`` seconds."""
+        deadline = self._issued.pop(ticket, None)
+        return deadline is not None and deadline > time.monotonic()
+
+
+def question_digest(message: str) -> str:
+    return hashlib.sha256(message.encode()).hexdigest()[:32]
+
+
+class RoundTripApprover:
+    """The approver for one 2026-07-28 ``tools/call``: asks through ``input_required``.
+
+    After the call, :attr:`pending` holds the ``input_required`` result to send instead of the
+    declined result when the user still has to be asked; :attr:`note` as in
+    :class:`ElicitingApprover`."""
+
+    def __init__(
+        self,
+        can_ask: bool,
+        params: types.CallToolRequestParams,
+        tickets: Tickets,
+        *,
+        mode: str,
+    ) -> None:
+        self.can_ask = can_ask
+        self.mode = mode
+        self.tickets = tickets
+        responses = params.input_responses or {}
+        answer = responses.get(INPUT_KEY)
+        self.answer = answer if isinstance(answer, types.ElicitResult) else None
+        self.state = params.request_state
+        self.pending: types.InputRequiredResult | None = None
+        self.asked = 0
+        self.note = ""
+
+    def _answered(self, digest: str) -> bool:
+        """Whether the client's answer belongs to this very question (and is not replayed)."""
+        if self.answer is None or not self.state:
+            return False
+        try:
+            state = json.loads(self.state)
+        except ValueError:
+            return False
+        if not isinstance(state, dict) or state.get("question") != digest:
+            return False
+        return self.tickets.redeem(str(state.get("ticket", "")))
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        if not self.can_ask:
+            self.note = CANNOT_ASK.format(mode=self.mode)
+            return False
+        message = approval_message(request)
+        digest = question_digest(message)
+        if self._answered(digest):
+            assert self.answer is not None
+            content = self.answer.content or {}
+            return self.answer.action == "accept" and content.get("approve") is True
+        self.asked += 1
+        ask = types.ElicitRequest(
+            params=types.ElicitRequestFormParams(message=message, requested_schema=APPROVAL_SCHEMA)
+        )
+        state = json.dumps({"ticket": self.tickets.issue(), "question": digest})
+        self.pending = types.InputRequiredResult(
+            input_requests={INPUT_KEY: ask}, request_state=state
+        )
+        return False

@@ -15,6 +15,11 @@ consequential / persists  false          true              ``idempotent``   ``op
 A tool with an ``assess`` hook (``perform``, ``perform_sequence``) may be raised to
 consequential for one call (a button named "Send"), so it is declared possibly destructive.
 ``openWorldHint`` is always sent: the MCP default is true, and most tools stay on this desktop.
+
+A tool whose result has structure (:mod:`deskpilot.tools.outputs`) declares an ``outputSchema``
+and each successful result carries ``structuredContent`` beside the text. The text is what a
+model reads (the spec's "serialised JSON in a text block" would double a read's size in the
+model's context), so the JSON is not repeated there.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import mcp.types as types
 
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, ToolSpec
+from deskpilot.tools.outputs import output_schema, structured
 
 #: ``Tool._meta`` key carrying the declared risk (read-only, acts, consequential, persists).
 RISK_META_KEY = "deskpilot/risk"
@@ -53,13 +59,17 @@ def tool_definition(spec: ToolSpec) -> types.Tool:
         title=spec.title,
         description=spec.description,
         input_schema=spec.input_schema,
+        output_schema=output_schema(spec),
         annotations=annotations_for(spec),
         _meta={RISK_META_KEY: spec.risk.value},
     )
 
 
-def call_result(result: ToolResult, *, note: str = "") -> types.CallToolResult:
-    """The text (plus ``note``) as a text block, each image as an image block; errors flagged."""
+def call_result(
+    result: ToolResult, *, note: str = "", spec: ToolSpec | None = None
+) -> types.CallToolResult:
+    """The text (plus ``note``) as a text block, each image as an image block, the structured
+    result when ``spec`` declares one; errors flagged."""
     text = f"{result.text}\n\n{note}" if note else result.text
     content: list[types.ContentBlock] = [types.TextContent(text=text)]
     for image in result.images:
@@ -68,7 +78,8 @@ def call_result(result: ToolResult, *, note: str = "") -> types.CallToolResult:
                 data=base64.b64encode(image.data).decode("ascii"), mime_type=image.mime
             )
         )
-    return types.CallToolResult(content=content, is_error=result.is_error)
+    data = structured(spec, result) if spec is not None else None
+    return types.CallToolResult(content=content, structured_content=data, is_error=result.is_error)
 
 
 def error_result(text: str) -> types.CallToolResult:

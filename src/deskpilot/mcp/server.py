@@ -6,55 +6,59 @@ must reach :meth:`ToolSet.call` untouched, invalid arguments included, so that v
 confirmation, events and the audit log are the CLI's own. ``MCPServer`` would validate the
 arguments against a second model first and answer before the ToolSet (and the log) saw them.
 
-Per client connection (a stdio process, or one ``Mcp-Session-Id`` over HTTP) the server keeps a
-:class:`ClientState`: its own in-memory :class:`~deskpilot.session.Session` (tracked target,
-element IDs), its own audit run id, and a lock that runs its calls one at a time, in order.
-Clients never see each other's targets or element IDs. The desktop connection is shared (raw
-input is serialised inside the desktop layer).
+Both protocol eras are served by the same handlers: the handshake era (``initialize``, up to
+2025-11-25) and the stateless 2026-07-28 era (every request carries its envelope; the SDK
+routes it by the ``MCP-Protocol-Version`` header over HTTP and by the first request over
+stdio). Each client has its own state (:mod:`deskpilot.mcp.clients`); a confirmation reaches
+the user through ``elicitation/create`` mid-call in the handshake era, and through an
+``input_required`` result in the stateless one (:mod:`deskpilot.mcp.approval`).
 
-Protocol era: deskpilot serves the handshake protocol (2025-11-25 and earlier), where a
-connection exists to hang that state on and the server can ask the user mid-call. A request in
-the stateless 2026-07-28 envelope is refused with METHOD_NOT_FOUND, so a ``mode="auto"``
-client falls back to ``initialize``.
+While a call runs (an approval waiting for the user, an app launching, a long wait), the
+caller gets a ``notifications/progress`` every :data:`PROGRESS_INTERVAL` seconds when it sent
+a progress token, so clients that reset their timeout on progress keep waiting.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+import time
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import anyio
 import mcp.types as types
-from mcp.server.connection import Connection
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-from deskpilot.audit.chain import new_run_id
 from deskpilot.config import Settings
 from deskpilot.desktop.base import Desktop
 from deskpilot.errors import AuditError
-from deskpilot.events import Event, EventSink, discard
-from deskpilot.mcp.approval import ElicitingApprover
+from deskpilot.events import EventSink, discard
+from deskpilot.mcp.approval import (
+    ELICIT_TIMEOUT,
+    ElicitingApprover,
+    RoundTripApprover,
+    Tickets,
+    declares_form_elicitation,
+)
+from deskpilot.mcp.clients import Clients, ClientState
 from deskpilot.mcp.definitions import call_result, error_result, tool_definition
 from deskpilot.runtime import rules_for
-from deskpilot.session import Session
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
 
 log = logging.getLogger(__name__)
 
-#: Key of deskpilot's entry in the SDK's per-connection scratch dict (``Connection.state``).
-STATE_KEY = "deskpilot.client"
+#: Seconds between progress notifications while a call runs.
+PROGRESS_INTERVAL = 10.0
 
 INSTRUCTIONS = """\
 deskpilot operates graphical apps on this Linux desktop through their accessibility trees.
 Typical flow: open_app (or list_windows) -> read_screen_ax (element IDs) -> perform /
 perform_sequence with those IDs -> read_screen_ax again to check. The window a tool last
-used is this connection's tracked target and is used when windowID is omitted. Actions that
+used is this client's tracked target and is used when windowID is omitted. Actions that
 need the user's approval (by default consequential ones: Send, Delete, Pay, ...) are asked
 through the client when it supports elicitation; a declined action did nothing."""
 
@@ -66,48 +70,7 @@ def package_version() -> str:
         return "0"
 
 
-@dataclass
-class ClientState:
-    """What one client connection owns."""
-
-    session: Session
-    run_id: str
-    lock: anyio.Lock = field(default_factory=anyio.Lock)
-    calls: int = 0
-
-
-def connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection:
-    """The SDK ``Connection`` a request arrived on.
-
-    ``Connection.state`` and ``Connection.exit_stack`` are the SDK's documented per-connection
-    scratch space and teardown hook, but ``ServerRequestContext`` does not expose the
-    connection yet (the SDK's own TODO L54); its ``ServerSession`` holds it. One place reads
-    it; tests/e2e/test_mcp_server.py pins the assumption (one ClientState per connection)."""
-    connection = getattr(ctx.session, "_connection", None)
-    if not isinstance(connection, Connection):
-        raise RuntimeError("this mcp SDK version does not expose the request's Connection")
-    return connection
-
-
-def client_label(connection: Connection) -> str:
-    params = connection.client_params
-    if params is None:
-        return "unknown client"
-    info = params.client_info
-    return f"{info.name} {info.version}".strip()
-
-
-async def refuse_stateless_era(
-    ctx: ServerRequestContext[Any, Any], call_next: CallNext
-) -> HandlerResult:
-    """Server middleware: refuse 2026-07-28 (stateless) requests; see the module docstring."""
-    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS and ctx.request_id is not None:
-        raise MCPError(
-            code=types.METHOD_NOT_FOUND,
-            message="deskpilot serves the MCP handshake protocol (2025-11-25); connect with "
-            "initialize: its tools keep per-connection state (tracked window, element IDs)",
-        )
-    return await call_next(ctx)
+Approver = ElicitingApprover | RoundTripApprover
 
 
 class DeskpilotMCP:
@@ -126,7 +89,8 @@ class DeskpilotMCP:
         self.settings = settings
         self.emit = emit
         self.rules = rules_for(settings)
-        self.clients: dict[str, ClientState] = {}  # run id → live connection state
+        self.tickets = Tickets(ELICIT_TIMEOUT)
+        self._clients = Clients(lambda: self.emit)
         self.server: Server[Any] = Server(
             "deskpilot",
             version=package_version(),
@@ -136,7 +100,18 @@ class DeskpilotMCP:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
         )
-        self.server.middleware.append(refuse_stateless_era)
+        # 2026-07-28 approvals ride the client's retry: seal their state (bound to the tool and
+        # its arguments, expiring with the approval) so a client cannot forge or move it
+        security = RequestStateSecurity.ephemeral(ttl=ELICIT_TIMEOUT, audience="deskpilot")
+        self.server.middleware.append(RequestStateBoundary(security, default_audience="deskpilot"))
+
+    @property
+    def clients(self) -> dict[str, ClientState]:
+        """Live client states by audit run id."""
+        return self._clients.live
+
+    async def aclose(self) -> None:
+        self._clients.close()
 
     # -- handlers ----------------------------------------------------------------------------
 
@@ -147,10 +122,16 @@ class DeskpilotMCP:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        approver = ElicitingApprover(ctx.session, ctx.request_id, mode=self.settings.confirm)
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        stateless = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        approver: Approver
+        if stateless:
+            caps = declares_form_elicitation(ctx.session.client_capabilities)
+            approver = RoundTripApprover(caps, params, self.tickets, mode=self.settings.confirm)
+        else:
+            approver = ElicitingApprover(ctx.session, ctx.request_id, mode=self.settings.confirm)
         try:
-            state = self._client(ctx)
+            state = self._clients.of(ctx, stateless=stateless)
             tool_ctx = ToolContext(
                 desktop=self.desktop,
                 settings=self.settings,
@@ -162,46 +143,54 @@ class DeskpilotMCP:
             )
             async with state.lock:
                 state.calls += 1
-                result = await self.toolset.call(params.name, params.arguments, tool_ctx)
+                result = await self._with_progress(
+                    ctx,
+                    params.name,
+                    approver,
+                    lambda: self.toolset.call(params.name, params.arguments, tool_ctx),
+                )
         except AuditError as exc:
             log.error("audit log failed during %s: %s", params.name, exc)
             return error_result(
                 f"{params.name}: deskpilot could not write its audit log ({exc}); the call may "
                 "not have run or completed. Tell the user."
             )
-        return call_result(result, note=approver.note if result.is_error else "")
+        if isinstance(approver, RoundTripApprover) and approver.pending is not None:
+            return approver.pending  # nothing ran; the client asks the user and calls again
+        spec = self.toolset.get(params.name) if params.name in self.toolset else None
+        note = approver.note if result.is_error else ""
+        return call_result(result, note=note, spec=spec)
 
-    # -- per-connection state ------------------------------------------------------------------
+    async def _with_progress(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        tool: str,
+        approver: Approver,
+        run: Any,
+    ) -> Any:
+        """Await ``run()``, sending progress every PROGRESS_INTERVAL seconds meanwhile."""
+        started = time.monotonic()
 
-    def _client(self, ctx: ServerRequestContext[Any, Any]) -> ClientState:
-        connection = connection_of(ctx)
-        state = connection.state.get(STATE_KEY)
-        if isinstance(state, ClientState):
-            return state
-        run_id = new_run_id()
-        label = client_label(connection)
-        state = ClientState(session=Session(name=f"mcp-{run_id}"), run_id=run_id)
-        connection.state[STATE_KEY] = state
-        self.clients[run_id] = state
-        self.emit(
-            Event(
-                "run.started",
-                {"goal": f"MCP client connection ({label})", "model": "mcp", "window": None},
-                run_id=run_id,
-            )
-        )
-        connection.exit_stack.callback(self._finished, state)
-        return state
-
-    def _finished(self, state: ClientState) -> None:
-        self.clients.pop(state.run_id, None)
-        try:
-            self.emit(
-                Event(
-                    "run.finished",
-                    {"outcome": "disconnected", "answer": "", "steps": state.calls},
-                    run_id=state.run_id,
+        async def beat() -> None:
+            while True:
+                await anyio.sleep(PROGRESS_INTERVAL)
+                waiting = getattr(approver, "waiting", False)
+                message = (
+                    f"{tool}: waiting for the user's approval"
+                    if waiting
+                    else f"{tool}: still running"
                 )
-            )
-        except AuditError as exc:
-            log.error("audit log: cannot record the end of %s: %s", state.run_id, exc)
+                try:
+                    await ctx.session.report_progress(
+                        round(time.monotonic() - started, 1), message=message
+                    )
+                except Exception as exc:  # the client went away: the call ends on its own
+                    log.debug("progress for %s not sent: %s", tool, exc)
+                    return
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(beat)
+            try:
+                return await run()
+            finally:
+                tg.cancel_scope.cancel()

@@ -13,29 +13,24 @@ protection (Host and Origin checks) is on as well.
 
 from __future__ import annotations
 
-import contextlib
-import hmac
 import ipaddress
 import json
-import os
-import secrets
 import signal
 import socket
-import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import FrameType
 
 import anyio
 import uvicorn
-from mcp.server.runner import serve_loop
+from mcp.server.runner import serve_dual_era_loop
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from deskpilot.errors import ConfigError
 from deskpilot.mcp.server import DeskpilotMCP
+from deskpilot.mcp.tokens import TokenFile
 
 MCP_PATH = "/mcp"
 
@@ -48,7 +43,7 @@ async def serve_stdio(app: DeskpilotMCP) -> None:
     async with anyio.create_task_group() as tg:
         tg.start_soon(_stop_on_signals, tg.cancel_scope)
         async with server.lifespan(server) as lifespan_state, stdio_server() as (read, write):
-            await serve_loop(
+            await serve_dual_era_loop(
                 server,
                 read,
                 write,
@@ -139,46 +134,23 @@ def bind_socket(bind: Bind) -> socket.socket:
 # -- HTTP: token -------------------------------------------------------------------------------
 
 
-def new_token() -> str:
-    return secrets.token_urlsafe(32)
-
-
-def write_token_file(path: Path, token: str) -> None:
-    """Write ``token`` to ``path``, readable by this user only (0600), atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mcp-token-")
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(token + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def remove_token_file(path: Path, token: str) -> None:
-    """Remove the token file at exit, unless another server has written its own since."""
-    with contextlib.suppress(OSError):
-        if path.read_text().strip() == token:
-            path.unlink()
-
-
 class BearerAuth:
-    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>``, else 401."""
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>``, else 401.
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    The token is the one in the token file now (see :mod:`deskpilot.mcp.tokens`). OAuth
+    discovery (``/.well-known/...``) is answered 404 without a token: there is no
+    authorization server, and a 401 there made OAuth-capable clients start a sign-in that
+    could never work."""
+
+    def __init__(self, app: ASGIApp, tokens: TokenFile) -> None:
         self.app = app
-        self._token = token.encode()
+        self.tokens = tokens
 
     def _authorized(self, scope: Scope) -> bool:
         for name, value in scope.get("headers", ()):
             if name.lower() == b"authorization":
                 scheme, _, credential = value.partition(b" ")
-                return scheme.lower() == b"bearer" and hmac.compare_digest(
-                    credential.strip(), self._token
-                )
+                return scheme.lower() == b"bearer" and self.tokens.accepts(credential.strip())
         return False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -188,34 +160,52 @@ class BearerAuth:
         if scope["type"] != "http":  # websockets: not served
             await send({"type": "websocket.close", "code": 1008})
             return
+        if str(scope.get("path", "")).startswith("/.well-known/"):
+            await _json(send, 404, {"error": "not_found", "error_description": NO_OAUTH})
+            return
         if self._authorized(scope):
             await self.app(scope, receive, send)
             return
-        body = json.dumps(
+        await _json(
+            send,
+            401,
             {
                 "error": "invalid_token",
-                "error_description": "deskpilot mcp needs 'Authorization: Bearer <token>'; the "
-                "token is printed at start and written to the token file",
-            }
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"www-authenticate", b'Bearer realm="deskpilot", error="invalid_token"'),
-                ],
-            }
+                "error_description": "deskpilot mcp needs 'Authorization: Bearer <token>' with "
+                f"the token kept in {self.tokens.path} (`deskpilot mcp token` prints it)",
+            },
+            [(b"www-authenticate", b'Bearer realm="deskpilot", error="invalid_token"')],
         )
-        await send({"type": "http.response.body", "body": body})
+
+
+NO_OAUTH = (
+    "deskpilot mcp has no OAuth authorization server: send the static bearer token "
+    "(`deskpilot mcp token` prints it) in an Authorization header"
+)
+
+
+async def _json(
+    send: Send, status: int, payload: dict[str, str], headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    body = json.dumps(payload).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 # -- HTTP: serving -----------------------------------------------------------------------------
 
 
-def http_app(app: DeskpilotMCP, bind: Bind, token: str) -> ASGIApp:
+def http_app(app: DeskpilotMCP, bind: Bind, tokens: TokenFile) -> ASGIApp:
     security = None
     if bind.loopback:
         security = TransportSecuritySettings(
@@ -229,20 +219,20 @@ def http_app(app: DeskpilotMCP, bind: Bind, token: str) -> ASGIApp:
         host=bind.host,
         transport_security=security,
     )
-    return BearerAuth(starlette, token)
+    return BearerAuth(starlette, tokens)
 
 
 async def serve_http(
     app: DeskpilotMCP,
     sock: socket.socket,
     bind: Bind,
-    token: str,
+    tokens: TokenFile,
     *,
     on_ready: Callable[[str], None] = lambda url: None,
 ) -> None:
     """Serve on the already-listening ``sock`` until SIGINT/SIGTERM."""
     config = uvicorn.Config(
-        http_app(app, bind, token),
+        http_app(app, bind, tokens),
         log_level="warning",
         access_log=False,
         lifespan="on",
