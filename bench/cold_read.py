@@ -29,6 +29,7 @@ from deskpilot.desktop.atspi_bus import AtspiBus
 from deskpilot.desktop.atspi_details import DetailReader
 from deskpilot.desktop.atspi_tree import TreeReader
 from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.events import discard
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.screen import header, read_window
 
@@ -108,7 +109,7 @@ async def cold_read(xid: int, trace: Trace | None = None, warm: bool = False) ->
         window = next((w for w in await desktop.list_windows() if w.xid == xid), None)
         if window is None:
             raise SystemExit(f"no window {xid}")
-        ctx = ToolContext(desktop=desktop, settings=settings)
+        ctx = ToolContext(desktop=desktop, settings=settings, audit=discard)
         if warm:
             await read_window(ctx, window)
         if trace is not None:

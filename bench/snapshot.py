@@ -41,6 +41,7 @@ from bench.measure import Sizes, measure
 from deskpilot.config import Settings, load_settings
 from deskpilot.desktop.base import Rect
 from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.events import discard
 from deskpilot.sandbox import Sandbox
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.screen import header, read_window
@@ -150,7 +151,7 @@ class Bench:
     ) -> None:
         self.sb, self.desktop, self.settings, self.env = sb, desktop, settings, env
         self.run, self.args, self.log, self.step = run, args, log, step
-        self.ctx = ToolContext(desktop=desktop, settings=settings)
+        self.ctx = ToolContext(desktop=desktop, settings=settings, audit=discard)
 
     async def timed_read(self, launched: Launched) -> tuple[float, Any]:
         start = time.perf_counter()

@@ -37,8 +37,10 @@ from deskpilot.audit import AuditLog
 from deskpilot.cli.run_cmd import Mode, run_goal
 from deskpilot.config import Settings, load_settings
 from deskpilot.errors import DeskpilotError
+from deskpilot.runtime import open_session
 from deskpilot.sandbox import Sandbox
 from deskpilot.sandbox.info import sandbox_command_env
+from deskpilot.session import Session
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
@@ -118,10 +120,10 @@ async def agent_demo(out: Path, model: str | None, mode: Mode) -> int:
 
 async def afterwards(settings: Settings, shot: Path) -> str:
     """The calculator after the run: its display, and a screenshot for the trace."""
-    from deskpilot.runtime import tool_context
-
     tools = computer_use_tools()
-    async with tool_context(settings) as ctx:
+    async with open_session(
+        settings, surface="demo", label="demo: the calculator afterwards"
+    ) as ctx:
         read = await tools.call("read_screen_ax", {}, ctx)
         picture = await tools.call("computer_use_screenshot", {}, ctx)
     m = re.search(r'textbox = "([^"]*)"', read.text)
@@ -186,10 +188,10 @@ async def tool_transcript(out: Path) -> int:
         env["DESKPILOT_SANDBOX"] = sb.info.runtime_dir
         env["DESKPILOT_HOME"] = str(out / "home")
         settings = load_settings(env=env).with_overrides(confirm="none")
-        from deskpilot.runtime import tool_context
-
         tools = computer_use_tools()
-        async with tool_context(settings, persist_session=False) as ctx:
+        session = Session(name="demo-tools")  # in memory: the transcript starts from nothing
+        async with open_session(settings, surface="demo", session=session,
+                                label="demo --tools: 12×7 by hand") as ctx:  # fmt: skip
             await _call(tools, ctx, "open_app", {"bundleId": "Calculator"})
             read = await _call(tools, ctx, "read_screen_ax", {})
             labels = ("1", "2", "×", "7", "=")
@@ -205,6 +207,8 @@ async def tool_transcript(out: Path) -> int:
         console.rule("[bold]done")
         console.print(f"12 × 7 = [bold green]{value}[/] (read back from the calculator's display)")
         console.print(f"Window screenshot saved to [bold]{shot}[/]")
+        console.print(f"Every call is in the audit log {settings.audit_db} "
+                      f"(DESKPILOT_HOME={out / 'home'} deskpilot log show last)")  # fmt: skip
         if value != "84":
             raise SystemExit("demo failed: the calculator did not show 84")
     return 0

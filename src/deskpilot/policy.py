@@ -3,7 +3,9 @@
 Risk is declared where a tool is defined (``@tool(risk=...)``); a tool may raise it for one call
 (``perform`` on a button named "Send" is consequential). The confirm mode decides what is asked:
 ``all`` acting tools, ``consequential`` ones (the default), or ``none``. An :class:`Approver`
-answers; with nobody to ask, what needs asking is denied.
+answers; with nobody to ask, what needs asking is denied: the default approver of a session
+(:class:`NoApprover`) declines everything and says so. An approver declines by returning False,
+or by raising :class:`~deskpilot.errors.ActionDeclined` with the text the model should read.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, Protocol
 
 from deskpilot.config import ConfirmMode
 from deskpilot.desktop.keys import MODIFIERS, parse_shortcut
-from deskpilot.errors import InvalidArguments
+from deskpilot.errors import ActionDeclined, InvalidArguments
 
 
 class Risk(StrEnum):
@@ -92,6 +94,17 @@ class DenyAll:
 
     async def approve(self, request: ApprovalRequest) -> bool:
         return False
+
+
+class NoApprover:
+    """The default: nobody is there to ask, so what needs a yes is declined (and says why)."""
+
+    async def approve(self, request: ApprovalRequest) -> bool:
+        raise ActionDeclined(
+            f"Declined: {request.tool} needs a person's yes ({request.reason}) and nobody can be "
+            "asked here (this session has no approver). Nothing was done. Do not retry it; "
+            "continue without it or report that it needs the user's approval."
+        )
 
 
 class CallbackApprover:

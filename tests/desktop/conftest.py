@@ -27,6 +27,7 @@ from deskpilot.config import Settings, load_settings
 from deskpilot.desktop.apps import resolve_app
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.events import discard
 from deskpilot.policy import AllowAll
 from deskpilot.sandbox import Sandbox
 from deskpilot.session import Session
@@ -144,7 +145,9 @@ async def apps(desktop: LinuxDesktop, sandbox: Sandbox) -> AsyncIterator[Apps]:
 @pytest.fixture
 def ctx(desktop: LinuxDesktop, desktop_settings: Settings) -> ToolContext:
     settings = desktop_settings.with_overrides(confirm="none")
-    return ToolContext(desktop=desktop, settings=settings, session=Session(), approver=AllowAll())
+    return ToolContext(
+        desktop=desktop, settings=settings, audit=discard, session=Session(), approver=AllowAll()
+    )
 
 
 Call = Callable[..., Awaitable[ToolResult]]

@@ -23,7 +23,7 @@ async def test_scripted_model_solves_the_calculator(
     ctx: ToolContext, apps: Apps, call: Call
 ) -> None:
     events: list[Event] = []
-    ctx.emit = events.append
+    ctx.audit = events.append
     provider = get_provider("scripted:calculator", ctx.settings)
     assert isinstance(provider, ScriptedProvider) and provider.format == "anthropic"
     result = await computer_use_task(GOAL, provider=provider, ctx=ctx)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from deskpilot.config import Settings
@@ -63,7 +65,7 @@ async def test_user_added_entry_is_refused(
     ctx: ToolContext, apps: Apps, desktop_settings: Settings
 ) -> None:
     settings = desktop_settings.with_overrides(confirm="none", blocklist_add=("galculator",))
-    mine = ToolContext(desktop=ctx.desktop, settings=settings, session=Session())
+    mine = dataclasses.replace(ctx, settings=settings, session=Session())
     tools = computer_use_tools()
     refused = await tools.call("open_app", {"bundleId": "galculator"}, mine)
     assert refused.is_error and "Galculator is on the blocked apps list" in refused.text

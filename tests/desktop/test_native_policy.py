@@ -35,7 +35,7 @@ async def test_a_click_aimed_at_keepassxc_is_refused(
     events: list[Event] = []
     asked: list[ApprovalRequest] = []
     person = CallbackApprover(lambda r: asked.append(r) or True)
-    ctx = dataclasses.replace(ctx, emit=events.append, approver=person)
+    ctx = dataclasses.replace(ctx, audit=events.append, approver=person)
 
     def script(req: Request, i: int) -> dict[str, Any]:
         if i == 0:  # the model aims at the middle of where the vault window is

@@ -154,7 +154,7 @@ async def test_each_vendor_computes_84_through_the_native_run(
     events: list[Event] = []
     with AuditLog(tmp_path / "audit.sqlite3") as audit:
         run_ctx = dataclasses.replace(ctx, settings=keyed(ctx.settings), approver=person(asked),
-                                      emit=Fanout(audit, events.append))  # fmt: skip
+                                      audit=Fanout(audit, events.append))  # fmt: skip
         result, server = await run_case(spec, reply, calc, run_ctx, window=window)
         await shows(desktop, calc, "84")
         logged = audit.run_events(result.run_id)
@@ -217,7 +217,7 @@ async def test_hybrid_uses_element_tools_and_the_computer_tool_in_one_run(
         return answer("anthropic", f"12 × 7 = {m.group(1) if m else '?'}")
 
     events: list[Event] = []
-    run_ctx = dataclasses.replace(ctx, settings=keyed(ctx.settings), emit=events.append)
+    run_ctx = dataclasses.replace(ctx, settings=keyed(ctx.settings), audit=events.append)
     result, server = await run_case("anthropic:claude-sonnet-4-5", reply, calc, run_ctx,
                                     window=False, hybrid=True)  # fmt: skip
 

@@ -25,6 +25,7 @@ from deskpilot._wait import async_wait_for
 from deskpilot.config import load_settings
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.events import discard
 from deskpilot.native.actions import Action, Click
 from deskpilot.native.calls import ComputerCall
 from deskpilot.native.executor import NativeExecutor
@@ -95,7 +96,9 @@ async def rig(
                 return all(colour_box(img, c) for c in COLOURS[: len(TARGETS)])
 
             await async_wait_for(drawn, timeout=20, what="the targets to be drawn")
-            ctx = ToolContext(desktop=desktop, settings=settings, approver=AllowAll())
+            ctx = ToolContext(
+                desktop=desktop, settings=settings, audit=discard, approver=AllowAll()
+            )
             yield Rig(desktop, ctx, window, clicks)
         finally:
             await desktop.close()

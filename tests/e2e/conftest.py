@@ -51,5 +51,5 @@ def fake_ctx(agent_settings: Settings, fake_desktop: FakeDesktop, events: Events
         settings=agent_settings,
         session=Session(),
         approver=AllowAll(),
-        emit=events.append,
+        audit=events.append,
     )

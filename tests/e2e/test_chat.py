@@ -175,7 +175,7 @@ def test_stopping_the_subagent_hands_the_parent_a_summary(
         if event.kind == "tool.call" and event.data["tool"] == "wait":
             controller.stop()  # the innermost run: the subagent, not the chat turn
 
-    fake_ctx.emit = stop_on_wait
+    fake_ctx.audit = stop_on_wait
 
     async def go() -> None:
         chat = ChatSession(

@@ -166,8 +166,10 @@ def test_what_the_approver_shows_is_what_runs() -> None:
     assert '"text": "rm -rf /\\u202e\\u200b"' in text and "\u202e" not in text
 
 
-def test_allow_all_is_the_library_default(fake_ctx: ToolContext, fake_desktop: FakeDesktop) -> None:
-    send(fake_ctx, AllowAll())
+def test_allow_all_allows_what_it_is_asked(
+    fake_ctx: ToolContext, fake_desktop: FakeDesktop
+) -> None:
+    send(fake_ctx, AllowAll())  # the library default refuses instead: tests/e2e/test_door.py
     assert clicked(fake_desktop)
 
 

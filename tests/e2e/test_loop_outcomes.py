@@ -144,7 +144,7 @@ def test_stop_ends_with_a_progress_summary_and_no_retry(
         if event.kind == "tool.call" and event.data["tool"] == "wait":
             assert controller.stop()
 
-    fake_ctx.emit = stop_on_wait
+    fake_ctx.audit = stop_on_wait
     provider = scripted(
         tmp_path,
         agent_settings,

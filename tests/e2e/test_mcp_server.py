@@ -28,6 +28,7 @@ from deskpilot.mcp.approval import APPROVAL_SCHEMA
 from deskpilot.mcp.definitions import RISK_META_KEY
 from deskpilot.mcp.transports import check_bind, parse_bind
 from deskpilot.tools.builtin import computer_use_tools
+from deskpilot.tools.context import ToolContext
 from tests.desktop.helpers import find_id
 from tests.desktop.helpers import mcp_text as text
 
@@ -44,12 +45,8 @@ class Server:
         self.calc = self.desktop.add_window(CALCULATOR)
         self.editor = self.desktop.add_window(EDITOR, "Mail to Bob")
         self.events: list[Event] = []
-        self.app = DeskpilotMCP(
-            computer_use_tools(),
-            desktop=self.desktop,
-            settings=settings,
-            emit=self.events.append,
-        )
+        base = ToolContext(self.desktop, settings, audit=self.events.append, surface="mcp")
+        self.app = DeskpilotMCP(computer_use_tools(), base)
 
     def kinds(self, tool: str | None = None) -> list[str]:
         return [e.kind for e in self.events if tool is None or e.data.get("tool") == tool]
@@ -257,7 +254,7 @@ async def test_an_audit_log_that_cannot_be_written_fails_the_call_visibly(
     def broken(event: Event) -> None:
         raise AuditError("disk full")
 
-    server.app.emit = broken
+    server.app.base.audit = broken
     async with server.client() as client:
         result = await client.call_tool("list_windows", {})
     assert result.is_error

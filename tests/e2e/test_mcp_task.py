@@ -17,8 +17,10 @@ from deskpilot.audit import AuditLog
 from deskpilot.config import Settings
 from deskpilot.desktop.fake import FakeDesktop
 from deskpilot.desktop.fake_apps import FAKE_APPS
+from deskpilot.events import discard
 from deskpilot.mcp import DeskpilotMCP
 from deskpilot.tools.builtin import computer_use_tools
+from deskpilot.tools.context import ToolContext
 from tests.e2e.test_mcp_http import server_env
 from tests.e2e.test_mcp_stdio import stdio_session
 
@@ -101,7 +103,7 @@ async def test_the_subagents_consequential_acts_are_asked_through_the_mcp_client
     toolset = computer_use_tools()
     provider = get_provider(f"scripted:{script}", settings)
     toolset.add(computer_use_task_tool(provider))
-    app = DeskpilotMCP(toolset, desktop=desktop, settings=settings)
+    app = DeskpilotMCP(toolset, ToolContext(desktop, settings, audit=discard, surface="mcp"))
     questions: list[str] = []
 
     async def decline(

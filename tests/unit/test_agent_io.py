@@ -10,6 +10,7 @@ from deskpilot.agent.approvers import read_line_from
 from deskpilot.agent.workspace import workspace_tools
 from deskpilot.config import Settings
 from deskpilot.desktop.fake import FakeDesktop
+from deskpilot.events import discard
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
 
@@ -30,7 +31,9 @@ def test_workspace_tools(tmp_path: Path, settings: Settings) -> None:
     (tmp_path / "notes.txt").write_text("hello\n")
     (tmp_path / "blob.bin").write_bytes(b"\0\1\2")
     tools = ToolSet(workspace_tools(tmp_path))
-    ctx = ToolContext(desktop=FakeDesktop(), settings=settings.with_overrides(confirm="none"))
+    ctx = ToolContext(
+        desktop=FakeDesktop(), settings=settings.with_overrides(confirm="none"), audit=discard
+    )
 
     async def go() -> list[tuple[bool, str]]:
         calls = [

@@ -55,7 +55,7 @@ async def setup(
     snap = await desktop.snapshot(windows[0])
     at = {n.name: n.bounds.center for n in snap.nodes() if n.bounds is not None}
     events: list[Event] = []
-    ctx = ToolContext(desktop=desktop, settings=settings, approver=approver, emit=events.append)
+    ctx = ToolContext(desktop=desktop, settings=settings, approver=approver, audit=events.append)
     conv = await open_conversation(vendor, model, ctx, functions=[echo])  # type: ignore[arg-type]
     driver = NativeDriver(conv, NativeExecutor(ToolSet(), ctx), script,
                           functions=ToolSet([echo]))  # fmt: skip

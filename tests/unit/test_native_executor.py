@@ -49,7 +49,7 @@ def make(
 ) -> tuple[NativeExecutor, list[Event]]:
     events: list[Event] = []
     ctx = ToolContext(desktop=desktop, settings=settings, approver=approver or AllowAll(),
-                      emit=events.append)  # fmt: skip
+                      audit=events.append)  # fmt: skip
     return NativeExecutor(ToolSet(), ctx), events
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from deskpilot.config import Settings
 from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
+from deskpilot.events import discard
 from deskpilot.session import Session
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
@@ -51,7 +52,7 @@ def test_structured_results_validate_against_the_schema(
 ) -> None:
     desktop = FakeDesktop()
     window = desktop.add_window(CALCULATOR)
-    ctx = ToolContext(desktop=desktop, settings=settings, session=Session())
+    ctx = ToolContext(desktop=desktop, settings=settings, audit=discard, session=Session())
     ctx.session.track(window.stable_id)
     result = run(ctx, tool, args)
     assert not result.is_error, result.text
@@ -62,7 +63,7 @@ def test_structured_results_validate_against_the_schema(
 
 
 def test_errors_and_plain_tools_carry_no_structure(settings: Settings) -> None:
-    ctx = ToolContext(desktop=FakeDesktop(), settings=settings, session=Session())
+    ctx = ToolContext(desktop=FakeDesktop(), settings=settings, audit=discard, session=Session())
     failed = run(ctx, "read_screen_ax", {"windowID": "1/2"})
     assert failed.is_error
     assert structured(TOOLS.get("read_screen_ax"), failed) is None

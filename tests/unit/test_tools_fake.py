@@ -24,7 +24,7 @@ def make(settings: Settings, **kw: Any) -> tuple[ToolContext, FakeDesktop, list[
     desk = FakeDesktop()
     events: list[Event] = []
     ctx = ToolContext(
-        desktop=desk, settings=settings.with_overrides(**kw), session=Session(), emit=events.append
+        desktop=desk, settings=settings.with_overrides(**kw), session=Session(), audit=events.append
     )
     return ctx, desk, events
 

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import IO
 
+from deskpilot.errors import ActionDeclined
 from deskpilot.policy import ApprovalRequest
 
 Ask = Callable[[str], Awaitable[str | None]]
@@ -94,7 +95,7 @@ class TerminalApprover:
                     "actions in a trusted sandbox)",
                     file=self.stderr,
                 )
-                return False
+                raise no_terminal(request)
             prompt = "  Allow this action? [y/N] "
             print(prompt, end="", file=self.stderr, flush=True)
             answer = await self._ask(prompt)
@@ -103,6 +104,15 @@ class TerminalApprover:
                 print("", file=self.stderr)
             print("  → approved" if approved else "  → declined", file=self.stderr)
             return approved
+
+
+def no_terminal(request: ApprovalRequest) -> ActionDeclined:
+    """The decline when nobody is at a terminal to ask (the text the model reads)."""
+    return ActionDeclined(
+        f"Declined: {request.tool} needs a person's yes ({request.reason}) and there is no "
+        "terminal to ask. Nothing was done. Do not retry it; continue without it or report "
+        "that it needs the user's approval."
+    )
 
 
 def _isatty(stream: IO[str]) -> bool:

@@ -1,8 +1,9 @@
 """What ``deskpilot run`` and ``deskpilot chat`` share: model options, event sinks, Ctrl-C.
 
-Both take the same model options (:func:`model_options`), send every event to the audit log
-and then to the chips or JSON lines (:func:`event_sinks`), and stop the innermost run on
-Ctrl-C or SIGTERM (:func:`stop_on_signals`).
+Both take the same model options (:func:`model_options`), show every event (after the audit
+log, which :func:`deskpilot.runtime.open_session` attaches) as chips or JSON lines
+(:func:`event_printer`), and stop the innermost run on Ctrl-C or SIGTERM
+(:func:`stop_on_signals`).
 """
 
 from __future__ import annotations
@@ -21,11 +22,10 @@ from rich.console import Console
 from deskpilot.agent.chips import ChipPrinter, JsonlPrinter
 from deskpilot.agent.loop import StopController
 from deskpilot.agent.providers import Provider, get_provider
-from deskpilot.audit import AuditLog
 from deskpilot.cli.common import fail
 from deskpilot.config import CONFIRM_MODES, Settings
 from deskpilot.errors import DeskpilotError
-from deskpilot.events import EventSink, Fanout
+from deskpilot.events import EventSink
 
 
 def model_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -80,12 +80,9 @@ def provider_for(settings: Settings, model: str | None, base_url: str | None) ->
         raise  # unreachable
 
 
-@contextlib.contextmanager
-def event_sinks(settings: Settings, events: str, console: Console) -> Iterator[EventSink]:
-    """Every event goes to the audit log, then to the chips (or JSON lines)."""
-    printer: EventSink = JsonlPrinter(sys.stdout) if events == "jsonl" else ChipPrinter(console)
-    with AuditLog(settings.audit_db) as audit:
-        yield Fanout(audit, printer)
+def event_printer(events: str, console: Console) -> EventSink:
+    """How events are shown once recorded: compact chips, or JSON lines on stdout."""
+    return JsonlPrinter(sys.stdout) if events == "jsonl" else ChipPrinter(console)
 
 
 @contextlib.contextmanager

@@ -17,11 +17,11 @@ from deskpilot.agent.conversation import Conversation
 from deskpilot.agent.loop import StopController
 from deskpilot.agent.providers import Provider
 from deskpilot.agent.session_store import load_conversation
-from deskpilot.cli.agent_opts import event_sinks, model_options, provider_for, stop_on_signals
+from deskpilot.cli.agent_opts import event_printer, model_options, provider_for, stop_on_signals
 from deskpilot.cli.common import Context, fail, pass_context, run_async
 from deskpilot.config import Settings
 from deskpilot.errors import DeskpilotError
-from deskpilot.runtime import tool_context
+from deskpilot.runtime import open_session
 
 CHAT_HELP = """\b
 In the chat:
@@ -91,24 +91,26 @@ async def _chat(
     console = Console()
     controller = StopController()
     main = asyncio.current_task()
-    with event_sinks(settings, events, console) as emit:
-        async with tool_context(settings, approver=TerminalApprover(), emit=emit) as tctx:
-            chat = ChatSession(
-                provider,
-                tctx,
-                conversation=conversation,
-                max_steps=max_steps,
-                tool_protocol=settings.tool_protocol,
-                controller=controller,
-            )
-            console.print(f"deskpilot chat with {provider.label} — /exit to leave, Ctrl-C to stop")
-            try:
-                with stop_on_signals(controller, on_idle=_cancel(main)):
-                    await _chat_loop(chat, console, events, save)
-            except asyncio.CancelledError:
-                console.print()
-            finally:
-                await chat.aclose()
+    printer = event_printer(events, console)
+    async with open_session(
+        settings, surface="chat", approver=TerminalApprover(), observe=printer
+    ) as tctx:
+        chat = ChatSession(
+            provider,
+            tctx,
+            conversation=conversation,
+            max_steps=max_steps,
+            tool_protocol=settings.tool_protocol,
+            controller=controller,
+        )
+        console.print(f"deskpilot chat with {provider.label} — /exit to leave, Ctrl-C to stop")
+        try:
+            with stop_on_signals(controller, on_idle=_cancel(main)):
+                await _chat_loop(chat, console, events, save)
+        except asyncio.CancelledError:
+            console.print()
+        finally:
+            await chat.aclose()
 
 
 def _cancel(task: asyncio.Task[Any] | None) -> Callable[[], None]:

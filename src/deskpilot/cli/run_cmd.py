@@ -16,11 +16,11 @@ from deskpilot.agent.native_run import load_checkpoint, resume_native_task, run_
 from deskpilot.agent.native_setup import NativeTerminalApprover, native_target
 from deskpilot.agent.providers import Provider
 from deskpilot.agent.task import computer_use_task
-from deskpilot.cli.agent_opts import event_sinks, model_options, provider_for, stop_on_signals
+from deskpilot.cli.agent_opts import event_printer, model_options, provider_for, stop_on_signals
 from deskpilot.cli.common import Context, fail, pass_context, run_async
 from deskpilot.config import Settings
 from deskpilot.errors import ConfigError, DeskpilotError
-from deskpilot.runtime import tool_context
+from deskpilot.runtime import open_session
 
 EXIT_HELP = """\b
 Exit codes:
@@ -182,22 +182,25 @@ async def run_goal(
     """What ``deskpilot run`` does once its options are read (``make demo`` calls it too):
     chips (or JSON lines) and the audit log, the terminal approver, Ctrl-C, the run."""
     controller = StopController()
-    with event_sinks(settings, events, console) as emit:
-        approver = TerminalApprover() if mode == "loop" else NativeTerminalApprover()
-        async with provider, tool_context(settings, approver=approver, emit=emit) as tctx:
-            with stop_on_signals(controller, on_idle=_stop_pending(controller)):
-                if resume is not None:
-                    return await resume_native_task(
-                        resume, provider=provider, ctx=tctx, controller=controller
-                    )
-                if mode == "loop":
-                    return await computer_use_task(
-                        goal, window_id, provider=provider, ctx=tctx, controller=controller
-                    )
-                return await run_native_task(
-                    goal, window_id, provider=provider, ctx=tctx, hybrid=mode == "hybrid",
-                    controller=controller,
-                )  # fmt: skip
+    approver = TerminalApprover() if mode == "loop" else NativeTerminalApprover()
+    printer = event_printer(events, console)
+    async with (
+        provider,
+        open_session(settings, surface="run", approver=approver, observe=printer) as tctx,
+    ):
+        with stop_on_signals(controller, on_idle=_stop_pending(controller)):
+            if resume is not None:
+                return await resume_native_task(
+                    resume, provider=provider, ctx=tctx, controller=controller
+                )
+            if mode == "loop":
+                return await computer_use_task(
+                    goal, window_id, provider=provider, ctx=tctx, controller=controller
+                )
+            return await run_native_task(
+                goal, window_id, provider=provider, ctx=tctx, hybrid=mode == "hybrid",
+                controller=controller,
+            )  # fmt: skip
 
 
 def _stop_pending(controller: StopController) -> Callable[[], None]:

@@ -66,14 +66,15 @@ def _save_images(result: ToolResult, out_dir: Path) -> list[Path]:
 @click.option(
     "--confirm",
     type=click.Choice(CONFIRM_MODES),
-    default="none",
-    show_default=True,
-    help="Ask before acting (you typed the command, so by default nothing is asked).",
+    default=None,
+    help="What asks for a yes: all acting tools, consequential ones, or none (default: "
+    "the configured mode, `consequential` unless set). On a terminal you are asked; "
+    "without one the action is declined and the result says so.",
 )
 @pass_context
 @async_command
 async def tool(
-    ctx: Context, name: str, args: str, as_json: bool, out_dir: Path, confirm: str
+    ctx: Context, name: str, args: str, as_json: bool, out_dir: Path, confirm: str | None
 ) -> None:
     """Call one tool NAME with ARGS (a JSON object) and print exactly what the model would get.
 
@@ -84,10 +85,11 @@ async def tool(
     deskpilot tool perform '{"action": "type", "text": "12*7\\n"}'
 
     Images (screenshots) are saved to files whose paths are printed. Exit code 0 on success,
-    1 on a tool error. The tracked target window and element IDs persist per --session.
+    1 on a tool error (a declined or refused action too). The tracked target window and
+    element IDs persist per --session. Every call is written to the audit log (`deskpilot log`).
     """
-    from deskpilot.policy import DenyAll
-    from deskpilot.runtime import tool_context
+    from deskpilot.agent.approvers import TerminalApprover
+    from deskpilot.runtime import open_session
 
     settings = ctx.override(confirm=confirm)
     toolset = computer_use_tools()
@@ -101,21 +103,13 @@ async def tool(
     if bad is not None:
         _emit(ToolResult.error(bad), as_json, out_dir)
         sys.exit(1)
-    approver = None if confirm == "none" else _terminal_approver() or DenyAll()
-    async with tool_context(settings, approver=approver) as tctx:
+    approver = TerminalApprover()
+    async with open_session(
+        settings, surface="cli", approver=approver, label=f"deskpilot tool {name}"
+    ) as tctx:
         result = await toolset.call(name, args, tctx)
     _emit(result, as_json, out_dir)
     sys.exit(1 if result.is_error else 0)
-
-
-def _terminal_approver() -> Any:
-    import importlib
-
-    try:
-        module = importlib.import_module("deskpilot.agent.approvers")
-    except ImportError:
-        return None
-    return module.TerminalApprover()
 
 
 def _emit(result: ToolResult, as_json: bool, out_dir: Path) -> None:

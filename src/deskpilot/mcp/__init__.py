@@ -9,7 +9,8 @@
     transports   stdio; HTTP with a bearer token, loopback-only unless allowed
 
 :func:`run_server` wires one process: the tools (plus ``computer_use_task`` when a model is
-configured), one desktop connection shared by every client, the audit log, a transport.
+configured), one session (:func:`deskpilot.runtime.open_session`: the desktop connection shared
+by every client and the audit log), a transport.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-from deskpilot.audit import AuditLog
 from deskpilot.config import Settings
 from deskpilot.desktop.live import LiveDesktop, Opener, as_desktop
 from deskpilot.errors import DeskpilotError
@@ -28,6 +28,8 @@ from deskpilot.mcp.desktops import configured_desktop
 from deskpilot.mcp.server import DeskpilotMCP
 from deskpilot.mcp.tokens import default_token_file, load_token
 from deskpilot.mcp.transports import Bind, bind_socket, parse_bind, serve_http, serve_stdio
+from deskpilot.runtime import open_session
+from deskpilot.session import Session
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.toolset import ToolSet
 
@@ -88,8 +90,12 @@ async def run_server(
         toolset = await stack.enter_async_context(build_toolset(settings, say))
         live = LiveDesktop(opener or configured_desktop(settings, say), say=say)
         stack.push_async_callback(live.close)
-        audit = stack.enter_context(AuditLog(settings.audit_db))
-        app = DeskpilotMCP(toolset, desktop=as_desktop(live), settings=settings, emit=audit)
+        base = await stack.enter_async_context(
+            open_session(
+                settings, surface="mcp", desktop=as_desktop(live), session=Session(name="mcp")
+            )
+        )
+        app = DeskpilotMCP(toolset, base)
         stack.push_async_callback(app.aclose)
         say(
             f"{len(toolset.list())} tools; the desktop opens on the first call that needs it; "

@@ -9,7 +9,10 @@ arguments against a second model first and answer before the ToolSet (and the lo
 Both protocol eras are served by the same handlers: the handshake era (``initialize``, up to
 2025-11-25) and the stateless 2026-07-28 era (every request carries its envelope; the SDK
 routes it by the ``MCP-Protocol-Version`` header over HTTP and by the first request over
-stdio). Each client has its own state (:mod:`deskpilot.mcp.clients`); a confirmation reaches
+stdio). Each client has its own state (:mod:`deskpilot.mcp.clients`); each call runs in a
+context derived from the server's one session (:func:`deskpilot.runtime.open_session`,
+``surface="mcp"``): the desktop, settings and audit log are the server's, the session, run id
+and approver the client's. A confirmation reaches
 the user through ``elicitation/create`` mid-call in the handshake era, and through an
 ``input_required`` result in the stateless one (:mod:`deskpilot.mcp.approval`).
 
@@ -20,6 +23,7 @@ a progress token, so clients that reset their timeout on progress keep waiting.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from importlib.metadata import PackageNotFoundError, version
@@ -32,10 +36,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-from deskpilot.config import Settings
-from deskpilot.desktop.base import Desktop
 from deskpilot.errors import AuditError
-from deskpilot.events import EventSink, discard
 from deskpilot.mcp.approval import (
     ELICIT_TIMEOUT,
     ElicitingApprover,
@@ -45,7 +46,6 @@ from deskpilot.mcp.approval import (
 )
 from deskpilot.mcp.clients import Clients, ClientState
 from deskpilot.mcp.definitions import call_result, error_result, tool_definition
-from deskpilot.runtime import rules_for
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
 
@@ -74,23 +74,16 @@ Approver = ElicitingApprover | RoundTripApprover
 
 
 class DeskpilotMCP:
-    """deskpilot's tools over MCP. ``server`` is the SDK Server to run on a transport."""
+    """deskpilot's tools over MCP. ``server`` is the SDK Server to run on a transport.
 
-    def __init__(
-        self,
-        toolset: ToolSet,
-        *,
-        desktop: Desktop,
-        settings: Settings,
-        emit: EventSink = discard,
-    ) -> None:
+    ``base`` is the server's context from :func:`deskpilot.runtime.open_session`."""
+
+    def __init__(self, toolset: ToolSet, base: ToolContext) -> None:
         self.toolset = toolset
-        self.desktop = desktop
-        self.settings = settings
-        self.emit = emit
-        self.rules = rules_for(settings)
+        self.base = base
+        self.settings = base.settings
         self.tickets = Tickets(ELICIT_TIMEOUT)
-        self._clients = Clients(lambda: self.emit)
+        self._clients = Clients(lambda: self.base.emit)
         self.server: Server[Any] = Server(
             "deskpilot",
             version=package_version(),
@@ -132,14 +125,8 @@ class DeskpilotMCP:
             approver = ElicitingApprover(ctx.session, ctx.request_id, mode=self.settings.confirm)
         try:
             state = self._clients.of(ctx, stateless=stateless)
-            tool_ctx = ToolContext(
-                desktop=self.desktop,
-                settings=self.settings,
-                session=state.session,
-                approver=approver,
-                emit=self.emit,
-                run_id=state.run_id,
-                rules=self.rules,
+            tool_ctx = dataclasses.replace(
+                self.base, session=state.session, approver=approver, run_id=state.run_id
             )
             async with state.lock:
                 state.calls += 1

@@ -1,4 +1,13 @@
-"""What a tool call runs with: the desktop, settings, session, approver and event sink."""
+"""What a tool call runs with: the desktop, settings, session, approver, and where events go.
+
+A ToolContext is made by :func:`deskpilot.runtime.open_session` (the one way in, which attaches
+the audit log and the approver); surfaces derive per-client or per-run contexts from it with
+``dataclasses.replace`` (another session, approver or run id), which keeps the audit log.
+
+``ctx.emit(event)`` writes the event to the audit log first (``audit``) and then shows it to
+whoever watches (``observe``: chips, JSON lines, a run's progress notes). An observer sees only
+what was recorded, and nothing it does changes the record.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +15,8 @@ from dataclasses import dataclass, field
 
 from deskpilot.config import Settings
 from deskpilot.desktop.base import Desktop
-from deskpilot.events import EventSink, discard
-from deskpilot.policy import AllowAll, Approver, ConsequentialRules
+from deskpilot.events import Event, EventSink, discard
+from deskpilot.policy import Approver, ConsequentialRules, NoApprover
 from deskpilot.session import Session
 
 
@@ -15,12 +24,23 @@ from deskpilot.session import Session
 class ToolContext:
     desktop: Desktop
     settings: Settings
+    #: the audit log (every event is written here before anyone else sees it)
+    audit: EventSink
     session: Session = field(default_factory=Session)
-    approver: Approver = field(default_factory=AllowAll)
-    emit: EventSink = discard
+    #: who answers what needs a yes; the default asks nobody and so declines
+    approver: Approver = field(default_factory=NoApprover)
+    #: who else sees the events, after the log (chips, JSON lines, progress notes)
+    observe: EventSink = discard
+    #: which surface opened the session ("cli", "python", "run", "chat", "mcp", "demo", …)
+    surface: str = "python"
     run_id: str = ""
     #: the window a background run is bound to (resolution step 3), if any
     fallback_window: str | None = None
     rules: ConsequentialRules = field(default_factory=ConsequentialRules)
     #: notes for the model gathered during one call (e.g. the target window changed)
     notices: list[str] = field(default_factory=list)
+
+    def emit(self, event: Event) -> None:
+        """Record ``event`` in the audit log, then show it to the observers."""
+        self.audit(event)
+        self.observe(event)

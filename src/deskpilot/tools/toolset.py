@@ -99,7 +99,7 @@ class ToolSet:
         ctx.emit(
             Event(
                 "tool.call",
-                {"tool": name, "args": shown_args, "call_id": call_id},
+                {"tool": name, "args": shown_args, "call_id": call_id, "surface": ctx.surface},
                 run_id=ctx.run_id,
             )
         )
@@ -190,8 +190,11 @@ class ToolSet:
                 run_id=ctx.run_id,
             )
         )
+        declined: ActionDeclined | None = None
         try:
-            approved = await ctx.approver.approve(request)
+            approved = (await ctx.approver.approve(request)) is True
+        except ActionDeclined as exc:  # declined, with the reason the model should read
+            approved, declined = False, exc
         except Exception:
             log.exception("approver failed")
             approved = False
@@ -207,6 +210,8 @@ class ToolSet:
                 run_id=ctx.run_id,
             )
         )
+        if declined is not None:
+            raise declined
         if not approved:
             raise ActionDeclined(
                 f"Declined: the user did not approve {spec.name} ({why}). Nothing was done. "
