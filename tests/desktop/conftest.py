@@ -34,6 +34,7 @@ from deskpilot.session import Session
 from deskpilot.tools.base import ToolResult
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
+from tests.desktop.web import PageServer
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -74,9 +75,12 @@ class Apps:
         self.pids: set[int] = set()
         self.procs: list[subprocess.Popen[bytes]] = []
         self.before: set[int] = set()  # windows open when the test started
+        self.running: set[int] = set()  # pids of apps with windows when the test started
 
     async def start(self) -> None:
-        self.before = {w.xid for w in await self.desktop.list_windows()}
+        windows = await self.desktop.list_windows()
+        self.before = {w.xid for w in windows}
+        self.running = {w.pid for w in windows if w.pid}
 
     async def open(self, name: str, timeout: float = 60.0) -> WindowInfo:
         """Launch by app id or name through the catalogue (as open_app does)."""
@@ -109,11 +113,19 @@ class Apps:
         return window
 
     async def close_all(self) -> None:
-        # also whatever the test opened through tools (open_app, open_urls, a model's calls)
+        # also whatever the test opened through tools (open_app, open_urls, a model's calls);
+        # an app that ran before the test (a module's shared browser) only loses the windows
+        # the test opened: they are closed, the app is not killed
+        windows = await self.desktop.list_windows()
+        extra = [w for w in windows if w.xid not in self.before and w.pid in self.running]
+        for w in extra:
+            if w.pid not in self.pids:
+                await self.desktop.close_window(w)
         self.pids |= {
-            w.pid for w in await self.desktop.list_windows() if w.xid not in self.before and w.pid
-        }
-        xids = {w.xid for w in await self.desktop.list_windows() if w.pid in self.pids}
+            w.pid for w in windows
+            if w.xid not in self.before and w.pid and w.pid not in self.running
+        }  # fmt: skip
+        xids = {w.xid for w in windows if w.pid in self.pids} | {w.xid for w in extra}
         for pid in self.pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
@@ -140,6 +152,28 @@ async def apps(desktop: LinuxDesktop, sandbox: Sandbox) -> AsyncIterator[Apps]:
     await launched.start()
     yield launched
     await launched.close_all()
+
+
+@pytest.fixture(scope="session")
+def pages() -> Iterator[PageServer]:
+    """The loopback server of the web fixture pages (tests/fixtures/web), and what they report."""
+    with PageServer() as server:
+        yield server
+
+
+@pytest_asyncio.fixture(loop_scope="session", scope="module")
+async def browser(desktop: LinuxDesktop) -> AsyncIterator[WindowInfo]:
+    """An agent browser shared by one module's tests: each test's open_urls opens a window in
+    it (closed when the test ends); the browser is killed after the module."""
+    window = await desktop.open_urls(["about:blank"])
+    yield window
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(window.pid, signal.SIGKILL)
+
+    async def gone() -> bool:
+        return not any(w.pid == window.pid for w in await desktop.list_windows())
+
+    await async_wait_for(gone, timeout=10, what="the shared browser to close")
 
 
 @pytest.fixture

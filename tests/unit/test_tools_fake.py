@@ -51,7 +51,10 @@ def test_schemas_are_derived_and_closed() -> None:
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert spec.description and "$defs" not in json.dumps(schema)
     perform = TOOLS.get("perform").input_schema["properties"]
-    assert perform["action"]["enum"] == ["click", "fill", "type", "shortcut"]
+    assert perform["action"]["enum"] == [
+        "click", "double_click", "right_click", "hover", "drag", "fill", "type", "shortcut"
+    ]  # fmt: skip
+    assert {"x", "y", "toElementID", "toX", "toY", "dx", "dy"} <= set(perform)
     assert TOOLS.get("scroll").input_schema["properties"]["milliseconds"]["default"] == 3000
 
 

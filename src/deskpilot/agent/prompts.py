@@ -33,7 +33,10 @@ in the agent browser).
 every interactive element ends with @elementID. Follow any <appGuidance> tips it includes.
 3. Act with perform: "click" an element (elementID); "fill" a field (elementID + text, replaces \
 its content); "type" raw keystrokes into whatever has keyboard focus (text only); "shortcut" \
-presses a key combination such as "ctrl+l", "escape", "enter" or "shift+tab".
+presses a key combination such as "ctrl+l", "escape", "enter" or "shift+tab". Pointer \
+actions: "double_click", "right_click", "hover" (an elementID, or a point x, y in the pixels of \
+the window's computer_use_screenshot), "drag" (from elementID or x, y to toElementID, toX/toY, \
+or by dx/dy pixels), and "click" at a point x, y for canvas, SVG or apps without elements.
 4. Re-read after anything that changes the screen — navigation, dialogs, menus, scrolling, \
 shortcuts — and before choosing list or combo-box options that were not visible. Element IDs \
 expire when the UI changes: if a tool says an element is no longer available, read again and \

@@ -17,7 +17,7 @@ from dbus_fast import Message
 from deskpilot.desktop.atspi_bus import AtspiBus
 from deskpilot.desktop.atspi_cache import Located, TreeCache
 from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
-from deskpilot.desktop.atspi_consts import ROOT_PATH, role_name, state_bits
+from deskpilot.desktop.atspi_consts import ROOT_PATH, S_ACTIVE, role_name, state_bits
 from deskpilot.desktop.atspi_details import DetailReader
 from deskpilot.desktop.atspi_elements import ElementActions
 from deskpilot.desktop.atspi_nodes import WindowTree, build_nodes, rendered, wants_text
@@ -99,6 +99,9 @@ class Accessibility(ElementActions):
             else "the app is not on the accessibility bus (it has no AT-SPI "
             "support, or accessibility is switched off for it)"
         )
+        # frames other windows were matched to: two windows with the same title (two
+        # browser windows on one page) must never resolve to the same tree
+        taken = {(w.bus, w.frame) for x, w in self.cache.located.items() if x != window.xid}
         best: tuple[int, str, str, tuple[int, ...]] | None = None
         for bus_name in buses:
             try:
@@ -109,16 +112,10 @@ class Accessibility(ElementActions):
             except AtspiCallError as exc:
                 self._locate_problem = f"the app refused to list its windows ({exc.error_name})"
                 continue
-            for path, name, _states, extents in frames:
-                score = 0
-                if name and name == window.title:
-                    score += 4
-                elif name and window.title and (name in window.title or window.title in name):
-                    score += 2
-                if extents and _close(extents, window.geometry):
-                    score += 2
-                if len(frames) == 1:
-                    score += 1
+            for path, name, states, extents in frames:
+                if (bus_name, path) in taken:
+                    continue
+                score = _frame_score(window, name, states, extents, single=len(frames) == 1)
                 if score and (best is None or score > best[0]):
                     best = (score, bus_name, path, extents)
         if best is None:
@@ -212,6 +209,28 @@ class Accessibility(ElementActions):
                 break
             key = (str(nbus), str(npath))
         return await self.inspect(key, window.pid)
+
+
+def _frame_score(
+    window: WindowInfo, name: str, states: int, extents: tuple[int, ...], *, single: bool
+) -> int:
+    """How well an accessible frame matches an X window: title, then position and size (exact
+    beats close), then the active state; 0 for no match at all."""
+    score = 0
+    if name and name == window.title:
+        score += 4
+    elif name and window.title and (name in window.title or window.title in name):
+        score += 2
+    geo = window.geometry
+    if extents and tuple(extents) == (geo.x, geo.y, geo.width, geo.height):
+        score += 3
+    elif extents and _close(extents, geo):
+        score += 2
+    if single:
+        score += 1
+    if score and window.active == bool(states & S_ACTIVE):
+        score += 1
+    return score
 
 
 def _close(extents: tuple[int, ...], geo: Rect, slack: int = 40) -> bool:

@@ -15,6 +15,8 @@ from typing import Literal, Protocol, runtime_checkable
 
 MouseButton = Literal["left", "right", "middle", "back", "forward"]
 ScrollDirection = Literal["up", "down", "left", "right"]
+#: Pointer input at one point, aimed at a window (see Desktop.point_at).
+PointerAction = Literal["click", "double_click", "right_click", "hover"]
 
 
 @dataclass(frozen=True)
@@ -244,6 +246,25 @@ class Desktop(Protocol):
         self, window: WindowInfo, direction: ScrollDirection, steps: int
     ) -> tuple[ActionOutcome, bool]:
         """Scroll the window's main area; returns (outcome, whether anything moved)."""
+        ...
+
+    # pointer input aimed at a window (activated for the duration, like the keyboard) -------
+    async def element_point(self, window: WindowInfo, key: tuple[str, str]) -> tuple[int, int]:
+        """A screen point on the element's visible part (its centre), for pointer input;
+        ActionFailed when no part of it is inside the window."""
+        ...
+
+    async def point_at(
+        self, window: WindowInfo, x: int, y: int, action: PointerAction = "click"
+    ) -> ActionOutcome:
+        """Click, double-click, right-click or move the pointer (hover) at screen point (x, y)
+        of ``window``; the pointer stays there."""
+        ...
+
+    async def drag_in(
+        self, window: WindowInfo, start: tuple[int, int], end: tuple[int, int]
+    ) -> ActionOutcome:
+        """Press the left button at ``start``, move to ``end`` in small steps, release."""
         ...
 
     # pixels -------------------------------------------------------------------------------

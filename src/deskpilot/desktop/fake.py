@@ -25,6 +25,7 @@ from deskpilot.desktop.base import (
     LiveElement,
     MouseButton,
     Node,
+    PointerAction,
     Rect,
     ScrollDirection,
     Snapshot,
@@ -213,6 +214,34 @@ class FakeDesktop:
         w.scroll = max(0, w.scroll + delta)
         self.log.append(f"scroll {direction} {steps}")
         return ActionOutcome("input", f"{steps} wheel steps {direction}"), w.scroll != before
+
+    async def element_point(self, window: WindowInfo, key: tuple[str, str]) -> tuple[int, int]:
+        found = self._find(key)
+        if found is None or found[1].bounds is None:
+            raise ActionFailed("the element has no on-screen position to point at")
+        return found[1].bounds.center
+
+    async def point_at(
+        self, window: WindowInfo, x: int, y: int, action: PointerAction = "click"
+    ) -> ActionOutcome:
+        activated, previous = await self._focus_for_input(window)
+        self.pointer = (x, y)
+        self.log.append(f"{action} {x},{y}")
+        hit = self._hit(x, y)
+        if hit is not None and action in ("click", "double_click") and hit[1].role == "push-button":
+            for _ in range(2 if action == "double_click" else 1):
+                self._press(hit[0], hit[1].name)
+        restored = await self._restore(previous)
+        return ActionOutcome("input", f"{action} at ({x}, {y})", activated, restored)
+
+    async def drag_in(
+        self, window: WindowInfo, start: tuple[int, int], end: tuple[int, int]
+    ) -> ActionOutcome:
+        activated, previous = await self._focus_for_input(window)
+        self.pointer = end
+        self.log.append(f"drag {start[0]},{start[1]} {end[0]},{end[1]}")
+        restored = await self._restore(previous)
+        return ActionOutcome("input", f"dragged to {end}", activated, restored)
 
     async def screen_size(self) -> tuple[int, int]:
         return (self.width, self.height)

@@ -10,29 +10,18 @@ from __future__ import annotations
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.atspi_elements import shows
 from deskpilot.desktop.base import ActionOutcome, WindowInfo
-from deskpilot.desktop.linux_input import LinuxInput
+from deskpilot.desktop.linux_pointer import LinuxPointer
 from deskpilot.errors import ActionFailed
 
 
-class LinuxElements(LinuxInput):
+class LinuxElements(LinuxPointer):
     """Actions on elements of a window's tree."""
-
-    async def _element_center(self, window: WindowInfo, key: tuple[str, str]) -> tuple[int, int]:
-        rect = await self.a11y.extents(key)
-        if rect is None or rect.empty:
-            raise ActionFailed("the element has no on-screen position to click")
-        located = await self.a11y.locate(window)
-        if located is not None and located[2] != (0, 0):
-            rect = rect.offset(*located[2])
-        if not window.geometry.intersects(rect):
-            raise ActionFailed("the element is outside the window's visible area; scroll first")
-        return rect.center
 
     async def click_element(self, window: WindowInfo, key: tuple[str, str]) -> ActionOutcome:
         name = await self.a11y.activate(key)
         if name is not None:
             return ActionOutcome("atspi", f"AT-SPI action '{name}'")
-        x, y = await self._element_center(window, key)
+        x, y = await self.element_point(window, key)
         async with self._raw_input(window) as outcome:
             self.x.click(x, y)
         return outcome.done(f"pointer click at ({x}, {y})")
@@ -53,7 +42,7 @@ class LinuxElements(LinuxInput):
     ) -> ActionOutcome:
         async with self._raw_input(window) as outcome:
             if not await self._focus(key):
-                x, y = await self._element_center(window, key)
+                x, y = await self.element_point(window, key)
                 self.x.click(x, y)
                 if not await self._has_focus(key):
                     raise ActionFailed("the field did not take the keyboard focus")

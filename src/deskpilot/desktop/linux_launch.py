@@ -76,7 +76,12 @@ class LinuxLaunching(LinuxReading):
         proc: subprocess.Popen[bytes],
         app: AppEntry | None,
         timeout: float,
+        *,
+        handoff: bool = True,
     ) -> WindowInfo:
+        """The app's new window. With ``handoff``, a launcher that exits at once (a
+        single-instance app passing the launch to its running instance) may mean the running
+        instance's window is the answer; without it, only a new window is."""
         names = set()
         if app is not None:
             names = {n.casefold() for n in (app.wm_class, app.executable, app.app_id) if n}
@@ -84,7 +89,7 @@ class LinuxLaunching(LinuxReading):
         async def check() -> WindowInfo | None:
             new = [x for x, pid in self.x.client_pids().items() if self.x.is_new(before, x, pid)]
             if not new:
-                if proc.poll() == 0 and app is not None:
+                if handoff and proc.poll() == 0 and app is not None:
                     # a single-instance app (GApplication) handed the launch to its running
                     # instance and exited: that instance's window is the app's window
                     return next(
@@ -210,7 +215,9 @@ class LinuxLaunching(LinuxReading):
         ]
         entry = next((a for a in await self.apps() if a.executable == "chromium"), None)
         proc = self._spawn(argv)
-        window = await self._wait_new_window(before, proc, entry, timeout)
+        # a running agent browser takes the URLs from this process and opens a new window
+        # (--new-window): wait for that window, never settle for one that was there before
+        window = await self._wait_new_window(before, proc, entry, timeout, handoff=False)
         await self.wait_tree_ready(window, timeout)
         await self.wait_page_loaded(window, timeout)
         return (await self._refresh(window)) or window

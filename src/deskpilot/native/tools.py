@@ -57,10 +57,10 @@ from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, ToolSpec, tool
 from deskpilot.tools.blocklist import Blocklist
 from deskpilot.tools.context import ToolContext
+from deskpilot.tools.pointer import element_under
 from deskpilot.tools.windows import find_window
 
 _FRIENDLY = {"Control_L": "ctrl", "Shift_L": "shift", "Alt_L": "alt", "Super_L": "super"}
-_WRAPPERS = {"label", "text", "icon", "image", "static", "filler", "panel"}
 
 
 async def resolve_window(desktop: Desktop, window_id: str) -> WindowInfo:
@@ -116,16 +116,10 @@ async def _refuse_blocked(
 
 
 async def _element_reason(ctx: ToolContext, x: int, y: int) -> str | None:
-    element = await ctx.desktop.element_at(x, y)
-    for _ in range(3):
-        if element is None:
-            return None
+    for element in await element_under(ctx, x, y):
         reason = ctx.rules.element_reason(element.name)
         if reason is not None:
             return reason
-        if element.role not in _WRAPPERS or element.parent_key is None:
-            return None
-        element = await ctx.desktop.inspect(element.parent_key)
     return None
 
 

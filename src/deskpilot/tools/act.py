@@ -3,7 +3,9 @@
 ``click`` and ``fill`` use AT-SPI (``DoAction``, ``SetTextContents``) when the element offers
 it — no focus, no pointer, the active window is left alone. ``type``, ``shortcut`` and the
 fallbacks need raw input: the target window is activated for the moment and the previously
-active window is re-activated afterwards; the result says so.
+active window is re-activated afterwards; the result says so. The pointer actions
+(double_click, right_click, hover, drag, click at a point) are :mod:`~deskpilot.tools.pointer`;
+the fields of a step and their checks are :mod:`~deskpilot.tools.steps`.
 """
 
 from __future__ import annotations
@@ -15,126 +17,80 @@ import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from deskpilot.ax.roles import INTERACTIVE, TEXTUAL, clean_name
-from deskpilot.desktop.base import ActionOutcome, LiveElement, WindowInfo
+from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.keys import parse_shortcut
-from deskpilot.errors import ActionFailed, DeskpilotError, InvalidArguments, ToolError
+from deskpilot.errors import ActionFailed, DeskpilotError, ToolError
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup, verify
+from deskpilot.tools.pointer import PRESSES, assess_points, run_pointer_step
 from deskpilot.tools.screen import change_summary
-from deskpilot.tools.windows import WindowIDArg, resolve_window
+from deskpilot.tools.steps import (
+    STEP_FIELDS,
+    ActionArg,
+    DxArg,
+    DyArg,
+    ElementArg,
+    ShortcutArg,
+    Step,
+    TextArg,
+    ToElementArg,
+    ToXArg,
+    ToYArg,
+    XArg,
+    YArg,
+    check_step,
+)
+from deskpilot.tools.windows import WindowIDArg, peek_window, resolve_window
+from deskpilot.tools.wording import describe, how
 
 log = logging.getLogger(__name__)
 
-Action = Literal["click", "fill", "type", "shortcut"]
 TEXT_FIELD_ROLES = {"entry", "password-text", "text", "spin-button", "combo-box", "terminal"}
-
-ActionArg = Annotated[
-    Action,
-    Field(
-        description="click (default): activate an element; fill: replace a field's text; "
-        "type: send keystrokes to whatever has focus; shortcut: a key "
-        "combination such as 'ctrl+s', 'escape', 'shift+enter', 'cmd+k'."
-    ),
-]
-ElementArg = Annotated[
-    str | None,
-    Field(description="Element ID (the text after '@' in read_screen_ax), for click and fill."),
-]
-TextArg = Annotated[str | None, Field(max_length=20000, description="Text for fill and type.")]
-ShortcutArg = Annotated[
-    str | None,
-    Field(
-        max_length=100,
-        description="Key combination for shortcut, e.g. 'ctrl+shift+t' (cmd means ctrl).",
-    ),
-]
-
-
-class Step(BaseModel):
-    """One step of perform_sequence."""
-
-    model_config = ConfigDict(extra="forbid")
-    action: ActionArg = "click"
-    elementID: ElementArg = None
-    text: TextArg = None
-    shortcut: ShortcutArg = None
-
-
-def check_step(step: Step, where: str = "") -> None:
-    """Raise InvalidArguments if the fields this action needs are missing or malformed."""
-    prefix = f"{where}: " if where else ""
-    if step.action in ("click", "fill") and not (step.elementID or "").strip():
-        raise InvalidArguments(f"{prefix}{step.action} needs an elementID from read_screen_ax")
-    if step.action in ("fill", "type") and step.text is None:
-        raise InvalidArguments(f"{prefix}{step.action} needs a text")
-    if step.action == "type" and step.text == "":
-        raise InvalidArguments(f"{prefix}type needs a non-empty text")
-    if step.action == "shortcut":
-        if not (step.shortcut or "").strip():
-            raise InvalidArguments(f"{prefix}shortcut needs a shortcut such as 'ctrl+s'")
-        try:
-            parse_shortcut(step.shortcut or "")
-        except InvalidArguments as exc:
-            raise InvalidArguments(f"{prefix}{exc}") from None
 
 
 def _with_summary(text: str, summary: str) -> str:
     return f"{text}\n{summary}" if summary else text
 
 
-def _label(live: LiveElement) -> str:
-    role = INTERACTIVE.get(live.role, TEXTUAL.get(live.role, live.role))
-    name = clean_name(live.name)
-    return f'{role} "{name}"' if name else role
-
-
-def _how(outcome: ActionOutcome) -> str:
-    if outcome.method == "atspi":
-        return f"via {outcome.detail} (no focus change)"
-    how = f"via keyboard/pointer input ({outcome.detail})"
-    if outcome.activated:
-        how += "; the window was activated for it"
-        if outcome.restored:
-            how += f" and {outcome.restored} was re-activated afterwards"
-    return how
-
-
 async def run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
     """Carry out one checked step; return a one-line description of what happened."""
+    if step.pointer:
+        return await run_pointer_step(ctx, window, step)
     if step.action == "click":
         eid, live = await verify(ctx, window, step.elementID or "")
         outcome = await ctx.desktop.click_element(window, live.key)
-        return f"Clicked {_label(live)} @{eid} {_how(outcome)}."
+        return f"Clicked {describe(live)} @{eid} {how(outcome)}."
     if step.action == "fill":
         eid, live = await verify(ctx, window, step.elementID or "")
         if "editable" not in live.states and live.role not in TEXT_FIELD_ROLES:
             raise ActionFailed(
-                f"@{eid} is a {_label(live)}, not a text field: fill needs an editable field "
+                f"@{eid} is a {describe(live)}, not a text field: fill needs an editable field "
                 "(use click for buttons, or type to send keys to the focused element)"
             )
         outcome = await ctx.desktop.fill_element(window, live.key, step.text or "")
         n = len(step.text or "")
-        return f"Filled {_label(live)} @{eid} with {n} characters {_how(outcome)}."
+        return f"Filled {describe(live)} @{eid} with {n} characters {how(outcome)}."
     if step.action == "type":
         if step.elementID:
             _eid, live = await verify(ctx, window, step.elementID)
             await ctx.desktop.focus_element(window, live.key)
         outcome = await ctx.desktop.type_text(window, step.text or "")
-        return f"Typed {len(step.text or '')} characters {_how(outcome)}."
+        return f"Typed {len(step.text or '')} characters {how(outcome)}."
     combo = parse_shortcut(step.shortcut or "")
     outcome = await ctx.desktop.press_keys(window, combo.keysyms)
-    return f"Pressed {step.shortcut} {_how(outcome)}."
+    return f"Pressed {step.shortcut} {how(outcome)}."
+
+
+def _step_of(values: Mapping[str, Any]) -> Step:
+    return Step.model_validate({k: values.get(k) for k in STEP_FIELDS})
 
 
 def _check_perform(values: Mapping[str, Any]) -> None:
-    check_step(
-        Step.model_validate({k: values.get(k) for k in ("action", "elementID", "text", "shortcut")})
-    )
+    check_step(_step_of(values))
 
 
 def _check_sequence(values: Mapping[str, Any]) -> None:
@@ -160,16 +116,22 @@ async def window_changes(
     return (" " + " ".join(notes)) if notes else ""
 
 
-async def _assess_steps(ctx: ToolContext, steps: list[Step]) -> tuple[Risk, str] | None:
+async def _assess_steps(
+    ctx: ToolContext, steps: list[Step], window_id: str | None
+) -> tuple[Risk, str] | None:
+    window = await peek_window(ctx, window_id)
     for step in steps:
-        if step.action in ("click", "fill") and step.elementID:
+        if step.point is not None or step.to_point is not None:
+            if window is not None and (raised := await assess_points(ctx, window, step)):
+                return raised
+        elif step.action in PRESSES and step.elementID:
             try:
                 _eid, record = lookup(ctx.session, step.elementID)
             except DeskpilotError:
                 continue
             # the name the model saw (a GTK4 button named "GtkButton" shows its label "Send")
             reason = ctx.rules.element_reason(record.label or record.name)
-            if reason and step.action == "click":
+            if reason:
                 return Risk.CONSEQUENTIAL, reason
         if step.action == "shortcut" and step.shortcut:
             reason = ctx.rules.shortcut_reason(step.shortcut)
@@ -179,14 +141,11 @@ async def _assess_steps(ctx: ToolContext, steps: list[Step]) -> tuple[Risk, str]
 
 
 async def _assess_perform(ctx: ToolContext, args: Mapping[str, Any]) -> tuple[Risk, str] | None:
-    step = Step.model_validate(
-        {k: args.get(k) for k in ("action", "elementID", "text", "shortcut")}
-    )
-    return await _assess_steps(ctx, [step])
+    return await _assess_steps(ctx, [_step_of(args)], args.get("windowID"))
 
 
 async def _assess_sequence(ctx: ToolContext, args: Mapping[str, Any]) -> tuple[Risk, str] | None:
-    return await _assess_steps(ctx, list(args.get("steps") or []))
+    return await _assess_steps(ctx, list(args.get("steps") or []), args.get("windowID"))
 
 
 @tool(risk=Risk.ACTS, title="Perform", assess=_assess_perform, check=_check_perform)
@@ -196,12 +155,25 @@ async def perform(
     elementID: ElementArg = None,
     text: TextArg = None,
     shortcut: ShortcutArg = None,
+    x: XArg = None,
+    y: YArg = None,
+    toElementID: ToElementArg = None,
+    toX: ToXArg = None,
+    toY: ToYArg = None,
+    dx: DxArg = None,
+    dy: DyArg = None,
     windowID: WindowIDArg = None,
 ) -> ToolResult:
     """Do one UI action in a window: click an element, fill a field, type text into the
-    focused element, or press a shortcut. Element IDs come from the latest read_screen_ax of
-    that window; if one no longer exists you get an error telling you to re-read."""
-    step = Step(action=action, elementID=elementID, text=text, shortcut=shortcut)
+    focused element, press a shortcut, or use the pointer (double_click, right_click, hover,
+    drag, or click at a point x, y of the window's computer_use_screenshot, for canvas, SVG
+    and apps without accessibility). Element IDs come from the latest read_screen_ax of that
+    window; if one no longer exists you get an error telling you to re-read. Pointer actions
+    activate the window for the moment, like type and shortcut."""
+    step = Step(
+        action=action, elementID=elementID, text=text, shortcut=shortcut, x=x, y=y,
+        toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy,
+    )  # fmt: skip
     window = await resolve_window(ctx, windowID)
     before = {w.xid: w for w in await ctx.desktop.list_windows()}
     since = time.monotonic()
@@ -232,9 +204,11 @@ async def perform_sequence(
     step and reports which step failed and what ran."""
     window = await resolve_window(ctx, windowID)
     for i, step in enumerate(steps, 1):
-        if step.elementID:
+        for element_id in (step.elementID, step.toElementID):
+            if not element_id:
+                continue
             try:
-                await verify(ctx, window, step.elementID)
+                await verify(ctx, window, element_id)
             except ToolError as exc:
                 raise ToolError(f"Step {i} of {len(steps)}: {exc} Nothing was done.") from exc
     done: list[str] = []
@@ -304,7 +278,7 @@ async def scroll(
     if moved:
         text = (
             f"Scrolled {direction} for {milliseconds} ms ({steps} wheel steps{capped}) in "
-            f"{window.stable_id} {_how(outcome)}. The content moved: re-read to see it."
+            f"{window.stable_id} {how(outcome)}. The content moved: re-read to see it."
         )
     else:
         text = (

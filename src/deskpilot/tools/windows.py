@@ -90,6 +90,16 @@ async def resolve_window(ctx: ToolContext, window_id: str | None) -> WindowInfo:
     return window
 
 
+async def peek_window(ctx: ToolContext, window_id: str | None) -> WindowInfo | None:
+    """The window a call would use, looked up without changing the session (for a tool's
+    ``assess`` hook, which runs before the call); None when it cannot be told yet."""
+    windows = await ctx.desktop.list_windows()
+    for wid in (window_id, ctx.session.target, ctx.fallback_window):
+        if wid is not None and wid.strip():
+            return find_window(windows, wid)
+    return next((w for w in windows if w.active), None)
+
+
 def _previous_target(ctx: ToolContext, windows: list[WindowInfo]) -> WindowInfo | None:
     """The tracked target closed (e.g. a dialog): go back to the last earlier target still open."""
     gone = ctx.session.target

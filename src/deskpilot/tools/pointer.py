@@ -1,0 +1,136 @@
+"""Pointer steps of perform: double_click, right_click, hover, drag, and click at a point.
+
+A pointer step aims at an element (the centre of its visible part) or at a point given in the
+pixels of the window's ``computer_use_screenshot`` (the window's client area, 0, 0 at its
+top-left corner). Input is XTest on the target window, activated for it and re-activated
+afterwards, like ``type``.
+
+Policy for points (the same as for the element actions): a point that lands in a blocked app's
+window is refused, and a press on an element the consequential rules flag ("Send", "Delete"…)
+asks first. :func:`element_under` — the element under a screen point, looking through the
+labels and icons inside a button — is what such checks use.
+"""
+
+from __future__ import annotations
+
+from deskpilot.desktop.base import LiveElement, WindowInfo
+from deskpilot.errors import ActionFailed, InvalidArguments
+from deskpilot.policy import Risk
+from deskpilot.tools.blocklist import Blocklist
+from deskpilot.tools.context import ToolContext
+from deskpilot.tools.elements import verify
+from deskpilot.tools.steps import Step
+from deskpilot.tools.wording import describe, how
+
+#: Roles of the parts inside a control (a button's label or icon): a press on one of them is a
+#: press on the control, so the policy looks at their parents too.
+WRAPPERS = frozenset({"label", "text", "icon", "image", "static", "filler", "panel"})
+#: Pointer actions that press what is under them (checked by the consequential rules).
+PRESSES = frozenset({"click", "double_click"})
+
+_DONE = {
+    "click": "Clicked",
+    "double_click": "Double-clicked",
+    "right_click": "Right-clicked",
+    "hover": "Moved the pointer over",
+}
+
+
+def screen_point(window: WindowInfo, x: int, y: int) -> tuple[int, int]:
+    """A point in the window's screenshot pixels → screen coordinates (checked to be inside)."""
+    g = window.geometry
+    if not (0 <= x < g.width and 0 <= y < g.height):
+        raise InvalidArguments(
+            f"the point ({x}, {y}) is outside window {window.stable_id}, whose "
+            f"computer_use_screenshot is {g.width}x{g.height} pixels; take a new screenshot"
+        )
+    return g.x + x, g.y + y
+
+
+async def element_under(ctx: ToolContext, x: int, y: int) -> list[LiveElement]:
+    """The element at screen point (x, y) and, when it is a label or icon inside a control,
+    its ancestors up to that control (at most three elements, innermost first)."""
+    element = await ctx.desktop.element_at(x, y)
+    chain: list[LiveElement] = []
+    while element is not None and len(chain) < 3:
+        chain.append(element)
+        if element.role not in WRAPPERS or element.parent_key is None:
+            break
+        element = await ctx.desktop.inspect(element.parent_key)
+    return chain
+
+
+async def point_policy(
+    ctx: ToolContext, x: int, y: int, *, presses: bool
+) -> tuple[Risk, str] | None:
+    """Refuse a screen point in a blocked app's window (AppBlocked); for a press, the
+    consequential risk when the element under it is flagged."""
+    hit = await ctx.desktop.window_at(x, y)
+    if hit is not None:
+        Blocklist.from_settings(ctx.settings).check_window(hit)
+    if not presses:
+        return None
+    for element in await element_under(ctx, x, y):
+        reason = ctx.rules.element_reason(element.name)
+        if reason is not None:
+            return Risk.CONSEQUENTIAL, reason
+    return None
+
+
+async def assess_points(
+    ctx: ToolContext, window: WindowInfo, step: Step
+) -> tuple[Risk, str] | None:
+    """The policy for the points of one step (a drag's drop point counts as a press)."""
+    found: tuple[Risk, str] | None = None
+    starts = [(step.point, step.action in PRESSES), (step.to_point, True)]
+    for point, presses in starts:
+        if point is not None:
+            raised = await point_policy(ctx, *screen_point(window, *point), presses=presses)
+            found = found or raised
+    return found
+
+
+async def _start(ctx: ToolContext, window: WindowInfo, step: Step) -> tuple[int, int, str]:
+    """Where a pointer step acts: (x, y) on screen and what is there, for the result."""
+    if step.point is not None:
+        x, y = screen_point(window, *step.point)
+        under = await element_under(ctx, x, y)
+        what = f" (on {describe(under[-1])})" if under else ""
+        return x, y, f"at ({step.point[0]}, {step.point[1]}){what}"
+    eid, live = await verify(ctx, window, step.elementID or "")
+    x, y = await ctx.desktop.element_point(window, live.key)
+    return x, y, f"{describe(live)} @{eid}"
+
+
+async def _drop(
+    ctx: ToolContext, window: WindowInfo, step: Step, start: tuple[int, int]
+) -> tuple[tuple[int, int], str]:
+    """Where a drag ends, and how to say it."""
+    if step.toElementID is not None:
+        eid, live = await verify(ctx, window, step.toElementID)
+        return await ctx.desktop.element_point(window, live.key), f"{describe(live)} @{eid}"
+    if step.to_point is not None:
+        return screen_point(window, *step.to_point), f"({step.to_point[0]}, {step.to_point[1]})"
+    dx, dy = step.dx or 0, step.dy or 0
+    end = (start[0] + dx, start[1] + dy)
+    if not window.geometry.contains(*end):
+        raise ActionFailed(
+            f"dragging by ({dx}, {dy}) pixels would end outside window {window.stable_id}; "
+            "use a shorter offset"
+        )
+    return end, f"by ({dx}, {dy}) pixels"
+
+
+async def run_pointer_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
+    """Carry out one pointer step; a one-line description of what was done and how."""
+    x, y, what = await _start(ctx, window, step)
+    if step.action == "drag":
+        end, where = await _drop(ctx, window, step, (x, y))
+        outcome = await ctx.desktop.drag_in(window, (x, y), end)
+        return f"Dragged {what} to {where} {how(outcome)}."
+    action = step.action
+    if action not in ("click", "double_click", "right_click", "hover"):
+        raise InvalidArguments(f"{action} is not a pointer action")
+    outcome = await ctx.desktop.point_at(window, x, y, action)
+    verb = "Moved the pointer" if action == "hover" and step.point is not None else _DONE[action]
+    return f"{verb} {what} {how(outcome)}."

@@ -1,0 +1,155 @@
+"""One UI action as ``perform`` and each step of ``perform_sequence`` take it: fields and checks.
+
+Element actions name an element by ID (``click``, ``fill``); pointer actions (``double_click``,
+``right_click``, ``hover``, ``drag``, and ``click`` at a point) take an element ID or a point
+``x``, ``y`` in the pixels of the window's ``computer_use_screenshot`` (0, 0 = its top-left
+corner); keyboard actions (``type``, ``shortcut``) go to whatever has the focus.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from deskpilot.desktop.keys import parse_shortcut
+from deskpilot.errors import InvalidArguments
+
+Action = Literal[
+    "click", "double_click", "right_click", "hover", "drag", "fill", "type", "shortcut"
+]
+#: Actions done with the pointer (XTest) at an element's visible centre or at a point.
+POINTER_ACTIONS = frozenset({"double_click", "right_click", "hover", "drag"})
+#: Actions that may name a point instead of an element.
+POINT_ACTIONS = frozenset({"click", *POINTER_ACTIONS})
+
+ActionArg = Annotated[
+    Action,
+    Field(
+        description="click (default): activate an element (elementID), or click at a point "
+        "(x, y); double_click, right_click, hover: the pointer on an element or a point; "
+        "drag: press on elementID or (x, y), move to toElementID, (toX, toY) or by (dx, dy), "
+        "release; fill: replace a field's text; type: send keystrokes to whatever has focus; "
+        "shortcut: a key combination such as 'ctrl+s', 'escape', 'shift+enter', 'cmd+k'."
+    ),
+]
+ElementArg = Annotated[
+    str | None,
+    Field(
+        description="Element ID (the text after '@' in read_screen_ax), for click, fill, "
+        "the pointer actions and the start of a drag."
+    ),
+]
+TextArg = Annotated[str | None, Field(max_length=20000, description="Text for fill and type.")]
+ShortcutArg = Annotated[
+    str | None,
+    Field(
+        max_length=100,
+        description="Key combination for shortcut, e.g. 'ctrl+shift+t' (cmd means ctrl).",
+    ),
+]
+XArg = Annotated[
+    int | None,
+    Field(
+        ge=0,
+        le=100_000,
+        description="Point to act at instead of an element: x in pixels of the window's "
+        "computer_use_screenshot (0 = its left edge). Needs y. For canvas, SVG and apps "
+        "without accessibility.",
+    ),
+]
+YArg = Annotated[
+    int | None,
+    Field(ge=0, le=100_000, description="y of the point (0 = the screenshot's top edge)."),
+]
+ToElementArg = Annotated[
+    str | None, Field(description="drag: the element ID to drop on (its visible centre).")
+]
+ToXArg = Annotated[
+    int | None,
+    Field(ge=0, le=100_000, description="drag: x of the drop point (screenshot pixels)."),
+]
+ToYArg = Annotated[
+    int | None,
+    Field(ge=0, le=100_000, description="drag: y of the drop point (screenshot pixels)."),
+]
+DxArg = Annotated[
+    int | None,
+    Field(ge=-100_000, le=100_000, description="drag: move this many pixels right (< 0: left)."),
+]
+DyArg = Annotated[
+    int | None,
+    Field(ge=-100_000, le=100_000, description="drag: move this many pixels down (< 0: up)."),
+]
+
+
+class Step(BaseModel):
+    """One step of perform_sequence."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: ActionArg = "click"
+    elementID: ElementArg = None
+    text: TextArg = None
+    shortcut: ShortcutArg = None
+    x: XArg = None
+    y: YArg = None
+    toElementID: ToElementArg = None
+    toX: ToXArg = None
+    toY: ToYArg = None
+    dx: DxArg = None
+    dy: DyArg = None
+
+    @property
+    def point(self) -> tuple[int, int] | None:
+        return (self.x, self.y) if self.x is not None and self.y is not None else None
+
+    @property
+    def to_point(self) -> tuple[int, int] | None:
+        return (self.toX, self.toY) if self.toX is not None and self.toY is not None else None
+
+    @property
+    def pointer(self) -> bool:
+        """Whether this step is pointer input (XTest) rather than an AT-SPI action or keys."""
+        return self.action in POINTER_ACTIONS or (self.action == "click" and self.point is not None)
+
+
+STEP_FIELDS = tuple(Step.model_fields)
+
+
+def check_step(step: Step, where: str = "") -> None:
+    """Raise InvalidArguments if the fields this action needs are missing or malformed."""
+    prefix = f"{where}: " if where else ""
+
+    def bad(message: str) -> InvalidArguments:
+        return InvalidArguments(f"{prefix}{message}")
+
+    if (step.x is None) != (step.y is None):
+        raise bad("a point needs both x and y (pixels of the window's computer_use_screenshot)")
+    if (step.toX is None) != (step.toY is None):
+        raise bad("a drop point needs both toX and toY")
+    has_element = bool((step.elementID or "").strip())
+    if step.point is not None and step.action not in POINT_ACTIONS:
+        raise bad(f"{step.action} does not take a point (x, y)")
+    if step.point is not None and has_element:
+        raise bad("give either an elementID or a point (x, y), not both")
+    if step.action == "fill" and not has_element:
+        raise bad("fill needs an elementID from read_screen_ax")
+    if step.action in POINT_ACTIONS and not has_element and step.point is None:
+        raise bad(f"{step.action} needs an elementID from read_screen_ax, or a point x, y")
+    drop = [step.toElementID is not None, step.to_point is not None,
+            step.dx is not None or step.dy is not None]  # fmt: skip
+    if step.action == "drag" and sum(drop) != 1:
+        raise bad("drag needs exactly one destination: toElementID, (toX, toY), or (dx, dy)")
+    if step.action != "drag" and any(drop):
+        raise bad("toElementID, toX/toY and dx/dy are only for drag")
+    if step.action in ("fill", "type") and step.text is None:
+        raise bad(f"{step.action} needs a text")
+    if step.action == "type" and step.text == "":
+        raise bad("type needs a non-empty text")
+    if step.action == "shortcut":
+        if not (step.shortcut or "").strip():
+            raise bad("shortcut needs a shortcut such as 'ctrl+s'")
+        try:
+            parse_shortcut(step.shortcut or "")
+        except InvalidArguments as exc:
+            raise bad(str(exc)) from None

@@ -1,0 +1,108 @@
+"""A loopback HTTP server for the web fixture pages, recording what the pages report.
+
+It serves ``tests/fixtures/web`` and accepts ``POST /event`` (a JSON object) from the pages'
+``report()`` (``report.js``): what a person's action did on the page reaches the test through
+this server, a channel the tools do not use.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from deskpilot._wait import async_wait_for
+
+PAGES = Path(__file__).parent.parent / "fixtures" / "web"
+
+
+class PageServer:
+    """Serves the fixture pages; ``events`` holds what they reported, in order."""
+
+    def __init__(self, root: Path = PAGES) -> None:
+        self.events: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(SimpleHTTPRequestHandler):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, directory=str(root), **kwargs)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                try:
+                    event = json.loads(self.rfile.read(length) or b"{}")
+                except ValueError:
+                    event = {"kind": "bad-json"}
+                with server._lock:
+                    server.events.append(event)
+                self.send_response(204)
+                self.end_headers()
+
+            def end_headers(self) -> None:
+                self.send_header("Cache-Control", "no-store")
+                super().end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def url(self, page: str) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/{page}"
+
+    def of(self, kind: str, **match: Any) -> list[dict[str, Any]]:
+        """The events of one kind (and with these field values) reported so far."""
+        with self._lock:
+            return [
+                e
+                for e in self.events
+                if e.get("kind") == kind and all(e.get(k) == v for k, v in match.items())
+            ]
+
+    async def wait_for(self, kind: str, timeout: float = 10.0, **match: Any) -> dict[str, Any]:
+        """The first event of ``kind`` (with these field values); waits until a page sends it."""
+
+        async def seen() -> dict[str, Any] | None:
+            found = self.of(kind, **match)
+            return found[0] if found else None
+
+        return await async_wait_for(seen, timeout=timeout, what=f"the page to report {kind!r}")
+
+    def clear(self) -> None:
+        with self._lock:
+            self.events.clear()
+
+    def __enter__(self) -> PageServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+
+def color_center(png: bytes, rgb: tuple[int, int, int]) -> tuple[int, int]:
+    """The centre of the pixels of exactly this colour in a screenshot (a test's eyes)."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as img:
+        rgb_img = img.convert("RGB")
+        width, height = rgb_img.size
+        data = rgb_img.tobytes()
+    want = bytes(rgb)
+    xs: list[int] = []
+    ys: list[int] = []
+    for i in range(0, len(data), 3):
+        if data[i : i + 3] == want:
+            xs.append((i // 3) % width)
+            ys.append((i // 3) // width)
+    assert xs, f"no pixel of colour {rgb} in the {width}x{height} screenshot"
+    return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
