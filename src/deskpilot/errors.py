@@ -12,6 +12,7 @@ Every error deskpilot raises on purpose derives from :class:`DeskpilotError`. Fo
     │   ├── DisplayUnavailable      no X display (DISPLAY unset or unreachable)
     │   ├── AccessibilityUnavailable  no AT-SPI bus / registry
     │   └── DesktopLost         the display or its bus went away mid-session
+    ├── RulesError                  the page-rule library cannot be read, written or imported
     ├── ToolError                   an expected tool failure; its text goes to the model
     │   ├── InvalidArguments        missing, mistyped or out-of-range arguments
     │   ├── UnknownTool             no tool by that name
@@ -20,6 +21,8 @@ Every error deskpilot raises on purpose derives from :class:`DeskpilotError`. Fo
     │   ├── AppNotFound             open_app could not resolve a name
     │   ├── AppBlocked              the app is on the blocklist
     │   ├── ActionFailed            the app refused or did not perform an action
+    │   ├── BrowserUnavailable      the agent browser is not running or not reachable (CDP)
+    │   ├── PageError               a page tool could not do its work in the page
     │   └── ActionDeclined          a person (or policy) declined the action
     ├── ProviderError               a model provider failed (HTTP, auth, bad reply)
     │   └── ProviderNotConfigured   no model, key or SDK: the message says how to fix it
@@ -66,6 +69,10 @@ class DesktopLost(DesktopError):
 
     Long-lived surfaces (the MCP server) drop the dead connection and open the desktop again
     on the next call, so calls work again once the display is back."""
+
+
+class RulesError(DeskpilotError):
+    """The page-rule library cannot be opened, written, exported or imported."""
 
 
 class ToolError(DeskpilotError):
@@ -120,6 +127,14 @@ class AppBlocked(ToolError):
 
 class ActionFailed(ToolError):
     """The target app refused or did not perform an action."""
+
+
+class BrowserUnavailable(ToolError):
+    """The agent browser is not running, or its DevTools endpoint cannot be reached."""
+
+
+class PageError(ToolError):
+    """A page tool could not run its code in the page, or the page refused it."""
 
 
 class ActionDeclined(ToolError):

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import click
 
-from deskpilot.cli import blocklist_cmd, chat_cmd, log_cmd, mcp_cmd, run_cmd, sandbox_cmd, tools_cmd
+from deskpilot.cli import (
+    blocklist_cmd,
+    chat_cmd,
+    log_cmd,
+    mcp_cmd,
+    rules_cmd,
+    run_cmd,
+    sandbox_cmd,
+    tools_cmd,
+)
 from deskpilot.cli.common import Context, main_options
 
 
@@ -32,6 +41,15 @@ def main(ctx: click.Context, /, **options: object) -> None:
     ctx.obj = Context.from_options(options)
 
 
-for module in (tools_cmd, sandbox_cmd, blocklist_cmd, run_cmd, chat_cmd, log_cmd, mcp_cmd):
+for module in (
+    tools_cmd,
+    sandbox_cmd,
+    blocklist_cmd,
+    run_cmd,
+    chat_cmd,
+    log_cmd,
+    mcp_cmd,
+    rules_cmd,
+):
     for command in module.COMMANDS:
         main.add_command(command)

@@ -14,7 +14,7 @@ from deskpilot.cli.common import Context, async_command, pass_context
 from deskpilot.config import CONFIRM_MODES
 from deskpilot.errors import ToolError
 from deskpilot.tools.base import ToolResult
-from deskpilot.tools.builtin import computer_use_tools
+from deskpilot.tools.builtin import all_tools
 from deskpilot.tools.toolset import parse_args
 
 
@@ -22,7 +22,7 @@ from deskpilot.tools.toolset import parse_args
 @click.option("--json", "as_json", is_flag=True, help="Print the full definitions as JSON.")
 def tools(as_json: bool) -> None:
     """List the tools with their input schemas."""
-    specs = computer_use_tools().list()
+    specs = all_tools().list()
     if as_json:
         click.echo(json.dumps([s.schema_dict() for s in specs], indent=2, ensure_ascii=False))
         return
@@ -92,7 +92,7 @@ async def tool(
     from deskpilot.runtime import open_session
 
     settings = ctx.override(confirm=confirm)
-    toolset = computer_use_tools()
+    toolset = all_tools()
     # fail fast on bad input, before touching the desktop
     bad: str | None = None
     try:

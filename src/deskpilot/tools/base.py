@@ -51,6 +51,8 @@ class ToolResult:
 ToolFunc = Callable[..., Awaitable[ToolResult]]
 RiskHook = Callable[["ToolContext", Mapping[str, Any]], Awaitable[tuple[Risk, str] | None]]
 CheckHook = Callable[[Mapping[str, Any]], None]
+#: lines a person sees when asked to approve one call (what exactly will be saved)
+ExplainHook = Callable[["ToolContext", Mapping[str, Any]], Awaitable[list[str]]]
 
 
 @dataclass
@@ -67,6 +69,7 @@ class ToolSpec:
     idempotent: bool = False
     assess: RiskHook | None = None  # may raise the risk of one call (consequential clicks)
     check: CheckHook | None = None  # cross-field checks; raises InvalidArguments
+    explain: ExplainHook | None = None  # details shown with a confirmation
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -166,6 +169,7 @@ def tool(
     idempotent: bool = False,
     assess: RiskHook | None = None,
     check: CheckHook | None = None,
+    explain: ExplainHook | None = None,
 ) -> Callable[[ToolFunc], ToolSpec]:
     """Turn a typed async function into a :class:`ToolSpec`."""
 
@@ -196,6 +200,7 @@ def tool(
             idempotent=idempotent,
             assess=assess,
             check=check,
+            explain=explain,
         )
 
     return wrap

@@ -23,3 +23,17 @@ NINE_TOOLS = (
 def computer_use_tools() -> ToolSet:
     """A fresh ToolSet with the nine computer-use tools."""
     return ToolSet(NINE_TOOLS)
+
+
+def page_tools() -> ToolSet:
+    """The page tools (seed 002): query_page, TEMP panes, the rule library."""
+    from deskpilot.pages.tools import PAGE_TOOLS
+
+    return ToolSet(PAGE_TOOLS)
+
+
+def all_tools() -> ToolSet:
+    """The nine computer-use tools and the page tools, as ``deskpilot tools`` lists them."""
+    from deskpilot.pages.tools import PAGE_TOOLS
+
+    return ToolSet((*NINE_TOOLS, *PAGE_TOOLS))

@@ -180,16 +180,14 @@ class ToolSet:
     ) -> None:
         shown = _plain(values)  # what a person approves: arguments, not Python reprs
         why = reason or f"{spec.name} is {risk.value}"
+        details = tuple(await spec.explain(ctx, values)) if spec.explain is not None else ()
         request = ApprovalRequest(
-            tool=spec.name, args=shown, risk=risk, reason=why, call_id=call_id
+            tool=spec.name, args=shown, risk=risk, reason=why, call_id=call_id, details=details
         )
-        ctx.emit(
-            Event(
-                "confirm.asked",
-                {"tool": spec.name, "args": _jsonable(shown), "call_id": call_id, "reason": why},
-                run_id=ctx.run_id,
-            )
-        )
+        asked = {"tool": spec.name, "args": _jsonable(shown), "call_id": call_id, "reason": why}
+        if details:
+            asked["details"] = list(details)
+        ctx.emit(Event("confirm.asked", asked, run_id=ctx.run_id))
         declined: ActionDeclined | None = None
         try:
             approved = (await ctx.approver.approve(request)) is True

@@ -1,0 +1,240 @@
+// deskpilot page-rules runtime (MAIN world). Loaded at document start by deskpilot's generated
+// extension, or pushed into open documents by deskpilot over CDP. One instance per document;
+// a later revision of the rule set replaces an earlier one.
+(() => {
+  "use strict";
+  const KEY = "__deskpilotPages";
+  if (window[KEY]) return;
+  const ERROR_EVENT = "deskpilot-pages:error";
+  const PANE_EVENT = "deskpilot-pages:pane";
+  const isTop = (() => { try { return window.top === window; } catch (e) { return false; } })();
+  const state = {
+    rev: -1,
+    rules: [],              // the enabled rules, in library order
+    defs: new Map(),        // key -> function(dp) (one file per JS rule)
+    sheets: new Map(),      // key -> CSSStyleSheet
+    ran: new Map(),         // key -> {cleanup} once a rule's JS has run in this document
+    active: new Set(),      // keys whose CSS is adopted
+    paneSheet: null,
+    paneCleanup: null,
+    url: "",
+    listeners: [],
+    errors: [],
+  };
+  const regexes = new Map();
+
+  function href() {
+    let url = location.href;
+    if (!isTop && (url === "about:blank" || url === "about:srcdoc")) {
+      try { url = parent.location.href; } catch (e) { /* cross-origin parent */ }
+    }
+    return url;
+  }
+  function test(src, url) {
+    let re = regexes.get(src);
+    if (re === undefined) {
+      try { re = new RegExp(src); } catch (e) { re = null; }
+      regexes.set(src, re);
+    }
+    return re !== null && re.test(url);
+  }
+  function levelOk(level, url) {
+    for (const src of level.exc) if (test(src, url)) return false;
+    return level.inc.length === 0 || level.inc.some((src) => test(src, url));
+  }
+  function applies(rule, url) {
+    if (rule.frames === "top" && !isTop) return false;
+    return rule.levels.every((level) => levelOk(level, url));
+  }
+  function classify(err) {
+    const text = String((err && err.message) || err);
+    if (/Trusted ?(HTML|Script|ScriptURL|Type)/i.test(text)) return "trusted_types";
+    if ((typeof EvalError !== "undefined" && err instanceof EvalError) || /unsafe-eval/.test(text)) return "csp_eval";
+    return "js_exception";
+  }
+  function report(rule, kind, message) {
+    const detail = JSON.stringify({
+      rule: rule.id, url: location.href, kind, message: String(message).slice(0, 2000),
+      at: new Date().toISOString(),
+    });
+    state.errors.push(detail);
+    if (state.errors.length > 50) state.errors.shift();
+    try { document.dispatchEvent(new CustomEvent(ERROR_EVENT, { detail })); } catch (e) { /* none */ }
+  }
+  function describe(err) {
+    if (err && err.stack) {
+      const m = /<anonymous>:(\d+):(\d+)|deskpilot-rule[^:]*:(\d+):(\d+)/.exec(err.stack);
+      const line = m ? Number(m[1] || m[3]) - 1 : null;
+      return `${err.name || "Error"}: ${err.message}` + (line ? ` (line ${line})` : "");
+    }
+    return String(err);
+  }
+
+  // -- CSS: one constructed sheet per rule, adopted in library order, the TEMP pane last
+  function sheetFor(rule) {
+    let sheet = state.sheets.get(rule.key);
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      try { sheet.replaceSync(rule.css); } catch (e) { report(rule, "css_error", describe(e)); }
+      state.sheets.set(rule.key, sheet);
+    }
+    return sheet;
+  }
+  function adopt() {
+    const ours = new Set(state.sheets.values());
+    if (state.paneSheet) ours.add(state.paneSheet);
+    const want = [];
+    for (const rule of state.rules) if (state.active.has(rule.key)) want.push(state.sheets.get(rule.key));
+    if (state.paneSheet) want.push(state.paneSheet);
+    try {
+      const page = document.adoptedStyleSheets.filter((s) => !ours.has(s));
+      document.adoptedStyleSheets = [...page, ...want];
+    } catch (e) { /* a document without adoptedStyleSheets */ }
+  }
+
+  // -- JS: run once per document when the rule matches and its time has come
+  function due(rule) {
+    if (rule.runAt === "document-start") return true;
+    const rs = document.readyState;
+    if (rule.runAt === "document-end") return rs !== "loading";
+    return rs === "complete";
+  }
+  function run(rule) {
+    if (state.ran.has(rule.key)) return;
+    const fn = state.defs.get(rule.key);
+    if (!fn) return;
+    state.ran.set(rule.key, { cleanup: null });
+    const dp = {
+      rule: { id: rule.id, name: rule.name },
+      get url() { return href(); },
+      onUrlChange(cb) { if (typeof cb === "function") state.listeners.push(cb); },
+    };
+    try {
+      const out = fn.call(window, dp);
+      if (typeof out === "function") state.ran.get(rule.key).cleanup = out;
+      if (out && typeof out.then === "function") {
+        out.then(
+          (v) => { if (typeof v === "function") state.ran.get(rule.key).cleanup = v; },
+          (e) => report(rule, classify(e), describe(e)),
+        );
+      }
+    } catch (e) {
+      report(rule, classify(e), describe(e));
+    }
+  }
+  function stop(key) {
+    const done = state.ran.get(key);
+    if (!done || !done.cleanup) return;  // without a cleanup, JS cannot be un-run
+    try { done.cleanup(); } catch (e) { /* ignore */ }
+    state.ran.delete(key);
+  }
+
+  function evaluate() {
+    const url = href();
+    state.url = url;
+    const keep = new Set();
+    for (const rule of state.rules) {
+      const on = applies(rule, url);
+      if (rule.css) {
+        if (on) { sheetFor(rule); state.active.add(rule.key); } else state.active.delete(rule.key);
+      }
+      if (rule.hasJs) {
+        if (on) { keep.add(rule.key); if (due(rule)) run(rule); } else stop(rule.key);
+      }
+    }
+    for (const key of [...state.ran.keys()]) if (!keep.has(key) && !state.rules.some((r) => r.key === key)) stop(key);
+    for (const key of [...state.active]) if (!state.rules.some((r) => r.key === key)) state.active.delete(key);
+    adopt();
+  }
+  function urlChanged() {
+    if (href() === state.url) return;
+    evaluate();
+    for (const cb of state.listeners) { try { cb(href()); } catch (e) { /* the rule's own */ } }
+  }
+  function missing() {
+    for (const rule of state.rules) {
+      if (rule.hasJs && applies(rule, href()) && !state.defs.has(rule.key)) {
+        report(rule, "js_syntax", "the rule's JavaScript did not load (a syntax error?)");
+      }
+    }
+  }
+
+  const api = {
+    get rev() { return state.rev; },
+    load(rev, rules) {
+      if (rev <= state.rev) return false;
+      state.rev = rev;
+      state.rules = rules;
+      evaluate();
+      return true;
+    },
+    define(key, fn) {
+      state.defs.set(key, fn);
+      const rule = state.rules.find((r) => r.key === key);
+      if (rule && applies(rule, href()) && due(rule)) run(rule);
+    },
+    applied() { return state.rules.filter((r) => state.active.has(r.key) || state.ran.has(r.key)).map((r) => r.id); },
+    errors() { return state.errors.slice(); },
+    // TEMP panes (top frame): the CSS pane's sheet is replaced, not appended to
+    paneCss(code) {
+      if (code === null) { state.paneSheet = null; adopt(); return 0; }
+      if (!state.paneSheet) state.paneSheet = new CSSStyleSheet();
+      state.paneSheet.replaceSync(code);
+      adopt();
+      return state.paneSheet.cssRules.length;
+    },
+    paneStop() {
+      const cleanup = state.paneCleanup;
+      state.paneCleanup = null;
+      if (typeof cleanup === "function") { try { cleanup(); } catch (e) { return String(e); } }
+      return null;
+    },
+    // run a JS pane's code (a function body, like a rule's): the last run's cleanup first
+    paneRun(fn) {
+      api.paneStop();
+      const dp = { rule: { id: "pane", name: "TEMP pane" }, get url() { return href(); },
+                   onUrlChange(cb) { if (typeof cb === "function") state.listeners.push(cb); } };
+      const finish = (v) => {
+        if (typeof v === "function") {
+          state.paneCleanup = v;
+          return { type: "cleanup", text: "a cleanup function (it runs when the pane changes or closes)" };
+        }
+        return summarize(v);
+      };
+      const out = fn.call(window, dp);
+      if (out && typeof out.then === "function") return out.then(finish);
+      return finish(out);
+    },
+  };
+  function summarize(v) {
+    if (v === undefined) return { type: "undefined", text: "undefined" };
+    if (typeof Node !== "undefined" && v instanceof Node) {
+      return { type: "node", text: String(v.outerHTML || v.nodeName).slice(0, 2000) };
+    }
+    try {
+      const text = JSON.stringify(v);
+      if (text !== undefined) return { type: typeof v, text: text.slice(0, 4000) };
+    } catch (e) { /* cyclic */ }
+    return { type: typeof v, text: String(v).slice(0, 4000) };
+  }
+  Object.defineProperty(window, KEY, { value: api, configurable: true });
+
+  function when(event, target, fn) { target.addEventListener(event, fn, { passive: true }); }
+  if (window.navigation && typeof window.navigation.addEventListener === "function") {
+    window.navigation.addEventListener("currententrychange", urlChanged);
+  }
+  when("popstate", window, urlChanged);
+  when("hashchange", window, urlChanged);
+  when("DOMContentLoaded", document, () => { evaluate(); missing(); });
+  when("load", window, () => {
+    const later = window.requestIdleCallback || ((f) => setTimeout(f, 1));
+    later(() => evaluate());
+  });
+  // a TEMP pane re-applied after a reload (sent by deskpilot's isolated-world bridge)
+  when(PANE_EVENT, document, (e) => {
+    try {
+      const pane = JSON.parse(e.detail);
+      if (pane.kind === "css" && typeof pane.code === "string") api.paneCss(pane.code);
+    } catch (err) { /* malformed */ }
+  });
+})();

@@ -1,0 +1,174 @@
+"""The generated Chromium extension that applies the rule library with no deskpilot running.
+
+deskpilot writes it from the library on every change and loads it into the agent browser
+(``--load-extension``). Layout::
+
+    manifest.json        MV3; content scripts: bridge.js (isolated world) and the rule set
+                         current when the browser starts (MAIN world, document start, frames)
+    sw.js, bridge.js     static (package data)
+    gen/current.json     {"rev": N, "files": [...]}: the newest rule set; the service worker
+                         registers it dynamically when it is newer than the manifest's
+    gen/N/runtime.js     the page runtime (package data)
+    gen/N/data.js        the enabled rules in order: CSS, compiled patterns, flags
+    gen/N/r_<id>.js      one file per JS rule (a syntax error breaks only that rule)
+    panes/               the code of open JS TEMP panes (re-run after a reload)
+
+Why an extension and not only a CDP connection: scripts a CDP client registers vanish when it
+disconnects, and deskpilot's processes are short-lived; a content script from an unpacked
+extension runs at document start in every frame (cross-site ones too), is not subject to the
+page's CSP, and lives as long as the browser.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from deskpilot.pages.library import Folder, Group, Library, Rule
+
+NAME = "deskpilot page rules"
+KEEP_REVISIONS = 3
+STATIC = ("sw.js", "bridge.js")
+
+
+def asset(name: str) -> str:
+    return (resources.files("deskpilot") / "data" / "pages" / name).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The enabled rules of one library revision, as the page runtime takes them."""
+
+    rev: int
+    rules: list[dict[str, Any]]
+    code: dict[str, str]  # key → JS body
+
+    def data_js(self) -> str:
+        return f"window.__deskpilotPages.load({self.rev}, {json.dumps(self.rules)});\n"
+
+    def define_js(self, key: str) -> str:
+        body = self.code[key]
+        return (
+            f"window.__deskpilotPages.define({json.dumps(key)}, function (dp) {{\n{body}\n}});\n"
+            f"//# sourceURL=deskpilot-rule-{key.split('@')[0]}.js\n"
+        )
+
+
+def rule_key(rule: Rule) -> str:
+    return f"{rule.id}@{rule.revision}"
+
+
+def _level(node: Folder | Group | Rule) -> dict[str, list[str]]:
+    return {"inc": [p.regex for p in node.include], "exc": [p.regex for p in node.exclude]}
+
+
+def rule_set(library: Library) -> RuleSet:
+    rules, code = [], {}
+    for folder, group, rule in library.chains():
+        if not (folder.enabled and group.enabled and rule.enabled):
+            continue
+        key = rule_key(rule)
+        rules.append(
+            {
+                "key": key,
+                "id": rule.id,
+                "name": rule.name,
+                "css": rule.css,
+                "hasJs": rule.js is not None,
+                "runAt": rule.run_at,
+                "frames": rule.frames,
+                "levels": [_level(folder), _level(group), _level(rule)],
+            }
+        )
+        if rule.js is not None:
+            code[key] = rule.js
+    return RuleSet(library.revision, rules, code)
+
+
+def _files(rs: RuleSet) -> dict[str, str]:
+    base = f"gen/{rs.rev}"
+    out = {f"{base}/runtime.js": asset("runtime.js"), f"{base}/data.js": rs.data_js()}
+    for key in rs.code:
+        out[f"{base}/{key.split('@')[0]}.js"] = rs.define_js(key)
+    return out
+
+
+def manifest(files: list[str]) -> dict[str, Any]:
+    common = {
+        "matches": ["<all_urls>"],
+        "run_at": "document_start",
+        "all_frames": True,
+        "match_about_blank": True,
+        "match_origin_as_fallback": True,
+    }
+    return {
+        "manifest_version": 3,
+        "name": NAME,
+        "version": "1.0",
+        "description": "Applies deskpilot's page rules (generated; edit with `deskpilot rules`).",
+        "permissions": ["scripting", "storage"],
+        "host_permissions": ["<all_urls>"],
+        "background": {"service_worker": "sw.js"},
+        "content_scripts": [
+            {**common, "js": ["bridge.js"]},
+            {**common, "js": files, "world": "MAIN"},
+        ],
+    }
+
+
+def write_extension(library: Library, directory: Path, *, for_launch: bool = False) -> RuleSet:
+    """Write the current rule set; with ``for_launch`` also point the manifest at it (the
+    manifest is read when the browser starts, so it changes only then)."""
+    rs = rule_set(library)
+    directory.mkdir(parents=True, exist_ok=True)
+    generated = _files(rs)
+    for rel, text in generated.items():
+        _write(directory / rel, text)
+    for name in STATIC:
+        _write(directory / name, asset(name))
+    order = list(generated)
+    _write(directory / "gen" / "current.json", json.dumps({"rev": rs.rev, "files": order}))
+    manifest_path = directory / "manifest.json"
+    if for_launch or not manifest_path.exists():
+        _write(manifest_path, json.dumps(manifest(order), indent=2))
+    (directory / "panes").mkdir(exist_ok=True)
+    _prune(directory, keep={rs.rev, _manifest_rev(manifest_path)})
+    return rs
+
+
+def _manifest_rev(path: Path) -> int:
+    try:
+        data = json.loads(path.read_text())
+        files = data["content_scripts"][1]["js"]
+        return int(files[0].split("/")[1])
+    except (OSError, ValueError, KeyError, IndexError):
+        return -1
+
+
+def _prune(directory: Path, keep: set[int]) -> None:
+    revs = sorted(
+        (int(p.name) for p in (directory / "gen").iterdir() if p.is_dir() and p.name.isdigit()),
+        reverse=True,
+    )
+    for rev in revs[KEEP_REVISIONS:]:
+        if rev not in keep:
+            shutil.rmtree(directory / "gen" / str(rev), ignore_errors=True)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def push_script(rs: RuleSet) -> list[str]:
+    """What deskpilot evaluates in an open document to bring it to ``rs``: the runtime, the
+    set, then each JS rule on its own (one rule's syntax error leaves the others)."""
+    return [asset("runtime.js"), rs.data_js(), *(rs.define_js(k) for k in rs.code)]

@@ -1,0 +1,101 @@
+"""Keeping the agent browser in step with the rule library, and collecting rule errors.
+
+After every library change the extension files are rewritten; if the agent browser runs, the
+new rule set is pushed into its open documents (frames too) and its extension is told to
+inject the new set into documents that load from now on. Without a running browser the
+change applies when deskpilot next starts it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+
+from deskpilot.config import Settings
+from deskpilot.errors import PageError
+from deskpilot.pages.browser import AgentBrowser, Tab, maybe_connect
+from deskpilot.pages.extension import RuleSet, push_script, write_extension
+from deskpilot.pages.library import Library
+from deskpilot.pages.store import extension_dir, open_library
+
+log = logging.getLogger(__name__)
+
+
+def launch_flags(settings: Settings) -> list[str]:
+    """Chromium flags that load the page-rules extension, written fresh from the library."""
+    directory = extension_dir(settings)
+    with open_library(settings) as lib:
+        write_extension(lib, directory, for_launch=True)
+    return [f"--load-extension={directory}"]
+
+
+async def after_change(settings: Settings, agent: AgentBrowser | None = None) -> str:
+    """Rewrite the extension and bring a running browser up to date; a note for people."""
+    with open_library(settings) as lib:
+        rs = write_extension(lib, extension_dir(settings))
+    if agent is not None:
+        return await _update(agent, rs)
+    async with maybe_connect(settings) as found:
+        if found is None:
+            return "the agent browser is not running: the change applies when it next opens"
+        return await _update(found, rs)
+
+
+async def _update(agent: AgentBrowser, rs: RuleSet) -> str:
+    tabs = await push(agent, rs)
+    reply = await agent.service_worker_call({"op": "sync"})
+    later = "" if reply is not None else "; pages loaded from now on get it after a restart"
+    return f"applied to {tabs} open tab{'s' if tabs != 1 else ''}{later}"
+
+
+async def push(agent: AgentBrowser, rs: RuleSet) -> int:
+    """Bring every open document to ``rs``; the number of tabs reached."""
+    reached = 0
+    for page in agent.web_pages():
+        try:
+            tab = await agent.tab(page)
+            for session, cid, _url in await tab.documents():
+                for piece in push_script(rs):
+                    params: dict[str, object] = {"expression": piece, "returnByValue": True}
+                    if cid is not None:
+                        params["contextId"] = cid
+                    with contextlib.suppress(Exception):  # one frame gone must not stop the rest
+                        await session.send("Runtime.evaluate", params)
+            reached += 1
+        except PageError as exc:
+            log.info("could not update %s: %s", page.url, exc)
+    return reached
+
+
+async def ensure_runtime(tab: Tab) -> None:
+    """The page runtime in the tab's top document (an older tab may predate it)."""
+    from deskpilot.pages.extension import asset
+
+    if await tab.value("typeof window.__deskpilotPages") != "object":
+        await tab.value(asset("runtime.js"))
+
+
+async def collect_errors(
+    settings: Settings, lib: Library, agent: AgentBrowser | None = None
+) -> int:
+    """Move the rule errors pages reported into the library; how many were new."""
+    if agent is None:
+        async with maybe_connect(settings) as found:
+            return 0 if found is None else await collect_errors(settings, lib, found)
+    reply = await agent.service_worker_call({"op": "drain"})
+    count = 0
+    for raw in (reply or {}).get("errors", []):
+        try:
+            e = json.loads(raw)
+            if lib.record_error(
+                str(e["rule"]),
+                str(e["url"]),
+                str(e["kind"]),
+                str(e["message"]),
+                str(e.get("at", "")),
+            ):
+                count += 1
+        except (ValueError, KeyError, TypeError):
+            continue
+    return count
