@@ -1,7 +1,9 @@
 """The interactive parent agent behind ``deskpilot chat``.
 
 Its tools are ``computer_use_task`` (the subagent, which alone touches the GUI) plus the
-workspace tools ``read_file`` and ``run_command`` (both confirmed). Each user message is one
+workspace tools ``read_file`` and ``run_command`` (both confirmed); in page mode (``chat
+--page``) the page tools and ``computer_use_task``, with the page-helper instructions. Each
+user message is one
 turn of at most 8 steps. The conversation is neutral, so ``switch()`` can change the model
 between turns (the subagent follows); it saves to JSON and resumes.
 """
@@ -38,17 +40,30 @@ class ChatSession:
         tool_protocol: ToolProtocol | None = None,
         controller: StopController | None = None,
         task_tools: ToolSet | None = None,
+        page: bool = False,
     ) -> None:
         self.provider = provider
         self.ctx = ctx
-        self.conversation = conversation or Conversation(system=CHAT_PROMPT)
+        self.page = page
+        if page:
+            from deskpilot.pages.prompt import PAGE_PROMPT
+
+            system = PAGE_PROMPT
+        else:
+            system = CHAT_PROMPT
+        self.conversation = conversation or Conversation(system=system)
         self.max_steps = max_steps
         self.tool_protocol = tool_protocol
         self.controller = controller or StopController()
         subagent = computer_use_task_tool(
             lambda: self.provider, tools=task_tools, controller=self.controller
         )
-        self.tools = ToolSet([subagent, *workspace_tools(workspace or Path.cwd())])
+        if page:
+            from deskpilot.pages.tools import PAGE_TOOLS
+
+            self.tools = ToolSet([*PAGE_TOOLS, subagent])
+        else:
+            self.tools = ToolSet([subagent, *workspace_tools(workspace or Path.cwd())])
 
     async def send(self, text: str) -> RunResult:
         """One turn: the user's message, then up to ``max_steps`` steps, then the answer."""

@@ -53,6 +53,12 @@ In the chat:
     default=None,
     help="Save the conversation to this file after every turn.",
 )
+@click.option(
+    "--page",
+    is_flag=True,
+    help="Page-helper mode: inspect the agent browser's current tab, try CSS/JS live in TEMP "
+    "panes, and save rules (each save asks you first).",
+)
 @pass_context
 def chat_command(
     ctx: Context,
@@ -64,9 +70,15 @@ def chat_command(
     max_steps: int,
     resume: Path | None,
     save: Path | None,
+    page: bool,
 ) -> None:
     """Talk to deskpilot: it does GUI work through computer_use_task, and can read files and
-    run commands (each with your confirmation)."""
+    run commands (each with your confirmation).
+
+    With --page, it works on the page open in the agent browser: it looks at the page,
+    tries CSS/JS live, asks you to check, and saves a rule (applied to every matching page
+    from then on) only after you agree — each save with its own confirmation. Manage saved
+    rules with `deskpilot rules`."""
     settings = ctx.override(
         model=model, base_url=base_url, confirm=confirm, tool_protocol=tool_protocol
     )
@@ -77,7 +89,7 @@ def chat_command(
             conversation, _meta = load_conversation(resume)
         except DeskpilotError as exc:
             fail(exc)
-    run_async(_chat(settings, provider, conversation, events, max_steps, save))
+    run_async(_chat(settings, provider, conversation, events, max_steps, save, page))
 
 
 async def _chat(
@@ -87,6 +99,7 @@ async def _chat(
     events: str,
     max_steps: int,
     save: Path | None,
+    page: bool = False,
 ) -> None:
     console = Console()
     controller = StopController()
@@ -102,8 +115,12 @@ async def _chat(
             max_steps=max_steps,
             tool_protocol=settings.tool_protocol,
             controller=controller,
+            page=page,
         )
-        console.print(f"deskpilot chat with {provider.label} — /exit to leave, Ctrl-C to stop")
+        mode = " (page helper)" if page else ""
+        console.print(
+            f"deskpilot chat{mode} with {provider.label} — /exit to leave, Ctrl-C to stop"
+        )
         try:
             with stop_on_signals(controller, on_idle=_cancel(main)):
                 await _chat_loop(chat, console, events, save)

@@ -9,6 +9,7 @@ replaced by the document's) and for its accessible tree to settle.
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import time
@@ -20,7 +21,7 @@ from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.a11yenv import chromium_flags
 from deskpilot.desktop.base import AppEntry, WindowInfo
 from deskpilot.desktop.linux_read import LinuxReading
-from deskpilot.errors import DesktopError
+from deskpilot.errors import DeskpilotError, DesktopError
 
 CHROMIUM_NAMES = {
     "chromium",
@@ -33,6 +34,9 @@ CHROMIUM_NAMES = {
     "vivaldi",
 }
 ELECTRON_HINTS = {"electron", "code", "slack", "discord", "signal-desktop", "obsidian"}
+
+
+_log = logging.getLogger(__name__)
 
 
 class LinuxLaunching(LinuxReading):
@@ -178,9 +182,20 @@ class LinuxLaunching(LinuxReading):
         return (await self._refresh(window)) or window
 
     def agent_browser_profile(self) -> Path:
-        if self.settings.sandbox_dir:
-            return Path(self.settings.sandbox_dir) / "home" / ".config" / "deskpilot-browser"
-        return self.settings.state_dir / "browser-profile"
+        from deskpilot.pages.store import agent_profile
+
+        return agent_profile(self.settings)
+
+    def agent_browser_extras(self) -> list[str]:
+        """Flags for the page side: the page-rules extension, written fresh from the library
+        (rules then apply with no deskpilot process running)."""
+        from deskpilot.pages.service import launch_flags
+
+        try:
+            return launch_flags(self.settings)
+        except DeskpilotError as exc:  # a broken library must not stop the browser
+            _log.warning("page rules not loaded into the agent browser: %s", exc)
+            return []
 
     async def open_urls(
         self, urls: Sequence[str], *, browser: str = "agent", timeout: float = 30.0
@@ -210,6 +225,7 @@ class LinuxLaunching(LinuxReading):
             *chromium_flags(),
             f"--user-data-dir={profile}",
             "--remote-debugging-port=0",
+            *self.agent_browser_extras(),
             "--new-window",
             *urls,
         ]

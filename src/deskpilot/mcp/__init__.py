@@ -30,7 +30,7 @@ from deskpilot.mcp.tokens import default_token_file, load_token
 from deskpilot.mcp.transports import Bind, bind_socket, parse_bind, serve_http, serve_stdio
 from deskpilot.runtime import open_session
 from deskpilot.session import Session
-from deskpilot.tools.builtin import computer_use_tools
+from deskpilot.tools.builtin import all_tools
 from deskpilot.tools.toolset import ToolSet
 
 __all__ = [
@@ -50,8 +50,9 @@ Say = Callable[[str], None]
 
 @contextlib.asynccontextmanager
 async def build_toolset(settings: Settings, say: Say) -> AsyncIterator[ToolSet]:
-    """The nine tools, plus ``computer_use_task`` when a model is configured and usable."""
-    toolset = computer_use_tools()
+    """The nine tools and the page tools, plus ``computer_use_task`` when a model is
+    configured and usable."""
+    toolset = all_tools()
     if not settings.model:
         yield toolset
         return

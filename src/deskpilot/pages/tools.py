@@ -121,33 +121,37 @@ async def list_structure(ctx: ToolContext) -> ToolResult:
 PaneArg = Annotated[
     str,
     Field(
-        min_length=3,
+        min_length=2,
         max_length=40,
         description="The pane id open_temp_pane returned, e.g. css-1234.",
     ),
 ]
 
 
-def _pane(pane: str) -> tuple[str, int]:
-    kind, _, tab = pane.partition("-")
-    if kind not in ("css", "js") or not tab.isdigit():
+def _pane(pane: str) -> tuple[str, int | None]:
+    """``css-N``/``js-N`` (the pane of tab N), or ``css``/``js`` (the current tab's)."""
+    kind, _, tab = pane.strip().partition("-")
+    if kind not in ("css", "js") or not (tab.isdigit() or tab == ""):
         raise InvalidArguments(
             f"pane {pane!r} is not a pane id: use the pane_id open_temp_pane returned "
-            "(css-N or js-N)"
+            "(css-N or js-N), or css / js for the current tab's pane"
         )
-    return kind, int(tab)
+    return kind, int(tab) if tab else None
 
 
-async def _open_pane(agent: AgentBrowser, pane: str) -> tuple[Tab, dict[str, Any]]:
+async def _open_pane(agent: AgentBrowser, pane: str) -> tuple[Tab, int, dict[str, Any]]:
     kind, tab_id = _pane(pane)
     t = await agent.current(tab_id)
+    if tab_id is None:
+        tab_id = int((await t.bridge({"op": "whoami"}))["tab"])
     got = (await t.bridge({"op": "pane-get", "tab": tab_id, "kind": kind})).get("pane")
     if not got:
         raise PageError(
-            f"no_such_pane: pane {pane} is not open (open it with open_temp_pane; a pane closes "
-            "with close_temp_pane, when its tab closes, or when a rule is saved from it)"
+            f"no_such_pane: no {kind} pane is open on tab {tab_id} (open it with "
+            "open_temp_pane; a pane closes with close_temp_pane, when its tab closes, or when "
+            "a rule is saved from it)"
         )
-    return t, got
+    return t, tab_id, got
 
 
 @tool(risk=Risk.ACTS, title="Open TEMP pane")
@@ -188,9 +192,9 @@ async def set_temp_pane_code(
     """Replace a TEMP pane's code and apply it to the live page now: the CSS pane says how
     many CSS rules parsed; the JS pane runs the code (a function body, like a saved rule's)
     and returns its value or the exception with its line."""
-    kind, tab_id = _pane(pane)
+    kind, _tab = _pane(pane)
     async with connect(ctx.settings) as agent:
-        t, _state = await _open_pane(agent, pane)
+        t, tab_id, _state = await _open_pane(agent, pane)
         await service.ensure_runtime(t)
         if kind == "css":
             parsed = int(await t.value(f"window.__deskpilotPages.paneCss({json.dumps(code)})"))
@@ -204,7 +208,7 @@ async def set_temp_pane_code(
                 f"CSS pane {pane} applied to {t.url}: {parsed} rule{'s' * (parsed != 1)} "
                 f"parsed{warn}. Ask the user to check the page.",
                 data={"ok": True, "applied": True, "rules_parsed": parsed},
-                summary=f"{parsed} CSS rules parsed",
+                summary=f"{parsed} CSS rule{'s' * (parsed != 1)} parsed",
             )
         file = _pane_file(ctx, tab_id, code)
         await t.bridge({"op": "pane-set", "tab": tab_id, "kind": kind, "code": code, "file": file})
@@ -244,9 +248,9 @@ def _pane_file(ctx: ToolContext, tab_id: int, code: str) -> str:
 async def close_temp_pane(ctx: ToolContext, pane: PaneArg) -> ToolResult:
     """Close a TEMP pane: its CSS is removed from the page (a JS pane's returned cleanup
     function runs). Nothing is saved."""
-    kind, tab_id = _pane(pane)
+    kind, _tab = _pane(pane)
     async with connect(ctx.settings) as agent:
-        t, _state = await _open_pane(agent, pane)
+        t, tab_id, _state = await _open_pane(agent, pane)
         await _close(t, kind, tab_id)
     return ToolResult(
         f"TEMP pane {pane} closed; its effect is gone from {t.url}.",
@@ -346,7 +350,7 @@ async def _rule_code(ctx: ToolContext, v: Mapping[str, Any]) -> tuple[str | None
     if pane:
         kind, _tab = _pane(pane)
         async with connect(ctx.settings) as agent:
-            _t, state = await _open_pane(agent, pane)
+            _t, _id, state = await _open_pane(agent, pane)
         code = str(state.get("code") or "")
         if not code.strip():
             raise InvalidArguments(f"pane {pane} is empty: set its code first")
@@ -434,9 +438,9 @@ async def create_rule(
         )
     note = await service.after_change(ctx.settings)
     if from_pane:
-        kind, tab_id = _pane(from_pane)
+        kind, _tab = _pane(from_pane)
         async with connect(ctx.settings) as agent:
-            t = await agent.current(tab_id)
+            t, tab_id, _state = await _open_pane(agent, from_pane)
             await _close(t, kind, tab_id)
         note += f"; pane {from_pane} closed (the rule applies instead)"
     return ToolResult(

@@ -22,6 +22,8 @@
     errors: [],
   };
   const regexes = new Map();
+  const mine = new WeakSet();  // every sheet this runtime made (a page's own are left alone)
+  function newSheet() { const sheet = new CSSStyleSheet(); mine.add(sheet); return sheet; }
 
   function href() {
     let url = location.href;
@@ -74,20 +76,18 @@
   function sheetFor(rule) {
     let sheet = state.sheets.get(rule.key);
     if (!sheet) {
-      sheet = new CSSStyleSheet();
+      sheet = newSheet();
       try { sheet.replaceSync(rule.css); } catch (e) { report(rule, "css_error", describe(e)); }
       state.sheets.set(rule.key, sheet);
     }
     return sheet;
   }
   function adopt() {
-    const ours = new Set(state.sheets.values());
-    if (state.paneSheet) ours.add(state.paneSheet);
     const want = [];
     for (const rule of state.rules) if (state.active.has(rule.key)) want.push(state.sheets.get(rule.key));
     if (state.paneSheet) want.push(state.paneSheet);
     try {
-      const page = document.adoptedStyleSheets.filter((s) => !ours.has(s));
+      const page = document.adoptedStyleSheets.filter((s) => !mine.has(s));
       document.adoptedStyleSheets = [...page, ...want];
     } catch (e) { /* a document without adoptedStyleSheets */ }
   }
@@ -178,7 +178,7 @@
     // TEMP panes (top frame): the CSS pane's sheet is replaced, not appended to
     paneCss(code) {
       if (code === null) { state.paneSheet = null; adopt(); return 0; }
-      if (!state.paneSheet) state.paneSheet = new CSSStyleSheet();
+      if (!state.paneSheet) state.paneSheet = newSheet();
       state.paneSheet.replaceSync(code);
       adopt();
       return state.paneSheet.cssRules.length;
