@@ -17,7 +17,7 @@ from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.sandbox import Sandbox
-from deskpilot.tools.builtin import computer_use_tools
+from deskpilot.tools.builtin import all_tools
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import find_id, window_id_from
 from tests.desktop.helpers import mcp_text as text
@@ -44,7 +44,7 @@ async def test_calculator_and_every_tool_over_stdio(
     async with stdio_session(desktop_settings.environ, tmp_path / "server.log") as session:
         listed = {t.name: t for t in (await session.list_tools()).tools}
         assert {n: t.input_schema for n, t in listed.items()} == {
-            s.name: s.input_schema for s in computer_use_tools().list()
+            s.name: s.input_schema for s in all_tools().list()
         }
 
         opened = await ok(session, "open_app", {"bundleId": "Calculator"})

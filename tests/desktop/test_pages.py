@@ -170,12 +170,25 @@ async def rig(site: Site, desktop: LinuxDesktop, desktop_settings: Settings) -> 
     settings = desktop_settings.with_overrides(confirm="consequential")
     _reset_library(settings)
     pid = await _start_browser(settings, site.url("/article"))
+    rig = None
     try:
         async with attach(settings) as browser:
-            yield Rig(site, settings, desktop, browser, pid)
+            rig = Rig(site, settings, desktop, browser, pid)
+            yield rig
     finally:
-        _kill(pid)
+        await _stop_browser(desktop, rig.pid if rig else pid)
         _reset_library(settings)
+
+
+async def _stop_browser(desktop: LinuxDesktop, pid: int) -> None:
+    """Kill the browser and wait until it and its windows are gone (X reuses window ids)."""
+    _kill(pid)
+    await async_wait_for(lambda: _gone(pid), timeout=20, what="the browser to exit")
+
+    async def no_windows() -> bool:
+        return not any(w.pid == pid for w in await desktop.list_windows())
+
+    await async_wait_for(no_windows, timeout=20, what="the browser's windows to close")
 
 
 class Approvals:
@@ -507,8 +520,7 @@ async def test_rules_apply_with_no_deskpilot_running_and_after_a_restart(rig: Ri
     await style_becomes(page, ".target", "letter-spacing", "3px")
 
     # the browser goes away; a new deskpilot process opens it again
-    _kill(rig.pid)
-    await async_wait_for(lambda: _gone(rig.pid), timeout=20, what="the browser to exit")
+    await _stop_browser(rig.desktop, rig.pid)
     rig.pid = await _start_browser(rig.settings, rig.site.url("/other?restarted"))
     async with attach(rig.settings) as browser:
         page = next(p for p in browser.contexts[0].pages if "restarted" in p.url)
