@@ -208,7 +208,7 @@ def tool_ctx(rig: Rig, approvals: Approvals, events: list[Event] | None = None) 
         settings=rig.settings,
         session=Session(),
         approver=CallbackApprover(approvals),
-        emit=sink,
+        audit=sink,
     )
 
 
