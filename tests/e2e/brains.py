@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.e2e.wire import Decision, View
+from tests.e2e.wire import Brain, Decision, View
 
 GOAL = "In the calculator, work out 12*7 and tell me the result"
 DISPLAY = re.compile(r'^\s*(?:text "Result"|textbox) = "([^"]*)"', re.M)
@@ -18,18 +18,28 @@ def display(results: list[str]) -> str | None:
     return None
 
 
-def calculator(view: View) -> Decision:
-    """Open the calculator, read, type 12*7 + enter, re-read, answer with the display."""
-    if view.mode == "none" or view.turns >= 4:
-        return Decision(f"12 × 7 = {display(view.results)}")
-    if view.turns == 0:
-        return Decision("Opening the calculator.", [("open_app", {"bundleId": "Calculator"})])
-    if view.turns == 1:
+def calculator_for(expression: str, shown: str | None = None) -> Brain:
+    """Open the calculator, read, type ``expression`` + enter, re-read, answer with the display."""
+
+    def brain(view: View) -> Decision:
+        if view.mode == "none" or view.turns >= 4:
+            return Decision(f"{shown or expression} = {display(view.results)}")
+        if view.turns == 0:
+            return Decision("Opening the calculator.", [("open_app", {"bundleId": "Calculator"})])
+        if view.turns == 1:
+            return Decision("", [("read_screen_ax", {})])
+        if view.turns == 2:
+            steps = [
+                {"action": "type", "text": expression},
+                {"action": "shortcut", "shortcut": "enter"},
+            ]
+            return Decision("Typing the expression.", [("perform_sequence", {"steps": steps})])
         return Decision("", [("read_screen_ax", {})])
-    if view.turns == 2:
-        steps = [{"action": "type", "text": "12*7"}, {"action": "shortcut", "shortcut": "enter"}]
-        return Decision("Typing the expression.", [("perform_sequence", {"steps": steps})])
-    return Decision("", [("read_screen_ax", {})])
+
+    return brain
+
+
+calculator = calculator_for("12*7", "12 × 7")
 
 
 def screenshot(view: View) -> Decision:

@@ -12,6 +12,7 @@ from deskpilot.cli import (
     rules_cmd,
     run_cmd,
     sandbox_cmd,
+    serve_cmd,
     tools_cmd,
 )
 from deskpilot.cli.common import Context, main_options
@@ -50,6 +51,7 @@ for module in (
     log_cmd,
     mcp_cmd,
     rules_cmd,
+    serve_cmd,
 ):
     for command in module.COMMANDS:
         main.add_command(command)

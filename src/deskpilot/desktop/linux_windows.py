@@ -39,6 +39,10 @@ class LinuxWindows:
         _LAUNCHED.extend(p for p in self._children if p not in _LAUNCHED)
         _LAUNCHED[:] = [p for p in _LAUNCHED if p.poll() is None]
 
+    def launched_pids(self) -> list[int]:
+        """PIDs of the apps this desktop started that still run (each leads its own group)."""
+        return [p.pid for p in self._children if p.poll() is None]
+
     # -- windows and apps ------------------------------------------------------------------
 
     async def apps(self) -> list[AppEntry]:

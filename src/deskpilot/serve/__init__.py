@@ -1,0 +1,27 @@
+"""``deskpilot serve``: the web console — background sessions you can watch, approve and stop.
+
+One process on loopback owns the sessions (up to six at once, each on a new sandbox desktop
+or on this desktop) and serves the console page and the MCP server on one port:
+
+::
+
+    server       the process: socket, uvicorn, the first-line login link, shutdown order
+    guard        every request: Host, Origin, Sec-Fetch-Site, JSON POSTs, login, strict CSP
+    auth         one-time login link → cookie; the kept token for scripts
+    app          the routes (pages, sessions, confirmations, events, frames, windows)
+    sessions     starting, running (through runtime.open_session) and stopping sessions
+    places       where a session runs: its own sandbox, or this desktop (and its cleanup)
+    shared_input sessions on one display take turns for raw input
+    approver     confirmation cards: first answer wins, timeout or no page → declined
+    hub          the numbered event stream every page follows (SSE, replay on reconnect)
+    chips        recorded events as page data (texts cut, no images)
+    status       card states, status lines, outcomes → Done / Needs attention / Stopped
+    audit_api    the audit log: runs, replay with screenshots, verify, Markdown export
+    static/      the page: plain HTML, CSS and JS (no build step, no CDN)
+"""
+
+from __future__ import annotations
+
+from deskpilot.serve.server import CONSOLE_CLASS, Console, ServeOptions, serve
+
+__all__ = ["CONSOLE_CLASS", "Console", "ServeOptions", "serve"]

@@ -1,0 +1,221 @@
+"""The console's HTTP routes (behind :class:`~deskpilot.serve.guard.Guard`).
+
+Pages (one static page; its script picks the view from the path)::
+
+    GET  /  /s/{id}  /audit  /audit/{run}    the console page
+    GET  /login?token=…                      one-time link → cookie, 303 to /
+    POST /api/login {token}                  the kept token → cookie (the login page)
+    GET  /healthz                            {"ok": true}, no login needed
+
+API (JSON; state changes are JSON POSTs)::
+
+    GET  /api/config                         defaults for the new-session form
+    GET  /api/sessions                       every card
+    POST /api/sessions {goal, model, confirm, target, window?, max_steps?}   → 201 card
+    GET  /api/sessions/{id}                  one card
+    POST /api/sessions/{id}/stop             → the card once stopped
+    POST /api/sessions/{id}/confirmations/{call_id} {approved}  → 200, 404, 409 (answered)
+    GET  /api/events                         Server-Sent Events (Last-Event-ID replays)
+    GET  /api/frames?watch={id}&thumbs=1     the live previews (see deskpilot.serve.frames)
+    GET  /api/windows                        windows of this desktop (for binding a session)
+    GET  /api/runs …                         the audit log (deskpilot.serve.audit_api)
+    /mcp                                     the MCP server (deskpilot.serve.mcp_host)
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
+
+from deskpilot.errors import DeskpilotError
+from deskpilot.serve.approver import Answer
+from deskpilot.serve.auth import ConsoleAuth
+from deskpilot.serve.sessions import NewSession, SessionLimit, Sessions
+
+STATIC = Path(str(resources.files("deskpilot"))) / "serve" / "static"
+NO_STORE = {"cache-control": "no-store"}
+
+
+async def read_json(request: Request) -> Any:
+    try:
+        return json.loads(await request.body() or b"{}")
+    except ValueError as exc:
+        raise DeskpilotError(f"the request body is not valid JSON ({exc})") from exc
+
+
+def error(status: int, text: str) -> JSONResponse:
+    return JSONResponse({"error": text}, status, headers=NO_STORE)
+
+
+class ConsoleRoutes:
+    def __init__(
+        self, sessions: Sessions, auth: ConsoleAuth, extra: dict[str, Any] | None = None
+    ) -> None:
+        self.sessions = sessions
+        self.auth = auth
+        self.extra = extra or {}
+        self.frames: Any = None  # the preview stream handler (deskpilot.serve.frames)
+        self.windows: Any = None  # lists this desktop's windows for the form
+
+    def routes(self) -> list[Route | Mount]:
+        page = self.page
+        return [
+            Route("/", page),
+            Route("/s/{id}", page),
+            Route("/audit", page),
+            Route("/audit/{run}", page),
+            Route("/login", self.login),
+            Route("/api/login", self.login_post, methods=["POST"]),
+            Route("/healthz", self.health),
+            Route("/api/config", self.config),
+            Route("/api/sessions", self.list_sessions, methods=["GET"]),
+            Route("/api/sessions", self.new_session, methods=["POST"]),
+            Route("/api/sessions/{id}", self.one_session),
+            Route("/api/sessions/{id}/stop", self.stop, methods=["POST"]),
+            Route("/api/sessions/{id}/confirmations/{call_id}", self.confirm, methods=["POST"]),
+            Route("/api/events", self.events),
+            Route("/api/frames", self.frame_stream),
+            Route("/api/windows", self.list_windows),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+
+    # -- pages and login --------------------------------------------------------------------
+
+    async def page(self, request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers=NO_STORE)
+
+    async def health(self, request: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    def _logged_in(self, secret: str, to: str) -> Response:
+        response = RedirectResponse(to, 303, headers={**NO_STORE})
+        response.headers.append("set-cookie", self.auth.cookie_header(secret))
+        return response
+
+    async def login(self, request: Request) -> Response:
+        token = request.query_params.get("token", "")
+        if token:
+            secret = self.auth.redeem(token)
+            if secret is not None:
+                return self._logged_in(secret, "/")
+        return FileResponse(
+            STATIC / "login.html", headers=NO_STORE, status_code=401 if token else 200
+        )
+
+    async def login_post(self, request: Request) -> Response:
+        try:
+            body = await read_json(request)
+        except DeskpilotError as exc:
+            return error(400, str(exc))
+        if self.auth.limited():
+            return error(429, "too many failed logins: wait a minute")
+        secret = self.auth.redeem(str(body.get("token", "")) if isinstance(body, dict) else "")
+        if secret is None:
+            return error(401, "that token is not valid (or was already used)")
+        response = JSONResponse({"ok": True}, headers=NO_STORE)
+        response.headers.append("set-cookie", self.auth.cookie_header(secret))
+        return response
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    async def config(self, request: Request) -> Response:
+        s = self.sessions.settings
+        return JSONResponse(
+            {
+                "model": s.model or "",
+                "confirm": s.confirm,
+                "max_sessions": self.sessions.max_live,
+                "confirm_timeout": self.sessions.confirm_timeout,
+                **self.extra,
+            },
+            headers=NO_STORE,
+        )
+
+    async def list_sessions(self, request: Request) -> Response:
+        cards = [s.card(self.sessions.confirmations) for s in self.sessions.all.values()]
+        return JSONResponse(cards, headers=NO_STORE)
+
+    async def new_session(self, request: Request) -> Response:
+        try:
+            ask = NewSession.parse(await read_json(request), self.sessions.settings)
+            session = self.sessions.start(ask)
+        except SessionLimit as exc:
+            return error(409, str(exc))
+        except DeskpilotError as exc:
+            return error(400, str(exc))
+        return JSONResponse(session.card(self.sessions.confirmations), 201, headers=NO_STORE)
+
+    async def one_session(self, request: Request) -> Response:
+        session = self.sessions.get(request.path_params["id"])
+        if session is None:
+            return error(404, "no such session")
+        return JSONResponse(session.card(self.sessions.confirmations), headers=NO_STORE)
+
+    async def stop(self, request: Request) -> Response:
+        session = self.sessions.get(request.path_params["id"])
+        if session is None:
+            return error(404, "no such session")
+        if session.kind != "task":
+            return error(409, "an MCP client's session ends when the client disconnects")
+        await self.sessions.stop(session)
+        return JSONResponse(session.card(self.sessions.confirmations), headers=NO_STORE)
+
+    async def confirm(self, request: Request) -> Response:
+        try:
+            body = await read_json(request)
+        except DeskpilotError as exc:
+            return error(400, str(exc))
+        approved = body.get("approved") if isinstance(body, dict) else None
+        if not isinstance(approved, bool):
+            return error(400, 'send {"approved": true} or {"approved": false}')
+        outcome = self.sessions.confirmations.answer(
+            request.path_params["id"], request.path_params["call_id"], approved
+        )
+        if outcome == Answer.UNKNOWN:
+            return error(404, "no such confirmation (never asked, or already closed)")
+        if outcome == Answer.LATE:
+            return error(409, "this confirmation was already answered (or timed out)")
+        return JSONResponse({"approved": approved}, headers=NO_STORE)
+
+    # -- streams ----------------------------------------------------------------------------
+
+    async def events(self, request: Request) -> Response:
+        last = request.headers.get("last-event-id") or request.query_params.get("after")
+        after = int(last) if last and last.isdigit() else None
+        return StreamingResponse(
+            self.sessions.hub.stream(after),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+        )
+
+    async def frame_stream(self, request: Request) -> Response:
+        if self.frames is None:
+            return error(404, "previews are off")
+        return await self.frames(request)  # type: ignore[no-any-return]
+
+    async def list_windows(self, request: Request) -> Response:
+        if self.windows is None:
+            return JSONResponse([], headers=NO_STORE)
+        try:
+            return JSONResponse(await self.windows(), headers=NO_STORE)
+        except DeskpilotError as exc:
+            return error(503, str(exc))
+
+
+def build_app(routes: ConsoleRoutes, extra_routes: list[Route | Mount], lifespan: Any) -> ASGIApp:
+    return Starlette(routes=[*extra_routes, *routes.routes()], lifespan=lifespan)

@@ -1,0 +1,306 @@
+"""The console in a real browser: chips, confirmation cards, reload, Stop, side-by-side sessions.
+
+`deskpilot serve` runs as its own process on the shared sandbox (its "this desktop"); the model
+is a local server in the compatible wire format, its brain chosen by the goal; the page is
+Debian's Chromium under Playwright. Effects are checked outside the console: a zenity dialog
+whose "Send" button ends its process (exit code 0: clicked; still running: nothing was done),
+PIDs and X sockets read from /proc and /tmp, and what the model was sent over the wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, Page, async_playwright
+
+from deskpilot import _procfs
+from deskpilot._wait import async_wait_for
+from deskpilot.config import Settings
+from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.linux import LinuxDesktop
+from tests.desktop.conftest import Apps
+from tests.desktop.console_kit import (
+    CHROMIUM,
+    ConsoleProcess,
+    Router,
+    alive,
+    console_process,
+    model_server,
+    processes_with,
+    texts_of,
+)
+from tests.desktop.helpers import find_id, window_id_from
+from tests.e2e.brains import calculator_for, display
+from tests.e2e.wire import Decision, View
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+@pytest.fixture(scope="module")
+def served(
+    desktop_settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[ConsoleProcess, Router]]:
+    log = tmp_path_factory.mktemp("console") / "serve.log"
+    with (
+        model_server() as (server, router),
+        console_process(desktop_settings.environ, server.url, log) as console,
+    ):
+        yield console, router
+
+
+@pytest_asyncio.fixture(loop_scope="session", scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as p:
+        chromium = await p.chromium.launch(executable_path=CHROMIUM, headless=True)
+        yield chromium
+        await chromium.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def page(browser: Browser, served: tuple[ConsoleProcess, Router]) -> AsyncIterator[Page]:
+    console, _ = served
+    context = await browser.new_context()
+    login = await context.request.post(f"{console.origin}/api/login", data={"token": console.token})
+    assert login.ok, await login.text()
+    tab = await context.new_page()
+    tab.on("dialog", lambda d: pytest.fail(f"the page opened a dialog: {d.message}"))
+    await tab.goto(f"{console.origin}/")
+    await tab.wait_for_selector("#conn.live")
+    yield tab
+    await context.close()
+
+
+async def send_dialog(
+    apps: Apps, title: str = "Send report"
+) -> tuple[WindowInfo, subprocess.Popen[bytes]]:
+    window = await apps.spawn(
+        ["zenity", "--question", f"--title={title}", "--text=Send the quarterly report to Bob?",
+         "--ok-label=Send", "--cancel-label=Cancel"],
+        match=lambda w: w.title == title,
+    )  # fmt: skip
+    return window, apps.procs[-1]
+
+
+async def exited(proc: subprocess.Popen[bytes], timeout: float = 20) -> int:
+    return await asyncio.to_thread(proc.wait, timeout)
+
+
+def press_send(view: View) -> Decision:
+    """Read the bound window, press Send; after a refusal press Cancel; then report."""
+    if view.turns == 0:
+        return Decision("Reading the dialog.", [("read_screen_ax", {})])
+    if view.turns == 1:
+        send = find_id(view.last_results[-1], "button", "Send")
+        return Decision("Sending.", [("perform", {"elementID": send})])
+    if view.turns == 2 and "Declined" in view.last_results[-1]:
+        tree = next(t for t in view.results if "push button" in t or "button" in t)
+        cancel = find_id(tree, "button", "Cancel")
+        return Decision("Not allowed: cancelling.", [("perform", {"elementID": cancel})])
+    return Decision(f"Outcome: {view.last_results[-1][:300]}")
+
+
+async def open_session_page(page: Page, console: ConsoleProcess, session_id: str) -> None:
+    await page.click(f'[data-session="{session_id}"] a.goal')
+    await page.wait_for_selector("#s-goal:not(:empty)")
+
+
+async def start_from_form(page: Page, goal: str, *, target: str, window: str | None = None) -> str:
+    await page.fill("#new-session textarea[name=goal]", goal)
+    await page.select_option("#new-session select[name=target]", target)
+    if window is not None:
+        await page.wait_for_selector(
+            f'#new-session select[name=window] option[value="{window}"]', state="attached"
+        )
+        await page.select_option("#new-session select[name=window]", window)
+    await page.click("#new-session button[type=submit]")
+    card = await page.wait_for_selector(f'.card:has(a.goal:text-is("{goal}"))')
+    assert card is not None
+    session_id = await card.get_attribute("data-session")
+    assert session_id
+    return session_id
+
+
+async def test_chips_stream_in_and_approve_runs_the_action(
+    served: tuple[ConsoleProcess, Router], page: Page, apps: Apps
+) -> None:
+    console, router = served
+    window, proc = await send_dialog(apps)
+    key = router.add("approve-the-send", press_send)
+    sid = await start_from_form(
+        page, f"{key}: press Send", target="desktop", window=window.stable_id
+    )
+    await open_session_page(page, console, sid)
+    card = await page.wait_for_selector(".confirm", timeout=60000)
+    assert card is not None
+    assert "Allow perform?" in await card.inner_text()
+    assert 'activates "Send"' in await card.inner_text()
+    chips = page.locator("#chips li.chip[data-event='tool.call']")
+    assert await chips.first.locator(".tool").inner_text() == "read_screen_ax"
+    await page.click(".confirm button.approve")
+    assert await exited(proc) == 0  # the click happened: zenity answered "Send"
+    end = console.wait_end(sid)
+    assert end["state"] == "done" and end["label"] == "Done"
+    await page.wait_for_selector("#s-answer-box:not([hidden])")
+    tools = await page.locator("#chips li[data-event='tool.call'] .tool").all_inner_texts()
+    assert tools == ["read_screen_ax", "perform"]
+    result = page.locator("#chips li[data-event='tool.call'][data-ok='yes'] .result")
+    await result.nth(1).wait_for()
+    answered = [
+        e["data"] for e in console.run_events(end["run_id"]) if e["event"] == "confirm.answered"
+    ]
+    assert [a["approved"] for a in answered] == [True]
+    second = console.post(
+        f"/api/sessions/{sid}/confirmations/{answered[0]['call_id']}", {"approved": False}
+    )
+    assert second.status_code == 409  # the first answer won
+
+
+async def test_deny_runs_nothing_and_the_model_reads_the_refusal(
+    served: tuple[ConsoleProcess, Router], page: Page, apps: Apps
+) -> None:
+    console, router = served
+    window, proc = await send_dialog(apps, "Send report 2")
+    key = router.add("deny-the-send", press_send)
+    sid = await start_from_form(
+        page, f"{key}: press Send", target="desktop", window=window.stable_id
+    )
+    await open_session_page(page, console, sid)
+    await page.wait_for_selector(".confirm", timeout=60000)
+    assert proc.poll() is None
+    await page.click(".confirm button.deny")
+    assert await exited(proc) == 1  # the model, told it was refused, pressed Cancel instead
+    console.wait_end(sid)
+    sent = texts_of(router, key)
+    assert any("refused perform in the console" in t for t in sent), sent
+
+
+async def test_no_answer_in_time_declines_and_a_reload_keeps_the_session(
+    served: tuple[ConsoleProcess, Router], page: Page, apps: Apps
+) -> None:
+    console, router = served
+    window, proc = await send_dialog(apps, "Send report 3")
+    key = router.add("nobody-answers", press_send)
+    card = console.start(
+        f"{key}: press Send", target="desktop", window=window.stable_id, confirm_timeout=8
+    )
+    await page.goto(f"{console.origin}/s/{card['id']}")
+    await page.wait_for_selector(".confirm", timeout=60000)
+    before = await page.locator("#chips li.chip").count()
+    await page.reload()
+    await page.wait_for_selector(".confirm")  # still pending after the reload
+    assert await page.locator("#chips li.chip").count() == before  # replayed once, no gaps
+    seqs = await page.locator("#chips li.chip").evaluate_all("els => els.map(e => e.dataset.seq)")
+    assert len(seqs) == len(set(seqs))
+    await page.wait_for_selector(".confirm", state="detached", timeout=30000)  # timed out
+    assert await exited(proc) == 1  # declined → the model cancelled; Send never ran
+    sent = texts_of(router, key)
+    assert any("within 8 seconds" in t for t in sent), sent
+
+
+class Hold:
+    """A brain step that blocks the model call until released (a slow model)."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, view: View) -> Decision:
+        """Open the calculator, then hang in the next model call."""
+        if view.turns == 0:
+            return Decision("", [("open_app", {"bundleId": "Calculator"})])
+        self.entered.set()
+        self.release.wait(90)
+        return Decision("Released.")
+
+
+async def test_stop_ends_the_sandbox_session_and_all_its_processes(
+    served: tuple[ConsoleProcess, Router], page: Page
+) -> None:
+    console, router = served
+    hold = Hold()
+    key = router.add("stop-me-in-a-sandbox", hold)
+    try:
+        sid = await start_from_form(page, f"{key}: open the calculator", target="sandbox")
+        await asyncio.to_thread(hold.entered.wait, 90)
+        card = console.card(sid)
+        marker = f"DISPLAY={card['display']}".encode()
+        pids = processes_with(marker)
+        number = card["display"].lstrip(":")
+        assert any(b"gnome-calculator" in _procfs.read(f"/proc/{p}/cmdline") for p in alive(pids))
+        assert Path(f"/tmp/.X11-unix/X{number}").exists()
+        await page.click(f'[data-session="{sid}"] button.stop')
+        end = console.wait_end(sid, timeout=60)
+        assert not hold.release.is_set()  # the model call was abandoned, not waited for
+        assert end["state"] == "stopped" and end["label"] == "Stopped"
+        await page.wait_for_selector(f'[data-session="{sid}"][data-state="stopped"]')
+        assert alive(pids) == set()
+        assert alive(processes_with(marker)) == set()
+        assert not Path(f"/tmp/.X11-unix/X{number}").exists()  # the sandbox's X server is gone
+    finally:
+        hold.release.set()
+
+
+async def test_stop_on_this_desktop_ends_what_the_session_launched_only(
+    served: tuple[ConsoleProcess, Router], page: Page, apps: Apps, desktop: LinuxDesktop
+) -> None:
+    console, router = served
+    bystander, bystander_proc = await send_dialog(apps, "Not the session's")
+    hold = Hold()
+    key = router.add("stop-me-here", hold)
+    before = {w.pid for w in await desktop.list_windows()}
+    try:
+        sid = await start_from_form(page, f"{key}: open the calculator", target="desktop")
+        await asyncio.to_thread(hold.entered.wait, 90)
+
+        async def launched() -> set[int] | None:
+            new = {
+                w.pid for w in await desktop.list_windows() if w.app.app_id.endswith("Calculator")
+            }
+            return (new - before) or None
+
+        pids = await async_wait_for(launched, timeout=30, what="the session's calculator")
+        await page.click(f'[data-session="{sid}"] button.stop')
+        end = console.wait_end(sid, timeout=60)
+        assert end["state"] == "stopped"
+        assert alive(pids) == set()
+        assert bystander_proc.poll() is None  # the user's own window is left alone
+        assert bystander.xid in {w.xid for w in await desktop.list_windows()}
+    finally:
+        hold.release.set()
+
+
+async def test_two_sandbox_sessions_run_side_by_side_without_mixing(
+    served: tuple[ConsoleProcess, Router], page: Page
+) -> None:
+    console, router = served
+    a = router.add("side-a", calculator_for("12*7"))
+    b = router.add("side-b", calculator_for("6*7"))
+    first = console.start(f"{a}: 12*7 in the calculator", confirm="none")
+    second = console.start(f"{b}: 6*7 in the calculator", confirm="none")
+    one, two = console.wait_end(first["id"]), console.wait_end(second["id"])
+    assert one["state"] == two["state"] == "done", (one, two)
+    assert one["answer"] == "12*7 = 84" and two["answer"] == "6*7 = 42"
+    assert one["display"] != two["display"]
+    chips: dict[str, list[str]] = {}
+    for card in (one, two):
+        await page.goto(f"{console.origin}/s/{card['id']}")
+        await page.wait_for_selector("#s-answer-box:not([hidden])")
+        chips[card["id"]] = await page.locator("#chips li.chip").all_inner_texts()
+    assert any("12*7" in c for c in chips[one["id"]])
+    assert not any("6*7" in c.replace("12*7", "") for c in chips[one["id"]])
+    assert any("6*7" in c for c in chips[two["id"]])
+    assert not any("12*7" in c for c in chips[two["id"]])
+    # what each model was sent: its own calculator, its own window, never the other's
+    reads = {key: texts_of(router, key) for key in (a, b)}
+    assert display(reads[a]) == "84" and display(reads[b]) == "42"
+    assert not any('"42"' in t for t in reads[a]) and not any('"84"' in t for t in reads[b])
+    windows = {
+        key: {window_id_from(t) for t in reads[key] if "Stable Window ID" in t} for key in (a, b)
+    }
+    assert windows[a] and windows[b] and not windows[a] & windows[b]
