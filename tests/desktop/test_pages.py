@@ -433,7 +433,27 @@ async def test_a_declined_save_changes_nothing(rig: Rig) -> None:
         assert "Nothing was done" in result.text
     with open_library(rig.settings) as lib:
         assert lib.revision == revision and lib.tree() == tree
+    approvals = Approvals(False)
+    args = {"group_id": gid, "name": "All", "css": "a{}", "include": ["*"]}
+    everywhere = await call(tool_ctx(rig, approvals), "create_rule", args)
+    assert everywhere.is_error and "EVERY page" in everywhere.text
+    assert any("EVERY page" in line for line in approvals.asked[0].details)
+    with open_library(rig.settings) as lib:
+        assert lib.revision == revision
         lib.delete(fid)
+
+
+async def test_the_page_tools_by_hand_from_the_cli(rig: Rig) -> None:
+    await goto(rig, "/article")
+    listed = deskpilot(rig.settings, "tools")
+    assert (
+        listed.returncode == 0 and "query_page" in listed.stdout and "create_rule" in listed.stdout
+    )
+    done = deskpilot(rig.settings, "tool", "query_page", json.dumps({"selector": ".comment"}))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("2 matches for '.comment'") and "First!" in done.stdout
+    bad = deskpilot(rig.settings, "tool", "query_page", json.dumps({"selector": "div["}))
+    assert bad.returncode == 1 and "is not a valid selector" in bad.stdout
 
 
 # -- rules apply by themselves ------------------------------------------------------------
@@ -488,6 +508,9 @@ async def test_a_trusted_types_refusal_is_recorded_and_shown(rig: Rig) -> None:
         )  # fmt: skip
     await service.after_change(rig.settings)
     page = await goto(rig, "/tt")
+    bad_js = {"group_id": g.id, "name": "broken", "js": "let a = 1;\nif (a {"}
+    broken = await call(tool_ctx(rig, Approvals()), "create_rule", bad_js)
+    assert broken.is_error and "does not compile" in broken.text and "line 2" in broken.text
     await style_becomes(page, ".target", "color", "rgb(1, 2, 3)")  # CSS under Trusted Types
 
     async def recorded() -> bool:

@@ -55,6 +55,10 @@ class ChatSession:
         self.max_steps = max_steps
         self.tool_protocol = tool_protocol
         self.controller = controller or StopController()
+        if page and task_tools is None:
+            from deskpilot.tools.builtin import all_tools
+
+            task_tools = all_tools()
         subagent = computer_use_task_tool(
             lambda: self.provider, tools=task_tools, controller=self.controller
         )

@@ -49,12 +49,16 @@ COMPUTER_USE_TOOLS: tuple[str, ...] = (
 
 
 def computer_use_toolset(tools: ToolSet | None = None) -> ToolSet:
-    """``tools`` (default: the built-in nine) narrowed to the nine computer-use tools."""
+    """``tools`` (default: the built-in nine) narrowed to the nine computer-use tools, and the
+    page tools when ``tools`` has them (``chat --page``, MCP)."""
+    from deskpilot.pages.tools import PAGE_TOOL_NAMES
+
     if tools is None:
         from deskpilot.tools.builtin import computer_use_tools
 
         tools = computer_use_tools()
-    return tools.subset([name for name in tools.names() if name in COMPUTER_USE_TOOLS])
+    allowed = (*COMPUTER_USE_TOOLS, *PAGE_TOOL_NAMES)
+    return tools.subset([name for name in tools.names() if name in allowed])
 
 
 def default_options(ctx: ToolContext) -> RunOptions:
@@ -90,11 +94,17 @@ async def computer_use_task(
             ctx.session.target = target
     live = await gather_context(ctx, target or window_id)
     constraints = negative_constraints(goal)
-    conversation = Conversation(system=computer_use_system_prompt(live, constraints))
+    toolset = computer_use_toolset(tools)
+    system = computer_use_system_prompt(live, constraints)
+    if "query_page" in toolset:
+        from deskpilot.pages.prompt import SUBAGENT_PAGE_NOTE
+
+        system = f"{system}\n\n{SUBAGENT_PAGE_NOTE}"
+    conversation = Conversation(system=system)
     conversation.add_user(goal)
     run = AgentRun(
         provider,
-        computer_use_toolset(tools),
+        toolset,
         ctx,
         conversation,
         options or default_options(ctx),

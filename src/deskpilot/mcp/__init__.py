@@ -65,7 +65,7 @@ async def build_toolset(settings: Settings, say: Say) -> AsyncIterator[ToolSet]:
         say(f"not serving computer_use_task: {exc}")
         yield toolset
         return
-    toolset.add(computer_use_task_tool(provider))
+    toolset.add(computer_use_task_tool(provider, tools=all_tools))
     say(f"serving computer_use_task with {provider.label}")
     try:
         yield toolset

@@ -13,8 +13,8 @@ import json
 import logging
 
 from deskpilot.config import Settings
-from deskpilot.errors import PageError
-from deskpilot.pages.browser import AgentBrowser, Tab, maybe_connect
+from deskpilot.errors import BrowserUnavailable, PageError
+from deskpilot.pages.browser import AgentBrowser, Tab, exception_text, maybe_connect
 from deskpilot.pages.extension import RuleSet, push_script, write_extension
 from deskpilot.pages.library import Library
 from deskpilot.pages.store import extension_dir, open_library
@@ -99,3 +99,30 @@ async def collect_errors(
         except (ValueError, KeyError, TypeError):
             continue
     return count
+
+
+async def js_problem(settings: Settings, code: str) -> str | None:
+    """Why ``code`` (a rule's function body) does not compile, checked in the agent browser's
+    current tab; None if it compiles or no browser is there to ask."""
+    async with maybe_connect(settings) as agent:
+        if agent is None:
+            return None
+        try:
+            tab = await agent.current()
+            cid = await tab.page_world()
+            reply = await tab.session.send(
+                "Runtime.compileScript",
+                {
+                    "expression": f"(function (dp) {{\n{code}\n}})",
+                    "sourceURL": "deskpilot-rule.js",
+                    "persistScript": False,
+                    **({"executionContextId": cid} if cid is not None else {}),
+                },
+            )
+        except (PageError, BrowserUnavailable):
+            return None
+    details = reply.get("exceptionDetails")
+    if not details:
+        return None
+    line = max(1, int(details.get("lineNumber", 0)))  # 0-based, after the wrapper's first line
+    return f"{exception_text(details)} (line {line})"

@@ -423,6 +423,8 @@ async def create_rule(
     open tabs and by itself to every matching page from then on."""
     inc, exc = _patterns(include, exclude)
     css_code, js_code = await _rule_code(ctx, {"css": css, "js": js, "from_pane": from_pane})
+    if js_code is not None and (problem := await service.js_problem(ctx.settings, js_code)):
+        raise InvalidArguments(f"the rule's JS does not compile: {problem}; nothing was saved")
     with open_library(ctx.settings) as lib:
         _rule_scope(lib, group_id, inc, exc)
         rule: Rule = lib.create_rule(

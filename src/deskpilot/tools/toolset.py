@@ -148,7 +148,8 @@ class ToolSet:
             risk, reason = spec.risk, ""
             if spec.assess is not None:
                 raised = await spec.assess(ctx, values)
-                if raised is not None and raised[0].rank > risk.rank:
+                # a higher risk, or the same one with a reason of its own (what a yes is for)
+                if raised is not None and raised[0].rank >= risk.rank:
                     risk, reason = raised
             if needs_confirmation(risk, ctx.settings.confirm):
                 await self._confirm(spec, values, risk, reason, ctx, call_id)
