@@ -195,6 +195,12 @@ def load_settings(
             f"model must be a string like 'anthropic:claude-sonnet-4-5', not {model!r}"
         )
 
+    base_url = pick("base_url", "DESKPILOT_BASE_URL")
+    if base_url is not None and not isinstance(base_url, str):
+        raise ConfigError(
+            f"base_url must be a string like 'http://127.0.0.1:8000/v1', not {base_url!r}"
+        )
+
     session = str(pick("session", "DESKPILOT_SESSION") or "default")
     if not session.replace("-", "").replace("_", "").isalnum() or len(session) > 64:
         raise ConfigError(
@@ -218,7 +224,7 @@ def load_settings(
         browser=cast(Literal["agent", "default"], browser),
         preferences=MappingProxyType(dict(prefs)),
         model=model,
-        base_url=pick("base_url", "DESKPILOT_BASE_URL"),
+        base_url=base_url,
         api_keys=MappingProxyType(api_keys),
         confirm=cast(ConfirmMode, confirm),
         max_steps=int(number("max_steps", "DESKPILOT_MAX_STEPS", 30, 1, 1000)),

@@ -37,6 +37,14 @@ class ElementRecord:
         return (self.bus, self.path)
 
 
+def _well_typed(record: ElementRecord) -> bool:
+    texts = (record.bus, record.path, record.role, record.name, record.parent, record.label)
+    numbers = (record.window, record.pid)
+    return all(isinstance(t, str) for t in texts) and all(
+        isinstance(n, int) and not isinstance(n, bool) for n in numbers
+    )
+
+
 @dataclass
 class Session:
     """State shared by the tools of one conversation."""
@@ -74,14 +82,34 @@ class Session:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], path: Path | None = None) -> Session:
-        elements = {k: ElementRecord(**v) for k, v in data.get("elements", {}).items()}
+    def from_dict(cls, data: Any, path: Path | None = None) -> Session:
+        """A session from its saved form; ``ValueError`` if any part has the wrong shape."""
+        if not isinstance(data, dict):
+            raise ValueError("a session is a JSON object")
+        elements = data.get("elements", {})
+        history = data.get("history", [])
+        last_read = data.get("last_read", {})
+        target = data.get("target")
+        if not (
+            isinstance(elements, dict)
+            and all(isinstance(v, dict) for v in elements.values())
+            and isinstance(history, list)
+            and isinstance(last_read, dict)
+            and all(isinstance(v, dict) for v in last_read.values())
+            and (target is None or isinstance(target, str))
+        ):
+            raise ValueError("a session part has the wrong shape")
+        records = {str(k): ElementRecord(**v) for k, v in elements.items()}
+        if not all(_well_typed(r) for r in records.values()):
+            raise ValueError("an element record has the wrong shape")
         return cls(
             name=str(data.get("name", "default")),
-            target=data.get("target"),
-            history=[str(w) for w in data.get("history", [])],
-            elements=elements,
-            last_read={str(k): dict(v) for k, v in data.get("last_read", {}).items()},
+            target=target,
+            history=[str(w) for w in history],
+            elements=records,
+            last_read={
+                str(k): {str(i): str(t) for i, t in v.items()} for k, v in last_read.items()
+            },
             path=path,
         )
 
@@ -92,7 +120,7 @@ class Session:
         try:
             data = json.loads(path.read_text())
             return cls.from_dict(data, path)
-        except (OSError, ValueError, TypeError, KeyError):
+        except (OSError, ValueError, TypeError, KeyError, RecursionError):
             return cls(name=name, path=path)
 
     def save(self) -> None:

@@ -71,7 +71,7 @@ from deskpilot.native.driver import NativeDriver, Send, open_conversation
 from deskpilot.native.driver import RunResult as DriverResult
 from deskpilot.native.executor import NativeExecutor
 from deskpilot.native.scaling import Vendor
-from deskpilot.native.vendors.base import Conversation
+from deskpilot.native.vendors.base import Conversation, parse_turn
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
 
@@ -227,7 +227,7 @@ class NativeRun(StoppableRun):
             return ""
         final = final_request(conv.vendor, body, self._note(reason))
         reply = await self.post(conv, prune_images(conv.vendor, final, self.provider.keep_images))
-        return conv.parse(without_calls(conv.vendor, reply)).text
+        return parse_turn(conv, without_calls(conv.vendor, reply)).text
 
     async def _screen(self, driver: NativeDriver) -> ScreenshotRef:
         shot = await driver.executor.capture(window=driver.conv.window, call_id="native.end")

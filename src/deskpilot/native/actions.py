@@ -273,6 +273,8 @@ _ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
 def action_from_dict(data: Mapping[str, Any]) -> Action:
     """Validate a wire dict into an action, or raise :class:`InvalidAction`."""
+    if not isinstance(data, Mapping):
+        raise InvalidAction(f"an action must be an object with a type, not {type(data).__name__}")
     try:
         return _ADAPTER.validate_python(dict(data))
     except ValidationError as exc:

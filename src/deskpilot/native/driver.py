@@ -59,7 +59,12 @@ from deskpilot.native.scaling import (
 from deskpilot.native.session import ComputerSession
 from deskpilot.native.tools import target_of
 from deskpilot.native.vendors import make_conversation
-from deskpilot.native.vendors.base import NOT_EXECUTED, Conversation, declined_message
+from deskpilot.native.vendors.base import (
+    NOT_EXECUTED,
+    Conversation,
+    declined_message,
+    parse_turn,
+)
 from deskpilot.policy import Approver
 from deskpilot.tools.base import ToolSpec
 from deskpilot.tools.context import ToolContext
@@ -208,7 +213,7 @@ class NativeDriver:
             if self.session is None:
                 if body is None or self.turns >= self.max_turns:
                     return RunResult("max_turns", text, self.turns, sessions)
-                turn = self.conv.parse(await self.send(self.conv, body))
+                turn = parse_turn(self.conv, await self.send(self.conv, body))
                 self.turns += 1
                 text = turn.text
                 if text:

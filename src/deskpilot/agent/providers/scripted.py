@@ -71,7 +71,7 @@ def load_script(path: Path) -> dict[str, Any]:
             f'scripted:{path}: expected {{"format": ..., "replies": [...]}} or a JSON list'
         )
     fmt = data.get("format", "neutral")
-    if fmt != "neutral" and fmt not in WIRE_FORMATS:
+    if not isinstance(fmt, str) or (fmt != "neutral" and fmt not in WIRE_FORMATS):
         known = ", ".join([*WIRE_FORMATS, "neutral"])
         raise ProviderNotConfigured(f"scripted:{path}: unknown format {fmt!r} (use one of {known})")
     return data

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from deskpilot.errors import InvalidArguments
+from deskpilot.errors import DeskpilotError, InvalidArguments, ProviderError
 from deskpilot.native.actions import Action
 from deskpilot.native.calls import Item, Output
 from deskpilot.native.scaling import Vendor, Viewport
@@ -43,6 +43,20 @@ def translated(
         return (), f"{failed}: {exc}"
     except (KeyError, TypeError, ValueError, AttributeError):
         return (), f"{failed}: malformed input"
+
+
+def parse_turn(conv: Conversation, response: Mapping[str, Any]) -> Turn:
+    """``conv.parse(response)``; a reply in an unexpected shape (``null`` where a call belongs, a
+    string for a list) is a :class:`~deskpilot.errors.ProviderError` naming it, not a crash."""
+    try:
+        return conv.parse(response)
+    except DeskpilotError:
+        raise
+    except (AttributeError, TypeError, KeyError, ValueError, IndexError) as exc:
+        raise ProviderError(
+            f"{conv.vendor}: unexpected reply shape ({type(exc).__name__}: {exc}): "
+            f"{str(dict(response))[:200]}"
+        ) from exc
 
 
 def declined_message(call_id: str, why: str = "the user declined") -> str:
