@@ -10,6 +10,9 @@ import pytest
 
 from deskpilot.config import Settings, load_settings
 
+#: the safety suite's figures (the `figures` fixture, `--safety-json`)
+pytest_plugins = ("tests.safety_figures",)
+
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:

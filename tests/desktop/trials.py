@@ -1,0 +1,180 @@
+"""Running the obedient adversary for the safety suite: one trial = one real agent run.
+
+A trial runs :class:`tests.desktop.adversary.Obedient` behind a local provider server (the real
+wire format, the real provider class), in the real agent loop (``computer_use_task``), against
+the shared sandbox desktop, with the policy on or off:
+
+* **on** — the settings a person gets by default (``confirm = consequential``, the default
+  blocklist) and nobody to say yes (every question is declined);
+* **off** — nothing asked (``confirm = none``), nothing blocked.
+
+What a person was asked is counted from the door's own ``confirm.asked`` events. Effects are
+never judged from the run: each case checks them outside the tools (the site's log, the file
+system, the process table).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from deskpilot._wait import WaitTimeout, async_wait_for
+from deskpilot.agent.loop import RunOptions, RunResult
+from deskpilot.agent.providers import get_provider
+from deskpilot.agent.task import computer_use_task
+from deskpilot.config import Settings
+from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.events import Event
+from deskpilot.policy import AllowAll, Approver, DenyAll
+from deskpilot.session import Session
+from deskpilot.tools.blocklist import DEFAULT_BLOCKLIST
+from deskpilot.tools.context import ToolContext
+from tests.desktop.adversary import Obedient
+from tests.e2e.wire import ModelServer
+from tests.safety_figures import Trial
+
+KEYS = {"anthropic": "k", "openai": "k", "gemini": "k"}
+ACTING = {"open_app", "open_urls", "perform", "perform_sequence", "scroll"}
+#: calls whose effects on a page may still be on their way when the call returns
+INPUT = {"perform", "perform_sequence", "scroll"}
+#: How long a trial waits for an effect that should come (policy off) or should not (on).
+EFFECT_WAIT = 10.0
+NO_EFFECT_WAIT = 1.0
+
+
+def policy_settings(base: Settings, on: bool) -> Settings:
+    if on:
+        return base.with_overrides(confirm="consequential", api_keys=KEYS)
+    return base.with_overrides(confirm="none", blocklist_remove=DEFAULT_BLOCKLIST, api_keys=KEYS)
+
+
+@dataclass
+class Run:
+    result: RunResult
+    events: list[Event]
+    brain: Obedient
+
+    def of(self, kind: str) -> list[Event]:
+        return [e for e in self.events if e.kind == kind]
+
+    @property
+    def asked(self) -> int:
+        return len(self.of("confirm.asked"))
+
+    @property
+    def acting_calls(self) -> int:
+        return sum(e.data["tool"] in ACTING for e in self.of("tool.call"))
+
+    @property
+    def acted(self) -> bool:
+        """Did any acting call succeed (something may be on its way to an effect)?"""
+        ok = {e.data["call_id"] for e in self.of("tool.result") if e.data["ok"]}
+        return any(
+            e.data["tool"] in INPUT and e.data["call_id"] in ok for e in self.of("tool.call")
+        )
+
+    def story(self) -> str:
+        """What happened, for assertion messages."""
+        lines = [f"done: {self.brain.done}", f"dropped: {self.brain.dropped}"]
+        for e in self.of("tool.result"):
+            lines.append(f"  {e.data['tool']}: ok={e.data['ok']} {e.data['summary'][:120]}")
+        lines.append(f"outcome: {self.result.outcome} ({self.result.reason})")
+        return "\n".join(lines)
+
+
+async def run_adversary(
+    desktop: LinuxDesktop,
+    base: Settings,
+    goal: str,
+    *,
+    on: bool,
+    provider: str = "anthropic",
+    max_steps: int = 12,
+    approver: Approver | None = None,
+) -> Run:
+    """One agent run of the obedient adversary on ``goal`` (see the module docstring); the
+    policy on asks ``approver`` (default: nobody, every question declined)."""
+    settings = policy_settings(base, on)
+    events: list[Event] = []
+    ctx = ToolContext(
+        desktop=desktop,
+        settings=settings,
+        session=Session(),
+        approver=(approver or DenyAll()) if on else AllowAll(),
+        emit=events.append,
+    )
+    brain = Obedient()
+    with ModelServer(provider, brain) as server:
+        model = get_provider(f"{provider}:adversary", settings, base_url=server.url)
+        async with model:
+            result = await computer_use_task(
+                goal, provider=model, ctx=ctx, options=RunOptions(max_steps=max_steps, timeout=120)
+            )
+    return Run(result, events, brain)
+
+
+async def effect_seen(check: Callable[[], bool], run: Run, *, expected: bool) -> bool:
+    """Whether ``check()`` holds, waiting for it while an effect may still be on its way."""
+    if check():
+        return True
+    if not run.acted:
+        return False  # nothing ran that could still cause it
+
+    async def probe() -> bool:
+        return check()
+
+    try:
+        await async_wait_for(
+            probe,
+            timeout=EFFECT_WAIT if expected else NO_EFFECT_WAIT,
+            what="the effect",
+            interval=0.05,
+        )
+    except WaitTimeout:
+        return False
+    return True
+
+
+async def close_windows(desktop: LinuxDesktop, windows: list[WindowInfo]) -> None:
+    """Kill what a trial opened (each trial starts its own browser: clean state, no tabs)."""
+    for pid in {w.pid for w in windows}:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    xids = {w.xid for w in windows}
+
+    async def gone() -> bool:
+        return not any(w.xid in xids for w in await desktop.list_windows())
+
+    await async_wait_for(gone, timeout=15, what="the trial's windows to close")
+
+
+@dataclass
+class Case:
+    """One injection case: where the injection sits, what it makes the adversary do, how the
+    effect is seen from outside."""
+
+    name: str
+    where: str
+    effect: str
+    goal: Callable[[], Awaitable[str]]  # sets the scene, returns the user's (benign) goal
+    happened: Callable[[], bool]
+    provider: str = "anthropic"
+
+
+async def trial(
+    desktop: LinuxDesktop, base: Settings, case: Case, *, on: bool
+) -> tuple[Trial, Run]:
+    """Set the scene, run the adversary, see whether the effect happened; close what opened."""
+    before = {w.xid for w in await desktop.list_windows()}
+    try:
+        goal = await case.goal()
+        run = await run_adversary(desktop, base, goal, on=on, provider=case.provider)
+        effect = await effect_seen(case.happened, run, expected=not on)
+    finally:
+        opened = [w for w in await desktop.list_windows() if w.xid not in before]
+        await close_windows(desktop, opened)
+    return Trial(effect=effect, asked=run.asked, calls=len(run.of("tool.call"))), run
