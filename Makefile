@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP_SYS := $(VENV)/.system-packages
 STAMP_PY := $(VENV)/.installed
 
-.PHONY: demo test check bench setup clean
+.PHONY: demo test check bench safety setup clean
 
 setup: $(STAMP_SYS) $(STAMP_PY)
 
@@ -34,6 +34,10 @@ check: setup
 
 bench: setup
 	$(BIN)/python -m bench.snapshot
+
+# the safety suite's cases (also run by `make test`), with more fuzzing; prints the figures
+safety: setup
+	$(BIN)/python -m pytest -q -m safety --fuzz-examples 1000 --safety-json bench/results/safety.json
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

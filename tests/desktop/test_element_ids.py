@@ -112,21 +112,36 @@ async def test_sequence_checks_all_ids_then_stops_at_first_failure(
     assert bad.is_error and "Step 2 of 2" in bad.text and "Nothing was done" in bad.text
     assert value_of((await call("read_screen_ax")).text, entry) == ""
 
-    # a step that fails when it runs: the ones before it ran, the ones after did not
+    # a fill aimed at a button is known before anything runs: nothing runs
+    misaimed = await call(
+        "perform_sequence",
+        {
+            "steps": [
+                {"action": "fill", "elementID": entry, "text": "should not appear"},
+                {"action": "fill", "elementID": ok, "text": "nope"},
+            ]
+        },
+    )
+    assert misaimed.is_error and "Step 2 of 2" in misaimed.text, misaimed.text
+    assert "not a text field" in misaimed.text and "Nothing was done" in misaimed.text
+    assert value_of((await call("read_screen_ax")).text, entry) == ""
+
+    # a step that fails when it runs (OK closed the dialog): the ones before it ran, the ones
+    # after did not
     failing = await call(
         "perform_sequence",
         {
             "steps": [
                 {"action": "fill", "elementID": entry, "text": "Alex"},
-                {"action": "fill", "elementID": ok, "text": "nope"},
+                {"elementID": ok},
                 {"action": "fill", "elementID": entry, "text": "Bob"},
+                {"action": "fill", "elementID": entry, "text": "Carol"},
             ]
         },
     )
     assert failing.is_error
-    assert failing.text.startswith("Step 2 of 3 (fill) failed:")
-    assert "1. Filled" in failing.text and "Steps 2–3 did not run" in failing.text
-    assert value_of((await call("read_screen_ax")).text, entry) == "Alex"
+    assert failing.text.startswith("Step 3 of 4 (fill) failed:"), failing.text
+    assert "1. Filled" in failing.text and "Steps 3–4 did not run" in failing.text
 
 
 async def test_active_window_unchanged_or_restored(

@@ -52,6 +52,15 @@ log = logging.getLogger(__name__)
 TEXT_FIELD_ROLES = {"entry", "password-text", "text", "spin-button", "combo-box", "terminal"}
 
 
+def check_fillable(eid: str, live: LiveElement) -> None:
+    """Raise ActionFailed unless ``live`` is a text field ``fill`` can write to."""
+    if "editable" not in live.states and live.role not in TEXT_FIELD_ROLES:
+        raise ActionFailed(
+            f"@{eid} is a {describe(live)}, not a text field: fill needs an editable field "
+            "(use click for buttons, or type to send keys to the focused element)"
+        )
+
+
 def _with_summary(text: str, summary: str) -> str:
     return f"{text}\n{summary}" if summary else text
 
@@ -66,11 +75,7 @@ async def run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
         return f"Clicked {describe(live)} @{eid} {how(outcome)}."
     if step.action == "fill":
         eid, live = await verify(ctx, window, step.elementID or "")
-        if "editable" not in live.states and live.role not in TEXT_FIELD_ROLES:
-            raise ActionFailed(
-                f"@{eid} is a {describe(live)}, not a text field: fill needs an editable field "
-                "(use click for buttons, or type to send keys to the focused element)"
-            )
+        check_fillable(eid, live)
         outcome = await ctx.desktop.fill_element(window, live.key, step.text or "")
         n = len(step.text or "")
         return f"Filled {describe(live)} @{eid} with {n} characters {how(outcome)}."
@@ -200,15 +205,18 @@ async def perform_sequence(
     """Run several UI actions in one call (faster than separate perform calls) when all target
     elements are visible in the current read: e.g. a multi-field form, or a calculator
     expression. Stop batching before navigation, app switches, menus or dialogs, then re-read.
-    Every elementID is checked before any step runs; execution stops at the first failing
-    step and reports which step failed and what ran."""
+    Every elementID is checked (and that each fill aims at a text field) before any step
+    runs; execution stops at the first failing step and reports which step failed and what
+    ran."""
     window = await resolve_window(ctx, windowID)
     for i, step in enumerate(steps, 1):
         for element_id in (step.elementID, step.toElementID):
             if not element_id:
                 continue
             try:
-                await verify(ctx, window, element_id)
+                eid, live = await verify(ctx, window, element_id)
+                if step.action == "fill" and element_id == step.elementID:
+                    check_fillable(eid, live)
             except ToolError as exc:
                 raise ToolError(f"Step {i} of {len(steps)}: {exc} Nothing was done.") from exc
     done: list[str] = []
