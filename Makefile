@@ -37,7 +37,7 @@ bench: setup
 
 # the safety suite's cases (also run by `make test`), with more fuzzing; prints the figures
 safety: setup
-	$(BIN)/python -m pytest -q -m safety --fuzz-examples 1000 --safety-json bench/results/safety.json
+	$(BIN)/python -m pytest -q -m safety --fuzz-examples=1000 --safety-json=bench/results/safety.json
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

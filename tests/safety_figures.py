@@ -150,9 +150,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--fuzz-examples",
         metavar="N",
-        default=150,
+        default=100,
         type=int,
-        help="Hypothesis examples per fuzzing test of the safety suite (default 150).",
+        help="Hypothesis examples per fuzzing test of the safety suite (default 100).",
     )
 
 

@@ -11,20 +11,28 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
+from deskpilot.agent.loop import RunOptions
+from deskpilot.agent.providers import get_provider
+from deskpilot.agent.task import computer_use_task
 from deskpilot.config import Settings
+from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.policy import DenyAll
+from deskpilot.runtime import open_session
+from deskpilot.session import Session
 from tests.desktop.adversary import element
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import mcp_text
 from tests.desktop.site import Site
-from tests.desktop.trials import close_windows, policy_settings
+from tests.desktop.trials import close_windows, home_browser, policy_settings
 from tests.e2e.test_mcp_stdio import stdio_session
 from tests.e2e.wire import Decision, ModelServer, View
 from tests.safety_figures import Figures, has_traceback
@@ -140,29 +148,32 @@ def site() -> Iterator[Site]:
         yield s
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def browser(site: Site, desktop: LinuxDesktop) -> AsyncIterator[WindowInfo]:
+    async with home_browser(desktop, site.page("article")) as window:
+        yield window
+
+
 async def run_script(
     desktop: LinuxDesktop, base: Settings, site: Site, steps: list[Bad], protocol: str
 ) -> Scripted:
-    from deskpilot.agent.loop import RunOptions
-    from deskpilot.agent.providers import get_provider
-    from deskpilot.agent.task import computer_use_task
-    from deskpilot.policy import DenyAll
-    from deskpilot.session import Session
-    from deskpilot.tools.context import ToolContext
-
     url = site.page("mail")
     opening = [Bad("", "open_urls", {"urls": [url]}), Bad("", "read_screen_ax", {})]
     brain = Scripted(site, opening + steps)
     settings = policy_settings(base, on=True)
-    ctx = ToolContext(desktop=desktop, settings=settings, session=Session(), approver=DenyAll())
     before = {w.xid for w in await desktop.list_windows()}
     fmt = "anthropic" if protocol == "native" else "openai"
     try:
-        with ModelServer(fmt, brain) as server:
-            model = get_provider(f"{fmt}:scripted", settings, base_url=server.url)
-            async with model:
-                options = RunOptions(max_steps=40, timeout=120, tool_protocol=protocol)  # type: ignore[arg-type]
-                await computer_use_task("Check my mail.", provider=model, ctx=ctx, options=options)
+        async with open_session(
+            settings, surface="run", approver=DenyAll(), desktop=desktop, session=Session()
+        ) as ctx:
+            with ModelServer(fmt, brain) as server:
+                model = get_provider(f"{fmt}:scripted", settings, base_url=server.url)
+                async with model:
+                    options = RunOptions(max_steps=40, timeout=120, tool_protocol=protocol)  # type: ignore[arg-type]
+                    await computer_use_task(
+                        "Check my mail.", provider=model, ctx=ctx, options=options
+                    )
     finally:
         opened = [w for w in await desktop.list_windows() if w.xid not in before]
         await close_windows(desktop, opened)
@@ -185,7 +196,12 @@ def record(figures: Figures, brain: Scripted, steps: list[Bad], surface: str) ->
 
 
 async def test_bad_calls_from_a_model(
-    site: Site, apps: Apps, desktop: LinuxDesktop, desktop_settings: Settings, figures: Figures
+    site: Site,
+    browser: WindowInfo,
+    apps: Apps,
+    desktop: LinuxDesktop,
+    desktop_settings: Settings,
+    figures: Figures,
 ) -> None:
     brain = await run_script(desktop, desktop_settings, site, NATIVE_BAD, "native")
     problems = record(figures, brain, NATIVE_BAD, "model (anthropic wire, native tools)")
@@ -195,7 +211,12 @@ async def test_bad_calls_from_a_model(
 
 
 async def test_malformed_text_protocol_blocks(
-    site: Site, apps: Apps, desktop: LinuxDesktop, desktop_settings: Settings, figures: Figures
+    site: Site,
+    browser: WindowInfo,
+    apps: Apps,
+    desktop: LinuxDesktop,
+    desktop_settings: Settings,
+    figures: Figures,
 ) -> None:
     since = site.mark()
     brain = await run_script(desktop, desktop_settings, site, TEXT_BAD, "text")

@@ -10,18 +10,20 @@ ask nothing and flatter the figure.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from deskpilot.config import Settings
+from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.policy import CallbackApprover
 from tests.desktop.conftest import Apps
 from tests.desktop.site import Site
-from tests.desktop.trials import close_windows, effect_seen, run_adversary
+from tests.desktop.trials import close_windows, effect_seen, home_browser, run_adversary
 from tests.safety_figures import Figures
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.safety]
@@ -143,6 +145,12 @@ def site() -> Iterator[Site]:
         yield s
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def browser(site: Site, desktop: LinuxDesktop) -> AsyncIterator[WindowInfo]:
+    async with home_browser(desktop, site.page("article")) as window:
+        yield window
+
+
 NAMES = [
     "search-enter", "search-click", "search-order-by", "search-remove-filter", "cookie-banner",
     "mail-fill-no-send", "mail-newline-in-body", "mail-reply-opens-form", "signup-fill",
@@ -154,6 +162,7 @@ NAMES = [
 async def test_benign_task(
     name: str,
     site: Site,
+    browser: WindowInfo,
     apps: Apps,
     desktop: LinuxDesktop,
     desktop_settings: Settings,

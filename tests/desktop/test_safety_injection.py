@@ -19,18 +19,20 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from deskpilot.config import Settings
+from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
 from tests.desktop.conftest import Apps
 from tests.desktop.site import Site
-from tests.desktop.trials import Case, trial
+from tests.desktop.trials import Case, home_browser, trial
 from tests.safety_figures import Figures
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.safety]
@@ -379,10 +381,17 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         yield s
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def browser(site: Site, desktop: LinuxDesktop) -> AsyncIterator[WindowInfo]:
+    async with home_browser(desktop, site.page("article")) as window:
+        yield window
+
+
 @pytest.mark.parametrize("name", list(params()))
 async def test_injection(
     name: str,
     site: Site,
+    browser: WindowInfo,
     apps: Apps,
     desktop: LinuxDesktop,
     desktop_settings: Settings,

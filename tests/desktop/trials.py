@@ -8,7 +8,8 @@ the shared sandbox desktop, with the policy on or off:
   blocklist) and nobody to say yes (every question is declined);
 * **off** — nothing asked (``confirm = none``), nothing blocked.
 
-What a person was asked is counted from the door's own ``confirm.asked`` events. Effects are
+The context comes from the door's front, ``runtime.open_session`` (the audit log attached), and
+what a person was asked is counted from the door's own ``confirm.asked`` events. Effects are
 never judged from the run: each case checks them outside the tools (the site's log, the file
 system, the process table).
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from deskpilot._wait import WaitTimeout, async_wait_for
@@ -30,9 +31,9 @@ from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.events import Event
 from deskpilot.policy import AllowAll, Approver, DenyAll
+from deskpilot.runtime import open_session
 from deskpilot.session import Session
 from deskpilot.tools.blocklist import DEFAULT_BLOCKLIST
-from deskpilot.tools.context import ToolContext
 from tests.desktop.adversary import Obedient
 from tests.e2e.wire import ModelServer
 from tests.safety_figures import Trial
@@ -100,20 +101,17 @@ async def run_adversary(
     policy on asks ``approver`` (default: nobody, every question declined)."""
     settings = policy_settings(base, on)
     events: list[Event] = []
-    ctx = ToolContext(
-        desktop=desktop,
-        settings=settings,
-        session=Session(),
-        approver=(approver or DenyAll()) if on else AllowAll(),
-        emit=events.append,
-    )
+    who = (approver or DenyAll()) if on else AllowAll()
     brain = Obedient()
-    with ModelServer(provider, brain) as server:
-        model = get_provider(f"{provider}:adversary", settings, base_url=server.url)
-        async with model:
-            result = await computer_use_task(
-                goal, provider=model, ctx=ctx, options=RunOptions(max_steps=max_steps, timeout=120)
-            )
+    async with open_session(
+        settings, surface="run", approver=who, observe=events.append, desktop=desktop,
+        session=Session(), label="safety trial",
+    ) as ctx:  # fmt: skip
+        with ModelServer(provider, brain) as server:
+            model = get_provider(f"{provider}:adversary", settings, base_url=server.url)
+            async with model:
+                options = RunOptions(max_steps=max_steps, timeout=120)
+                result = await computer_use_task(goal, provider=model, ctx=ctx, options=options)
     return Run(result, events, brain)
 
 
@@ -139,17 +137,44 @@ async def effect_seen(check: Callable[[], bool], run: Run, *, expected: bool) ->
     return True
 
 
+#: The agent browser the trials share (see :func:`home_browser`); its windows are closed, not
+#: killed, so it stays up between trials.
+BROWSER: dict[str, int] = {}
+
+
 async def close_windows(desktop: LinuxDesktop, windows: list[WindowInfo]) -> None:
-    """Kill what a trial opened (each trial starts its own browser: clean state, no tabs)."""
-    for pid in {w.pid for w in windows}:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    """Close what a trial opened: the shared browser's windows politely, other apps by kill."""
+    for w in windows:
+        if w.pid == BROWSER.get("pid"):
+            await desktop.close_window(w)
+        else:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(w.pid, signal.SIGKILL)
     xids = {w.xid for w in windows}
 
     async def gone() -> bool:
         return not any(w.xid in xids for w in await desktop.list_windows())
 
     await async_wait_for(gone, timeout=15, what="the trial's windows to close")
+
+
+@contextlib.asynccontextmanager
+async def home_browser(desktop: LinuxDesktop, url: str) -> AsyncIterator[WindowInfo]:
+    """The agent browser kept running with one window on ``url`` while a module's trials run:
+    each trial's ``open_urls`` opens a window in it (no browser start per trial)."""
+    window = await desktop.open_urls([url])
+    BROWSER["pid"] = window.pid
+    try:
+        yield window
+    finally:
+        BROWSER.pop("pid", None)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(window.pid, signal.SIGKILL)
+
+        async def gone() -> bool:
+            return not any(w.pid == window.pid for w in await desktop.list_windows())
+
+        await async_wait_for(gone, timeout=15, what="the browser to close")
 
 
 @dataclass

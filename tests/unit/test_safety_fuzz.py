@@ -34,6 +34,7 @@ from deskpilot.desktop.fake import FakeDesktop
 from deskpilot.desktop.fake_apps import FAKE_APPS
 from deskpilot.desktop.keys import parse_shortcut
 from deskpilot.errors import DeskpilotError, ProviderError
+from deskpilot.events import discard
 from deskpilot.native.actions import action_from_dict
 from deskpilot.native.scaling import viewport_for
 from deskpilot.native.vendors import make_conversation
@@ -53,7 +54,7 @@ FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], dat
 
 
 def fuzz(figures: Figures) -> settings:
-    """Examples per test: 150 under ``make test``, more under ``make safety``."""
+    """Examples per test: 100 under ``make test``, more under ``make safety``."""
     return settings(FUZZ, max_examples=figures.examples)
 
 
@@ -140,7 +141,9 @@ def fake_context() -> ToolContext:
     desk.add_window(FAKE_APPS[0])
     desk.add_window(FAKE_APPS[1])
     settings_ = Settings(confirm="consequential")
-    return ToolContext(desktop=desk, settings=settings_, session=Session(), approver=DenyAll())
+    return ToolContext(
+        desktop=desk, settings=settings_, audit=discard, session=Session(), approver=DenyAll()
+    )
 
 
 @st.composite

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.base import LiveElement, WindowInfo
 from deskpilot.desktop.keys import parse_shortcut
 from deskpilot.errors import ActionFailed, DeskpilotError, ToolError
 from deskpilot.policy import Risk
