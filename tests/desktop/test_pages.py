@@ -398,8 +398,11 @@ async def test_a_js_pane_returns_values_and_errors_with_lines(rig: Rig) -> None:
     await async_wait_for(
         lambda: _dataset(page), timeout=15, what="the JS pane to run again after the reload"
     )
+    pane_files = list((extension_dir(rig.settings) / "panes").glob("*.js"))
+    assert pane_files  # what the extension re-runs after a reload
     await call(ctx, "close_temp_pane", {"pane": "js"})
     assert await page.evaluate("document.body.dataset.pane") == "undone"
+    assert not any(p.exists() for p in pane_files)
 
 
 async def _dataset(page: Page) -> bool:

@@ -251,7 +251,7 @@ async def close_temp_pane(ctx: ToolContext, pane: PaneArg) -> ToolResult:
     kind, _tab = _pane(pane)
     async with connect(ctx.settings) as agent:
         t, tab_id, _state = await _open_pane(agent, pane)
-        await _close(t, kind, tab_id)
+        await _close(ctx, t, kind, tab_id)
     return ToolResult(
         f"TEMP pane {pane} closed; its effect is gone from {t.url}.",
         data={"ok": True},
@@ -259,12 +259,13 @@ async def close_temp_pane(ctx: ToolContext, pane: PaneArg) -> ToolResult:
     )
 
 
-async def _close(t: Tab, kind: str, tab_id: int) -> None:
+async def _close(ctx: ToolContext, t: Tab, kind: str, tab_id: int) -> None:
     await service.ensure_runtime(t)
     if kind == "css":
         await t.value("window.__deskpilotPages.paneCss(null)")
     else:
         await t.value("window.__deskpilotPages.paneStop()")
+        (extension_dir(ctx.settings) / "panes" / f"{tab_id}.js").unlink(missing_ok=True)
     await t.bridge({"op": "pane-close", "tab": tab_id, "kind": kind})
 
 
@@ -443,7 +444,7 @@ async def create_rule(
         kind, _tab = _pane(from_pane)
         async with connect(ctx.settings) as agent:
             t, tab_id, _state = await _open_pane(agent, from_pane)
-            await _close(t, kind, tab_id)
+            await _close(ctx, t, kind, tab_id)
         note += f"; pane {from_pane} closed (the rule applies instead)"
     return ToolResult(
         f"Saved rule {rule.id} {rule.name!r} ({note}).",
