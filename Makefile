@@ -34,6 +34,7 @@ check: setup
 
 bench: setup
 	$(BIN)/python -m bench.snapshot
+	$(BIN)/python -m bench.eval_cost
 
 # the safety suite's cases (also run by `make test`), with more fuzzing; prints the figures
 safety: setup

@@ -91,6 +91,8 @@ class Settings:
     tool_protocol: Literal["native", "text"] | None = None
     consequential_words: tuple[str, ...] | None = None
     read_budget_chars: int = 12000
+    #: the Ray cluster of ``deskpilot eval --backend ray`` (RAY_ADDRESS, as Ray reads it)
+    ray_address: str | None = None
 
     def with_overrides(self, **changes: Any) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -233,6 +235,7 @@ def load_settings(
         consequential_words=(
             None if words_cfg is None else _as_str_list(words_cfg, "[consequential] words")
         ),
+        ray_address=env.get("RAY_ADDRESS") or None,
     )
 
 

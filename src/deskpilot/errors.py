@@ -26,8 +26,14 @@ Every error deskpilot raises on purpose derives from :class:`DeskpilotError`. Fo
     │   └── ActionDeclined          a person (or policy) declined the action
     ├── ProviderError               a model provider failed (HTTP, auth, bad reply)
     │   └── ProviderNotConfigured   no model, key or SDK: the message says how to fix it
-    └── AuditError                  the audit log cannot be written or read
-        └── AuditIntegrityError     verification found an edited or missing record
+    ├── AuditError                  the audit log cannot be written or read
+    │   └── AuditIntegrityError     verification found an edited or missing record
+    └── EvalError                   ``deskpilot eval``: a suite, task or run cannot be used
+        ├── TaskError               a task file is invalid (the message names file and field)
+        ├── SetupFailed             a task's setup did not complete (a setup error, not a fail)
+        ├── CheckFailed             the end state is not what the task asks (inside checkers)
+        ├── OracleFailed            a step of a task's oracle failed (the checks then decide)
+        └── CheckBroken             a checker could not read the state (a checker error)
 
 Tool errors carry the exact text the model reads (``str(exc)``); keep them to fixed phrases
 plus identifiers, never raw exception text that might carry screen content.
@@ -157,3 +163,29 @@ class AuditError(DeskpilotError):
 
 class AuditIntegrityError(AuditError):
     """Verification found an edited, reordered or missing audit record."""
+
+
+class EvalError(DeskpilotError):
+    """``deskpilot eval`` cannot go on: a suite, a run directory or a backend is unusable."""
+
+
+class TaskError(EvalError):
+    """A task file is invalid; the message names the file and the field."""
+
+    exit_code = 2
+
+
+class SetupFailed(EvalError):
+    """A task's setup did not complete: the trial is a setup error, never a model failure."""
+
+
+class CheckFailed(EvalError):
+    """The end state is not what the task asks (raised inside checkers: a failed check)."""
+
+
+class OracleFailed(EvalError):
+    """A step of a task's oracle could not run or its tool failed (the checks then decide)."""
+
+
+class CheckBroken(EvalError):
+    """A checker could not read the end state: the trial is a checker error, not a failure."""

@@ -88,6 +88,8 @@ class RunResult:
     steps: int
     run_id: str
     conversation: Conversation = field(repr=False)
+    #: the providers' usage counts (tokens…) summed over the run's replies, as they named them
+    usage: dict[str, int] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -203,6 +205,7 @@ class AgentRun(StoppableRun):
         self.goal = goal or _last_user_text(conversation)
         self.constraints = list(constraints)
         self.steps = 0
+        self.usage: dict[str, int] = {}
         self._start = len(conversation.messages)
 
     async def run(self) -> RunResult:
@@ -242,6 +245,7 @@ class AgentRun(StoppableRun):
                     f"The model provider failed: {exc}\n\n{self._summary()}",
                 )
             self.steps += 1
+            self._count(turn.usage)
             self.conversation.add_turn(turn)
             if not turn.tool_calls:
                 return self._finish("done", "answered", turn.text or "(no answer)")
@@ -289,6 +293,7 @@ class AgentRun(StoppableRun):
             log.warning("run %s: the last answer failed: %s", self.run_id, exc)
             return self._summary()
         turn.tool_calls = []  # no tools were offered; never leave calls unanswered
+        self._count(turn.usage)
         self.conversation.add_turn(turn)
         return turn.text or self._summary()
 
@@ -317,12 +322,18 @@ class AgentRun(StoppableRun):
     def _summary(self) -> str:
         return progress_summary(self.conversation.messages[self._start :])
 
+    def _count(self, usage: dict[str, int]) -> None:
+        for key, value in usage.items():
+            self.usage[key] = self.usage.get(key, 0) + value
+
     def _finish(self, outcome: Outcome, reason: str, answer: str) -> RunResult:
         self._emit(
             "run.finished",
             {"outcome": outcome, "answer": answer, "steps": self.steps, "reason": reason},
         )
-        return RunResult(outcome, answer, reason, self.steps, self.run_id, self.conversation)
+        return RunResult(
+            outcome, answer, reason, self.steps, self.run_id, self.conversation, dict(self.usage)
+        )
 
     def _emit(self, kind: str, data: dict[str, object]) -> None:
         self.ctx.emit(Event(kind, dict(data), run_id=self.run_id))

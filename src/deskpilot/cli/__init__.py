@@ -7,6 +7,7 @@ import click
 from deskpilot.cli import (
     blocklist_cmd,
     chat_cmd,
+    eval_cmd,
     log_cmd,
     mcp_cmd,
     rules_cmd,
@@ -52,6 +53,7 @@ for module in (
     mcp_cmd,
     rules_cmd,
     serve_cmd,
+    eval_cmd,
 ):
     for command in module.COMMANDS:
         main.add_command(command)

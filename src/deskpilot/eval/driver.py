@@ -1,0 +1,187 @@
+"""The driver: plans trials, hands them to a backend, is the one writer of their results.
+
+It retries attempts that ended in an *infrastructure* error (a dead sandbox, a lost Ray
+worker, a provider outage) up to ``retries`` times, and nothing else: a failure, a timeout, a
+setup or checker error is the trial's result. Heavy tasks (LibreOffice, Chromium) go first so
+the tail of the run is short.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from deskpilot.eval.attempt import Attempt
+from deskpilot.eval.local import Backend
+from deskpilot.eval.policies import PolicySpec
+from deskpilot.eval.report import markdown, summarize
+from deskpilot.eval.store import (
+    RunStore,
+    TrialKey,
+    final_attempts,
+    read_results,
+    write_json,
+)
+from deskpilot.eval.suite import Suite
+from deskpilot.eval.task import Task
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Plan:
+    suite: Suite
+    tasks: list[Task]
+    policy: PolicySpec
+    trials: int
+    retries: int = 1
+
+    def manifest(self, backend: str) -> dict[str, Any]:
+        return {
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "deskpilot": _version(),
+            "suite": self.suite.name,
+            "suite_path": str(self.suite.root),
+            "suite_digest": self.suite.digest,
+            "tasks": [t.id for t in self.tasks],
+            "versions": {t.id: t.version for t in self.tasks},
+            "trials": self.trials,
+            "retries": self.retries,
+            "policy": self.policy.to_dict(),
+            "policy_label": self.policy.label,
+            "backend": backend,
+        }
+
+    def spec(self, task: Task) -> dict[str, Any]:
+        return {
+            "task": task.model_dump(mode="json", by_alias=True),
+            "policy": self.policy.to_dict(),
+            "policy_label": self.policy.label,
+            "suite_root": str(self.suite.root),
+        }
+
+
+def _version() -> str:
+    """deskpilot's version, and the git commit it runs from when that is known."""
+    version = metadata.version("deskpilot")
+    here = Path(__file__).resolve().parent
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        done = subprocess.run(
+            ["git", "-C", str(here), "describe", "--always", "--dirty"],
+            capture_output=True, text=True, timeout=5, check=False,
+        )  # fmt: skip
+        if done.returncode == 0 and done.stdout.strip():
+            version += f" ({done.stdout.strip()})"
+    return version
+
+
+def _line(done: int, total: int, attempt: Attempt, result: dict[str, Any], retry: bool) -> str:
+    mark = {"passed": "✓", "failed": "✗"}.get(result["status"], "!")
+    took = result.get("time", {}).get("total")
+    extra = f" {took:.1f}s" if isinstance(took, int | float) else ""
+    extra += f" · {result.get('tool_calls', 0)} calls"
+    if result.get("tokens_in") or result.get("tokens_out"):
+        extra += f" · {result['tokens_in']}/{result['tokens_out']} tokens"
+    if result["status"] != "passed" and result.get("detail"):
+        extra += f" · {str(result['detail'])[:100]}"
+    again = " → retrying" if retry else ""
+    tries = f" (attempt {attempt.number})" if attempt.number > 1 else ""
+    width = len(str(total))
+    return (
+        f"[{done:>{width}}/{total}] {mark} {result['status']:<13} "
+        f"{attempt.key.label()}{tries}{extra}{again}"
+    )
+
+
+def execute(
+    plan: Plan,
+    run: Path,
+    backend: Backend,
+    *,
+    resume: bool = False,
+    progress: Progress = lambda _line: None,
+) -> dict[str, Any]:
+    """Run (or resume) the plan in ``run``; return the summary (also written to the run)."""
+    manifest = plan.manifest(backend.name)
+    store = RunStore(run)
+    try:
+        existing = store.open(manifest, resume=resume)
+        manifest = {**manifest, **_read_manifest(run)}
+        done = final_attempts(existing, plan.retries)
+        tried: dict[TrialKey, int] = {}
+        for r in existing:
+            key = TrialKey(r["task"], int(r["trial"]))
+            tried[key] = max(tried.get(key, 0), int(r["attempt"]))
+        queue: list[Attempt] = [
+            Attempt(TrialKey(t.id, k), tried.get(TrialKey(t.id, k), 0) + 1, plan.spec(t))
+            for t in sorted(plan.tasks, key=lambda t: not t.heavy)
+            for k in range(plan.trials)
+            if TrialKey(t.id, k) not in done
+        ]
+        total = len(plan.tasks) * plan.trials
+        count = len(done)
+        progress(
+            f"{len(queue)} trial(s) to run of {total} ({len(plan.tasks)} task(s) × {plan.trials}, "
+            f"policy {plan.policy.label}) on {backend.describe()} → {run}"
+            + (f"; {count} already done" if count else "")
+        )
+        _loop(plan, store, backend, queue, count, total, progress)
+    except BaseException:
+        backend.close(kill=True)
+        raise
+    else:
+        backend.close()
+    finally:
+        store.close()
+    return write_report(run)
+
+
+def _loop(
+    plan: Plan,
+    store: RunStore,
+    backend: Backend,
+    queue: list[Attempt],
+    count: int,
+    total: int,
+    progress: Progress,
+) -> None:
+    flying = 0
+    while queue or flying:
+        while queue and backend.ready > 0:
+            backend.submit(queue.pop(0))
+            flying += 1
+        if not flying:  # every slot is recovering from a lost worker
+            backend.wait(timeout=1.0)
+            continue
+        for attempt, result in backend.wait(timeout=1.0):
+            flying -= 1
+            result["attempt"] = attempt.number
+            store.append(result)
+            retry = result["status"] == "infra_error" and attempt.number <= plan.retries
+            if retry:
+                queue.insert(0, Attempt(attempt.key, attempt.number + 1, attempt.spec))
+            else:
+                count += 1
+            progress(_line(count, total, attempt, result, retry))
+
+
+def _read_manifest(run: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    return data
+
+
+def write_report(run: Path) -> dict[str, Any]:
+    """Summarize ``run`` from its results; write summary.json and summary.md."""
+    manifest = _read_manifest(run)
+    final = final_attempts(read_results(run), int(manifest.get("retries", 1)))
+    summary = summarize(run, manifest, final)
+    write_json(run / "summary.json", summary)
+    (run / "summary.md").write_text(markdown(summary), encoding="utf-8")
+    return summary

@@ -1,0 +1,356 @@
+"""A task is data: the goal, the setup, the checks, the oracle and the limits.
+
+A task file (TOML, or JSON with the same keys) looks like this::
+
+    id = "mousepad.append-line"          # default: the file name without its extension
+    goal = "In Mousepad, add 'eggs' as the last line of shopping.txt and save it."
+    family = "mousepad-edit"             # tasks of one family are alike (default: id prefix)
+    apps = ["mousepad"]                  # executables a node must have to run the task
+    timeout = 120                        # seconds the agent gets
+    max_steps = 15
+
+    [[setup]]                            # run in order in the trial's fresh sandbox desktop
+    write = "~/Documents/shopping.txt"
+    text = "milk\\nbread\\n"
+
+    [[setup]]
+    launch = ["mousepad", "~/Documents/shopping.txt"]
+    window = "shopping.txt"              # wait for this window and its accessibility tree
+
+    [[check]]                            # all checks must hold; read through other channels
+    kind = "file"
+    path = "~/Documents/shopping.txt"
+    lines = ["milk", "bread", "eggs"]
+
+    [[oracle]]                           # one way to do it, made of deskpilot tool calls
+    tool = "read_screen_ax"
+
+Setup steps (one action key each): ``write`` (``text`` or ``from`` a fixture), ``mkdir``,
+``serve`` (a directory on a loopback server that logs every request; ``{server}`` is its
+URL), ``launch`` (argv; ``window`` regex; ``ready = "tree"|"window"``; ``capture`` a name
+for its exit code and stdout), ``open_url`` (the agent browser), ``wait_window`` (regex) and
+``run`` (a command that must exit 0). Check kinds are in :mod:`deskpilot.eval.checks`; oracle
+steps in :mod:`deskpilot.eval.oracle`. Strings may use ``{home}``, ``{server}`` and
+``{task_dir}``; paths starting with ``~/`` are in the sandbox's home.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from deskpilot.errors import TaskError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+# -- setup ---------------------------------------------------------------------------------
+
+
+class WriteStep(_Strict):
+    write: str = Field(description="file to create (parents are made)")
+    text: str | None = None
+    from_: str | None = Field(default=None, alias="from", description="fixture to copy")
+
+
+class MkdirStep(_Strict):
+    mkdir: str
+
+
+class ServeStep(_Strict):
+    serve: str = Field(description="directory (relative to the task file) served on loopback")
+
+
+class LaunchStep(_Strict):
+    launch: list[str] = Field(min_length=1)
+    window: str | None = Field(default=None, description="title regex of the window to wait for")
+    ready: Literal["tree", "window", "none"] = "tree"
+    capture: str | None = Field(default=None, description="name for its exit code and stdout")
+    timeout: float = Field(default=60.0, gt=0, le=600)
+
+
+class OpenUrlStep(_Strict):
+    open_url: str
+
+
+class WaitWindowStep(_Strict):
+    wait_window: str
+    timeout: float = Field(default=30.0, gt=0, le=600)
+
+
+class RunStep(_Strict):
+    run: list[str] = Field(min_length=1)
+    timeout: float = Field(default=60.0, gt=0, le=600)
+
+
+SetupStep = WriteStep | MkdirStep | ServeStep | LaunchStep | OpenUrlStep | WaitWindowStep | RunStep
+SETUP_KINDS: dict[str, type[_Strict]] = {
+    "write": WriteStep,
+    "mkdir": MkdirStep,
+    "serve": ServeStep,
+    "launch": LaunchStep,
+    "open_url": OpenUrlStep,
+    "wait_window": WaitWindowStep,
+    "run": RunStep,
+}
+
+
+# -- checks --------------------------------------------------------------------------------
+
+
+class FileCheck(_Strict):
+    """A file's text (trailing whitespace ignored unless ``exact``)."""
+
+    kind: Literal["file"]
+    path: str
+    exists: bool = True
+    equals: str | None = None
+    contains: list[str] = []
+    excludes: list[str] = []
+    lines: list[str] | None = None
+    regex: str | None = None
+    unchanged: bool = False
+    exact: bool = False
+
+
+class CellCheck(_Strict):
+    """A spreadsheet cell (ODS, XLSX, CSV): its value and optionally its formula."""
+
+    kind: Literal["cell"]
+    path: str
+    cell: str = Field(pattern=r"^[A-Za-z]{1,3}[1-9][0-9]{0,6}$")
+    sheet: str | int = 0
+    value: float | str | None = None
+    formula: str | None = Field(default=None, description="text the formula must contain")
+    tolerance: float = 1e-6
+    bold: bool | None = None
+
+
+class ParagraphCheck(_Strict):
+    """A paragraph of a text document (ODT, DOCX): style, bold words."""
+
+    kind: Literal["paragraph"]
+    path: str
+    text: str | None = Field(default=None, description="the paragraph's whole text")
+    contains: str | None = Field(default=None, description="or a part of it")
+    index: int | None = Field(default=None, description="or its position (0 = first)")
+    style: str | None = Field(default=None, description="paragraph style, e.g. 'Heading 1'")
+    bold: str | None = Field(default=None, description="a word of it that must be bold")
+    not_bold: str | None = Field(default=None, description="a word of it that must not be")
+
+
+class DocumentCheck(_Strict):
+    """The whole text of a document (ODT/ODS/DOCX/XLSX/plain)."""
+
+    kind: Literal["document"]
+    path: str
+    contains: list[str] = []
+    excludes: list[str] = []
+
+
+class WindowCheck(_Strict):
+    """Window titles, read from X11 over a connection of the checker's own."""
+
+    kind: Literal["window"]
+    title: str = Field(description="regex")
+    absent: bool = False
+
+
+class AtspiCheck(_Strict):
+    """Nodes of a running app, read by a separate pyatspi reader (not deskpilot's engine)."""
+
+    kind: Literal["atspi"]
+    app: str = Field(description="regex on the application's AT-SPI name")
+    role: str | None = None
+    name: str | None = None
+    name_re: str | None = None
+    text: str | None = None
+    text_re: str | None = None
+    number: float | None = Field(default=None, description="the text read as a number")
+    value: float | None = None
+    states: list[str] = []
+    count: int | None = Field(default=None, ge=0, description="exactly this many match")
+
+
+class OutputCheck(_Strict):
+    """A launched process's exit code and stdout (setup ``capture = NAME``)."""
+
+    kind: Literal["output"]
+    of: str
+    stdout: str | None = None
+    stdout_re: str | None = None
+    exit_code: int | None = 0
+
+
+class HttpCheck(_Strict):
+    """Requests the loopback server logged."""
+
+    kind: Literal["http"]
+    method: str | None = None
+    path: str | None = None
+    path_re: str | None = None
+    form: dict[str, str | list[str]] = {}
+    query: dict[str, str | list[str]] = {}
+    without: list[str] = Field(default=[], description="form fields that must not be sent")
+    count: int | None = Field(default=None, ge=0)
+
+
+class CommandCheck(_Strict):
+    """A command run on the sandbox at check time (its stdout and exit code)."""
+
+    kind: Literal["command"]
+    run: list[str] = Field(min_length=1)
+    stdout: str | None = None
+    stdout_re: str | None = None
+    contains: list[str] = []
+    excludes: list[str] = []
+    exit_code: int | None = 0
+
+
+class OsworldCheck(_Strict):
+    """One OSWorld getter + metric pair (see :mod:`deskpilot.eval.osworld`)."""
+
+    kind: Literal["osworld"]
+    func: str
+    result: dict[str, Any]
+    expected: dict[str, Any] | None = None
+    options: dict[str, Any] = {}
+
+
+class AllCheck(_Strict):
+    kind: Literal["all"]
+    of: list[Check] = Field(min_length=1)
+
+
+class AnyCheck(_Strict):
+    kind: Literal["any"]
+    of: list[Check] = Field(min_length=1)
+
+
+class NotCheck(_Strict):
+    kind: Literal["not"]
+    of: Check
+
+
+Check = Annotated[
+    FileCheck
+    | CellCheck
+    | ParagraphCheck
+    | DocumentCheck
+    | WindowCheck
+    | AtspiCheck
+    | OutputCheck
+    | HttpCheck
+    | CommandCheck
+    | OsworldCheck
+    | AllCheck
+    | AnyCheck
+    | NotCheck,
+    Field(discriminator="kind"),
+]
+for _model in (AllCheck, AnyCheck, NotCheck):
+    _model.model_rebuild()
+
+
+# -- oracle --------------------------------------------------------------------------------
+
+
+class Find(_Strict):
+    """An element of the latest read_screen_ax, by role and name (never by read text)."""
+
+    role: str | None = None
+    name: str | None = None
+    name_re: str | None = None
+    states: list[str] = []
+    index: int = 0
+
+
+class Until(_Strict):
+    find: Find | None = None
+    window: str | None = Field(default=None, description="a window title matching this regex")
+    gone: str | None = Field(default=None, description="no window title matches this regex")
+
+
+class OracleStep(_Strict):
+    tool: str
+    args: dict[str, Any] = {}
+    until: Until | None = Field(
+        default=None, description="repeat this (read-only) call until the condition holds"
+    )
+    within: float = Field(default=20.0, gt=0, le=300)
+
+
+# -- the task ------------------------------------------------------------------------------
+
+
+class Task(_Strict):
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+    goal: str = Field(min_length=1)
+    version: int = 1
+    family: str = ""
+    tags: list[str] = []
+    apps: list[str] = []
+    timeout: float = Field(default=180.0, gt=0, le=86400)
+    max_steps: int = Field(default=30, ge=1, le=1000)
+    setup: list[dict[str, Any]] = []
+    check: list[Check] = Field(min_length=1)
+    oracle: list[OracleStep] = []
+    #: set by the loader: the file the task came from and its directory (fixtures)
+    source: str = ""
+    base_dir: str = ""
+
+    def model_post_init(self, _context: Any) -> None:
+        if not self.family:
+            self.family = self.id.split(".", 1)[0]
+
+    def setup_steps(self) -> list[SetupStep]:
+        return [parse_setup_step(raw, i) for i, raw in enumerate(self.setup)]
+
+    @property
+    def heavy(self) -> bool:
+        """Slow to set up (LibreOffice, browsers): scheduled first so the tail is short."""
+        slow = ("soffice", "libreoffice", "localc", "lowriter", "chromium")
+        return any(any(s in a for s in slow) for a in self.apps)
+
+
+def parse_setup_step(raw: dict[str, Any], index: int) -> SetupStep:
+    keys = [k for k in raw if k in SETUP_KINDS]
+    if len(keys) != 1:
+        known = ", ".join(SETUP_KINDS)
+        got = ", ".join(raw) or "nothing"
+        raise TaskError(f"setup.{index}: one action key expected ({known}); got {got}")
+    try:
+        step: SetupStep = SETUP_KINDS[keys[0]].model_validate(raw)  # type: ignore[assignment]
+    except ValidationError as exc:
+        raise TaskError(f"setup.{index} ({keys[0]}): {problems(exc)}") from None
+    return step
+
+
+def problems(exc: ValidationError) -> str:
+    """Pydantic's errors as one line: ``check.0.path: field required; ...``."""
+    out = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "task"
+        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        out.append(f"{where}: {msg}")
+    return "; ".join(out[:6]) + (f" (and {len(out) - 6} more)" if len(out) > 6 else "")
+
+
+def task_from_data(data: dict[str, Any], source: Path) -> Task:
+    """Validate a task's data (read from ``source``); every problem names the file."""
+    data = dict(data)
+    data.setdefault("id", source.stem)
+    data["source"] = str(source)
+    data["base_dir"] = str(source.parent)
+    try:
+        task = Task.model_validate(data)
+        task.setup_steps()  # setup steps are checked now, not in the middle of a trial
+    except ValidationError as exc:
+        raise TaskError(f"{source}: {problems(exc)}") from None
+    except TaskError as exc:
+        raise TaskError(f"{source}: {exc}") from None
+    return task

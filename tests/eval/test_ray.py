@@ -1,0 +1,119 @@
+"""``--backend ray`` on a Ray cluster the test starts: a head on loopback (no desktops) and one
+worker node beside it offering two desktops. Same results as the local backend; a worker
+killed mid-trial costs one retry, reported as such; every Ray process started here is gone
+afterwards."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deskpilot import _procfs
+from deskpilot._wait import wait_for
+from tests.eval.conftest import Eval, statuses, trial_processes
+
+pytest.importorskip("ray")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _ray_processes(marker: str) -> set[int]:
+    """Processes of the cluster: their command line names its temp dir, and their children
+    (workers, agents)."""
+    links = _procfs.parents()
+    roots = {pid for pid in links if marker.encode() in _procfs.read(f"/proc/{pid}/cmdline")}
+    return {p for p in _procfs.descendants(roots, links) if not _procfs.is_zombie(p)}
+
+
+@pytest.fixture(scope="module")
+def cluster(deskpilot_eval: Eval) -> Iterator[Eval]:
+    temp = tempfile.mkdtemp(prefix="dpray-", dir="/tmp")  # short: Ray's sockets live there
+    port = _free_port()
+    ray = str(Path(sys.executable).with_name("ray"))
+    env = {**deskpilot_eval.env, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+
+    def start(*args: str) -> None:
+        subprocess.run([ray, "start", "--node-ip-address=127.0.0.1", "--disable-usage-stats",
+                        *args], env=env, check=True, capture_output=True, timeout=120)  # fmt: skip
+
+    try:
+        start("--head", f"--port={port}", "--num-cpus=0", f"--temp-dir={temp}",
+              "--include-dashboard=false")  # fmt: skip
+        start(f"--address=127.0.0.1:{port}", "--num-cpus=2",
+              '--resources={"deskpilot_desktop": 2}')  # fmt: skip
+        yield Eval(deskpilot_eval.home, {**env, "RAY_ADDRESS": f"127.0.0.1:{port}"})
+    finally:
+        for pid in _ray_processes(temp):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: not _ray_processes(temp), timeout=30, what="the Ray processes to end")
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_the_suite_on_a_ray_cluster_gives_the_local_results(
+    cluster: Eval, proof: dict[str, Any], tmp_path: Path
+) -> None:
+    tasks = "zenity.checklist,web.newsletter,multi.web-to-note,mousepad.new-file"
+    summary = cluster.run("starter", "--policy", "oracle", "--tasks", tasks, "--backend", "ray",
+                          "--out", str(tmp_path / "ray"))  # fmt: skip
+    local = {r["id"]: r["oracle"][:1] for r in proof["tasks"]}
+    assert statuses(summary) == {t: local[t] for t in tasks.split(",")}
+    assert "2 Ray desktop slot(s)" in summary["_stderr"]
+    rows = [json.loads(x) for x in (tmp_path / "ray" / "results.jsonl").read_text().splitlines()]
+    for row in rows:  # the trial's files came back from the node
+        folder = tmp_path / "ray" / "trials" / row["task"] / "t1-a1"
+        assert json.loads((folder / "result.json").read_text())["status"] == "passed"
+        assert (folder / "transcript.md").is_file()
+
+
+def test_a_worker_killed_mid_trial_is_retried_once_and_reported(
+    cluster: Eval, tmp_path: Path
+) -> None:
+    out = tmp_path / "killed"
+    args = ["starter", "--policy", "oracle", "--tasks", "writer.heading", "--backend", "ray",
+            "--out", str(out), "--json"]  # fmt: skip
+    driver = subprocess.Popen(cluster.command(*args), env=cluster.env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    output: dict[str, str] = {}
+    reader = threading.Thread(
+        target=lambda: output.update(zip(("out", "err"), driver.communicate(), strict=True))
+    )
+    reader.start()
+    try:
+        trial = wait_for(lambda: trial_processes("deskpilot-slots") or None, timeout=120,
+                         what="the trial on a worker")[0]  # fmt: skip
+        worker = _procfs.parents()[trial]  # the Ray worker process of the desktop slot
+        assert b"DesktopSlot" in _procfs.read(f"/proc/{worker}/cmdline")
+        os.kill(worker, signal.SIGKILL)
+        reader.join(timeout=300)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+        reader.join(timeout=30)
+    assert driver.returncode == 0, output.get("err")
+    assert output.get("out", "").startswith("{"), output.get("out", "")[:600]
+    summary = json.loads(output["out"])
+    assert statuses(summary) == {"writer.heading": ["passed"]}
+    rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert [(r["attempt"], r["status"]) for r in rows] == [(1, "infra_error"), (2, "passed")]
+    assert "Ray worker running it was lost" in rows[0]["detail"]
+    assert "after 1 retry" in (out / "summary.md").read_text()
+    # the killed worker's trial saw it die and took its desktop with it
+    wait_for(lambda: trial not in _procfs.parents(), timeout=30, what="the orphaned trial")

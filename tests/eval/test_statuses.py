@@ -1,0 +1,135 @@
+"""Every trial gets one explicit status; errors of the harness are never the agent's failures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.eval.conftest import Eval, statuses
+
+TASKS = {
+    "s.passed": """goal = "nothing to do"
+[[setup]]
+write = "~/a.txt"
+text = "a"
+[[check]]
+kind = "file"
+path = "~/a.txt"
+equals = "a"
+[[oracle]]
+tool = "list_windows"
+""",
+    "s.failed": """goal = "make b.txt"
+[[check]]
+kind = "file"
+path = "~/b.txt"
+[[oracle]]
+tool = "list_windows"
+""",
+    "s.setup": """goal = "x"
+[[setup]]
+launch = ["no-such-app-xyz"]
+[[check]]
+kind = "file"
+path = "~/b.txt"
+""",
+    "s.checker": """goal = "x"
+[[setup]]
+write = "~/a.txt"
+text = "a"
+[[check]]
+kind = "file"
+path = "~/other.txt"
+exists = false
+[[check]]
+kind = "output"
+of = "nothing-captured"
+""",
+    "s.timeout": """goal = "x"
+timeout = 1
+[[check]]
+kind = "file"
+path = "~/b.txt"
+exists = false
+[[oracle]]
+tool = "wait"
+args = { seconds = 30 }
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("status-suite")
+    for task_id, text in TASKS.items():
+        (root / f"{task_id}.toml").write_text(text)
+    return root
+
+
+def test_each_outcome_has_its_status_and_only_scored_ones_count(
+    suite: Path, deskpilot_eval: Eval, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    summary = deskpilot_eval.run(str(suite), "--policy", "oracle", "-j", "2", "--out", str(out))
+    assert statuses(summary) == {
+        "s.checker": ["checker_error"],
+        "s.failed": ["failed"],
+        "s.passed": ["passed"],
+        "s.setup": ["setup_error"],
+        "s.timeout": ["timeout"],
+    }
+    overall = summary["overall"]
+    assert (overall["passed"], overall["scored"], overall["total"]) == (1, 3, 5)
+    lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    by_task = {r["task"]: r for r in lines}
+    assert "no-such-app-xyz" in by_task["s.setup"]["detail"] and by_task["s.setup"]["steps"] == 0
+    assert "nothing-captured" in by_task["s.checker"]["detail"]
+    assert by_task["s.timeout"]["time"]["agent"] < 10
+    assert len(lines) == 5  # no error here is an infrastructure error: nothing was retried
+    md = (out / "summary.md").read_text()
+    assert "**1/3 passed**" in md and "checker_error 1" in md
+
+
+def test_an_infrastructure_failure_is_retried_then_reported(
+    suite: Path, deskpilot_eval: Eval, tmp_path: Path
+) -> None:
+    broken = Eval(deskpilot_eval.home, {**deskpilot_eval.env, "PATH": str(tmp_path)})  # no Xvfb
+    out = tmp_path / "run"
+    summary = broken.run(str(suite), "--policy", "oracle", "--tasks", "s.passed", "--out",
+                         str(out))  # fmt: skip
+    assert statuses(summary) == {"s.passed": ["infra_error"]}
+    assert summary["overall"]["scored"] == 0
+    lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert [(r["attempt"], r["status"]) for r in lines] == [(1, "infra_error"), (2, "infra_error")]
+    assert "Xvfb" in lines[0]["detail"]
+    assert "after 1 retry" in (out / "summary.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["starter", "--policy", "oracle", "--model", "scripted:x"], "exclude each other"),
+        (["starter"], "who should do the tasks"),
+        (["no-such-suite", "--policy", "noop"], "no suite 'no-such-suite'"),
+        (["starter", "--policy", "noop", "--tasks", "nope.*"], "no task of suite 'starter'"),
+        (["starter", "--model", "anthropic:claude-x"], "ANTHROPIC_API_KEY"),
+    ],
+)
+def test_bad_invocations_say_what_to_do(
+    deskpilot_eval: Eval, args: list[str], message: str
+) -> None:
+    env = {k: v for k, v in deskpilot_eval.env.items() if not k.endswith("_API_KEY")}
+    done = subprocess.run(deskpilot_eval.command(*args), env=env, capture_output=True, text=True,
+                          timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+def test_resume_needs_a_run(deskpilot_eval: Eval, tmp_path: Path) -> None:
+    done = subprocess.run(
+        deskpilot_eval.command("starter", "--policy", "noop", "--resume", "--out", str(tmp_path)),
+        env=deskpilot_eval.env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and "nothing to resume" in done.stderr
