@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.eval.conftest import Eval
+from tests.desktop.helpers import find_id
+from tests.e2e.wire import Decision, ModelServer, View
+from tests.eval.conftest import Eval, statuses
 
 
 def reply(n: int, content: list[dict[str, Any]], stop: str = "tool_use") -> dict[str, Any]:
@@ -47,3 +49,32 @@ def test_a_scripted_model_is_scored_by_the_end_state(deskpilot_eval: Eval, tmp_p
     assert row["tool_calls"] == 0
     md = (tmp_path / "good" / "summary.md").read_text()
     assert "6000/60" in md
+
+
+def text_protocol_brain(view: View) -> Decision:
+    """A model without function calling: it reads the dialog, then fills it in by the IDs it
+    was shown, through @@TOOL@@ blocks."""
+    assert view.mode == "text", view.mode
+    if not view.results:
+        return Decision("Let me look.", [("read_screen_ax", {})])
+    if len(view.results) == 1:
+        read = view.results[0]
+        field = find_id(read, "textbox")
+        ok = find_id(read, "button", "OK")
+        steps = [{"action": "fill", "elementID": field, "text": "Ada Lovelace"},
+                 {"elementID": ok}]  # fmt: skip
+        return Decision("Filling it in.", [("perform_sequence", {"steps": steps})])
+    return Decision("I answered Ada Lovelace and pressed OK.")
+
+
+def test_a_model_over_http_with_the_text_protocol(deskpilot_eval: Eval, tmp_path: Path) -> None:
+    with ModelServer("compatible", text_protocol_brain) as server:
+        summary = deskpilot_eval.run(
+            "starter", "--model", "compatible:local-model", "--base-url", server.url,
+            "--tool-protocol", "text", "--tasks", "zenity.entry", "--trials", "2", "-j", "2",
+            "--out", str(tmp_path / "run"),
+        )  # fmt: skip
+    assert statuses(summary) == {"zenity.entry": ["passed", "passed"]}
+    rows = [json.loads(x) for x in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert all((r["tokens_in"], r["tokens_out"], r["steps"]) == (30, 15, 3) for r in rows)
+    assert len(server.requests) == 6  # three requests per trial, each trial its own desktop
