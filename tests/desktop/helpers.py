@@ -33,3 +33,11 @@ def mcp_text(result: types.CallToolResult) -> str:
     first = result.content[0]
     assert isinstance(first, types.TextContent)
     return first.text
+
+
+def id_of_line(text: str, contains: str) -> str:
+    """The @ID of the first line (with an ID) that contains ``contains``."""
+    for line in text.splitlines():
+        if contains in line and re.search(r" @\S+$", line):
+            return line.rsplit("@", 1)[1]
+    raise AssertionError(f"no line with {contains!r} and an ID in:\n{text}")

@@ -15,6 +15,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from deskpilot.ax.actionable import (
+    BLOCKS,
+    BULLETS,
+    WRAPPERS,
+    clickable,
+    folded_text,
+    kind,
+    own_name,
+    page_level,
+    role_word,
+    via_ancestor,
+    wrapped_target,
+)
 from deskpilot.ax.ids import assign_ids
 from deskpilot.ax.prune import Line, prune
 from deskpilot.ax.roles import (
@@ -87,16 +100,33 @@ class Renderer:
             if not is_displayed(d) or d.role in INTERACTIVE:
                 continue
             t = clean_name(d.name) or clean_name(d.text or "")
-            if t and t not in parts:
+            if t and t not in parts and t not in BULLETS:
                 parts.append(t)
             if len(parts) >= limit:
                 break
         return " ".join(parts)
 
-    def _visit(self, node: Node, depth: int, parent_name: str, out: list[Line], top: bool) -> None:
+    def _visit(
+        self,
+        node: Node,
+        depth: int,
+        parent_name: str,
+        out: list[Line],
+        top: bool,
+        scope: bool = False,
+    ) -> None:
+        """Add the lines of ``node`` and its content; ``scope``: inside a large clickable
+        element, whose block-level parts are items to click (see :mod:`actionable`)."""
         if not top and not is_displayed(node):
             return
         visible_here = top or on_screen(node, self.area)
+        if not top and visible_here:
+            how = kind(node)
+            if how is None and scope and via_ancestor(node) and node.role in BLOCKS:
+                how = "item" if folded_text(node) else None
+            if how is not None:
+                self._operable(node, how, depth, parent_name, out, scope)
+                return
         name = clean_name(node.name) or clean_name(node.label)
         role = node.role
         value = None
@@ -150,18 +180,57 @@ class Renderer:
             elif role in ALWAYS_STRUCTURAL or (role in STRUCTURAL and name and name != parent_name):
                 keep = True
                 shown_role = STRUCTURAL[role]
+        target = None
         if keep:
             states = states_shown(node)
             widget = is_widget(node)
             full_name = clean_name(node.name) or " ".join((node.text or "").split()) or name
             shown_name = "" if widget and name and name == parent_name else name
-            out.append(Line(depth, node, shown_role, shown_name, value, states, widget))
+            # a labelled widget over the one part that carries the action: one line, acting
+            # on that part
+            target = wrapped_target(node) if node.role in WRAPPERS else None
+            line_node = target or node
+            out.append(Line(depth, line_node, shown_role, shown_name, value, states, widget))
             child_depth = depth + 1
             parent_name = full_name or parent_name
+            if widget and node.children and folded_text(node) in ("", name):
+                return  # its content is its name: nothing more to list
         else:
             child_depth = depth
+        if target is not None:
+            return
         for child in self._reading_order(node.children):
-            self._visit(child, child_depth, parent_name, out, top=False)
+            self._visit(child, child_depth, parent_name, out, top=False, scope=scope)
+
+    def _operable(
+        self, node: Node, how: str, depth: int, parent_name: str, out: list[Line], scope: bool
+    ) -> None:
+        """A node operable by what it offers (a listener, tabindex, overflow): one line with
+        an ID; its content folded into it when that is only text, else listed under it."""
+        if how == "click" and page_level(node):
+            # a listener on the page's body: not a control; its content reads as usual
+            for child in self._reading_order(node.children):
+                self._visit(child, depth, parent_name, out, top=False, scope=scope)
+            return
+        role = role_word(node, "click" if how == "item" else how)
+        name = own_name(node)
+        folded = folded_text(node) if how != "scroll" else None
+        if not name and folded:
+            name = cut(folded, 100)
+        if not name and node.hint:
+            role = f"{role} ({node.hint})"
+        states = states_shown(node)
+        if how == "scroll":
+            states.append(f"more {node.more}" if node.more else "scrollable")
+        value = node.value if node.value is not None else None
+        shown = "" if name and name == parent_name else name
+        out.append(Line(depth, node, role, shown, value, states, True))
+        if folded is not None:
+            return
+        # a clickable container (a list behind one delegated listener): its parts are items
+        inner = scope or (clickable(node) and not page_level(node))
+        for child in self._reading_order(node.children):
+            self._visit(child, depth + 1, name or parent_name, out, top=False, scope=inner)
 
     # -- writing ---------------------------------------------------------------------------
 

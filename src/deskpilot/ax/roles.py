@@ -171,7 +171,8 @@ def states_shown(node: Node) -> list[str]:
         out.append("active")
     if "expandable" in s or "expanded" in s or "collapsed" in s:
         out.append("expanded" if "expanded" in s else "collapsed")
-    if "sensitive" not in s and "enabled" not in s and is_widget(node):
+    if "sensitive" not in s and "enabled" not in s and "read-only" not in s and is_widget(node):
+        # Chromium drops "enabled" on read-only fields too: they can be focused, read, copied
         out.append("disabled")
     if "editable" in s and node.role not in IMPLIED_EDITABLE:
         out.append("editable")

@@ -14,6 +14,7 @@ import time
 
 from dbus_fast import Message
 
+from deskpilot.desktop.atspi_actions import ActionReader
 from deskpilot.desktop.atspi_bus import AtspiBus
 from deskpilot.desktop.atspi_cache import Located, TreeCache
 from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
@@ -50,6 +51,7 @@ class Accessibility(ElementActions):
         super().__init__(bus)
         self.reader = TreeReader(bus)
         self.details = DetailReader(bus)
+        self.actions = ActionReader(bus)
         self.cache = TreeCache()
         self._locate_problem = ""
         bus.bus.add_message_handler(self._on_event)
@@ -168,6 +170,8 @@ class Accessibility(ElementActions):
             if not app.nodes[p].name and app.nodes[p].role_name in LABELLED_ROLES
         ]  # fmt: skip
         await self.details.fill_labels(app, unnamed)
+        await self.actions.fill_actions(app, shown)
+        await self.actions.fill_hints(app, shown)
         if app.partial:
             self.cache.drop(where.bus)  # do not build on an incomplete tree
         root = build_nodes(WindowTree(app, where.frame, where.offset), window)

@@ -17,8 +17,11 @@ from deskpilot.desktop.atspi_consts import S_DEFUNCT, role_name, state_bits, sta
 from deskpilot.desktop.base import LiveElement, Rect
 from deskpilot.errors import ActionFailed
 
-#: Action names that activate an element, most preferred first ("" = Chromium's nameless).
+#: Action names that activate an element, most preferred first ("" = a toolkit's nameless).
 ACTIVATE_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "select", "")
+#: Default actions that do not operate the element itself (Chromium's "doDefault" on an element
+#: without a handler of its own).
+NOT_OWN_ACTIONS = frozenset({"dodefault", "showcontextmenu"})
 
 
 class ElementActions:
@@ -68,22 +71,39 @@ class ElementActions:
         body = await self.bus.call(key[0], key[1], "Accessible", "GetInterfaces")
         return frozenset(str(n).rsplit(".", 1)[-1] for n in body[0])
 
-    async def activate(self, key: tuple[str, str]) -> str | None:
-        """Run the element's activating action; the action's name, or None if it has none."""
+    async def action_names(self, key: tuple[str, str]) -> list[str]:
+        """The element's action names, lower-cased (Chromium's GetActions leaves them empty:
+        they are asked one by one)."""
         bus_name, path = key
         try:
             body = await self.bus.call(bus_name, path, "Action", "GetActions")
         except AtspiCallError as exc:
             if exc.unsupported:
-                return None
+                return []
             raise
         names = [str(a[0]).lower() for a in body[0]]
+        if names and not any(names):
+            replies = await asyncio.gather(
+                *(self.bus.call(bus_name, path, "Action", "GetName", "i", [i])
+                  for i in range(len(names)))
+            )  # fmt: skip
+            names = [str(r[0]).lower() for r in replies]
+        return names
+
+    async def activate(self, key: tuple[str, str]) -> str | None:
+        """Run the element's activating action; the action's name, or None if it has none of
+        its own (Chromium's "doDefault" on an element without a listener would click it, not
+        the link inside it that a person clicks: the caller uses the pointer instead)."""
+        bus_name, path = key
+        names = await self.action_names(key)
         if not names:
             return None
         index = next(
             (names.index(n) for n in ACTIVATE_ACTIONS if n in names),
             0,
         )
+        if names[index] in NOT_OWN_ACTIONS:
+            return None
         await self._pace(key)
         ok = await self.bus.call(bus_name, path, "Action", "DoAction", "i", [index])
         if not ok[0]:
@@ -93,6 +113,32 @@ class ElementActions:
             if not ok[0]:
                 raise ActionFailed(f"the app refused the action {names[index]!r}")
         return names[index] or "default"
+
+    async def text_box(self, key: tuple[str, str]) -> Rect | None:
+        """Where the element's own text is on screen (None when it has none): a wide list
+        item or tab is clicked on its text, where a person clicks."""
+        try:
+            text = str((await self.bus.call(key[0], key[1], "Text", "GetText", "ii", [0, -1]))[0])
+        except AtspiCallError:
+            return None
+        if not text.replace("\ufffc", "").strip():
+            return None
+        try:
+            body = await self.bus.call(
+                key[0], key[1], "Text", "GetRangeExtents", "iiu", [0, len(text), 0]
+            )
+        except AtspiCallError:
+            return None
+        x, y, w, h = (int(v) for v in body[0])
+        return Rect(x, y, w, h) if w > 0 and h > 0 else None
+
+    async def scroll_into_view(self, key: tuple[str, str]) -> bool:
+        """Ask the app to scroll the element into view (Component.ScrollTo, anywhere)."""
+        try:
+            body = await self.bus.call(key[0], key[1], "Component", "ScrollTo", "u", [6])
+        except AtspiCallError:
+            return False
+        return bool(body[0])
 
     async def _pace(self, key: tuple[str, str]) -> None:
         """GTK swallows a second activation of the same widget within ~250 ms: space them."""

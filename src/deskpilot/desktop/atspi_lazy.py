@@ -64,13 +64,19 @@ async def skip_hidden(
 
 
 def closed_menu(tree: AppTree, path: str) -> bool:
-    """Whether ``path`` is a menu that is not open (and not a combo box's popup)."""
+    """Whether ``path`` is a menu that is not open (and not a combo box's popup).
+
+    A menu in a menu bar or in another menu is its title there: closed unless expanded or
+    selected. Any other menu on screen (a web page's ``role=menu``, a context menu) shows
+    its items."""
     node = tree.nodes[path]
-    return (
-        node.role_name == "menu"
-        and not node.states & (S_EXPANDED | S_SELECTED)
-        and not in_combo(tree, node.parent)
-    )
+    if node.role_name != "menu" or node.states & (S_EXPANDED | S_SELECTED):
+        return False
+    if in_combo(tree, node.parent):
+        return False
+    parent = tree.nodes.get(node.parent) if node.parent else None
+    titled = parent is not None and parent.role_name in ("menu-bar", "menu")
+    return titled or not shows_state(tree, node.states)
 
 
 def shows_state(tree: AppTree, bits: int) -> bool:

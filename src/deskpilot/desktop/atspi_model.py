@@ -38,6 +38,8 @@ class RawNode:
     label_ok: bool = False  # label looked up
     stub: bool = False  # only its state is known (a hidden node read lazily)
     closed: bool = False  # a closed menu: its items are listed as stubs, unread
+    actions: tuple[str, ...] | None = None  # action names, once asked (atspi_actions)
+    hint: str = ""  # tag and class of a nameless actionable node (atspi_actions)
 
     @classmethod
     def hidden_stub(cls, path: str, parent: str, states: int) -> RawNode:

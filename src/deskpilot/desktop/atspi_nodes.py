@@ -90,6 +90,9 @@ def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
             interfaces=raw.interfaces,
             parent_key=parent,
             label=raw.label,
+            actions=raw.actions or (),
+            hint=raw.hint if raw.hint != "-" else "",
+            more=clipped(app, raw) if raw.actions and len(raw.actions) > 2 else "",
         )
 
     root = make(app.nodes[wt.frame], None)
@@ -105,6 +108,34 @@ def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
             node.children.append(child)
             stack.append((child, kid))
     return root
+
+
+def clipped(app: AppTree, raw: RawNode) -> str:
+    """Where a scrollable area has content out of view: "below", "above", "above and below"
+    or "" (children that do not show, or that reach past its edges; a lone wrapper child is
+    looked through)."""
+    if not any(a.lower().startswith("scroll") for a in raw.actions or ()):
+        return ""
+    path = raw.path
+    kids = app.children_of(path)
+    while len(kids) == 1 and app.shown(kids[0]):
+        path = kids[0]
+        kids = app.children_of(path)
+    shown = [k for k in kids if app.shown(k)]
+    if not kids:
+        return ""
+    if not shown:
+        return "below"
+    above = kids.index(shown[0]) > 0
+    below = kids.index(shown[-1]) < len(kids) - 1
+    if raw.extents is not None:
+        top, bottom = raw.extents[1], raw.extents[1] + raw.extents[3]
+        for k in (shown[0], shown[-1]):
+            ext = app.nodes[k].extents
+            if ext is not None:
+                above = above or ext[1] < top - 1
+                below = below or ext[1] + ext[3] > bottom + 1
+    return "above and below" if above and below else "above" if above else "below" if below else ""
 
 
 def shown_children(app: AppTree, path: str, in_combo: bool = False) -> list[str]:

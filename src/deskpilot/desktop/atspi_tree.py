@@ -202,6 +202,7 @@ class TreeReader(NodeFetcher):
                 old.child_count = node.child_count
                 dirty.children.add(path)
             old.label_ok = old.label_ok and bool(old.name)
+            old.actions = None  # listeners come and go with states: ask again
         for path in opened:
             # a menu read closed has opened: read its items now (those not re-read above are
             # still stubs without a state)

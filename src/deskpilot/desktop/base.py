@@ -107,6 +107,20 @@ class AppEntry:
         return self.exec_argv[0].rsplit("/", 1)[-1] if self.exec_argv else ""
 
 
+#: AT-SPI action names that operate the element itself: Chromium's "click" (an element with
+#: its own click or mouse listener), "press", "jump" (links), "activate", "check"; GTK's
+#: "click", "press", "activate", "toggle". Chromium's "doDefault" (no handler of its own),
+#: "clickAncestor" (a plain part of an element that has one) and "showContextMenu" are not.
+OWN_ACTIONS = frozenset(
+    {"click", "press", "jump", "activate", "check", "uncheck", "toggle", "open", "select",
+     "expand", "collapse", "switch", "increment", "decrement"}
+)  # fmt: skip
+
+
+#: Names toolkits give elements that have none (Chromium's nameless images): they name nothing.
+PLACEHOLDER_NAMES = frozenset({"To get missing image descriptions, open the context menu."})
+
+
 @dataclass
 class Node:
     """One accessible object as read from the tree.
@@ -129,6 +143,16 @@ class Node:
     children: list[Node] = field(default_factory=list)
     parent_key: tuple[str, str] | None = None
     label: str = ""  # the name of the element labelling it, when its own name is empty
+    #: for a nameless element with nothing to read: what it is in the page ("span.retweet")
+    hint: str = ""
+    #: for a scrollable area whose content is clipped: where more is ("below", "above",
+    #: "above and below")
+    more: str = ""
+
+    @property
+    def primary_action(self) -> str:
+        """The first (default) action's name, lower-cased ("" when it offers none)."""
+        return self.actions[0].lower() if self.actions else ""
 
     def walk(self) -> list[Node]:
         out: list[Node] = []

@@ -41,17 +41,35 @@ def visible_center(rect: Rect, area: Rect) -> tuple[int, int] | None:
     return (left + right) // 2, (top + bottom) // 2
 
 
+def _overlap(a: Rect, b: Rect) -> Rect | None:
+    left, top = max(a.x, b.x), max(a.y, b.y)
+    right, bottom = min(a.x + a.width, b.x + b.width), min(a.y + a.height, b.y + b.height)
+    return Rect(left, top, right - left, bottom - top) if right > left and bottom > top else None
+
+
 class LinuxPointer(LinuxInput):
     """Pointer input at points of a window."""
 
     async def element_point(self, window: WindowInfo, key: tuple[str, str]) -> tuple[int, int]:
+        live = await self.a11y.inspect(key)
+        if live is not None and "showing" not in live.states and "visible" in live.states:
+            # out of its page's or list's view (Chromium): let the app scroll it in, as a
+            # person would scroll before pointing at it
+            await self.a11y.scroll_into_view(key)
         rect = await self.a11y.extents(key)
         if rect is None or rect.empty:
             raise ActionFailed("the element has no on-screen position to point at")
+        text = await self.a11y.text_box(key)
         located = await self.a11y.locate(window)
-        if located is not None and located[2] != (0, 0):
-            rect = rect.offset(*located[2])
-        point = visible_center(rect, window.geometry)
+        offset = located[2] if located is not None else (0, 0)
+        rect = rect.offset(*offset)
+        area = window.geometry
+        if text is not None and text.offset(*offset).intersects(rect):
+            # a wide item or tab: point at its text (where its link is), not at empty space
+            point = visible_center(text.offset(*offset), _overlap(rect, area) or area)
+            if point is not None:
+                return point
+        point = visible_center(rect, area)
         if point is None:
             raise ActionFailed("the element is outside the window's visible area; scroll first")
         return point

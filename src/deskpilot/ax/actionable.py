@@ -1,0 +1,155 @@
+"""Actionable means addressable: the nodes a person can operate that their role does not tell.
+
+A web page makes plain content operable with listeners, ``tabindex`` and ``overflow``; Chromium
+says so with actions and states (see :mod:`deskpilot.desktop.atspi_actions`):
+
+* **clickable** — the element has an action of its own (``click``: its own click or mouse
+  listener; ``press``, ``jump``…);
+* **focusable** — it takes the keyboard focus (``tabindex``), whatever its role;
+* **scrollable** — it offers scroll actions (an ``overflow: auto`` area);
+* **through an ancestor** — ``clickAncestor``: a plain part of a clickable element. Inside a
+  small clickable element such parts fold into its line; inside a large one (a list whose
+  items share one delegated listener) each block-level part is an item a person clicks.
+
+A clickable or focusable element whose content is only text is *folded*: one line named by
+that text, acting on the element. Nameless ones with nothing to read are named by their
+description, else by a hint of what they are in the page (``span.retweet``).
+"""
+
+from __future__ import annotations
+
+from deskpilot.ax.roles import STRUCTURAL, TEXTUAL, clean_name, is_displayed, is_widget
+from deskpilot.desktop.base import OWN_ACTIONS, PLACEHOLDER_NAMES, Node
+
+#: Roles that are focusable without being something to operate (the page itself).
+NOT_CONTROLS = frozenset(
+    {"document-web", "document-frame", "frame", "window", "application", "embedded", "filler"}
+)
+#: Generic roles: an operable one reads as what it does (clickable, focusable, scrollable).
+GENERIC = frozenset(
+    {"section", "panel", "unknown", "static", "text", "label", "grouping", "filler",
+     "landmark", "form", "article", "footer", "header", "mark", "definition",
+     "description-term", "description-value", "content-insertion", "superscript",
+     "subscript", "block-quote"}
+)  # fmt: skip
+#: Roles of separate blocks (a person clicks one of them), as opposed to inline text.
+BLOCKS = frozenset(
+    {"section", "paragraph", "heading", "image", "icon", "list-item", "table-cell",
+     "article", "grouping", "description-value", "label", "canvas"}
+)  # fmt: skip
+#: Widgets that may wrap the one part carrying their action (act on that part).
+WRAPPERS = frozenset(
+    {"table-cell", "page-tab", "tree-item", "list-item", "menu-item", "check-menu-item",
+     "radio-menu-item"}
+)  # fmt: skip
+#: A clickable element folds its content into one line when that content is this small.
+FOLD_PIECES = 8
+FOLD_CHARS = 160
+#: Elements whose listeners are the page's own (on the body): their parts are not items to
+#: click one by one.
+PAGE_TAGS = frozenset({"body", "html"})
+
+
+#: List markers Chromium reads as text.
+BULLETS = frozenset({"•", "◦", "▪", "‣", "-"})
+
+
+def clickable(node: Node) -> bool:
+    return node.primary_action in OWN_ACTIONS
+
+
+def scrollable(node: Node) -> bool:
+    return any(a.lower().startswith("scroll") for a in node.actions)
+
+
+def focusable(node: Node) -> bool:
+    return "focusable" in node.states and node.role not in NOT_CONTROLS
+
+
+def via_ancestor(node: Node) -> bool:
+    return node.primary_action == "clickancestor"
+
+
+def kind(node: Node) -> str | None:
+    """What makes a node that is not a widget by role operable: "scroll", "click", "focus"."""
+    if is_widget(node):
+        return None
+    if scrollable(node):
+        return "scroll"
+    if clickable(node):
+        return "click"
+    if focusable(node):
+        return "focus"
+    return None
+
+
+_WORDS = {"scroll": "scrollable", "click": "clickable", "focus": "focusable"}
+
+
+def role_word(node: Node, how: str) -> str:
+    """How an operable node reads: its own role where it has one, else what it does."""
+    if node.role in GENERIC:
+        return _WORDS[how]
+    return TEXTUAL.get(node.role) or STRUCTURAL.get(node.role) or node.role
+
+
+def own_name(node: Node) -> str:
+    name = clean_name(node.name)
+    if name in PLACEHOLDER_NAMES:
+        name = ""
+    return name or clean_name(node.description)
+
+
+def operable(node: Node) -> bool:
+    """A widget by role, or operable by what it offers."""
+    return is_widget(node) or kind(node) is not None
+
+
+def folded_text(node: Node) -> str | None:
+    """The text of a node's shown content, when it is only text (no widget or operable part,
+    not too long); None when the node has more than text inside."""
+    pieces: list[str] = []
+    for d in node.walk()[1:]:
+        if not is_displayed(d):
+            continue
+        if operable(d) or d.role in ("list", "table", "tree", "tree-table"):
+            return None
+        if d.children:
+            continue
+        text = own_name(d) or clean_name(d.text or "")
+        if text and text not in pieces:
+            pieces.append(text)
+        if len(pieces) > FOLD_PIECES:
+            return None
+    if blocks_inside(node) > 1:
+        return None  # items side by side (a list behind one delegated listener)
+    joined = " ".join(p for p in pieces if p not in BULLETS)
+    return joined if len(joined) <= FOLD_CHARS else None
+
+
+def page_level(node: Node) -> bool:
+    """Whether a clickable element is the page itself (a listener on the body)."""
+    return node.hint.split(".", 1)[0].split("#", 1)[0] in PAGE_TAGS
+
+
+def blocks_inside(node: Node) -> int:
+    """How many of a node's children are separate blocks with something to read."""
+    return sum(
+        1
+        for c in node.children
+        if is_displayed(c) and c.role in BLOCKS and (own_name(c) or c.text or c.children)
+    )
+
+
+def wrapped_target(node: Node) -> Node | None:
+    """The one operable part a labelled widget wraps (a cell over its link, a tab over its
+    link, a tree item over its inner span), when it adds nothing but the action: act on it."""
+    name = own_name(node)
+    if not name:
+        return None
+    parts = [d for d in node.walk()[1:] if is_displayed(d) and operable(d)]
+    if len(parts) != 1:
+        return None
+    part = parts[0]
+    inner = own_name(part) or folded_text(part) or ""
+    return part if inner in ("", name) or name.startswith(inner) else None

@@ -1,0 +1,169 @@
+"""Reach on the web: controls a person sees and uses, addressed by ID and operated by the tools.
+
+One fixture page per class of control (tests/fixtures/web): a cover that must be clicked to
+begin, links made of spans, icon-only spans, a div-based folder tree, an ARIA-less menu, a web
+``role=menu``, a role-less slider handle, a spinner's arrow links, tabs and cells over links.
+Each test drives the page only through the tools; each effect is reported by the page to the
+test server, a channel the tools do not use.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from deskpilot.desktop.base import WindowInfo
+from deskpilot.tools.context import ToolContext
+from tests.desktop.conftest import Call
+from tests.desktop.helpers import id_of_line
+from tests.desktop.web import PageServer, uncovered
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+async def open_page(call: Call, pages: PageServer, page: str) -> str:
+    """Open a fixture page through the tools; its first read."""
+    pages.clear()
+    opened = await call("open_urls", {"urls": [pages.url(page)]})
+    assert not opened.is_error, opened.text
+    read = await call("read_screen_ax")
+    assert not read.is_error, read.text
+    return read.text
+
+
+async def click(call: Call, element_id: str) -> str:
+    done = await call("perform", {"elementID": element_id})
+    assert not done.is_error, done.text
+    return done.text
+
+
+async def test_a_cover_that_must_be_clicked_to_begin(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    page = await open_page(call, pages, "overlay.html")
+    await click(call, id_of_line(page, 'clickable "START"'))
+    await pages.wait_for("started")
+    page = (await call("read_screen_ax")).text
+    assert "START" not in page
+    await click(call, id_of_line(page, 'button "Go"'))
+    await click(call, id_of_line(page, 'clickable "Press and hold target"'))
+    await pages.wait_for("go")
+    await pages.wait_for("mousedown")  # a mouse listener, not only click, is reached
+
+
+async def test_span_links_and_icon_only_spans(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    page = await open_page(call, pages, "spans.html")
+    await click(call, id_of_line(page, 'clickable "unread ones"'))
+    await click(call, id_of_line(page, 'clickable "starred"'))  # its text is inside a <b>
+    await click(call, id_of_line(page, 'clickable "Mark everything read"'))
+    await pages.wait_for("pick", what="mark-read")
+    assert [e["what"] for e in pages.of("pick")] == ["unread", "starred", "mark-read"]
+
+    page = await open_page(call, pages, "icons.html")
+    await click(call, id_of_line(page, "clickable (span.icon.retweet)"))
+    await click(call, id_of_line(page, 'clickable "Like this post"'))  # named by its title
+    await click(call, id_of_line(page, "image (img.share)"))
+    await pages.wait_for("icon", which="share")
+    assert [e["which"] for e in pages.of("icon")] == ["retweet", "like", "share"]
+
+
+async def test_a_div_based_folder_tree(call: Call, pages: PageServer, browser: WindowInfo) -> None:
+    page = await open_page(call, pages, "tree.html")
+    assert "march.pdf" not in page
+    await click(call, id_of_line(page, 'clickable "+ Documents"'))
+    await pages.wait_for("toggle", folder="Documents", open=True)
+    page = (await call("read_screen_ax")).text
+    await click(call, id_of_line(page, 'clickable "+ Invoices"'))
+    await pages.wait_for("toggle", folder="Invoices", open=True)
+    page = (await call("read_screen_ax")).text
+    assert 'clickable "− Documents"' in page
+    await click(call, id_of_line(page, 'clickable "april.pdf"'))
+    await pages.wait_for("file", file="april.pdf")
+
+
+async def test_an_aria_less_menu_and_a_web_role_menu(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    page = await open_page(call, pages, "menu.html")
+    assert "Export as PDF" not in page  # closed: not on screen
+    await click(call, id_of_line(page, 'clickable "File"'))
+    page = (await call("read_screen_ax")).text
+    await click(call, id_of_line(page, 'clickable "Export as PDF"'))
+    await pages.wait_for("command", name="Export as PDF")
+
+    page = await open_page(call, pages, "aria-menu.html")
+    await click(call, id_of_line(page, 'button "Sort by"'))
+    page = (await call("read_screen_ax")).text
+    menu = page.splitlines()
+    at = next(i for i, ln in enumerate(menu) if ln.strip().startswith("menu"))
+    items = [ln.strip() for ln in menu[at + 1 : at + 4]]
+    assert [i.split('"')[1] for i in items] == ["Name", "Date modified", "Size"], page
+    await click(call, id_of_line(page, 'menuitem "Date modified"'))
+    await pages.wait_for("sort", by="Date modified")
+
+
+async def test_a_role_less_slider_handle_and_a_spinner(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    page = await open_page(call, pages, "slider.html")
+    handle = id_of_line(page, "(span.handle)")
+    steps = [{"elementID": handle}, *[{"action": "shortcut", "shortcut": "Right"}] * 3]
+    done = await call("perform_sequence", {"steps": steps})
+    assert not done.is_error, done.text
+    await pages.wait_for("value", value=23)
+    page = (await call("read_screen_ax")).text
+    moved = await call("perform", {"action": "drag", "elementID": handle, "dx": 150})
+    assert not moved.is_error, moved.text
+    values = [e["value"] for e in pages.of("value")]
+    assert values and values[-1] >= 60, values  # dragged half the 300-pixel track
+
+    page = await open_page(call, pages, "spinner.html")
+    up = id_of_line(page, 'link "▲"')
+    done = await call("perform_sequence", {"steps": [{"elementID": up}, {"elementID": up}]})
+    assert not done.is_error, done.text
+    await pages.wait_for("guests", value=4)
+
+
+async def test_tabs_cells_and_tree_items_act_on_the_part_they_wrap(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    page = await open_page(call, pages, "tabs.html")
+    assert page.count('"Billing"') == 1 and page.count('"Invoice 2"') == 1  # one line each
+    await click(call, id_of_line(page, 'tab "Billing"'))
+    await click(call, id_of_line(page, 'cell "Invoice 2"'))
+    await click(call, id_of_line(page, 'treeitem "Archive"'))
+    await pages.wait_for("tab", tab="Billing")
+    await pages.wait_for("invoice", invoice="Invoice 2")
+    await pages.wait_for("tree", item="Archive")
+
+
+COVERAGE_PAGES = [
+    "overlay.html", "modal.html", "spans.html", "icons.html", "tree.html", "menu.html",
+    "aria-menu.html", "slider.html", "spinner.html", "scroll-list.html", "tabs.html",
+    "drag.html", "canvas.html",
+]  # fmt: skip
+
+
+async def test_every_element_a_person_can_click_or_focus_has_an_id(
+    call: Call, ctx: ToolContext, pages: PageServer, browser: WindowInfo
+) -> None:
+    """On every fixture page, each element the page marks as operable (data-person) and
+    shows unobstructed is reached by an ID of the read."""
+    gaps = {}
+    for page in COVERAGE_PAGES:
+        pages.clear()
+        opened = await call("open_urls", {"urls": [pages.url(page)]})
+        assert not opened.is_error, opened.text
+        operables = (await pages.wait_for("operables"))["items"]
+        assert operables, page
+        read = await call("read_screen_ax")
+        window = next(
+            w for w in await ctx.desktop.list_windows() if w.stable_id == ctx.session.target
+        )
+        shown = {n["id"] for n in read.data["nodes"]} if read.data else set()
+        missing = await uncovered(ctx.desktop, ctx, window, operables, shown)
+        if missing:
+            gaps[page] = missing
+        await call("perform", {"action": "shortcut", "shortcut": "ctrl+w"})
+    assert not gaps, gaps
