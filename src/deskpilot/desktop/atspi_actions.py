@@ -4,8 +4,8 @@ A person can operate far more on a web page than its roles say: Chromium gives a
 its own click (or mouse) listener the AT-SPI action ``click``, its plain descendants
 ``clickAncestor``, a scrollable area ``scrollDown``/``scrollUp``…, and everything else
 ``doDefault``. Its ``GetActions`` answers with empty names, so the names are asked one by
-one (``NActions``, then ``GetName(0)``; the others only when there are more than the usual
-two). Only nodes whose role does not already make them a widget are asked, once each (until an
+one (``GetName(0)`` with ``GetActions``; the others only when there are more than the
+usual two). Only nodes whose role does not already make them a widget are asked, once each (until an
 event says the node changed). Each actionable one gets a hint from its attributes, its tag and first
 class (``span.icon.retweet``): what names a nameless one (an icon span, a slider handle, an SVG
 shape), and what tells a listener on the page's body from one on an element.
@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.atspi_calls import DBUS_PROPS
 from deskpilot.desktop.atspi_consts import S_FOCUSABLE
 from deskpilot.desktop.atspi_model import AppTree, RawNode
-from deskpilot.desktop.atspi_partial import note_failure, settled
+from deskpilot.desktop.atspi_partial import settled
 from deskpilot.desktop.base import OWN_ACTIONS
 
 #: Roles whose actions are asked: the ones a read does not already show as widgets, where a
@@ -57,29 +56,32 @@ class ActionReader:
         self.bus = bus
 
     async def fill_actions(self, tree: AppTree, paths: Iterable[str]) -> None:
+        """Action names of the shown nodes that may have ones of their own. A failure here
+        only leaves a node without them: it never makes the read partial."""
         wanted = [p for p in paths if wants_actions(tree.nodes[p])]
         req = self.bus.request
-        counts = [req(tree.bus, p, DBUS_PROPS, "Get", "ss", [_ACTION, "NActions"]) for p in wanted]
+        lists = [req(tree.bus, p, "Action", "GetActions") for p in wanted]
         firsts = [req(tree.bus, p, "Action", "GetName", "i", [0]) for p in wanted]
-        await settled([*counts, *firsts])
+        await settled([*lists, *firsts])
         more: list[tuple[str, int]] = []
-        for path, count, first in zip(wanted, counts, firsts, strict=True):
-            failed = count.exception() or first.exception()
-            if failed is not None:
-                note_failure(tree, "Action names", failed)
-                continue
-            n = int(count.result()[0].value)
-            tree.nodes[path].actions = (str(first.result()[0]),) if n else ()
-            if n > USUAL_ACTIONS:
-                more.append((path, n))
+        for path, listed, first in zip(wanted, lists, firsts, strict=True):
+            node = tree.nodes[path]
+            names = [str(a[0]) for a in listed.result()[0]] if listed.exception() is None else []
+            if names and not any(names) and first.exception() is None:
+                # Chromium: GetActions names nothing; GetName does
+                names[0] = str(first.result()[0])
+                if len(names) > USUAL_ACTIONS:
+                    more.append((path, len(names)))
+            node.actions = tuple(names)
         rest = [
             (path, [req(tree.bus, path, "Action", "GetName", "i", [i]) for i in range(1, n)])
             for path, n in more
         ]
         await settled(c for _p, calls in rest for c in calls)
         for path, calls in rest:
-            names = [str(c.result()[0]) for c in calls if c.exception() is None]
-            tree.nodes[path].actions = (*(tree.nodes[path].actions or ()), *names)
+            first_name = (tree.nodes[path].actions or ("",))[0]
+            names = [str(c.result()[0]) if c.exception() is None else "" for c in calls]
+            tree.nodes[path].actions = (first_name, *names)
 
     async def fill_hints(self, tree: AppTree, paths: Iterable[str]) -> None:
         """Tag and class of actionable nodes (``GetAttributes``)."""
@@ -87,14 +89,11 @@ class ActionReader:
         calls = [self.bus.request(tree.bus, p, "Accessible", "GetAttributes") for p in wanted]
         await settled(calls)
         for path, call in zip(wanted, calls, strict=True):
-            if (exc := call.exception()) is not None:
-                note_failure(tree, "GetAttributes", exc)
+            if call.exception() is not None:  # a hint is a nicety: no partial read for it
+                tree.nodes[path].hint = "-"
                 continue
             attrs = {str(k): str(v) for k, v in dict(call.result()[0]).items()}
             tree.nodes[path].hint = _hint(attrs) or "-"
-
-
-_ACTION = "org.a11y.atspi.Action"
 
 
 def _wants_hint(node: RawNode) -> bool:
