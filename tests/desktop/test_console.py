@@ -304,3 +304,76 @@ async def test_two_sandbox_sessions_run_side_by_side_without_mixing(
         key: {window_id_from(t) for t in reads[key] if "Stable Window ID" in t} for key in (a, b)
     }
     assert windows[a] and windows[b] and not windows[a] & windows[b]
+
+
+async def test_cards_show_live_thumbnails_and_the_session_view_a_live_preview(
+    served: tuple[ConsoleProcess, Router], page: Page
+) -> None:
+    console, router = served
+    hold = Hold()
+    key = router.add("watch-me", hold)
+    try:
+        sid = await start_from_form(page, f"{key}: open the calculator", target="sandbox")
+        await asyncio.to_thread(hold.entered.wait, 90)
+        console.wait_card(sid, lambda c: c["title"] == "Calculator", "the card to name the window")
+        thumb = f'canvas[data-thumb="{sid}"][data-seq]'
+        await page.wait_for_selector(thumb, timeout=30000)
+        assert "Calculator" in await page.locator(f'[data-session="{sid}"] .meta').inner_text()
+        await open_session_page(page, console, sid)
+        await page.wait_for_selector("#preview[data-seq]", timeout=30000)
+        size = await page.evaluate(
+            "[document.getElementById('preview').width, document.getElementById('preview').height]"
+        )
+        assert 200 < size[0] <= 1280 and 200 < size[1] <= 800, size  # the window, not the screen
+        light = await page.evaluate(
+            """() => { const c = document.getElementById('preview');
+                       const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                       let sum = 0; for (let i = 0; i < d.length; i += 4) sum += d[i];
+                       return sum / (d.length / 4); }"""
+        )
+        assert light > 60  # the calculator's pixels, not an empty canvas
+        frames = await page.evaluate(
+            "window.deskpilotFrames.log.filter(f => f.k !== 'thumb').length"
+        )
+        assert frames >= 1
+    finally:
+        hold.release.set()
+    console.wait_end(sid)
+
+
+async def test_text_from_the_screen_shows_as_text(
+    served: tuple[ConsoleProcess, Router], page: Page, apps: Apps
+) -> None:
+    console, router = served
+    title = '<img src=x onerror="alert(1)"><b>Bold</b> & <script>alert(2)</script>'
+    window, _ = await send_dialog(apps, title)
+    key = router.add(
+        "html-in-titles",
+        lambda v: (
+            Decision("Listing.", [("list_windows", {})])
+            if v.turns == 0
+            else Decision(f"Seen: {title}")
+        ),
+    )
+    sid = await start_from_form(
+        page, f"{key}: list the windows <i>now</i>", target="desktop", window=window.stable_id
+    )
+    console.wait_card(sid, lambda c: c["title"] == title, "the card to show the HTML title", 60)
+    card = page.locator(f'[data-session="{sid}"]')
+    await page.wait_for_function(
+        "([sid, t]) => document.querySelector(`[data-session='${sid}'] .meta`)"
+        ".textContent.includes(t)",
+        arg=[sid, title],
+    )
+    assert await card.locator("img, b, script, i").count() == 0
+    assert "<i>now</i>" in await card.locator(".goal").inner_text()
+    console.wait_end(sid)
+    await open_session_page(page, console, sid)
+    await page.wait_for_selector("#s-answer-box:not([hidden])")
+    assert title in await page.locator("#s-answer").inner_text()
+    await page.locator("#chips li[data-event='tool.call']").first.click()
+    shown = await page.locator("#chips li[data-event='tool.call'] .more").inner_text()
+    assert title in shown
+    assert (
+        await page.locator("#view-session img, #view-session b, #view-session script").count() == 0
+    )

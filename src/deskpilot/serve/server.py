@@ -27,6 +27,7 @@ from deskpilot.serve.app import ConsoleRoutes, build_app
 from deskpilot.serve.approver import CONFIRM_TIMEOUT
 from deskpilot.serve.audit_api import AuditViews
 from deskpilot.serve.auth import ConsoleAuth
+from deskpilot.serve.frames import Previews
 from deskpilot.serve.guard import Guard
 from deskpilot.serve.hub import Hub
 from deskpilot.serve.picker import WindowPicker
@@ -88,6 +89,10 @@ class Console:
         self.routes.windows = self.picker
         # parts running with the server: each has running() (a context) and maybe wrap(app)
         self.parts: list[Any] = [self.picker]
+        if options.previews:
+            self.previews = Previews(self.sessions)
+            self.routes.frames = self.previews
+            self.parts.append(self.previews)
         self.stopping = False
 
     def url(self, host: str) -> str:

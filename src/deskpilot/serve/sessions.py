@@ -191,6 +191,8 @@ class Sessions:
         self.locks = locks or InputLocks()
         self.all: dict[str, ConsoleSession] = {}
         self.confirmations = Confirmations(self.changed)
+        #: called when a session's place is ready and its run starts, and when it has ended
+        self.on_running: list[Callable[[ConsoleSession], None]] = []
         self.on_end: list[Callable[[ConsoleSession], None]] = []
 
     # -- cards ------------------------------------------------------------------------------
@@ -293,6 +295,8 @@ class Sessions:
                     ctx = dataclasses.replace(ctx, fallback_window=window)
                 session.state = "running"
                 self._status(session, "Thinking")
+                for hook in self.on_running:
+                    hook(session)
                 s = ctx.settings
                 options = RunOptions(
                     max_steps=request.max_steps or s.max_steps,

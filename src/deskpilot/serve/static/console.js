@@ -225,6 +225,10 @@ function renderSession(fresh) {
   $("s-answer").textContent = card.answer || "";
   renderPending(card);
   if (fresh) {
+    const canvas = $("preview");
+    canvas.getContext("2d").clearRect(0, 0, canvas.width, canvas.height);
+    delete canvas.dataset.seq;
+    $("preview-note").hidden = false;
     $("chips").replaceChildren();
     for (const item of state.chips.get(id) || []) addChip(item);
   }

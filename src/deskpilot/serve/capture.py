@@ -1,0 +1,349 @@
+"""One session's live preview: its window's pixels, captured only when they change.
+
+A :class:`Capturer` runs in a thread of its own with its own X connection (python-xlib is used
+from one thread per connection). It asks the X server for DAMAGE reports (the bounding box of
+what was drawn), and when something changed and a frame is due it grabs just that box, pastes
+it into a mirror of the window, and hands out
+
+* a **patch** (the changed box as JPEG, or the whole window as a keyframe) while someone
+  watches the session full size: at most :data:`FULL_FPS` frames a second;
+* a **thumbnail** (the mirror scaled to fit 320x200, JPEG) for the session cards: at most
+  :data:`THUMB_FPS` a second.
+
+Nothing is captured while nobody looks, and a quiet window costs nothing (no polling). How it
+grabs depends on where the session runs:
+
+* on a sandbox (``root`` mode) the screen is the session's alone: the target window's part of
+  the screen is grabbed with XShm (mss), or the whole screen before the session has a window;
+* on this desktop (``window`` mode) only the target window's own pixels are read (through X
+  composite, so another window covering it, the console's own among them, never shows), and
+  before the session has a window nothing is shown.
+
+The preview is for the person watching, never for a model: it acts on nothing, and a session's
+tools see the desktop only through the door.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import select
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from PIL import Image
+
+log = logging.getLogger(__name__)
+
+FULL_FPS = 15.0
+THUMB_FPS = 2.0
+THUMB_SIZE = (320, 200)
+FULL_QUALITY = 75
+THUMB_QUALITY = 70
+
+Mode = Literal["root", "window"]
+Box = tuple[int, int, int, int]  # x, y, width, height
+
+
+@dataclass(frozen=True)
+class Frame:
+    session: str
+    kind: Literal["key", "patch", "thumb"]
+    seq: int
+    x: int
+    y: int
+    w: int
+    h: int
+    width: int  # the whole window's size (the canvas to draw on)
+    height: int
+    taken: float  # time.time() of the grab
+    jpeg: bytes
+
+    def header(self) -> dict[str, Any]:
+        return {
+            "s": self.session, "k": self.kind, "n": self.seq, "x": self.x, "y": self.y,
+            "w": self.w, "h": self.h, "W": self.width, "H": self.height, "t": self.taken,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the capturer learned about the target window (for the session's card)."""
+
+    xid: int | None
+    title: str
+    app: str
+
+
+def union(a: Box | None, b: Box) -> Box:
+    if a is None:
+        return b
+    x0, y0 = min(a[0], b[0]), min(a[1], b[1])
+    x1, y1 = max(a[0] + a[2], b[0] + b[2]), max(a[1] + a[3], b[1] + b[3])
+    return x0, y0, x1 - x0, y1 - y0
+
+
+def clip(box: Box, width: int, height: int) -> Box | None:
+    x0, y0 = max(0, box[0]), max(0, box[1])
+    x1, y1 = min(width, box[0] + box[2]), min(height, box[1] + box[3])
+    return (x0, y0, x1 - x0, y1 - y0) if x1 > x0 and y1 > y0 else None
+
+
+def jpeg(image: Image.Image, quality: int) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="JPEG", quality=quality)
+    return out.getvalue()
+
+
+def thumbnail(image: Image.Image) -> Image.Image:
+    w, h = image.size
+    scale = min(THUMB_SIZE[0] / w, THUMB_SIZE[1] / h, 1.0)
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    return image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
+
+
+class Capturer(threading.Thread):
+    """The capture thread of one session (see the module docstring).
+
+    ``target()`` gives the X id of the window to show (None: no window yet); ``emit`` gets
+    each frame and ``seen`` what the window is called, both called in this thread."""
+
+    def __init__(
+        self,
+        session: str,
+        display: str,
+        mode: Mode,
+        target: Callable[[], int | None],
+        emit: Callable[[Frame], None],
+        seen: Callable[[Seen], None],
+    ) -> None:
+        super().__init__(name=f"preview-{session}", daemon=True)
+        self.session = session
+        self.display_name = display
+        self.mode = mode
+        self.target = target
+        self.emit = emit
+        self.seen = seen
+        self.full = False  # someone watches the session full size
+        self.thumbs = False  # someone shows the session's card
+        self.keyframe = threading.Event()  # a new or lagging viewer needs the whole window
+        self.wake = threading.Event()
+        self.stopping = threading.Event()
+        self.frames = 0
+        self._seq = 0
+
+    def want(self, *, full: bool, thumbs: bool) -> None:
+        if full and not self.full:
+            self.keyframe.set()
+        self.full, self.thumbs = full, thumbs
+        self.wake.set()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.wake.set()
+
+    # -- the thread --------------------------------------------------------------------------
+
+    def run(self) -> None:
+        try:
+            self._loop()
+        except Exception:  # the preview must never take the session down
+            log.exception("preview of session %s stopped", self.session)
+
+    def _loop(self) -> None:
+        from Xlib import display
+        from Xlib.ext import damage
+
+        d = display.Display(self.display_name)
+        grabber = None
+        try:
+            root = d.screen().root
+            d.damage_query_version()
+            if self.mode == "root":
+                import mss
+
+                grabber = mss.MSS(display=self.display_name)
+            xid: int | None = -1  # nothing watched yet
+            watched: Any = None
+            dmg: int | None = None
+            mirror: Image.Image | None = None
+            dirty: Box | None = None
+            origin = (0, 0)
+            last_full = last_thumb = last_seen = 0.0
+            thumb_dirty = False
+            title = ""
+            while not self.stopping.is_set():
+                if not (self.full or self.thumbs):
+                    self.wake.wait(0.5)
+                    self.wake.clear()
+                    dirty, mirror = None, None  # start afresh when someone looks again
+                    continue
+                wanted = self.target()
+                if wanted is None and self.mode == "root":
+                    wanted = 0  # the whole screen
+                if wanted != xid:
+                    if dmg is not None:
+                        with contextlib.suppress(Exception):
+                            watched.damage_destroy(dmg)
+                    xid, dmg, mirror, dirty, title, last_seen = wanted, None, None, None, "", 0.0
+                    if xid is not None:
+                        on = (
+                            root
+                            if (self.mode == "root" or xid == 0)
+                            else d.create_resource_object("window", xid)
+                        )
+                        watched = on
+                        dmg = on.damage_create(damage.DamageReportBoundingBox)
+                        d.sync()
+                if xid is None:
+                    self.seen(Seen(None, "", ""))
+                    self.wake.wait(0.5)
+                    self.wake.clear()
+                    continue
+                geometry = self._geometry(d, root, xid)
+                if geometry is None:  # the window closed: pick the target again
+                    xid = -1
+                    self.wake.wait(0.2)
+                    self.wake.clear()
+                    continue
+                ox, oy, width, height = geometry
+                if mirror is None or mirror.size != (width, height) or (ox, oy) != origin:
+                    origin = (ox, oy)
+                    mirror = Image.new("RGB", (width, height))
+                    dirty = (0, 0, width, height)
+                    self.keyframe.set()
+                interval = 1 / FULL_FPS if self.full else 1 / THUMB_FPS
+                since = time.monotonic() - (last_full if self.full else last_thumb)
+                wait = max(0.0, interval - since) if dirty else 0.5
+                ready, _, _ = select.select([d.fileno()], [], [], wait)
+                if ready or d.pending_events():
+                    for _ in range(d.pending_events()):
+                        event = d.next_event()
+                        area = getattr(event, "area", None)
+                        if area is None:
+                            continue
+                        box = (int(area.x), int(area.y), int(area.width), int(area.height))
+                        if watched is root and xid != 0:
+                            box = (box[0] - ox, box[1] - oy, box[2], box[3])
+                        inside = clip(box, width, height)
+                        if inside is not None:
+                            dirty = union(dirty, inside)
+                    if dmg is not None:
+                        with contextlib.suppress(Exception):
+                            d.damage_subtract(dmg, 0, 0)
+                now = time.monotonic()
+                if now - (last_full if self.full else last_thumb) < interval:
+                    continue  # not due yet: the damage waits for the next frame
+                if dirty is None and not (self.full and self.keyframe.is_set()):
+                    continue
+                taken = time.time()
+                patch = None
+                if dirty is not None:
+                    patch = self._grab(grabber, d, xid, dirty, ox, oy)
+                    if patch is None:  # the window went away under us
+                        xid = -1
+                        continue
+                    mirror.paste(patch, (dirty[0], dirty[1]))
+                    thumb_dirty = True
+                if self.full:
+                    if self.keyframe.is_set():
+                        self.keyframe.clear()
+                        self._send("key", mirror, (0, 0, width, height), width, height, taken)
+                    elif patch is not None and dirty is not None:
+                        self._send("patch", patch, dirty, width, height, taken)
+                    last_full = now
+                dirty = None
+                if self.thumbs and thumb_dirty and now - last_thumb >= 1 / THUMB_FPS:
+                    small = thumbnail(mirror)
+                    self._send("thumb", small, (0, 0, *small.size), width, height, taken)
+                    last_thumb, thumb_dirty = now, False
+                if now - last_seen >= 1.0:  # what the window is called, for the card
+                    last_seen = now
+                    name = self._title(d, xid) if xid else "the whole screen"
+                    if name != title:
+                        title = name
+                        self.seen(Seen(xid or None, name, self._app(d, xid) if xid else ""))
+        finally:
+            if grabber is not None:
+                with contextlib.suppress(Exception):
+                    grabber.close()
+            with contextlib.suppress(Exception):
+                d.close()
+
+    def _send(
+        self, kind: Any, image: Image.Image, box: Box, width: int, height: int, taken: float
+    ) -> None:
+        self._seq += 1
+        self.frames += 1
+        quality = THUMB_QUALITY if kind == "thumb" else FULL_QUALITY
+        frame = Frame(
+            self.session, kind, self._seq, *box, width, height, taken, jpeg(image, quality)
+        )
+        self.emit(frame)
+
+    @staticmethod
+    def _geometry(d: Any, root: Any, xid: int) -> tuple[int, int, int, int] | None:
+        """The window's (x, y) on the screen and its size; None when it is gone."""
+        from Xlib import error
+
+        try:
+            if xid == 0:
+                g = root.get_geometry()
+                return 0, 0, int(g.width), int(g.height)
+            win = d.create_resource_object("window", xid)
+            g = win.get_geometry()
+            at = win.translate_coords(root, 0, 0)
+            return -int(at.x), -int(at.y), int(g.width), int(g.height)
+        except (error.BadWindow, error.BadDrawable, error.BadMatch):
+            return None
+
+    def _grab(
+        self, grabber: Any, d: Any, xid: int, box: Box, ox: int, oy: int
+    ) -> Image.Image | None:
+        from Xlib import X, error
+
+        x, y, w, h = box
+        if grabber is not None:
+            shot = grabber.grab({"left": ox + x, "top": oy + y, "width": w, "height": h})
+            return Image.frombytes("RGB", shot.size, shot.bgra, "raw", "BGRX")
+        try:
+            win = d.create_resource_object("window", xid)
+            img = win.get_image(x, y, w, h, X.ZPixmap, 0xFFFFFFFF)
+        except (error.BadWindow, error.BadDrawable, error.BadMatch):
+            return None
+        data = img.data if isinstance(img.data, bytes) else bytes(img.data)
+        return Image.frombytes("RGB", (w, h), data, "raw", "BGRX")
+
+    @staticmethod
+    def _title(d: Any, xid: int) -> str:
+        from Xlib import Xatom, error
+
+        win = d.create_resource_object("window", xid)
+        try:
+            prop = win.get_full_property(
+                d.intern_atom("_NET_WM_NAME"), d.intern_atom("UTF8_STRING")
+            )
+            if prop is not None and prop.value:
+                value = prop.value
+                return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+            prop = win.get_full_property(Xatom.WM_NAME, Xatom.STRING)
+        except error.XError:
+            return ""
+        if prop is None:
+            return ""
+        value = prop.value
+        return value.decode("latin-1") if isinstance(value, bytes) else str(value)
+
+    @staticmethod
+    def _app(d: Any, xid: int) -> str:
+        from Xlib import error
+
+        try:
+            wm_class = d.create_resource_object("window", xid).get_wm_class()
+        except error.XError:
+            return ""
+        return str(wm_class[-1]) if wm_class else ""
