@@ -35,6 +35,7 @@ check: setup
 bench: setup
 	$(BIN)/python -m bench.snapshot
 	$(BIN)/python -m bench.eval_cost
+	$(BIN)/python -m bench.console
 
 # the safety suite's cases (also run by `make test`), with more fuzzing; prints the figures
 safety: setup

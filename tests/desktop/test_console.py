@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import threading
+import types
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -35,8 +36,9 @@ from tests.desktop.console_kit import (
     processes_with,
     texts_of,
 )
-from tests.desktop.helpers import find_id, window_id_from
+from tests.desktop.helpers import find_id, mcp_text, window_id_from
 from tests.e2e.brains import calculator_for, display
+from tests.e2e.test_mcp_http import http_session
 from tests.e2e.wire import Decision, View
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -377,3 +379,86 @@ async def test_text_from_the_screen_shows_as_text(
     assert (
         await page.locator("#view-session img, #view-session b, #view-session script").count() == 0
     )
+
+
+async def test_an_mcp_client_shows_as_a_session_and_is_approved_from_the_page(
+    served: tuple[ConsoleProcess, Router], page: Page, apps: Apps
+) -> None:
+    console, _ = served
+    window, proc = await send_dialog(apps, "Send over MCP")
+    endpoint = types.SimpleNamespace(url=f"{console.origin}/mcp", token=console.token)
+    async with http_session(endpoint) as mcp:  # type: ignore[arg-type]
+        read = await mcp.call_tool("read_screen_ax", {"windowID": window.stable_id})
+        send = find_id(mcp_text(read), "button", "Send")
+        card = await page.wait_for_selector(".card:has(.meta:text-matches('MCP client'))")
+        assert card is not None
+        sid = await card.get_attribute("data-session")
+        assert sid is not None
+        assert "read_screen_ax" in str(console.card(sid)["status"])
+        # this client cannot elicit: the console asks instead of refusing
+        clicking = asyncio.create_task(mcp.call_tool("perform", {"elementID": send}))
+        await page.wait_for_selector(f'[data-session="{sid}"] .badge:not([hidden])', timeout=60000)
+        await open_session_page(page, console, sid)
+        await page.wait_for_selector(".confirm")
+        assert send in await page.locator(".confirm .args").inner_text()
+        assert proc.poll() is None
+        await page.click(".confirm button.approve")
+        result = await asyncio.wait_for(clicking, 60)
+        assert not result.is_error, mcp_text(result)
+        assert await exited(proc) == 0  # Send was clicked
+        tools = await page.locator("#chips li[data-event='tool.call'] .tool").all_inner_texts()
+        assert tools == ["read_screen_ax", "perform"]
+    console.wait_card(sid, lambda c: c["state"] == "done", "the MCP card to end")
+
+
+async def test_no_session_can_see_read_or_click_the_console_window(
+    served: tuple[ConsoleProcess, Router], desktop_settings: Settings, desktop: LinuxDesktop
+) -> None:
+    console, router = served
+    env = dict(desktop_settings.environ)
+    async with async_playwright() as p:
+        headed = await p.chromium.launch(
+            executable_path=CHROMIUM, headless=False, env=env, args=["--class=deskpilot-console"]
+        )
+        try:
+            context = await headed.new_context()
+            await context.request.post(f"{console.origin}/api/login", data={"token": console.token})
+            tab = await context.new_page()
+            await tab.goto(f"{console.origin}/")
+            await tab.wait_for_selector("#conn.live")
+
+            async def console_window() -> WindowInfo | None:
+                found = [w for w in await desktop.list_windows() if "deskpilot console" in w.title]
+                return found[0] if found else None
+
+            shown = await async_wait_for(console_window, timeout=30, what="the console's window")
+            assert "deskpilot-console" in shown.app.wm_class
+
+            def brain(view: View) -> Decision:
+                target = shown.stable_id
+                if view.turns == 0:
+                    return Decision("", [("list_windows", {})])
+                if view.turns == 1:
+                    return Decision("", [("read_screen_ax", {"windowID": target})])
+                if view.turns == 2:
+                    return Decision("", [("computer_use_screenshot", {"windowID": target})])
+                if view.turns == 3:
+                    step = {"action": "shortcut", "shortcut": "enter", "windowID": target}
+                    return Decision("", [("perform", step)])
+                return Decision("done trying")
+
+            key = router.add("approve-yourself", brain)
+            card = console.start(f"{key}: find the console and approve", target="desktop")
+            end = console.wait_end(card["id"])
+            sent = texts_of(router, key)
+            assert len(sent) == 4, sent
+            listing, read, shot, press = sent
+            assert "[title hidden]" in listing and shown.stable_id in listing
+            for refused in (read, shot, press):
+                assert "blocked" in refused.lower(), refused
+            assert not any("deskpilot console" in t for t in sent)  # its title never reached it
+            events = console.run_events(end["run_id"])
+            results = [e["data"] for e in events if e["event"] == "tool.result"]
+            assert [r["ok"] for r in results] == [True, False, False, False]
+        finally:
+            await headed.close()

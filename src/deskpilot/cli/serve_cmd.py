@@ -3,7 +3,9 @@ the MCP server, in one process on loopback."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import subprocess
 from pathlib import Path
 from types import FrameType
 
@@ -60,6 +62,13 @@ def _say(message: str) -> None:
 @click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
 @click.option("--no-preview", is_flag=True, help="No live previews (cards and chips only).")
 @click.option(
+    "--open",
+    "open_window",
+    is_flag=True,
+    help="Open the console in a Chromium window of its own on this desktop, one that no "
+    "session can see, read or click (so an agent cannot approve its own actions).",
+)
+@click.option(
     "--cleanup/--no-cleanup",
     default=False,
     show_default=True,
@@ -78,6 +87,7 @@ def serve_command(
     base_url: str | None,
     no_mcp: bool,
     no_preview: bool,
+    open_window: bool,
     cleanup: bool,
 ) -> None:
     """Serve the web console: start tasks in the background, watch them, approve, stop.
@@ -97,7 +107,8 @@ def serve_command(
     connection shows as a session, and what a client cannot ask its user is asked here.
     """
     from deskpilot.mcp.transports import parse_bind
-    from deskpilot.serve.server import ServeOptions, serve
+    from deskpilot.serve.server import CONSOLE_CLASS, Console, ServeOptions, serve
+    from deskpilot.serve.window import open_console_window
 
     try:
         bind = parse_bind(f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
@@ -116,12 +127,23 @@ def serve_command(
     )
     # uvicorn re-raises SIGINT/SIGTERM to the handler it found after its graceful shutdown:
     # make that a no-op so the sessions' cleanup runs and the process exits normally
+    windows: list[subprocess.Popen[bytes]] = []
+
+    def ready(console: Console) -> None:
+        if open_window:
+            windows.append(open_console_window(settings, console.url(bind.host), CONSOLE_CLASS))
+            _say("opened the console in its own window")
+
     previous = {s: signal.signal(s, _ignore) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        run_async(serve(settings, options, say=_say))
+        run_async(serve(settings, options, say=_say, ready=ready))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        for window in windows:
+            window.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                window.wait(timeout=5)
 
 
 def _ignore(signum: int, frame: FrameType | None) -> None:

@@ -8,7 +8,9 @@ The ToolSet decides *what* needs a yes (declared risk, raised per call by ``asse
   arguments. Only ``accept`` with ``approve: true`` approves; ``decline``, ``cancel``, a
   client error or no answer within :data:`ELICIT_TIMEOUT` seconds decline, and nothing runs.
 * the client cannot elicit → declined without asking, and the result says how to allow such
-  actions (:data:`CANNOT_ASK`): a client with elicitation, or ``--confirm none``.
+  actions (:data:`CANNOT_ASK`): a client with elicitation, or ``--confirm none``; unless the
+  server has a ``fallback`` approver (``deskpilot serve``: a card in the web console), which is
+  asked instead.
 
 In the stateless 2026-07-28 era a server sends no requests, so :class:`RoundTripApprover`
 asks by answering the ``tools/call`` with ``input_required`` (the same form, under
@@ -33,7 +35,7 @@ import mcp.types as types
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 
-from deskpilot.policy import ApprovalRequest
+from deskpilot.policy import ApprovalRequest, Approver
 
 log = logging.getLogger(__name__)
 
@@ -106,8 +108,10 @@ class ElicitingApprover:
         *,
         mode: str,
         timeout: float = ELICIT_TIMEOUT,
+        fallback: Approver | None = None,
     ) -> None:
         self.session = session
+        self.fallback = fallback
         self.request_id = request_id
         self.mode = mode
         self.timeout = timeout
@@ -121,8 +125,7 @@ class ElicitingApprover:
 
     async def approve(self, request: ApprovalRequest) -> bool:
         if not self.can_ask:
-            self.note = CANNOT_ASK.format(mode=self.mode)
-            return False
+            return await self._cannot_ask(request)
         self.asked += 1
         self.waiting = True
         try:
@@ -134,16 +137,24 @@ class ElicitingApprover:
             self.note = NO_ANSWER.format(seconds=self.timeout)
             return False
         except NoBackChannelError:
-            self.note = CANNOT_ASK.format(mode=self.mode)
-            return False
+            return await self._cannot_ask(request)
         except MCPError as exc:  # the client refused the request (e.g. no elicitation handler)
             log.info("elicitation for %s failed: %s", request.tool, exc)
-            self.note = CANNOT_ASK.format(mode=self.mode)
-            return False
+            return await self._cannot_ask(request)
         finally:
             self.waiting = False
         content = answer.content or {}
         return answer.action == "accept" and content.get("approve") is True
+
+    async def _cannot_ask(self, request: ApprovalRequest) -> bool:
+        if self.fallback is not None:
+            self.waiting = True
+            try:
+                return await self.fallback.approve(request)
+            finally:
+                self.waiting = False
+        self.note = CANNOT_ASK.format(mode=self.mode)
+        return False
 
 
 #: The key of deskpilot's question in an ``input_required`` result (2026-07-28).
@@ -188,9 +199,11 @@ class RoundTripApprover:
         tickets: Tickets,
         *,
         mode: str,
+        fallback: Approver | None = None,
     ) -> None:
         self.can_ask = can_ask
         self.mode = mode
+        self.fallback = fallback
         self.tickets = tickets
         responses = params.input_responses or {}
         answer = responses.get(INPUT_KEY)
@@ -214,6 +227,8 @@ class RoundTripApprover:
 
     async def approve(self, request: ApprovalRequest) -> bool:
         if not self.can_ask:
+            if self.fallback is not None:
+                return await self.fallback.approve(request)
             self.note = CANNOT_ASK.format(mode=self.mode)
             return False
         message = approval_message(request)

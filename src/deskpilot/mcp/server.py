@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -46,6 +47,7 @@ from deskpilot.mcp.approval import (
 )
 from deskpilot.mcp.clients import Clients, ClientState
 from deskpilot.mcp.definitions import call_result, error_result, tool_definition
+from deskpilot.policy import Approver as PolicyApprover
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
 
@@ -78,9 +80,17 @@ class DeskpilotMCP:
 
     ``base`` is the server's context from :func:`deskpilot.runtime.open_session`."""
 
-    def __init__(self, toolset: ToolSet, base: ToolContext) -> None:
+    def __init__(
+        self,
+        toolset: ToolSet,
+        base: ToolContext,
+        *,
+        fallback: Callable[[ClientState], PolicyApprover] | None = None,
+    ) -> None:
         self.toolset = toolset
         self.base = base
+        #: who to ask, per client, when a client cannot ask its user (``deskpilot serve``)
+        self.fallback = fallback
         self.settings = base.settings
         self.tickets = Tickets(ELICIT_TIMEOUT)
         self._clients = Clients(lambda: self.base.emit)
@@ -118,13 +128,19 @@ class DeskpilotMCP:
     ) -> types.CallToolResult | types.InputRequiredResult:
         stateless = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         approver: Approver
-        if stateless:
-            caps = declares_form_elicitation(ctx.session.client_capabilities)
-            approver = RoundTripApprover(caps, params, self.tickets, mode=self.settings.confirm)
-        else:
-            approver = ElicitingApprover(ctx.session, ctx.request_id, mode=self.settings.confirm)
         try:
             state = self._clients.of(ctx, stateless=stateless)
+            fallback = self.fallback(state) if self.fallback is not None else None
+            mode = self.settings.confirm
+            if stateless:
+                caps = declares_form_elicitation(ctx.session.client_capabilities)
+                approver = RoundTripApprover(
+                    caps, params, self.tickets, mode=mode, fallback=fallback
+                )
+            else:
+                approver = ElicitingApprover(
+                    ctx.session, ctx.request_id, mode=mode, fallback=fallback
+                )
             tool_ctx = dataclasses.replace(
                 self.base, session=state.session, approver=approver, run_id=state.run_id
             )

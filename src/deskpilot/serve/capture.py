@@ -149,8 +149,12 @@ class Capturer(threading.Thread):
     # -- the thread --------------------------------------------------------------------------
 
     def run(self) -> None:
+        from Xlib import error
+
         try:
             self._loop()
+        except (error.ConnectionClosedError, error.DisplayError) as exc:
+            log.debug("preview of session %s: the display went away (%s)", self.session, exc)
         except Exception:  # the preview must never take the session down
             log.exception("preview of session %s stopped", self.session)
 

@@ -89,7 +89,7 @@ class Guard:
             return 403, f"cross-site requests are refused (Sec-Fetch-Site: {site})"
         method = scope["method"]
         path = str(scope["path"])
-        if path == MCP_PREFIX or path.startswith(MCP_PREFIX + "/"):
+        if path == MCP_PREFIX or path.startswith((MCP_PREFIX + "/", "/.well-known/")):
             return None  # the MCP app checks its bearer token and its own headers
         if method not in ("GET", "HEAD", "POST"):
             return 405, f"method {method} is not allowed"

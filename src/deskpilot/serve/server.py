@@ -30,6 +30,7 @@ from deskpilot.serve.auth import ConsoleAuth
 from deskpilot.serve.frames import Previews
 from deskpilot.serve.guard import Guard
 from deskpilot.serve.hub import Hub
+from deskpilot.serve.mcp_host import McpHost
 from deskpilot.serve.picker import WindowPicker
 from deskpilot.serve.sessions import MAX_SESSIONS, Sessions
 from deskpilot.serve.shared_input import InputLocks
@@ -93,6 +94,10 @@ class Console:
             self.previews = Previews(self.sessions)
             self.routes.frames = self.previews
             self.parts.append(self.previews)
+        self.mcp: McpHost | None = None
+        if options.mcp:
+            self.mcp = McpHost(self.sessions, options.bind, self.tokens, say)
+            self.parts.append(self.mcp)
         self.stopping = False
 
     def url(self, host: str) -> str:

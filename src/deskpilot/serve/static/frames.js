@@ -78,6 +78,7 @@
         }
         canvas.getContext("2d").drawImage(bitmap, h.x, h.y);
         canvas.dataset.seq = String(h.n);
+        if (api.onDraw) api.onDraw(h, canvas);  // the benchmark's probe
         const note = document.getElementById("preview-note");
         if (note) note.hidden = true;
       }
@@ -87,5 +88,6 @@
     if (log.length > 2000) log.splice(0, log.length - 2000);
   }
 
-  window.deskpilotFrames = {watch, log};
+  const api = {watch, log, onDraw: null};
+  window.deskpilotFrames = api;
 })();

@@ -1,0 +1,73 @@
+"""A window for the console benchmark: it repaints on command and flips a colour square.
+
+Run as ``python -m bench.console_probe`` with ``DISPLAY`` set; it maps a 1000x700 window, prints
+``<pid>/<xid>`` (its stable window ID) and then reads commands from stdin, one per line:
+
+* ``busy`` / ``quiet`` — repaint 40 random bars every 250 ms (the note's "heavy" workload),
+  or nothing;
+* ``flip R G B`` — paint the 200x200 square at the top left in that colour, at once.
+
+The bars stay clear of the square, so the square's colour is only ever the last flip's.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import select
+import sys
+import time
+
+from Xlib import X, Xatom, display
+
+WIDTH, HEIGHT, SQUARE = 1000, 700, 200
+
+
+def main() -> None:
+    d = display.Display()
+    screen = d.screen()
+    win = screen.root.create_window(
+        20, 20, WIDTH, HEIGHT, 0, screen.root_depth, X.InputOutput, X.CopyFromParent,
+        background_pixel=screen.white_pixel, event_mask=X.ExposureMask,
+    )  # fmt: skip
+    win.set_wm_name("probe")
+    win.set_wm_class("probe", "DeskpilotProbe")
+    win.change_property(d.intern_atom("_NET_WM_PID"), Xatom.CARDINAL, 32, [os.getpid()])
+    win.map()
+    gc = win.create_gc(foreground=0)
+    d.sync()
+    print(f"{os.getpid()}/{win.id}", flush=True)
+    busy = False
+    last = 0.0
+    while True:
+        timeout = max(0.0, 0.25 - (time.monotonic() - last)) if busy else None
+        ready, _, _ = select.select([sys.stdin], [], [], timeout)
+        if ready:
+            line = sys.stdin.readline()
+            if not line:
+                return
+            words = line.split()
+            if words[:1] == ["busy"]:
+                busy = True
+            elif words[:1] == ["quiet"]:
+                busy = False
+            elif words[:1] == ["flip"] and len(words) == 4:
+                r, g, b = (int(w) for w in words[1:])
+                gc.change(foreground=(r << 16) | (g << 8) | b)
+                win.fill_rectangle(gc, 0, 0, SQUARE, SQUARE)
+                d.sync()
+        if busy and time.monotonic() - last >= 0.25:
+            last = time.monotonic()
+            for _ in range(40):
+                gc.change(foreground=random.randint(0, 0xFFFFFF))
+                x = random.randint(SQUARE + 10, WIDTH - 110)
+                win.fill_rectangle(
+                    gc, x, random.randint(0, HEIGHT - 20), random.randint(5, 100), 20
+                )
+            d.sync()
+        while d.pending_events():
+            d.next_event()
+
+
+if __name__ == "__main__":
+    main()
