@@ -16,12 +16,13 @@ import types
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 
 from deskpilot import _procfs
-from deskpilot._wait import async_wait_for
+from deskpilot._wait import async_wait_for, wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
@@ -462,3 +463,75 @@ async def test_no_session_can_see_read_or_click_the_console_window(
             assert [r["ok"] for r in results] == [True, False, False, False]
         finally:
             await headed.close()
+
+
+async def test_clean_up_when_finished_closes_the_tabs_the_sessions_opened(
+    served: tuple[ConsoleProcess, Router], page: Page, desktop_settings: Settings
+) -> None:
+    console, router = served
+    url = (Path(__file__).parent.parent / "fixtures" / "form.html").resolve().as_uri()
+    assert desktop_settings.sandbox_dir
+    profile = Path(desktop_settings.sandbox_dir) / "home" / ".config" / "deskpilot-browser"
+
+    def tabs() -> list[str]:
+        try:
+            port = (profile / "DevToolsActivePort").read_text().split()[0]
+            listed = httpx.get(f"http://127.0.0.1:{port}/json/list", timeout=5).json()
+        except (OSError, httpx.HTTPError):
+            return []
+        return [str(t["url"]) for t in listed if t.get("type") == "page"]
+
+    seen: list[str] = []
+
+    def brain(view: View) -> Decision:
+        if view.turns == 0:
+            return Decision("", [("open_urls", {"urls": [url]})])
+        seen.extend(tabs())  # what the browser shows while the session still runs
+        return Decision("Opened it.")
+
+    key = router.add("open-a-tab-and-clean-up", brain)
+    await page.check("#new-session input[name=cleanup]")
+    try:
+        wait_for(lambda: console.get("/api/config")["cleanup"], timeout=10, what="the setting")
+        card = console.start(f"{key}: open the form", target="desktop")
+        end = console.wait_end(card["id"])
+        assert end["state"] == "done", end
+        events = console.run_events(end["run_id"])
+        opened = [e["data"] for e in events if e["event"] == "tool.result"]
+        assert opened and opened[0]["ok"], opened
+        assert url in seen  # the tab was there while the session ran
+        wait_for(lambda: url not in tabs(), timeout=30, what="the session's tab to close")
+    finally:
+        console.post("/api/settings", {"cleanup": False})
+
+
+async def test_the_audit_log_replays_a_run_with_its_screenshots_verifies_and_exports(
+    served: tuple[ConsoleProcess, Router], page: Page
+) -> None:
+    console, router = served
+
+    def brain(view: View) -> Decision:
+        if view.turns == 0:
+            return Decision("", [("open_app", {"bundleId": "Calculator"})])
+        if view.turns == 1:
+            return Decision("", [("computer_use_screenshot", {})])
+        return Decision("Here is the calculator.")
+
+    key = router.add("audit-replay", brain)
+    card = console.start(f"{key}: show me the calculator", confirm="none")
+    end = console.wait_end(card["id"])
+    assert end["state"] == "done", end
+    await page.goto(f"{console.origin}/audit")
+    await page.wait_for_selector("#verify.ok")
+    assert "chain intact" in await page.locator("#verify").inner_text()
+    await page.click(f"#runs a:text-is('{key}: show me the calculator')")
+    await page.wait_for_selector("#r-steps .step")
+    steps = await page.locator("#r-steps .step .tool").all_inner_texts()
+    assert steps[:2] == ['open_app {"bundleId": "Calculator"}', "computer_use_screenshot {}"]
+    shot = page.locator("#r-steps img.shot").first
+    await shot.wait_for()
+    await page.wait_for_function("() => document.querySelector('img.shot').naturalWidth > 100")
+    export = await page.request.get(await page.locator("#r-export").get_attribute("href") or "")
+    assert export.ok and "attachment" in export.headers["content-disposition"]
+    text = await export.text()
+    assert f"{key}: show me the calculator" in text and "computer_use_screenshot" in text

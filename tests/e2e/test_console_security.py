@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -155,3 +156,26 @@ def test_a_remote_address_needs_to_be_allowed(tmp_path: Path) -> None:
     assert run.returncode == 2, run.stderr
     assert "refusing to listen on 0.0.0.0" in run.stderr and "--allow-remote" in run.stderr
     assert run.stdout == ""  # no link was printed: nothing listened
+
+
+def test_no_more_sessions_than_allowed_run_at_once(served: tuple[ConsoleProcess, Router]) -> None:
+    console, router = served
+    release = threading.Event()
+
+    def slow(view: View) -> Decision:
+        release.wait(120)  # a model that takes its time
+        return Decision("Done.")
+
+    key = router.add("hold-a-place", slow)
+    try:
+        first = console.start(f"{key}: one")
+        second = console.start(f"{key}: two")
+        third = console.post("/api/sessions", {"goal": f"{key}: three", "target": "sandbox"})
+        assert third.status_code == 409
+        assert "2 sessions are running already" in third.json()["error"]
+        for card in (first, second):
+            stopped = console.post(f"/api/sessions/{card['id']}/stop")
+            assert stopped.status_code == 200 and stopped.json()["state"] == "stopped"
+        assert console.start(f"{key}: four, once the others stopped")["state"] == "starting"
+    finally:
+        release.set()

@@ -71,6 +71,7 @@ class ConsoleRoutes:
         self.extra = extra or {}
         self.frames: Any = None  # the preview stream handler (deskpilot.serve.frames)
         self.windows: Any = None  # lists this desktop's windows for the form
+        self.cleanup: Any = None  # "clean up when finished" (deskpilot.serve.cleanup)
 
     def routes(self) -> list[Route | Mount]:
         page = self.page
@@ -83,6 +84,7 @@ class ConsoleRoutes:
             Route("/api/login", self.login_post, methods=["POST"]),
             Route("/healthz", self.health),
             Route("/api/config", self.config),
+            Route("/api/settings", self.change_settings, methods=["POST"]),
             Route("/api/sessions", self.list_sessions, methods=["GET"]),
             Route("/api/sessions", self.new_session, methods=["POST"]),
             Route("/api/sessions/{id}", self.one_session),
@@ -141,10 +143,22 @@ class ConsoleRoutes:
                 "confirm": s.confirm,
                 "max_sessions": self.sessions.max_live,
                 "confirm_timeout": self.sessions.confirm_timeout,
+                "cleanup": bool(self.cleanup and self.cleanup.enabled),
                 **self.extra,
             },
             headers=NO_STORE,
         )
+
+    async def change_settings(self, request: Request) -> Response:
+        try:
+            body = await read_json(request)
+        except DeskpilotError as exc:
+            return error(400, str(exc))
+        cleanup = body.get("cleanup") if isinstance(body, dict) else None
+        if not isinstance(cleanup, bool) or self.cleanup is None:
+            return error(400, 'send {"cleanup": true} or {"cleanup": false}')
+        self.cleanup.enabled = cleanup
+        return JSONResponse({"cleanup": cleanup}, headers=NO_STORE)
 
     async def list_sessions(self, request: Request) -> Response:
         cards = [s.card(self.sessions.confirmations) for s in self.sessions.all.values()]

@@ -27,6 +27,7 @@ from deskpilot.serve.app import ConsoleRoutes, build_app
 from deskpilot.serve.approver import CONFIRM_TIMEOUT
 from deskpilot.serve.audit_api import AuditViews
 from deskpilot.serve.auth import ConsoleAuth
+from deskpilot.serve.cleanup import TabCleanup
 from deskpilot.serve.frames import Previews
 from deskpilot.serve.guard import Guard
 from deskpilot.serve.hub import Hub
@@ -94,6 +95,8 @@ class Console:
             self.previews = Previews(self.sessions)
             self.routes.frames = self.previews
             self.parts.append(self.previews)
+        self.cleanup = TabCleanup(self.sessions, options.cleanup)
+        self.routes.cleanup = self.cleanup
         self.mcp: McpHost | None = None
         if options.mcp:
             self.mcp = McpHost(self.sessions, options.bind, self.tokens, say)

@@ -172,7 +172,13 @@ async function loadConfig() {
   const form = $("new-session");
   form.elements.model.value = state.config.model || "";
   form.elements.confirm.value = state.config.confirm || "consequential";
+  form.elements.cleanup.checked = !!state.config.cleanup;
 }
+
+$("new-session").elements.cleanup.addEventListener("change", async (ev) => {
+  const r = await post("/api/settings", {cleanup: ev.target.checked});
+  if (!r.ok) $("form-error").textContent = r.data.error || `refused (${r.status})`;
+});
 
 async function loadWindows() {
   const select = $("new-session").elements.window;

@@ -1,0 +1,138 @@
+"""The console's pure parts: card states, the event history pages replay, confirmation cards,
+the request checks, and what a new session may ask for."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from deskpilot.config import load_settings
+from deskpilot.errors import ActionDeclined, ConfigError
+from deskpilot.events import Event, Image
+from deskpilot.mcp.tokens import load_token
+from deskpilot.policy import ApprovalRequest, Risk
+from deskpilot.serve.approver import Answer, Confirmations, ConsoleApprover
+from deskpilot.serve.auth import ConsoleAuth
+from deskpilot.serve.chips import chip_data
+from deskpilot.serve.guard import Guard
+from deskpilot.serve.hub import Hub
+from deskpilot.serve.sessions import NewSession
+from deskpilot.serve.status import end_state, status_line
+
+
+def test_outcomes_map_to_the_three_endings() -> None:
+    assert end_state("done") == "done"
+    assert end_state("stopped") == "stopped"
+    assert end_state("needs_attention") == "needs_attention"
+    assert end_state("something new") == "needs_attention"
+    assert status_line("tool.call", {"tool": "read_screen_ax"}) == "Reading AX"
+    assert status_line("tool.call", {"tool": "perform"}) == "Resolving target"
+    result = status_line("tool.result", {"tool": "perform", "ok": False, "summary": "gone"})
+    assert result == "Last: perform (failed) → gone"
+
+
+def test_a_new_page_gets_every_session_and_its_chips_a_reconnect_only_what_it_missed() -> None:
+    hub = Hub(history=100)
+    hub.publish("a", "session", {"state": "running"})
+    first = hub.publish("a", "event", {"event": "tool.call"})
+    hub.publish("b", "session", {"state": "starting"})
+    hub.publish("a", "session", {"state": "done"})
+    fresh = hub.replay(None)
+    assert [(i.session, i.kind) for i in fresh] == [
+        ("a", "event"),
+        ("b", "session"),
+        ("a", "session"),
+    ]
+    assert fresh[-1].data == {"state": "done"}  # only a session's latest state
+    assert [i.seq for i in hub.replay(first.seq)] == [first.seq + 1, first.seq + 2]
+    small = Hub(history=2)
+    for n in range(5):
+        small.publish("a", "session", {"n": n})
+    assert [i.data["n"] for i in small.replay(1)] == [4]  # too old: a full replay instead
+
+
+def test_chips_carry_data_not_images_and_cut_long_texts() -> None:
+    event = Event(
+        "tool.result",
+        {"tool": "read_screen_ax", "text": "x" * 10000, "args": {"q": "<b>"}},
+        run_id="r",
+        images=(Image(b"png"),),
+    )
+    chip = chip_data(event)
+    assert len(chip["data"]["text"]) == 4000 and chip["data"]["images"] == 1
+    assert chip["data"]["args_json"] == '{"q": "<b>"}'
+
+
+def request(call_id: str = "call_1") -> ApprovalRequest:
+    return ApprovalRequest("perform", {"elementID": "e1"}, Risk.CONSEQUENTIAL, "Send", call_id)
+
+
+def test_the_first_answer_wins_and_nobody_watching_declines() -> None:
+    async def go() -> None:
+        changed: list[str] = []
+        cards = Confirmations(changed.append)
+        approver = ConsoleApprover("s1", cards, lambda: True, timeout=30)
+        asking = asyncio.create_task(approver.approve(request()))
+        while not cards.of("s1"):
+            await asyncio.sleep(0)
+        assert cards.answer("s1", "call_1", True) == Answer.ANSWERED
+        assert await asking is True
+        assert cards.answer("s1", "call_1", False) == Answer.LATE
+        assert cards.answer("s1", "call_9", True) == Answer.UNKNOWN
+        denied = asyncio.create_task(approver.approve(request("call_2")))
+        while not cards.of("s1"):
+            await asyncio.sleep(0)
+        cards.answer("s1", "call_2", False)
+        with pytest.raises(ActionDeclined, match="refused perform"):
+            await denied
+        nobody = ConsoleApprover("s1", cards, lambda: False)
+        with pytest.raises(ActionDeclined, match="no console page is open"):
+            await nobody.approve(request("call_3"))
+        late = ConsoleApprover("s1", cards, lambda: True, timeout=0.05)
+        with pytest.raises(ActionDeclined, match=r"within 0\.05 seconds"):
+            await late.approve(request("call_4"))
+        assert cards.of("s1") == [] and changed
+
+    asyncio.run(go())
+
+
+def test_the_guard_checks_host_origin_fetch_metadata_and_login(tmp_path: Path) -> None:
+    auth = ConsoleAuth(load_token(tmp_path / "token"), 8765)
+    guard = Guard(lambda *a: None, auth, {"127.0.0.1:8765"})  # type: ignore[arg-type]
+    secret = auth.redeem(auth.one_time_token())
+    assert secret is not None
+    cookie = f"{auth.cookie_name}={secret}"
+
+    def check(method: str = "GET", path: str = "/api/sessions", **headers: str) -> int | None:
+        base = {"host": "127.0.0.1:8765", "cookie": cookie}
+        base.update({k.replace("_", "-"): v for k, v in headers.items()})
+        found = guard.check({"method": method, "path": path}, base)
+        return None if found is None else found[0]
+
+    assert check() is None
+    assert check(host="localhost:8765") == 421
+    assert check(origin="http://evil.test") == 403
+    assert check(sec_fetch_site="cross-site") == 403
+    assert check(cookie="") == 401
+    assert check("POST", content_type="text/plain", origin="http://127.0.0.1:8765") == 415
+    assert check("POST", content_type="application/json") == 403  # no Origin with a cookie
+    assert check("POST", content_type="application/json", origin="http://127.0.0.1:8765") is None
+    assert check("DELETE") == 405
+    assert check(path="/mcp", cookie="") is None  # the MCP app has its own bearer check
+    assert auth.redeem("wrong") is None
+
+
+def test_what_a_new_session_may_ask_for(tmp_path: Path) -> None:
+    settings = load_settings(env={"HOME": str(tmp_path), "DESKPILOT_MODEL": "openai:gpt-5"})
+    ask = NewSession.parse({"goal": " do it ", "target": "desktop", "window": "1/2"}, settings)
+    assert (ask.goal, ask.model, ask.target, ask.window) == (
+        "do it",
+        "openai:gpt-5",
+        "desktop",
+        "1/2",
+    )
+    for body in ([], {"goal": ""}, {"goal": "x", "confirm_timeout": 0}, {"goal": "x" * 5000}):
+        with pytest.raises(ConfigError):
+            NewSession.parse(body, settings)
