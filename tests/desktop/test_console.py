@@ -531,7 +531,8 @@ async def test_the_audit_log_replays_a_run_with_its_screenshots_verifies_and_exp
     shot = page.locator("#r-steps img.shot").first
     await shot.wait_for()
     await page.wait_for_function("() => document.querySelector('img.shot').naturalWidth > 100")
-    export = await page.request.get(await page.locator("#r-export").get_attribute("href") or "")
+    href = await page.locator("#r-export").get_attribute("href")
+    export = await page.request.get(f"{console.origin}{href}")
     assert export.ok and "attachment" in export.headers["content-disposition"]
     text = await export.text()
     assert f"{key}: show me the calculator" in text and "computer_use_screenshot" in text

@@ -31,7 +31,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ConsolePr
     }
     with (
         model_server() as (server, router),
-        console_process(env, server.url, home / "serve.log") as console,
+        console_process(env, server.url, home / "serve.log", "--max-sessions", "2") as console,
     ):
         yield console, router
 
