@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from deskpilot import _procfs
 from tests.eval.conftest import Eval, statuses
 
 TASKS = {
@@ -133,3 +134,29 @@ def test_resume_needs_a_run(deskpilot_eval: Eval, tmp_path: Path) -> None:
         env=deskpilot_eval.env, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 1 and "nothing to resume" in done.stderr
+
+
+def test_a_trial_past_its_deadline_is_killed_with_its_process_group(tmp_path: Path) -> None:
+    from deskpilot._wait import wait_for
+    from deskpilot.eval.attempt import Attempt, run_attempt
+    from deskpilot.eval.policies import PolicySpec
+    from deskpilot.eval.store import TrialKey
+    from deskpilot.eval.suite import load_suite
+    from tests.eval.conftest import trial_processes
+
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "hang.toml").write_text(
+        'goal = "x"\n[[setup]]\nrun = ["sleep", "31.25"]\n[[check]]\nkind = "file"\npath = "~/a"\n'
+    )
+    task = load_suite(tmp_path / "suite").tasks[0]
+    spec = {"task": task.model_dump(mode="json", by_alias=True), "policy_label": "oracle",
+            "policy": PolicySpec("oracle").to_dict()}  # fmt: skip
+    out = tmp_path / "trial"
+
+    def sleeping() -> list[int]:
+        return [p for p in _procfs.parents() if b"31.25" in _procfs.read(f"/proc/{p}/cmdline")]
+
+    result = run_attempt(Attempt(TrialKey("hang", 0), 1, spec), out, deadline_s=8)
+    assert result["status"] == "setup_error" and "killed at its deadline" in result["detail"]
+    wait_for(lambda: not sleeping(), timeout=10, what="the setup's command to be killed")
+    assert not trial_processes(str(out))
