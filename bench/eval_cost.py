@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", default=None, help="also measure this model (tokens)")
     parser.add_argument("--out", type=Path, default=RESULTS / "eval-cost.json")
     args = parser.parse_args(argv)
-    console = Console(stderr=True)
+    console = Console(stderr=True, width=max(120, Console(stderr=True).width))
     policies = [PolicySpec("oracle"), PolicySpec("noop")]
     if args.model:
         policies.append(PolicySpec("model", args.model))
