@@ -30,7 +30,7 @@ class Eval:
     def command(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "deskpilot", "eval", *args]
 
-    def run(self, *args: str, timeout: float = 600, check: bool = True) -> dict[str, Any]:
+    def run(self, *args: str, timeout: float = 1800, check: bool = True) -> dict[str, Any]:
         done = subprocess.run(
             self.command(*args, "--json"),
             env=self.env,

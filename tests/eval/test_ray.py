@@ -42,16 +42,30 @@ def _ray_processes(marker: str) -> set[int]:
     return {p for p in _procfs.descendants(roots, links) if not _procfs.is_zombie(p)}
 
 
+PORT_OPTIONS = ("--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
+                "--dashboard-agent-grpc-port", "--runtime-env-agent-port",
+                "--metrics-export-port")  # fmt: skip
+
+
+def _ports() -> list[str]:
+    """Free ports for a node's services (Ray's fixed defaults clash with a second cluster on
+    the same machine: other test runs may have one)."""
+    return [f"{option}={_free_port()}" for option in PORT_OPTIONS]
+
+
 @pytest.fixture(scope="module")
 def cluster(deskpilot_eval: Eval) -> Iterator[Eval]:
     temp = tempfile.mkdtemp(prefix="dpray-", dir="/tmp")  # short: Ray's sockets live there
     port = _free_port()
     ray = str(Path(sys.executable).with_name("ray"))
-    env = {**deskpilot_eval.env, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+    # TMPDIR: the slots' folders (and so their trials' command lines) are this cluster's own
+    env = {**deskpilot_eval.env, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0",
+           "TMPDIR": temp}  # fmt: skip
 
     def start(*args: str) -> None:
         subprocess.run([ray, "start", "--node-ip-address=127.0.0.1", "--disable-usage-stats",
-                        *args], env=env, check=True, capture_output=True, timeout=120)  # fmt: skip
+                        *_ports(), *args], env=env, check=True, capture_output=True,
+                       timeout=300)  # fmt: skip
 
     try:
         start("--head", f"--port={port}", "--num-cpus=0", f"--temp-dir={temp}",
@@ -97,7 +111,8 @@ def test_a_worker_killed_mid_trial_is_retried_once_and_reported(
     )
     reader.start()
     try:
-        trial = wait_for(lambda: trial_processes("deskpilot-slots") or None, timeout=120,
+        slots = str(Path(cluster.env["TMPDIR"]) / "deskpilot-slots")
+        trial = wait_for(lambda: trial_processes(slots) or None, timeout=120,
                          what="the trial on a worker")[0]  # fmt: skip
         worker = _procfs.parents()[trial]  # the Ray worker process of the desktop slot
         assert b"DesktopSlot" in _procfs.read(f"/proc/{worker}/cmdline")
