@@ -177,8 +177,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             cards = []
             for i in range(SESSIONS):
                 key = router.add(f"bench-{i}", script.brain(f"bench-{i}"))
-                confirm = "all" if i == 0 else "consequential"
-                cards.append(console.start(f"{key}: watch the probe", confirm=confirm))
+                extra: dict[str, Any] = {"confirm": "consequential"}
+                if i == 0:  # the session whose chips and cards are timed
+                    extra = {"confirm": "all", "max_steps": args.chips + args.cards + 5}
+                cards.append(console.start(f"{key}: watch the probe", **extra))
             for i, card in enumerate(cards):
                 ready = console.wait_card(
                     card["id"], lambda c: bool(c["display"]), "a sandbox", 180

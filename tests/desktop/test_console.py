@@ -536,3 +536,33 @@ async def test_the_audit_log_replays_a_run_with_its_screenshots_verifies_and_exp
     assert export.ok and "attachment" in export.headers["content-disposition"]
     text = await export.text()
     assert f"{key}: show me the calculator" in text and "computer_use_screenshot" in text
+
+
+async def test_open_shows_the_console_in_its_own_shielded_window(
+    desktop_settings: Settings, desktop: LinuxDesktop, tmp_path: Path
+) -> None:
+    with (
+        model_server() as (server, _),
+        console_process(
+            desktop_settings.environ, server.url, tmp_path / "serve.log", "--open", "--no-mcp"
+        ) as console,
+    ):
+
+        async def shown() -> WindowInfo | None:
+            for w in await desktop.list_windows():
+                if "deskpilot-console" in w.app.wm_class and w.title.startswith(
+                    "deskpilot console"
+                ):
+                    return w
+            return None
+
+        window = await async_wait_for(shown, timeout=60, what="the console's own window")
+        assert "log in" not in window.title  # its one-time link logged it in
+        assert console.port
+    await async_wait_for(
+        lambda: _gone(desktop, window.xid), timeout=30, what="the window to close with the server"
+    )
+
+
+async def _gone(desktop: LinuxDesktop, xid: int) -> bool:
+    return xid not in {w.xid for w in await desktop.list_windows()}

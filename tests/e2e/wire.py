@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -287,6 +288,14 @@ CODECS: dict[str, tuple[Callable[[dict[str, Any]], View], Callable[..., dict[str
 }
 
 
+class QuietServer(ThreadingHTTPServer):
+    """A client that hung up (a stopped run abandons its model call) is no error here."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class ModelServer:
     """One fake provider endpoint. ``fail_next`` queues raw error replies before real ones."""
 
@@ -329,7 +338,7 @@ class ModelServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = QuietServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )

@@ -19,6 +19,7 @@ from deskpilot.serve.chips import chip_data
 from deskpilot.serve.guard import Guard
 from deskpilot.serve.hub import Hub
 from deskpilot.serve.sessions import NewSession
+from deskpilot.serve.shared_input import shared
 from deskpilot.serve.status import end_state, status_line
 
 
@@ -136,3 +137,33 @@ def test_what_a_new_session_may_ask_for(tmp_path: Path) -> None:
     for body in ([], {"goal": ""}, {"goal": "x", "confirm_timeout": 0}, {"goal": "x" * 5000}):
         with pytest.raises(ConfigError):
             NewSession.parse(body, settings)
+
+
+def test_sessions_sharing_a_display_take_turns_for_input_only() -> None:
+    class Desk:
+        def __init__(self) -> None:
+            self.log: list[str] = []
+
+        async def type_text(self, window: object, text: str) -> str:
+            self.log.append(f"start {text}")
+            await asyncio.sleep(0.01)
+            self.log.append(f"end {text}")
+            return text
+
+        async def snapshot(self, window: object) -> str:
+            self.log.append("read")
+            return "tree"
+
+    async def go() -> list[str]:
+        desk = Desk()
+        lock = asyncio.Lock()
+        one, two = shared(desk, lock), shared(desk, lock)  # type: ignore[arg-type]
+        typing = asyncio.gather(one.type_text(None, "a"), two.type_text(None, "b"))
+        await asyncio.sleep(0.001)
+        assert await two.snapshot(None) == "tree"  # reads do not wait for the lock
+        assert await typing == ["a", "b"]
+        return desk.log
+
+    log = asyncio.run(go())
+    assert log.index("end a") < log.index("start b")  # one typist at a time
+    assert log.index("read") < log.index("end a")

@@ -3,7 +3,6 @@ the MCP server, in one process on loopback."""
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import subprocess
 from pathlib import Path
@@ -108,7 +107,7 @@ def serve_command(
     """
     from deskpilot.mcp.transports import parse_bind
     from deskpilot.serve.server import CONSOLE_CLASS, Console, ServeOptions, serve
-    from deskpilot.serve.window import open_console_window
+    from deskpilot.serve.window import close_console_window, open_console_window
 
     try:
         bind = parse_bind(f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
@@ -141,9 +140,7 @@ def serve_command(
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         for window in windows:
-            window.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                window.wait(timeout=5)
+            close_console_window(window)
 
 
 def _ignore(signum: int, frame: FrameType | None) -> None:

@@ -9,10 +9,13 @@ browser window has no such protection; prefer sandbox sessions then.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 
 from deskpilot.config import Settings, resolve_desktop
+from deskpilot.desktop.a11yenv import chromium_flags
 from deskpilot.errors import ConfigError
 
 CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
@@ -27,6 +30,7 @@ def open_console_window(settings: Settings, url: str, window_class: str) -> subp
     profile.mkdir(parents=True, exist_ok=True)
     argv = [
         browser,
+        *chromium_flags(),
         f"--app={url}",
         f"--class={window_class}",
         f"--user-data-dir={profile}",
@@ -41,3 +45,15 @@ def open_console_window(settings: Settings, url: str, window_class: str) -> subp
         )  # fmt: skip
     finally:
         log.close()
+
+
+def close_console_window(proc: subprocess.Popen[bytes]) -> None:
+    """End the window's browser (its whole process group)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=5)
