@@ -18,7 +18,9 @@ programs (``"python"``). What it guarantees, whichever surface asks:
   started lazily with the first event and labelled ``label`` in ``deskpilot log list``;
 * the named session (tracked target, element IDs) is loaded and saved on exit, unless a
   ``session`` is passed (then it is the caller's);
-* the desktop is opened from the settings and closed on exit, unless a ``desktop`` is passed.
+* the desktop is opened from the settings and closed on exit, unless a ``desktop`` is passed;
+* what calls keep between them (``ctx.resources``: one browser connection for the page tools)
+  lasts as long as the session and is closed with it.
 
 Derived contexts (``dataclasses.replace(ctx, session=…, approver=…, run_id=…)``) keep the log.
 """
@@ -35,7 +37,7 @@ from deskpilot.desktop.base import Desktop
 from deskpilot.events import Event, EventSink, discard
 from deskpilot.policy import Approver, ConsequentialRules, NoApprover
 from deskpilot.session import Session
-from deskpilot.tools.context import ToolContext
+from deskpilot.tools.context import SessionResources, ToolContext
 
 __all__ = ["SessionLog", "open_desktop", "open_session", "rules_for"]
 
@@ -102,6 +104,7 @@ async def open_session(
     with AuditLog(settings.audit_db) as audit:
         log = SessionLog(audit, surface, label or f"{surface} session")
         own_desktop = desktop is None
+        resources = SessionResources()
         desk = desktop if desktop is not None else await open_desktop(settings)
         ctx = ToolContext(
             desktop=desk,
@@ -112,13 +115,17 @@ async def open_session(
             observe=observe,
             surface=surface,
             rules=rules_for(settings),
+            resources=resources,
         )
         try:
             yield ctx
         finally:
             try:
-                if own_session:
-                    state.save()
+                try:
+                    await resources.close()
+                finally:
+                    if own_session:
+                        state.save()
             finally:
                 try:
                     log.close()

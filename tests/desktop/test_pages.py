@@ -1,27 +1,18 @@
 """Page tools and rules against real Chromium on the sandbox desktop, pages from a loopback
 server. Effects are read through the test's own CDP connection (``getComputedStyle``), which
 the tools do not use; the browser is started by a separate ``deskpilot`` process, as a user's
-earlier command would have started it."""
+earlier command would have started it (see ``pages_rig``)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import shutil
-import signal
-import subprocess
-import sys
-import threading
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Page
 
 from deskpilot._wait import async_wait_for
 from deskpilot.agent.chat import ChatSession
@@ -30,220 +21,28 @@ from deskpilot.config import Settings
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.events import Event
 from deskpilot.pages import service
-from deskpilot.pages.browser import endpoint
 from deskpilot.pages.patterns import parse_patterns
-from deskpilot.pages.store import extension_dir, library_path, open_library
-from deskpilot.policy import ApprovalRequest, CallbackApprover
-from deskpilot.session import Session
-from deskpilot.tools.base import ToolResult
-from deskpilot.tools.builtin import all_tools
-from deskpilot.tools.context import ToolContext
+from deskpilot.pages.store import extension_dir, open_library
+from tests.desktop.pages_rig import (
+    Approvals,
+    Rig,
+    call,
+    deskpilot,
+    frame_style,
+    goto,
+    open_rig,
+    style,
+    style_becomes,
+    tool_ctx,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-ARTICLE = """<!doctype html><title>Article</title><main><h1>Post</h1>
-<section class="comments"><h2>Comments</h2><div class="comment">First!</div>
-<div class="comment">Second</div><script>var tracking = "x".repeat(500);</script>
-<img src="data:image/png;base64,{png}"></section></main>"""
-TARGET = '<!doctype html><title>{t}</title><div class="target">target</div>'
-PAGES: dict[str, tuple[str, str]] = {
-    "/article": ("", ARTICLE.format(png="A" * 400)),
-    "/other": ("", TARGET.format(t="Other")),
-    "/csp": ("default-src 'self'; script-src 'self'; style-src 'self'", TARGET.format(t="CSP")),
-    "/tt": ("require-trusted-types-for 'script'; trusted-types 'none'", TARGET.format(t="TT")),
-    "/spa": ("", TARGET.format(t="SPA")),
-    "/inner": ("", TARGET.format(t="Inner")),
-}
-
-
-class Site:
-    """A loopback HTTP server; ``/outer`` embeds ``/inner`` from another site (localhost)."""
-
-    def __init__(self) -> None:
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                path = self.path.split("?")[0]
-                if path == "/outer":
-                    csp, body = (
-                        "",
-                        (
-                            f'<!doctype html><title>Outer</title><div class="target">outer</div>'
-                            f'<iframe src="http://localhost:{site.port}/inner"></iframe>'
-                        ),
-                    )
-                else:
-                    csp, body = PAGES.get(path.rstrip("/") or "/", ("", TARGET.format(t="x")))
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                if csp:
-                    self.send_header("Content-Security-Policy", csp)
-                self.end_headers()
-                self.wfile.write(body.encode())
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def deskpilot(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    """A separate deskpilot process (it exits when done)."""
-    return subprocess.run(
-        [sys.executable, "-m", "deskpilot", *args],
-        env=dict(settings.environ),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-@dataclass
-class Rig:
-    site: Site
-    settings: Settings
-    desktop: LinuxDesktop
-    browser: Browser  # the test's own CDP connection (not the tools')
-    pid: int
-
-    @property
-    def page(self) -> Page:
-        return self.browser.contexts[0].pages[0]
-
-
-def _browser_pid(settings: Settings) -> int:
-    from deskpilot.pages.store import agent_profile
-
-    lock = os.readlink(agent_profile(settings) / "SingletonLock")
-    return int(lock.rsplit("-", 1)[1])
-
-
-def _reset_library(settings: Settings) -> None:
-    for p in (library_path(settings), extension_dir(settings)):
-        if p.is_dir():
-            shutil.rmtree(p)
-        elif p.exists():
-            p.unlink()
-    for suffix in ("-wal", "-shm"):
-        Path(str(library_path(settings)) + suffix).unlink(missing_ok=True)
-
-
-@contextlib.asynccontextmanager
-async def attach(settings: Settings) -> AsyncIterator[Browser]:
-    url = endpoint(settings)
-    assert url is not None
-    async with async_playwright() as pw:
-        yield await pw.chromium.connect_over_cdp(url)
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    s = Site()
-    yield s
-    s.close()
-
-
-async def _start_browser(settings: Settings, url: str) -> int:
-    done = deskpilot(settings, "tool", "open_urls", json.dumps({"urls": [url]}))
-    assert done.returncode == 0, done.stdout + done.stderr
-    return _browser_pid(settings)
-
-
-def _kill(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def rig(site: Site, desktop: LinuxDesktop, desktop_settings: Settings) -> AsyncIterator[Rig]:
-    settings = desktop_settings.with_overrides(confirm="consequential")
-    _reset_library(settings)
-    pid = await _start_browser(settings, site.url("/article"))
-    rig = None
-    try:
-        async with attach(settings) as browser:
-            rig = Rig(site, settings, desktop, browser, pid)
-            yield rig
-    finally:
-        await _stop_browser(desktop, rig.pid if rig else pid)
-        _reset_library(settings)
-
-
-async def _stop_browser(desktop: LinuxDesktop, pid: int) -> None:
-    """Kill the browser and wait until it and its windows are gone (X reuses window ids)."""
-    _kill(pid)
-    await async_wait_for(lambda: _gone(pid), timeout=20, what="the browser to exit")
-
-    async def no_windows() -> bool:
-        return not any(w.pid == pid for w in await desktop.list_windows())
-
-    await async_wait_for(no_windows, timeout=20, what="the browser's windows to close")
-
-
-class Approvals:
-    def __init__(self, answer: bool = True) -> None:
-        self.answer = answer
-        self.asked: list[ApprovalRequest] = []
-
-    def __call__(self, request: ApprovalRequest) -> bool:
-        self.asked.append(request)
-        return self.answer
-
-
-def tool_ctx(rig: Rig, approvals: Approvals, events: list[Event] | None = None) -> ToolContext:
-    sink = events.append if events is not None else (lambda e: None)
-    return ToolContext(
-        desktop=rig.desktop,
-        settings=rig.settings,
-        session=Session(),
-        approver=CallbackApprover(approvals),
-        audit=sink,
-    )
-
-
-async def call(ctx: ToolContext, name: str, args: dict[str, Any] | None = None) -> ToolResult:
-    return await all_tools().call(name, args or {}, ctx)
-
-
-async def style(page: Page, selector: str, prop: str) -> str:
-    value = await page.evaluate(
-        "([s, p]) => { const e = document.querySelector(s); "
-        "return e ? getComputedStyle(e).getPropertyValue(p) : null }",
-        [selector, prop],
-    )
-    return str(value)
-
-
-async def style_becomes(page: Page, selector: str, prop: str, want: str) -> None:
-    async def check() -> bool:
-        return await style(page, selector, prop) == want
-
-    await async_wait_for(check, timeout=15, what=f"{selector} {prop} to be {want}")
-
-
-async def frame_style(page: Page, url_part: str, prop: str) -> str:
-    frame = next(f for f in page.frames if url_part in f.url)
-    value = await frame.evaluate(
-        f"getComputedStyle(document.querySelector('.target')).getPropertyValue('{prop}')"
-    )
-    return str(value)
-
-
-async def goto(rig: Rig, path: str) -> Page:
-    page = rig.page
-    await page.goto(rig.site.url(path))
-    return page
+async def rig(desktop: LinuxDesktop, desktop_settings: Settings) -> AsyncIterator[Rig]:
+    async with open_rig(desktop, desktop_settings.with_overrides(confirm="consequential")) as r:
+        yield r
 
 
 # -- the seed's example turn --------------------------------------------------------------
@@ -546,19 +345,7 @@ async def test_rules_apply_with_no_deskpilot_running_and_after_a_restart(rig: Ri
     await style_becomes(page, ".target", "letter-spacing", "3px")
 
     # the browser goes away; a new deskpilot process opens it again
-    await _stop_browser(rig.desktop, rig.pid)
-    rig.pid = await _start_browser(rig.settings, rig.site.url("/other?restarted"))
-    async with attach(rig.settings) as browser:
-        page = next(p for p in browser.contexts[0].pages if "restarted" in p.url)
-        await style_becomes(page, ".target", "letter-spacing", "3px")
-        rig.browser = browser
-        await page.goto(rig.site.url("/csp"))  # the earlier rules too
-        await style_becomes(page, ".target", "color", "rgb(0, 128, 0)")
-
-
-async def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    page = await rig.restart(rig.site.url("/other?restarted"))
+    await style_becomes(page, ".target", "letter-spacing", "3px")
+    await page.goto(rig.site.url("/csp"))  # the earlier rules too
+    await style_becomes(page, ".target", "color", "rgb(0, 128, 0)")

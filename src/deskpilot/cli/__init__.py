@@ -11,6 +11,7 @@ from deskpilot.cli import (
     log_cmd,
     mcp_cmd,
     rules_cmd,
+    rules_edit,
     run_cmd,
     sandbox_cmd,
     serve_cmd,
@@ -52,6 +53,7 @@ for module in (
     log_cmd,
     mcp_cmd,
     rules_cmd,
+    rules_edit,
     serve_cmd,
     eval_cmd,
 ):

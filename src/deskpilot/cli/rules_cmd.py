@@ -93,6 +93,7 @@ def list_cmd(ctx: Context, url: str | None, as_json: bool) -> None:
         if url is not None:
             _list_for_url(lib, url, as_json)
             return
+        _sync_errors(ctx, lib)
         tree = lib.tree()
         if as_json:
             from deskpilot.pages.library import structure
@@ -152,7 +153,10 @@ def _verdict_dict(v: Verdict) -> dict[str, Any]:
 @click.argument("item_id", metavar="ID")
 @pass_context
 def show_cmd(ctx: Context, item_id: str) -> None:
-    """A rule's code, patterns and last errors (or a folder's or group's contents)."""
+    """A rule's code, patterns and last errors (or a folder's or group's contents).
+
+    Errors are recorded by the agent browser as pages hit them, with or without deskpilot
+    running; `show` and `list` collect them from it whenever it runs."""
     with _library(ctx) as lib:
         try:
             _sync_errors(ctx, lib)
@@ -187,9 +191,16 @@ def show_cmd(ctx: Context, item_id: str) -> None:
 
 
 def _sync_errors(ctx: Context, lib: Library) -> None:
+    """Take in the errors pages reported since the last look (if the agent browser runs; a
+    failure to ask it is said, and the library's errors are shown anyway)."""
+    import asyncio
+
     from deskpilot.pages.service import collect_errors
 
-    run_async(collect_errors(ctx.settings, lib))
+    try:
+        asyncio.run(collect_errors(ctx.settings, lib))
+    except DeskpilotError as exc:
+        click.secho(f"deskpilot: rule errors not collected from the browser: {exc}", err=True)
 
 
 def _set_enabled(ctx: Context, item_id: str, enabled: bool) -> None:

@@ -1,9 +1,10 @@
-"""The connection to the running agent browser: Playwright over CDP, for one piece of work.
+"""The connection to the running agent browser: Playwright over CDP.
 
 deskpilot starts Chromium with ``--remote-debugging-port=0``; Chromium writes the port it chose
 to ``DevToolsActivePort`` in its profile, so any later deskpilot process finds the browser an
 earlier one started. :func:`connect` attaches (Playwright's ``connect_over_cdp``, never a
-browser download) and detaches afterwards; the browser keeps running.
+browser download) and detaches afterwards; the browser keeps running. A long-lived process
+keeps one connection instead (:mod:`deskpilot.pages.link`).
 
 Code runs in a tab's documents through raw CDP ``Runtime.evaluate`` (scripts the inspector
 compiles are not subject to the page's CSP or Trusted Types), in the page's own world or in
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -25,12 +27,20 @@ from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.errors import BrowserUnavailable, PageError
 from deskpilot.pages.extension import NAME as EXTENSION_NAME
-from deskpilot.pages.store import agent_profile
+from deskpilot.pages.store import agent_profile, extension_dir
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from playwright.async_api import Browser, CDPSession, Page
 
+    from deskpilot.pages.worker import ExtensionWorker
+
 NOT_WEB = ("chrome:", "chrome-extension:", "devtools:", "chrome-untrusted:", "edge:")
+#: how long one CDP command may take before the browser counts as not answering
+CALL_TIMEOUT = 30.0
+#: how long the browser's HTTP endpoint may take to say it is there
+ANSWER_TIMEOUT = 5.0
 NOT_RUNNING = (
     "the agent browser is not running: open the page first with open_urls "
     '(e.g. {"urls": ["https://example.com/"]}), then call this tool again'
@@ -48,12 +58,43 @@ def endpoint(settings: Settings) -> str | None:
     return f"http://127.0.0.1:{first[0]}"
 
 
-async def alive(url: str) -> bool:
+def extension_id(directory: Path) -> str:
+    """The id Chromium gives the unpacked extension loaded from ``directory`` (a hash of its
+    absolute path, written with the letters a–p)."""
+    digest = hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:32]
+    return "".join(chr(ord("a") + int(c, 16)) for c in digest)
+
+
+async def send(session: CDPSession, method: str, params: dict[str, Any] | None = None) -> Any:
+    """A CDP command with a deadline: a browser that stops answering is an error, not a hang."""
     try:
-        async with httpx.AsyncClient(timeout=3.0, trust_env=False) as client:
-            return (await client.get(url + "/json/version")).status_code == 200
+        return await asyncio.wait_for(session.send(method, params), CALL_TIMEOUT)
+    except TimeoutError as exc:
+        raise PageError(
+            f"the agent browser did not answer {method} in {CALL_TIMEOUT:.0f} s (is it hung?)"
+        ) from exc
+
+
+async def alive(url: str) -> bool:
+    return await unavailable(url) is None
+
+
+async def unavailable(url: str | None) -> str | None:
+    """Why no agent browser answers at ``url`` (None: one does)."""
+    if url is None:
+        return NOT_RUNNING
+    try:
+        async with httpx.AsyncClient(timeout=ANSWER_TIMEOUT, trust_env=False) as client:
+            if (await client.get(url + "/json/version")).status_code == 200:
+                return None
+    except httpx.TimeoutException:
+        return (
+            f"the agent browser at {url} does not answer (busy or hung): try again, or close "
+            "it and open the page again with open_urls"
+        )
     except httpx.HTTPError:
-        return False
+        pass
+    return NOT_RUNNING  # its profile names a port nobody listens on: it exited
 
 
 @dataclass
@@ -113,7 +154,9 @@ class Tab:
         if cid is not None:
             params["contextId"] = cid
         try:
-            result: dict[str, Any] = await self.session.send("Runtime.evaluate", params)
+            result: dict[str, Any] = await send(self.session, "Runtime.evaluate", params)
+        except PageError:
+            raise
         except Exception as exc:  # the document went away (navigation), the tab closed
             raise PageError(f"the page could not run the code ({_first_line(exc)})") from exc
         return result
@@ -162,7 +205,7 @@ class Tab:
 
 
 async def _frame_id(tab: Tab, url: str) -> str | None:
-    tree = await tab.session.send("Page.getFrameTree")
+    tree = await send(tab.session, "Page.getFrameTree")
     stack = [tree["frameTree"]]
     while stack:
         node = stack.pop()
@@ -192,11 +235,14 @@ def _first_line(exc: BaseException) -> str:
 
 
 class AgentBrowser:
-    """An attached agent browser (see :func:`connect`)."""
+    """An attached agent browser (see :func:`connect`); ``extension`` is the id of deskpilot's
+    page-rules extension in it."""
 
-    def __init__(self, browser: Browser) -> None:
+    def __init__(self, browser: Browser, extension: str) -> None:
         self.browser = browser
-        self._tabs: dict[int, Tab] = {}
+        self.extension = extension
+        self._tabs: dict[Page, Tab] = {}
+        self._worker: ExtensionWorker | None = None
 
     @property
     def pages(self) -> list[Page]:
@@ -206,9 +252,10 @@ class AgentBrowser:
         return [p for p in self.pages if not p.url.startswith(NOT_WEB)]
 
     async def tab(self, page: Page) -> Tab:
-        key = id(page)
-        if key in self._tabs:
-            return self._tabs[key]
+        for gone in [p for p in self._tabs if p.is_closed()]:
+            del self._tabs[gone]
+        if page in self._tabs:
+            return self._tabs[page]
         session = await page.context.new_cdp_session(page)
         tab = Tab(page=page, session=session)
 
@@ -225,14 +272,14 @@ class AgentBrowser:
         session.on("Runtime.executionContextCreated", created)
         session.on("Runtime.executionContextDestroyed", destroyed)
         session.on("Runtime.executionContextsCleared", cleared)
-        tree = await session.send("Page.getFrameTree")
+        tree = await send(session, "Page.getFrameTree")
         tab.main_frame = str(tree["frameTree"]["frame"]["id"])
-        await session.send("Runtime.enable")
+        await send(session, "Runtime.enable")
         with contextlib.suppress(WaitTimeout):
             await async_wait_for(
                 tab.page_world, timeout=2.0, what="the tab's page context", interval=0.02
             )
-        self._tabs[key] = tab
+        self._tabs[page] = tab
         return tab
 
     async def tab_ids(self) -> dict[int, Page]:
@@ -277,39 +324,68 @@ class AgentBrowser:
             )
         return await self.tab(best)
 
-    async def service_worker_call(self, msg: dict[str, Any]) -> dict[str, Any] | None:
-        """Send ``msg`` to the extension through any tab's bridge; None if no tab has one."""
-        for page in self.web_pages():
-            with contextlib.suppress(PageError):
-                return await (await self.tab(page)).bridge(msg)
-        return None
+    async def worker_call(self, expression: str) -> Any:
+        """Evaluate ``expression`` (a call of the worker's own functions, awaited) in the
+        extension's service worker, started if it sleeps; None if the browser runs without
+        deskpilot's extension. Reached over CDP: no web tab needs to be open."""
+        if self._worker is None:
+            from deskpilot.pages.worker import ExtensionWorker
+
+            self._worker = ExtensionWorker(self)
+        return await self._worker.call(expression)
 
 
-@contextlib.asynccontextmanager
-async def connect(settings: Settings) -> AsyncIterator[AgentBrowser]:
-    """Attach to the running agent browser; BrowserUnavailable if there is none."""
-    url = endpoint(settings)
-    if url is None or not await alive(url):
-        raise BrowserUnavailable(NOT_RUNNING)
+def playwright_manager() -> Any:
     try:
-        from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import async_playwright
     except ImportError as exc:  # pragma: no cover - a dependency of deskpilot
         raise BrowserUnavailable(
             "the page tools need Playwright for Python: pip install playwright"
         ) from exc
-    async with async_playwright() as pw:
+    return async_playwright()
+
+
+async def attach(pw: Any, settings: Settings, url: str) -> AgentBrowser:
+    """Attach Playwright ``pw`` to the browser at ``url``; BrowserUnavailable if it cannot."""
+    from playwright.async_api import Error as PlaywrightError
+
+    try:
+        browser = await pw.chromium.connect_over_cdp(url, timeout=15_000)
+    except PlaywrightError as exc:
+        raise BrowserUnavailable(
+            f"cannot attach to the agent browser at {url} ({_first_line(exc)})"
+        ) from exc
+    return AgentBrowser(browser, extension_id(extension_dir(settings)))
+
+
+async def detach(agent: AgentBrowser, timeout: float = CALL_TIMEOUT) -> None:
+    from playwright.async_api import Error as PlaywrightError
+
+    with contextlib.suppress(PlaywrightError, TimeoutError):
+        # over CDP this detaches; the browser keeps running
+        await asyncio.wait_for(agent.browser.close(), timeout)
+
+
+async def running_endpoint(settings: Settings) -> str:
+    """The running agent browser's endpoint; BrowserUnavailable if none answers."""
+    url = endpoint(settings)
+    if (why := await unavailable(url)) is not None:
+        raise BrowserUnavailable(why)
+    assert url is not None
+    return url
+
+
+@contextlib.asynccontextmanager
+async def connect(settings: Settings) -> AsyncIterator[AgentBrowser]:
+    """Attach to the running agent browser for one piece of work; BrowserUnavailable if there
+    is none."""
+    url = await running_endpoint(settings)
+    async with playwright_manager() as pw:
+        agent = await attach(pw, settings, url)
         try:
-            browser = await pw.chromium.connect_over_cdp(url, timeout=15_000)
-        except PlaywrightError as exc:
-            raise BrowserUnavailable(
-                f"cannot attach to the agent browser at {url} ({_first_line(exc)})"
-            ) from exc
-        try:
-            yield AgentBrowser(browser)
+            yield agent
         finally:
-            with contextlib.suppress(PlaywrightError):
-                await browser.close()  # over CDP this detaches; the browser keeps running
+            await detach(agent)
 
 
 @contextlib.asynccontextmanager

@@ -9,6 +9,8 @@ deskpilot writes it from the library on every change and loads it into the agent
     gen/current.json     {"rev": N, "files": [...]}: the newest rule set; the service worker
                          registers it dynamically when it is newer than the manifest's
     gen/N/runtime.js     the page runtime (package data)
+    gen/N/hold.js        (manifest only) hold this set's JS until the injection is over: a
+                         newer set registered since the launch supersedes it (runtime.js)
     gen/N/data.js        the enabled rules in order: CSS, compiled patterns, flags
     gen/N/r_<id>.js      one file per JS rule (a syntax error breaks only that rule)
     panes/               the code of open JS TEMP panes (re-run after a reload)
@@ -89,12 +91,20 @@ def rule_set(library: Library) -> RuleSet:
     return RuleSet(library.revision, rules, code)
 
 
+HOLD_JS = "window.__deskpilotPages.hold();\n"
+
+
 def _files(rs: RuleSet) -> dict[str, str]:
     base = f"gen/{rs.rev}"
     out = {f"{base}/runtime.js": asset("runtime.js"), f"{base}/data.js": rs.data_js()}
     for key in rs.code:
         out[f"{base}/{key.split('@')[0]}.js"] = rs.define_js(key)
     return out
+
+
+def launch_files(files: list[str]) -> list[str]:
+    """The manifest's list: the set's files with hold.js after the runtime."""
+    return [files[0], files[0].rsplit("/", 1)[0] + "/hold.js", *files[1:]]
 
 
 def manifest(files: list[str]) -> dict[str, Any]:
@@ -128,13 +138,14 @@ def write_extension(library: Library, directory: Path, *, for_launch: bool = Fal
     generated = _files(rs)
     for rel, text in generated.items():
         _write(directory / rel, text)
+    _write(directory / f"gen/{rs.rev}/hold.js", HOLD_JS)
     for name in STATIC:
         _write(directory / name, asset(name))
     order = list(generated)
     _write(directory / "gen" / "current.json", json.dumps({"rev": rs.rev, "files": order}))
     manifest_path = directory / "manifest.json"
     if for_launch or not manifest_path.exists():
-        _write(manifest_path, json.dumps(manifest(order), indent=2))
+        _write(manifest_path, json.dumps(manifest(launch_files(order)), indent=2))
     (directory / "panes").mkdir(exist_ok=True)
     _prune(directory, keep={rs.rev, _manifest_rev(manifest_path)})
     return rs

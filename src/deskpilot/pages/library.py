@@ -419,6 +419,46 @@ class Library:
         rule: Rule = self._get(rid, Rule)
         return rule
 
+    def update_rule(
+        self,
+        rule_id: str,
+        *,
+        name: str | None = None,
+        css: str | None = None,
+        js: str | None = None,
+        run_at: str | None = None,
+        frames: str | None = None,
+        include: Sequence[Pattern] | None = None,
+        exclude: Sequence[Pattern] | None = None,
+    ) -> Rule:
+        """Change a rule in place (its revision goes up). None keeps a field; an empty
+        ``css``/``js`` removes that code (one of them must remain)."""
+        old: Rule = self._get(rule_id, Rule)
+        new_css, new_js = check_code(old.css if css is None else css, old.js if js is None else js)
+        run_at = old.run_at if run_at is None else run_at
+        frames = old.frames if frames is None else frames
+        if run_at not in RUN_AT:
+            raise InvalidArguments(f"run_at must be one of {', '.join(RUN_AT)}, not {run_at!r}")
+        if frames not in ("top", "all"):
+            raise InvalidArguments(f"frames must be 'top' or 'all', not {frames!r}")
+        with self.change():
+            self._db.execute(
+                "UPDATE rules SET name = ?, css = ?, js = ?, run_at = ?, frames = ?, "
+                "revision = revision + 1, updated_at = ? WHERE id = ?",
+                (_name(name, "rule") if name is not None else old.name, new_css, new_js,
+                 run_at, frames, _now(), rule_id),
+            )  # fmt: skip
+            if include is not None or exclude is not None:
+                self._db.execute("DELETE FROM patterns WHERE owner_id = ?", (rule_id,))
+                self._put_patterns(
+                    "rule",
+                    rule_id,
+                    old.include if include is None else include,
+                    old.exclude if exclude is None else exclude,
+                )
+        rule: Rule = self._get(rule_id, Rule)
+        return rule
+
     def set_enabled(self, item_id: str, enabled: bool) -> Folder | Group | Rule:
         level = level_of(item_id)
         self.find(item_id)

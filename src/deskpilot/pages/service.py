@@ -1,9 +1,10 @@
 """Keeping the agent browser in step with the rule library, and collecting rule errors.
 
 After every library change the extension files are rewritten; if the agent browser runs, the
-new rule set is pushed into its open documents (frames too) and its extension is told to
-inject the new set into documents that load from now on. Without a running browser the
-change applies when deskpilot next starts it.
+new rule set is pushed into its open documents (frames too) and its extension's service worker
+(reached over CDP, woken if it sleeps: no web tab is needed) registers the new set for
+documents that load from now on. Without a running browser the change applies when deskpilot
+next starts it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import logging
 
 from deskpilot.config import Settings
 from deskpilot.errors import BrowserUnavailable, PageError
-from deskpilot.pages.browser import AgentBrowser, Tab, exception_text, maybe_connect
+from deskpilot.pages.browser import AgentBrowser, Tab, exception_text, maybe_connect, send
 from deskpilot.pages.extension import RuleSet, push_script, write_extension
 from deskpilot.pages.library import Library
 from deskpilot.pages.store import extension_dir, open_library
@@ -30,21 +31,21 @@ def launch_flags(settings: Settings) -> list[str]:
     return [f"--load-extension={directory}"]
 
 
-async def after_change(settings: Settings, agent: AgentBrowser | None = None) -> str:
-    """Rewrite the extension and bring a running browser up to date; a note for people."""
+async def after_change(settings: Settings) -> str:
+    """Rewrite the extension and bring a running browser up to date (attaching for this
+    alone); a note for people."""
+    async with maybe_connect(settings) as agent:
+        return await apply_change(settings, agent)
+
+
+async def apply_change(settings: Settings, agent: AgentBrowser | None) -> str:
+    """Rewrite the extension and bring ``agent`` (None: no browser runs) up to date."""
     with open_library(settings) as lib:
         rs = write_extension(lib, extension_dir(settings))
-    if agent is not None:
-        return await _update(agent, rs)
-    async with maybe_connect(settings) as found:
-        if found is None:
-            return "the agent browser is not running: the change applies when it next opens"
-        return await _update(found, rs)
-
-
-async def _update(agent: AgentBrowser, rs: RuleSet) -> str:
+    if agent is None:
+        return "the agent browser is not running: the change applies when it next opens"
     tabs = await push(agent, rs)
-    reply = await agent.service_worker_call({"op": "sync"})
+    reply = await agent.worker_call("sync()")
     later = "" if reply is not None else "; pages loaded from now on get it after a restart"
     return f"applied to {tabs} open tab{'s' if tabs != 1 else ''}{later}"
 
@@ -61,7 +62,7 @@ async def push(agent: AgentBrowser, rs: RuleSet) -> int:
                     if cid is not None:
                         params["contextId"] = cid
                     with contextlib.suppress(Exception):  # one frame gone must not stop the rest
-                        await session.send("Runtime.evaluate", params)
+                        await send(session, "Runtime.evaluate", params)
             reached += 1
         except PageError as exc:
             log.info("could not update %s: %s", page.url, exc)
@@ -79,11 +80,12 @@ async def ensure_runtime(tab: Tab) -> None:
 async def collect_errors(
     settings: Settings, lib: Library, agent: AgentBrowser | None = None
 ) -> int:
-    """Move the rule errors pages reported into the library; how many were new."""
+    """Move the rule errors pages reported into the library (from the extension's worker:
+    any running agent browser, whatever tabs it shows); how many were new."""
     if agent is None:
         async with maybe_connect(settings) as found:
             return 0 if found is None else await collect_errors(settings, lib, found)
-    reply = await agent.service_worker_call({"op": "drain"})
+    reply = await agent.worker_call("drain()")
     count = 0
     for raw in (reply or {}).get("errors", []):
         try:
@@ -101,26 +103,26 @@ async def collect_errors(
     return count
 
 
-async def js_problem(settings: Settings, code: str) -> str | None:
+async def js_problem(agent: AgentBrowser | None, code: str) -> str | None:
     """Why ``code`` (a rule's function body) does not compile, checked in the agent browser's
     current tab; None if it compiles or no browser is there to ask."""
-    async with maybe_connect(settings) as agent:
-        if agent is None:
-            return None
-        try:
-            tab = await agent.current()
-            cid = await tab.page_world()
-            reply = await tab.session.send(
-                "Runtime.compileScript",
-                {
-                    "expression": f"(function (dp) {{\n{code}\n}})",
-                    "sourceURL": "deskpilot-rule.js",
-                    "persistScript": False,
-                    **({"executionContextId": cid} if cid is not None else {}),
-                },
-            )
-        except (PageError, BrowserUnavailable):
-            return None
+    if agent is None:
+        return None
+    try:
+        tab = await agent.current()
+        cid = await tab.page_world()
+        reply = await send(
+            tab.session,
+            "Runtime.compileScript",
+            {
+                "expression": f"(function (dp) {{\n{code}\n}})",
+                "sourceURL": "deskpilot-rule.js",
+                "persistScript": False,
+                **({"executionContextId": cid} if cid is not None else {}),
+            },
+        )
+    except (PageError, BrowserUnavailable):
+        return None
     details = reply.get("exceptionDetails")
     if not details:
         return None

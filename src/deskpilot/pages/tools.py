@@ -15,9 +15,10 @@ from pydantic import Field
 
 from deskpilot.errors import InvalidArguments, PageError
 from deskpilot.pages import service
-from deskpilot.pages.browser import AgentBrowser, Tab, connect, exception_line, exception_text
+from deskpilot.pages.browser import AgentBrowser, Tab, exception_line, exception_text
 from deskpilot.pages.extension import asset
 from deskpilot.pages.library import Folder, Group, Library, Rule, structure
+from deskpilot.pages.link import maybe_page_browser, page_browser
 from deskpilot.pages.patterns import Pattern, Scope, every_url, parse_patterns
 from deskpilot.pages.store import extension_dir, open_library
 from deskpilot.policy import Risk
@@ -67,7 +68,7 @@ async def query_page(
     """Look at the live page in the agent browser: the number of elements matching a CSS
     selector and their HTML (at most 5 matches, 2,000 characters each; script/style bodies
     and data: URLs elided; the true count is always given)."""
-    async with connect(ctx.settings) as agent:
+    async with page_browser(ctx) as agent:
         t = await agent.current(tab)
         expr = f"{asset('query.js')}({json.dumps(selector)}, {MAX_MATCHES}, {MAX_HTML})"
         found = await t.value(expr)
@@ -162,7 +163,7 @@ async def open_temp_pane(
 ) -> ToolResult:
     """Open a TEMP pane (CSS or JS) on the tab: live code that is not saved. Put code in it
     with set_temp_pane_code; it stays applied across reloads of the tab until closed."""
-    async with connect(ctx.settings) as agent:
+    async with page_browser(ctx) as agent:
         t = await agent.current(tab)
         tab_id = int((await t.bridge({"op": "whoami"}))["tab"])
         reply = await t.bridge({"op": "pane-open", "tab": tab_id, "kind": kind, "url": t.url})
@@ -193,7 +194,7 @@ async def set_temp_pane_code(
     many CSS rules parsed; the JS pane runs the code (a function body, like a saved rule's)
     and returns its value or the exception with its line."""
     kind, _tab = _pane(pane)
-    async with connect(ctx.settings) as agent:
+    async with page_browser(ctx) as agent:
         t, tab_id, _state = await _open_pane(agent, pane)
         await service.ensure_runtime(t)
         if kind == "css":
@@ -249,7 +250,7 @@ async def close_temp_pane(ctx: ToolContext, pane: PaneArg) -> ToolResult:
     """Close a TEMP pane: its CSS is removed from the page (a JS pane's returned cleanup
     function runs). Nothing is saved."""
     kind, _tab = _pane(pane)
-    async with connect(ctx.settings) as agent:
+    async with page_browser(ctx) as agent:
         t, tab_id, _state = await _open_pane(agent, pane)
         await _close(ctx, t, kind, tab_id)
     return ToolResult(
@@ -270,6 +271,12 @@ async def _close(ctx: ToolContext, t: Tab, kind: str, tab_id: int) -> None:
 
 
 # -- persistence (each call confirmed) --------------------------------------------------------
+
+
+async def _apply(ctx: ToolContext) -> str:
+    """Bring the agent browser (if it runs) up to date with the library."""
+    async with maybe_page_browser(ctx) as agent:
+        return await service.apply_change(ctx.settings, agent)
 
 
 def _shown_patterns(include: list[str] | None, exclude: list[str] | None) -> str:
@@ -296,7 +303,7 @@ async def create_folder(
     inc, exc = _patterns(include, exclude)
     with open_library(ctx.settings) as lib:
         folder = lib.create_folder(name, label=label, include=inc, exclude=exc)
-    await service.after_change(ctx.settings)
+    await _apply(ctx)
     return ToolResult(
         f"Saved folder {folder.id} {folder.name!r}. Create a group in it with create_group.",
         data={"ok": True, "id": folder.id},
@@ -326,7 +333,7 @@ async def create_group(
     inc, exc = _patterns(include, exclude)
     with open_library(ctx.settings) as lib:
         group = lib.create_group(folder_id, name, include=inc, exclude=exc)
-    await service.after_change(ctx.settings)
+    await _apply(ctx)
     return ToolResult(
         f"Saved group {group.id} {group.name!r}. Create rules in it with create_rule.",
         data={"ok": True, "id": group.id},
@@ -350,7 +357,7 @@ async def _rule_code(ctx: ToolContext, v: Mapping[str, Any]) -> tuple[str | None
     pane = v.get("from_pane")
     if pane:
         kind, _tab = _pane(pane)
-        async with connect(ctx.settings) as agent:
+        async with page_browser(ctx) as agent:
             _t, _id, state = await _open_pane(agent, pane)
         code = str(state.get("code") or "")
         if not code.strip():
@@ -424,8 +431,11 @@ async def create_rule(
     open tabs and by itself to every matching page from then on."""
     inc, exc = _patterns(include, exclude)
     css_code, js_code = await _rule_code(ctx, {"css": css, "js": js, "from_pane": from_pane})
-    if js_code is not None and (problem := await service.js_problem(ctx.settings, js_code)):
-        raise InvalidArguments(f"the rule's JS does not compile: {problem}; nothing was saved")
+    if js_code is not None:
+        async with maybe_page_browser(ctx) as agent:
+            problem = await service.js_problem(agent, js_code)
+        if problem:
+            raise InvalidArguments(f"the rule's JS does not compile: {problem}; nothing was saved")
     with open_library(ctx.settings) as lib:
         _rule_scope(lib, group_id, inc, exc)
         rule: Rule = lib.create_rule(
@@ -439,10 +449,10 @@ async def create_rule(
             frames=frames,
             origin="model",
         )
-    note = await service.after_change(ctx.settings)
+    note = await _apply(ctx)
     if from_pane:
         kind, _tab = _pane(from_pane)
-        async with connect(ctx.settings) as agent:
+        async with page_browser(ctx) as agent:
             t, tab_id, _state = await _open_pane(agent, from_pane)
             await _close(ctx, t, kind, tab_id)
         note += f"; pane {from_pane} closed (the rule applies instead)"

@@ -1,6 +1,13 @@
 // deskpilot page-rules runtime (MAIN world). Loaded at document start by deskpilot's generated
 // extension, or pushed into open documents by deskpilot over CDP. One instance per document;
 // a later revision of the rule set replaces an earlier one.
+//
+// At document start Chromium injects the manifest's set (the one current when the browser
+// started) and then, in the same task, the set the service worker registered since (newer).
+// JS cannot be un-run, so the manifest's set is *held* (hold.js): its JS runs only if no newer
+// set arrives before the injection is over — at the first DOM mutation, readyState change or
+// task, whichever comes first; all of them come after every content script and before the
+// page's first script (measured on Chromium 156). A newer set releases the hold at once.
 (() => {
   "use strict";
   const KEY = "__deskpilotPages";
@@ -20,6 +27,7 @@
     url: "",
     listeners: [],
     errors: [],
+    hold: "",               // "armed" by hold.js, "held" once the manifest's set loaded
   };
   const regexes = new Map();
   const mine = new WeakSet();  // every sheet this runtime made (a page's own are left alone)
@@ -100,7 +108,7 @@
     return rs === "complete";
   }
   function run(rule) {
-    if (state.ran.has(rule.key)) return;
+    if (state.hold || state.ran.has(rule.key)) return;
     const fn = state.defs.get(rule.key);
     if (!fn) return;
     state.ran.set(rule.key, { cleanup: null });
@@ -159,12 +167,39 @@
     }
   }
 
+  // -- the hold on the manifest's set (see the top of this file)
+  let unhold = null;
+  function release() {
+    if (!state.hold) return;
+    state.hold = "";
+    if (unhold) unhold();
+    evaluate();
+  }
+  function hold() {
+    if (state.rev >= 0 || state.hold) return;
+    state.hold = "armed";
+    const mo = new MutationObserver(release);
+    mo.observe(document, { childList: true, subtree: true });
+    document.addEventListener("readystatechange", release);
+    const timer = setTimeout(release, 0);
+    unhold = () => {
+      mo.disconnect();
+      document.removeEventListener("readystatechange", release);
+      clearTimeout(timer);
+      unhold = null;
+    };
+  }
+
   const api = {
     get rev() { return state.rev; },
+    get held() { return Boolean(state.hold); },
+    hold,
     load(rev, rules) {
       if (rev <= state.rev) return false;
       state.rev = rev;
       state.rules = rules;
+      if (state.hold === "armed") state.hold = "held";  // the manifest's own set
+      else if (state.hold) { state.hold = ""; if (unhold) unhold(); }  // a newer one
       evaluate();
       return true;
     },

@@ -1,8 +1,33 @@
 // deskpilot page-rules service worker. Keeps the dynamically registered rule set in step with
 // gen/current.json (the manifest's own set is the one current when the browser started),
 // stores rule errors for deskpilot to collect, and holds the tabs' TEMP panes.
+// deskpilot calls sync() and drain() here directly over CDP (it wakes the worker if it
+// stopped), so neither needs an open web tab.
 "use strict";
 const MAX_ERRORS = 500;
+
+// one storage read-modify-write at a time: an error reported while deskpilot drains the list
+// is neither lost nor taken twice
+let queue = Promise.resolve();
+function serially(fn) {
+  const run = queue.then(fn, fn);
+  queue = run.catch(() => {});
+  return run;
+}
+function keep(detail) {
+  return serially(async () => {
+    const { errors = [] } = await chrome.storage.local.get("errors");
+    errors.push(detail);
+    await chrome.storage.local.set({ errors: errors.slice(-MAX_ERRORS) });
+  });
+}
+function drain() {
+  return serially(async () => {
+    const { errors = [] } = await chrome.storage.local.get("errors");
+    if (errors.length) await chrome.storage.local.set({ errors: [] });
+    return { errors };
+  });
+}
 
 function manifestRev() {
   for (const cs of chrome.runtime.getManifest().content_scripts || []) {
@@ -15,6 +40,9 @@ function manifestRev() {
 }
 
 async function sync() {
+  return serially(syncNow);
+}
+async function syncNow() {
   const res = await fetch(chrome.runtime.getURL("gen/current.json"), { cache: "no-store" });
   const current = await res.json();
   const have = await chrome.scripting.getRegisteredContentScripts({ ids: ["rules"] });
@@ -45,17 +73,11 @@ async function handle(msg, sender) {
     case "sync":
       await synced;
       return await sync();
-    case "error": {
-      const { errors = [] } = await chrome.storage.local.get("errors");
-      errors.push(msg.detail);
-      await chrome.storage.local.set({ errors: errors.slice(-MAX_ERRORS) });
+    case "error":
+      await keep(msg.detail);
       return { ok: true };
-    }
-    case "drain": {
-      const { errors = [] } = await chrome.storage.local.get("errors");
-      await chrome.storage.local.set({ errors: [] });
-      return { errors };
-    }
+    case "drain":
+      return await drain();
     case "pane-open": {
       const key = paneKey(tab, msg.kind);
       const got = await chrome.storage.session.get(key);

@@ -1,0 +1,262 @@
+"""The rule library while the agent browser runs: a changed, disabled or deleted JS rule never
+runs its old code in pages loaded afterwards; rule errors reach the CLI whatever tabs are open;
+a session keeps one browser connection and gets over a browser that died or hung.
+
+What a rule did is read through the test's own CDP connection (page globals set by the rule and
+by the page's first script), which the tools do not use; connections are counted in the
+kernel's socket table."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import signal
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Page
+
+from deskpilot._wait import async_wait_for
+from deskpilot.config import Settings
+from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.pages import service
+from deskpilot.pages.browser import endpoint, extension_id
+from deskpilot.pages.link import link_of
+from deskpilot.pages.patterns import parse_patterns
+from deskpilot.pages.store import extension_dir, open_library
+from deskpilot.tools.context import SessionResources
+from tests.desktop.pages_rig import (
+    Approvals,
+    Rig,
+    call,
+    deskpilot,
+    gone,
+    goto,
+    kill,
+    open_rig,
+    tool_ctx,
+)
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+#: a guard against a hang (a failure, not a timing assertion): far above any normal call
+NO_HANG_S = 120
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def rig(desktop: LinuxDesktop, desktop_settings: Settings) -> AsyncIterator[Rig]:
+    async with open_rig(desktop, desktop_settings) as r:
+        yield r
+
+
+def version(v: str) -> str:
+    return f"(window.__ran = window.__ran || []).push({json.dumps(v)});"
+
+
+async def ran(page: Page) -> tuple[object, object]:
+    """What rules ran in the document, and what the page's first script saw of it."""
+    got = await page.evaluate("[window.__ran || null, window.__pageSaw]")
+    return got[0], json.loads(got[1]) if isinstance(got[1], str) else got[1]
+
+
+async def test_a_changed_disabled_or_deleted_js_rule_never_runs_its_old_code(
+    rig: Rig, tmp_path: Path
+) -> None:
+    base = rig.site.url("")
+    with open_library(rig.settings) as lib:
+        f = lib.create_folder("Live")
+        g = lib.create_group(f.id, "g")
+        rule = lib.create_rule(g.id, "versioned", js=version("v1"), run_at="document-start",
+                               include=parse_patterns([f"{base}/stale*"], "include"))  # fmt: skip
+    # the rule is in the set the browser starts with (its extension's manifest)
+    page = await rig.restart(rig.site.url("/stale?launch"))
+    assert await ran(page) == (["v1"], ["v1"])  # at document start, before the page's script
+
+    for n, v in enumerate(("v2", "v3"), 1):
+        code = tmp_path / f"{v}.js"
+        code.write_text(version(v))
+        done = deskpilot(rig.settings, "rules", "edit", rule.id, "--js", str(code))
+        assert done.returncode == 0, done.stdout + done.stderr
+        # the editing process has exited; a page loaded right now runs the new code only
+        await page.goto(rig.site.url(f"/stale?edit{n}"))
+        assert await ran(page) == ([v], [v])
+
+    done = deskpilot(rig.settings, "rules", "disable", rule.id)
+    assert done.returncode == 0, done.stderr
+    await page.goto(rig.site.url("/stale?disabled"))
+    assert await ran(page) == (None, None)
+
+    done = deskpilot(rig.settings, "rules", "enable", rule.id)
+    await page.goto(rig.site.url("/stale?enabled"))
+    assert await ran(page) == (["v3"], ["v3"])
+
+    done = deskpilot(rig.settings, "rules", "delete", "--yes", rule.id)
+    assert done.returncode == 0, done.stderr
+    await page.goto(rig.site.url("/stale?deleted"))
+    assert await ran(page) == (None, None)
+
+
+async def _stop_worker(rig: Rig, page: Page) -> None:
+    """Stop the extension's service worker (as Chromium does after 30 s idle)."""
+    session = await page.context.new_cdp_session(page)
+    await session.send("ServiceWorker.enable")
+    await session.send("ServiceWorker.stopAllWorkers")
+    await session.detach()
+    browser_session = await rig.browser.new_browser_cdp_session()
+    ext = extension_id(extension_dir(rig.settings))
+
+    async def stopped() -> bool:
+        targets = (await browser_session.send("Target.getTargets"))["targetInfos"]
+        return not any(ext in t["url"] and t["type"] == "service_worker" for t in targets)
+
+    await async_wait_for(stopped, timeout=30, what="the extension's worker to stop")
+    await browser_session.detach()
+
+
+async def _stored_errors(rig: Rig) -> list[str]:
+    """The errors the extension holds, read by the test's own connection (from whichever of
+    the worker's incarnations answers)."""
+    ext = extension_id(extension_dir(rig.settings))
+
+    async def read() -> list[str] | None:
+        for worker in rig.browser.contexts[0].service_workers:
+            if ext in worker.url:
+                try:
+                    got = await worker.evaluate("chrome.storage.local.get('errors')")
+                except Exception:  # a stopped incarnation
+                    continue
+                return list(got.get("errors", []))
+        return None
+
+    found: list[str] = await async_wait_for(read, timeout=30, what="the extension's worker")
+    return found
+
+
+async def test_rule_errors_reach_the_cli_with_no_web_tab_open(rig: Rig) -> None:
+    base = rig.site.url("")
+    with open_library(rig.settings) as lib:
+        f = lib.create_folder("Errors")
+        g = lib.create_group(f.id, "g")
+        first = lib.create_rule(g.id, "first", js="throw new Error('boom-one');",
+                                include=parse_patterns([f"{base}/boom1"], "include"))  # fmt: skip
+        second = lib.create_rule(g.id, "second", js="null.boom;", run_at="document-end",
+                                 include=parse_patterns([f"{base}/boom2"], "include"))  # fmt: skip
+    await service.after_change(rig.settings)
+
+    for path, rule, shows in (("/boom1", first, "boom-one"), ("/boom2", second, "TypeError")):
+        page = await goto(rig, path)
+
+        async def stored(rule_id: str = rule.id) -> bool:
+            return any(json.loads(e)["rule"] == rule_id for e in await _stored_errors(rig))
+
+        await async_wait_for(stored, timeout=30, what="the page to report the rule's error")
+        # no web tab is left, and the worker sleeps: the CLI must still get the error
+        await page.goto("chrome://version/")
+        await _stop_worker(rig, page)
+        if rule is first:
+            shown = deskpilot(rig.settings, "rules", "show", rule.id)
+            assert shown.returncode == 0, shown.stderr
+            assert "js_exception" in shown.stdout and f"{base}{path}" in shown.stdout
+            assert shows in shown.stdout
+        else:
+            listed = deskpilot(rig.settings, "rules", "list")
+            assert listed.returncode == 0, listed.stderr
+            line = next(ln for ln in listed.stdout.splitlines() if rule.id in ln)
+            assert "1 error" in line, listed.stdout
+            shown = deskpilot(rig.settings, "rules", "show", rule.id)
+            assert shows in shown.stdout
+    assert await _stored_errors(rig) == []  # taken, not copied: nothing is counted twice
+    with open_library(rig.settings) as lib:
+        assert [e.count for e in lib.errors(first.id)] == [1]
+        lib.delete(f.id)
+    await service.after_change(rig.settings)
+
+
+def devtools_connections(port: int) -> set[int]:
+    """Local ports of the established TCP connections to the browser's DevTools port."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, remote, state = line.split()[1:4]
+            if state == "01" and int(remote.rsplit(":", 1)[1], 16) == port:
+                found.add(int(local.rsplit(":", 1)[1], 16))
+    return found
+
+
+def _port(rig: Rig) -> int:
+    url = endpoint(rig.settings)
+    assert url is not None
+    return int(url.rsplit(":", 1)[1])
+
+
+async def test_a_session_keeps_one_connection_and_gets_over_a_dead_or_hung_browser(
+    rig: Rig,
+) -> None:
+    page = await goto(rig, "/article")
+    resources = SessionResources()
+    ctx = dataclasses.replace(tool_ctx(rig, Approvals()), resources=resources)
+    mine = devtools_connections(_port(rig))  # the test's own
+    got = await call(ctx, "query_page", {"selector": ".comment"})
+    assert not got.is_error and got.text.startswith("2 matches"), got.text
+    first = devtools_connections(_port(rig)) - mine  # the session's (Playwright's websocket)
+    assert first
+    for _ in range(2):
+        got = await call(ctx, "query_page", {"selector": ".comment"})
+        assert not got.is_error and got.text.startswith("2 matches"), got.text
+        assert devtools_connections(_port(rig)) - mine <= first  # no new connection
+    pane = await call(ctx, "open_temp_pane", {"kind": "css"})
+    pane_id = pane.data["pane_id"] if pane.data else ""
+    await call(ctx, "set_temp_pane_code", {"pane": pane_id, "code": ".comment{color: red}"})
+    await call(ctx, "close_temp_pane", {"pane": pane_id})
+    assert devtools_connections(_port(rig)) - mine <= first
+    link = link_of(ctx)
+    assert link is not None and link.attaches == 1
+
+    # the browser dies: the next call says so (no hang), and one after a restart works
+    kill(rig.pid)
+    await async_wait_for(lambda: gone(rig.pid), timeout=30, what="the browser to exit")
+    dead = await asyncio.wait_for(call(ctx, "query_page", {"selector": "p"}), NO_HANG_S)
+    assert dead.is_error and "not running" in dead.text, dead.text
+    page = await rig.restart(rig.site.url("/article?again"))
+    mine = devtools_connections(_port(rig))  # the test's own, to the new browser
+    back = await call(ctx, "query_page", {"selector": ".comment"})
+    assert not back.is_error and "2 matches" in back.text, back.text
+    assert link.attaches == 2
+
+    # the browser hangs: a call fails in bounded time; once it answers again, calls work
+    os.kill(rig.pid, signal.SIGSTOP)
+    try:
+        hung = await asyncio.wait_for(call(ctx, "query_page", {"selector": "p"}), NO_HANG_S)
+    finally:
+        os.kill(rig.pid, signal.SIGCONT)
+    assert hung.is_error and "answer" in hung.text, hung.text
+    again = await call(ctx, "query_page", {"selector": ".comment"})
+    assert not again.is_error, again.text
+    assert link.attaches == 3
+
+    await resources.close()  # what open_session does when the session ends
+
+    async def closed() -> bool:
+        return not (devtools_connections(_port(rig)) - mine)
+
+    await async_wait_for(closed, timeout=30, what="the session's connection to close")
+    assert await page.evaluate("1") == 1  # the browser keeps running
+
+
+async def test_deskpilot_tool_attaches_per_process_and_exits_cleanly(rig: Rig) -> None:
+    await goto(rig, "/article")
+    mine = devtools_connections(_port(rig))
+    for _ in range(2):
+        done = deskpilot(rig.settings, "tool", "query_page", json.dumps({"selector": ".comment"}))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout.startswith("2 matches")
+        assert "Traceback" not in done.stderr and "Event loop" not in done.stderr, done.stderr
+    assert not (devtools_connections(_port(rig)) - mine)  # nothing left attached
