@@ -21,6 +21,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from deskpilot.config import Settings
+from deskpilot.tools.builtin import all_tools
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import mcp_text as text
 from tests.desktop.test_mcp_typescript import TS, node
@@ -115,5 +116,5 @@ async def test_claude_desktop_reaches_the_http_server_through_mcp_remote(
                 await session.initialize()
                 tools = (await session.list_tools()).tools
                 waited = await session.call_tool("wait", {"seconds": 0.01})
-    assert len(tools) == 9
+    assert len(tools) == len(all_tools().list())
     assert not waited.is_error and text(waited) == "Waited 0.01 s."

@@ -24,6 +24,7 @@ import anyio.to_thread
 import pytest
 
 from deskpilot.config import Settings
+from deskpilot.tools.builtin import all_tools
 from tests.desktop.conftest import Apps
 from tests.e2e.test_mcp_http import DESKPILOT, server_env
 
@@ -132,7 +133,11 @@ async def test_the_sdk_2_probe_never_starts_a_second_sandbox(home: Path) -> None
         out = json.loads(line)
         assert "error" not in out, out
         assert out["protocolVersion"] == "2026-07-28"
-        assert out["tools"] == 9 and out["isError"] is False and out["windows"] == []
+        assert (
+            out["tools"] == len(all_tools().list())
+            and out["isError"] is False
+            and out["windows"] == []
+        )
         proc.stdin.write(b"done\n")
         proc.stdin.flush()
         assert await anyio.to_thread.run_sync(lambda: proc.wait(timeout=60)) == 0
