@@ -241,7 +241,9 @@ class RoundTripApprover:
             return False
         if request.tool != self.tool:
             # a step inside a longer call (computer_use_task): asking by input_required would
-            # run the whole call again on the client's retry, so it is declined instead
+            # run the whole call again on the client's retry, so it is asked elsewhere or declined
+            if self.fallback is not None:
+                return await self.fallback.approve(request)
             self.note = NESTED.format(tool=self.tool)
             return False
         message = approval_message(request)
