@@ -4,10 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP_SYS := $(VENV)/.system-packages
 STAMP_PY := $(VENV)/.installed
+STAMP_TS := tests/ts/node_modules/.installed
 
 .PHONY: demo test check bench safety setup clean
 
-setup: $(STAMP_SYS) $(STAMP_PY)
+setup: $(STAMP_SYS) $(STAMP_PY) $(STAMP_TS)
 
 $(STAMP_SYS): scripts/apt-packages.txt scripts/setup-system.sh
 	scripts/setup-system.sh
@@ -19,6 +20,10 @@ $(BIN)/python: | $(STAMP_SYS)
 $(STAMP_PY): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $@
+
+$(STAMP_TS): tests/ts/package.json tests/ts/package-lock.json scripts/setup-node.sh | $(STAMP_SYS)
+	scripts/setup-node.sh
 	@touch $@
 
 demo: setup
@@ -42,4 +47,4 @@ safety: setup
 	$(BIN)/python -m pytest -q -m safety --fuzz-examples=1000 --safety-json=bench/results/safety.json
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache tests/ts/node_modules

@@ -18,6 +18,7 @@ from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.sandbox import Sandbox
 from deskpilot.tools.builtin import all_tools
+from deskpilot.tools.outputs import OUTPUTS
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import find_id, window_id_from
 from tests.desktop.helpers import mcp_text as text
@@ -46,6 +47,8 @@ async def test_calculator_and_every_tool_over_stdio(
         assert {n: t.input_schema for n, t in listed.items()} == {
             s.name: s.input_schema for s in all_tools().list()
         }
+        # the official client validates every structured result below against these
+        assert {n for n, t in listed.items() if t.output_schema} == set(OUTPUTS) & set(listed)
 
         opened = await ok(session, "open_app", {"bundleId": "Calculator"})
         window_id = window_id_from(opened)
@@ -78,6 +81,7 @@ async def test_calculator_and_every_tool_over_stdio(
         assert png.startswith(b"\x89PNG\r\n\x1a\n")
         width, height = struct.unpack(">II", png[16:24])
         assert f"dimensions: {width}x{height}" in text(shot)
+        assert shot.structured_content == {"window": window_id, "width": width, "height": height}
 
 
 async def test_open_urls_over_stdio(

@@ -17,6 +17,7 @@ import mcp.types as types
 import pytest
 from mcp.client.client import Client
 from mcp.client.session import ClientRequestContext, ElicitationFnT
+from mcp.shared.exceptions import MCPError
 
 from deskpilot.config import Settings
 from deskpilot.desktop.fake import FakeDesktop
@@ -24,7 +25,7 @@ from deskpilot.desktop.fake_apps import FAKE_APPS
 from deskpilot.errors import AuditError, ConfigError
 from deskpilot.events import Event
 from deskpilot.mcp import DeskpilotMCP
-from deskpilot.mcp.approval import APPROVAL_SCHEMA
+from deskpilot.mcp.approval import APPROVAL_SCHEMA, INPUT_KEY
 from deskpilot.mcp.definitions import RISK_META_KEY
 from deskpilot.mcp.transports import check_bind, parse_bind
 from deskpilot.tools.builtin import computer_use_tools
@@ -283,3 +284,74 @@ async def test_http_addresses(value: str, host: str, port: int, loopback: bool) 
         with pytest.raises(ConfigError, match="--allow-remote"):
             check_bind(bind, allow_remote=False)
         check_bind(bind, allow_remote=True)
+
+
+# -- the stateless 2026-07-28 era ------------------------------------------------------------
+
+
+def clicks(server: Server) -> int:
+    return sum("click" in line for line in server.desktop.log)
+
+
+async def test_stateless_clients_are_asked_through_input_required(server: Server) -> None:
+    elicitor = Elicitor(accept(True))
+    async with Client(server.app.server, mode="2026-07-28", elicitation_callback=elicitor) as c:
+        assert c.protocol_version == "2026-07-28"
+        listed = {t.name: t for t in (await c.list_tools()).tools}
+        assert listed["list_windows"].output_schema is not None
+        windows = await c.call_tool("list_windows", {})  # the client validates the structure
+        assert {w["title"] for w in windows.structured_content["windows"]} == {  # type: ignore[index]
+            "Calculator",
+            "Mail to Bob",
+        }
+        read = await c.call_tool("read_screen_ax", {"windowID": server.editor.stable_id})
+        clicked = await c.call_tool("perform", {"elementID": find_id(text(read), "button", "Send")})
+    assert not clicked.is_error, text(clicked)
+    [asked] = elicitor.asked
+    assert 'perform (consequential): activates "Send"' in asked.message
+    assert clicks(server) == 1
+
+
+async def test_a_stateless_answer_counts_once_and_only_for_its_question(server: Server) -> None:
+    never = Elicitor(accept(True))  # declares elicitation; the rounds are driven by hand here
+    async with Client(server.app.server, mode="2026-07-28", elicitation_callback=never) as c:
+        read = await c.call_tool("read_screen_ax", {"windowID": server.editor.stable_id})
+        args = {"elementID": find_id(text(read), "button", "Send")}
+        first = await c.session.call_tool("perform", args, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult) and first.input_requests
+        assert clicks(server) == 0  # asking ran nothing
+        yes = {INPUT_KEY: types.ElicitResult(action="accept", content={"approve": True})}
+        state = first.request_state
+        done = await c.session.call_tool(
+            "perform", args, input_responses=yes, request_state=state, allow_input_required=True
+        )
+        assert isinstance(done, types.CallToolResult) and not done.is_error, done
+        assert clicks(server) == 1
+        # the same answer again (a replay) is no yes: the user is asked anew, nothing runs
+        again = await c.session.call_tool(
+            "perform", args, input_responses=yes, request_state=state, allow_input_required=True
+        )
+        assert isinstance(again, types.InputRequiredResult)
+        # an answer with state made for other arguments is refused by the SDK's seal
+        other = {"elementID": args["elementID"], "windowID": server.editor.stable_id}
+        with pytest.raises(MCPError, match="Invalid or expired requestState"):
+            await c.session.call_tool(
+                "perform",
+                other,
+                input_responses=yes,
+                request_state=state,
+                allow_input_required=True,
+            )
+    assert clicks(server) == 1
+    assert never.asked == []
+
+
+async def test_stateless_clients_without_elicitation_are_told_how_to_allow(
+    server: Server,
+) -> None:
+    async with Client(server.app.server, mode="2026-07-28") as c:
+        read = await c.call_tool("read_screen_ax", {"windowID": server.editor.stable_id})
+        clicked = await c.call_tool("perform", {"elementID": find_id(text(read), "button", "Send")})
+    assert clicked.is_error
+    assert "does not support elicitation" in text(clicked)
+    assert clicks(server) == 0

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from deskpilot.cli.common import Context, fail, pass_context, run_async
 from deskpilot.config import CONFIRM_MODES, Settings, load_settings
-from deskpilot.errors import ConfigError, SandboxError
+from deskpilot.errors import ConfigError, DeskpilotError, SandboxError
 from deskpilot.sandbox import SandboxInfo
 from deskpilot.sandbox.info import sandbox_command_env
+
+if TYPE_CHECKING:
+    from deskpilot.mcp.transports import Bind
 
 
 def _say(message: str) -> None:
@@ -60,6 +65,16 @@ def _say(message: str) -> None:
     metavar="PROVIDER:MODEL",
     help="Also serve computer_use_task (a subagent) with this model (default: config 'model').",
 )
+@click.option(
+    "--print-config",
+    "print_config",
+    type=click.Choice(["claude-desktop", "claude-code", "vscode", "cursor"]),
+    default=None,
+    help="Print a ready-to-paste config for this MCP client on this machine (this deskpilot's "
+    "path, the desktop's environment; with --http the URL and token, Claude Desktop through "
+    "mcp-remote) and exit. Combine with --sandbox, --http, --confirm, --model as you would "
+    "serve.",
+)
 @click.pass_context
 @pass_context
 def mcp(
@@ -71,6 +86,7 @@ def mcp(
     sandbox: bool,
     confirm: str | None,
     model: str | None,
+    print_config: str | None,
 ) -> None:
     """Serve deskpilot's tools to MCP clients (Claude Desktop, Claude Code, VS Code, Cursor).
 
@@ -79,6 +95,8 @@ def mcp(
     deskpilot mcp --http 127.0.0.1:8765   streamable HTTP at http://127.0.0.1:8765/mcp
     deskpilot mcp --sandbox               on a private headless desktop
     deskpilot mcp token [--rotate]        the HTTP bearer token (kept until rotated)
+    deskpilot mcp --print-config vscode   a config to paste (claude-desktop, claude-code,
+                                          vscode, cursor; add --http/--sandbox as served)
 
     The server starts without a desktop and opens it at the first tool call: DISPLAY, else
     the one your session advertises (systemd user environment, login session), a sandbox kept
@@ -107,10 +125,13 @@ def mcp(
         if http_bind is not None:
             bind = parse_bind(http_bind)
             check_bind(bind, allow_remote=allow_remote)
-        elif allow_remote or token_file is not None:
+        elif allow_remote or (token_file is not None and print_config is None):
             raise ConfigError("--allow-remote and --token-file only apply with --http")
     except ConfigError as exc:
         fail(exc)
+    if print_config is not None:
+        _print_config(ctx, print_config, bind, token_file, sandbox, confirm, model)
+        return
     overrides = {"confirm": confirm, "model": model}
     settings = ctx.override(**overrides)
     if not sandbox:
@@ -161,6 +182,71 @@ def token_command(ctx: Context, rotate: bool, token_file: Path | None) -> None:
     except ConfigError as exc:
         fail(exc)
     click.echo(value)
+
+
+def _print_config(
+    ctx: Context,
+    client: str,
+    bind: Bind | None,
+    token_file: Path | None,
+    sandbox: bool,
+    confirm: str | None,
+    model: str | None,
+) -> None:
+    from deskpilot.config import resolve_desktop
+    from deskpilot.mcp.configs import WHERE, Served, render, stdio_env
+    from deskpilot.mcp.tokens import default_token_file, ensure_token
+
+    command, args = _this_deskpilot()
+    args += ["mcp"]
+    if sandbox:
+        args.append("--sandbox")
+    if confirm:
+        args += ["--confirm", confirm]
+    if model:
+        args += ["--model", model]
+    try:
+        if bind is not None:
+            if bind.port == 0:
+                raise ConfigError("--print-config needs the port the server will listen on")
+            token, _ = ensure_token(token_file or default_token_file(ctx.settings))
+            served = Served(command, tuple(args), {}, url=bind.url(), token=token)
+            serve = " ".join(
+                ["deskpilot mcp --http", f"{bind.host}:{bind.port}", *args[args.index("mcp") + 1 :]]
+            )
+            _say(f"start the server with: {serve}")
+        else:
+            env: dict[str, str] = {}
+            if not sandbox:
+                try:
+                    found = resolve_desktop(ctx.settings)
+                    keys = (
+                        "DISPLAY",
+                        "XAUTHORITY",
+                        "DBUS_SESSION_BUS_ADDRESS",
+                        "DESKPILOT_SANDBOX",
+                    )
+                    env = stdio_env(found.environ, keys)
+                except DeskpilotError:
+                    _say(
+                        "no desktop found from here, so the config names none: the server "
+                        "looks for one when it runs (or add --sandbox)"
+                    )
+            served = Served(command, tuple(args), env)
+    except ConfigError as exc:
+        fail(exc)
+    click.echo(render(client, served))
+    _say(f"paste it into {WHERE[client]}")
+    if model:
+        _say("the server also needs the model's API key: in the client's env for it, or [keys]")
+
+
+def _this_deskpilot() -> tuple[str, list[str]]:
+    """How to start this very deskpilot: its console script, else this Python with -m."""
+    script = Path(sys.argv[0])
+    if script.name == "deskpilot" and script.exists():
+        return str(script.resolve()), []
+    return sys.executable, ["-m", "deskpilot"]
 
 
 def sandbox_settings(

@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,16 @@ from deskpilot.errors import DesktopError, DisplayUnavailable
 
 BUTTONS: dict[str, int] = {"left": 1, "middle": 2, "right": 3, "back": 8, "forward": 9}
 WHEEL = {"up": 4, "down": 5, "left": 6, "right": 7}
+#: The pointer-state bit of each button that has one (6 and up have none).
+BUTTON_MASKS = {
+    1: X.Button1Mask,
+    2: X.Button2Mask,
+    3: X.Button3Mask,
+    4: X.Button4Mask,
+    5: X.Button5Mask,
+}
+#: Longest wait (seconds) for the X server to show one pointer event done.
+POINTER_SETTLE_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -274,26 +285,46 @@ class X11:
                 self._fake(X.KeyRelease, shift)
             self.d.sync()
 
-    def move(self, x: int, y: int) -> None:
+    # XTest moves the pointer at once but a button event can be handled later: under load a
+    # press sent after a motion was seen at the position of a *later* motion (10 of 40 rounds
+    # of five quick clicks on a loaded machine). So every pointer event is followed until the
+    # server shows it done (the pointer at the target; the button's state bit set or clear)
+    # before the next one goes out. Bounded: a grab that freezes the pointer (a window
+    # manager's click-to-focus) costs at most POINTER_SETTLE_S per event.
+
+    def _until(self, done: Callable[[Any], bool]) -> None:
+        deadline = time.monotonic() + POINTER_SETTLE_S
+        while not done(self.root.query_pointer()) and time.monotonic() < deadline:
+            pass  # each query is a round trip to the server, which meanwhile handles the event
+
+    def _motion(self, x: int, y: int) -> None:
         self._fake(X.MotionNotify, 0, x, y)
-        self.d.sync()
+        self._until(lambda q: (q.root_x, q.root_y) == (x, y))
+
+    def _button(self, detail: int, down: bool) -> None:
+        self._fake(X.ButtonPress if down else X.ButtonRelease, detail)
+        mask = BUTTON_MASKS.get(detail)
+        if mask is None:  # buttons 6+ have no state bit to watch
+            self.d.sync()
+            return
+        self._until(lambda q: bool(q.mask & mask) == down)
+
+    def move(self, x: int, y: int) -> None:
+        self._motion(x, y)
 
     def button(self, button: MouseButton | str, down: bool) -> None:
-        self._fake(X.ButtonPress if down else X.ButtonRelease, BUTTONS[button])
-        self.d.sync()
+        self._button(BUTTONS[button], down)
 
     def click(self, x: int, y: int, button: MouseButton | str = "left", count: int = 1) -> None:
-        self._fake(X.MotionNotify, 0, x, y)
+        self._motion(x, y)
         for _ in range(count):
-            self._fake(X.ButtonPress, BUTTONS[button])
-            self._fake(X.ButtonRelease, BUTTONS[button])
-        self.d.sync()
+            self._button(BUTTONS[button], True)
+            self._button(BUTTONS[button], False)
 
     def wheel(self, direction: str, notches: int) -> None:
         for _ in range(notches):
-            self._fake(X.ButtonPress, WHEEL[direction])
-            self._fake(X.ButtonRelease, WHEEL[direction])
-        self.d.sync()
+            self._button(WHEEL[direction], True)
+            self._button(WHEEL[direction], False)
 
     def pointer(self) -> tuple[int, int]:
         q = self.root.query_pointer()

@@ -50,6 +50,13 @@ CANNOT_ASK = (
     "model with)."
 )
 
+NESTED = (
+    "This MCP client speaks the 2026-07-28 protocol, where deskpilot can ask the user only "
+    "before a call runs, not in the middle of {tool}: the step that needed approval was "
+    "declined. Do that step with its own tool call (the user is asked then), or restart the "
+    "server with `deskpilot mcp --confirm none`."
+)
+
 NO_ANSWER = "The user did not answer the approval request within {seconds:g} seconds."
 
 #: What the client is asked to fill in: one required yes/no, default no.
@@ -205,6 +212,7 @@ class RoundTripApprover:
         self.mode = mode
         self.fallback = fallback
         self.tickets = tickets
+        self.tool = params.name
         responses = params.input_responses or {}
         answer = responses.get(INPUT_KEY)
         self.answer = answer if isinstance(answer, types.ElicitResult) else None
@@ -230,6 +238,13 @@ class RoundTripApprover:
             if self.fallback is not None:
                 return await self.fallback.approve(request)
             self.note = CANNOT_ASK.format(mode=self.mode)
+            return False
+        if request.tool != self.tool:
+            # a step inside a longer call (computer_use_task): asking by input_required would
+            # run the whole call again on the client's retry, so it is asked elsewhere or declined
+            if self.fallback is not None:
+                return await self.fallback.approve(request)
+            self.note = NESTED.format(tool=self.tool)
             return False
         message = approval_message(request)
         digest = question_digest(message)
