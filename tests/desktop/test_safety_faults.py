@@ -39,6 +39,7 @@ from deskpilot.audit import AuditLog
 from deskpilot.config import Settings, load_settings
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.errors import AccessibilityUnavailable
 from deskpilot.policy import AllowAll
 from deskpilot.runtime import open_session
 from deskpilot.sandbox import Sandbox
@@ -153,6 +154,14 @@ def bus_daemons(box: Sandbox) -> list[int]:
     return found
 
 
+async def opened(settings: Settings) -> LinuxDesktop | None:
+    """A desktop on the settings' display, once its accessibility bus is up."""
+    try:
+        return await LinuxDesktop.open(settings)
+    except AccessibilityUnavailable:
+        return None
+
+
 async def a_window(desk: LinuxDesktop, title: str) -> WindowInfo:
     async def shown() -> WindowInfo | None:
         return next((w for w in await desk.list_windows() if w.title == title), None)
@@ -207,7 +216,9 @@ async def test_the_bus_restarted_and_the_x_server_gone(tmp_path: Path, figures: 
 
                 # … and comes back: the MCP server reconnects and reads a new app
                 box.spawn([find_bus_launcher(), "--launch-immediately"])
-                fresh = await LinuxDesktop.open(settings)  # waits for the new bus
+                fresh = await async_wait_for(
+                    lambda: opened(settings), timeout=HANG, what="the new bus"
+                )
                 try:
                     box.spawn(["zenity", "--entry", "--title=after", "--text=Again"])
                     after = await a_window(fresh, "after")
