@@ -11,7 +11,9 @@ Every error deskpilot raises on purpose derives from :class:`DeskpilotError`. Fo
     ├── DesktopError                the desktop layer could not do what was asked
     │   ├── DisplayUnavailable      no X display (DISPLAY unset or unreachable)
     │   ├── AccessibilityUnavailable  no AT-SPI bus / registry
-    │   └── DesktopLost         the display or its bus went away mid-session
+    │   ├── DesktopLost         the display or its bus went away mid-session
+    │   ├── NotAnswering            an app did not answer a call in time (busy, frozen, hung)
+    │   └── AppGone                 an app left the accessibility bus mid-call (it exited)
     ├── RulesError                  the page-rule library cannot be read, written or imported
     ├── ToolError                   an expected tool failure; its text goes to the model
     │   ├── InvalidArguments        missing, mistyped or out-of-range arguments
@@ -21,6 +23,8 @@ Every error deskpilot raises on purpose derives from :class:`DeskpilotError`. Fo
     │   ├── AppNotFound             open_app could not resolve a name
     │   ├── AppBlocked              the app is on the blocklist
     │   ├── ActionFailed            the app refused or did not perform an action
+    │   ├── AppNotResponding        the target app does not answer (said with its name)
+    │   ├── AppClosed               the target window closed while it was being used
     │   ├── BrowserUnavailable      the agent browser is not running or not reachable (CDP)
     │   ├── PageError               a page tool could not do its work in the page
     │   └── ActionDeclined          a person (or policy) declined the action
@@ -79,6 +83,14 @@ class DesktopLost(DesktopError):
 
 class RulesError(DeskpilotError):
     """The page-rule library cannot be opened, written, exported or imported."""
+
+
+class NotAnswering(DesktopError):
+    """An app did not answer a call in time: it is busy, frozen (stopped) or hung."""
+
+
+class AppGone(DesktopError):
+    """An app left the accessibility bus while it was being used (its process exited)."""
 
 
 class ToolError(DeskpilotError):
@@ -141,6 +153,37 @@ class BrowserUnavailable(ToolError):
 
 class PageError(ToolError):
     """A page tool could not run its code in the page, or the page refused it."""
+
+
+class AppNotResponding(ToolError):
+    """The target app does not answer. ``then`` says what became of the call: one of
+    NOTHING_DONE, NOTHING_READ, MAY_TAKE_EFFECT."""
+
+    NOTHING_DONE = "Nothing was done."
+    NOTHING_READ = "Nothing was read."
+    MAY_TAKE_EFFECT = (
+        "The action was sent and may still take effect when the app recovers: read the window "
+        "again before retrying it."
+    )
+
+    def __init__(self, app: str, window_id: str, then: str) -> None:
+        super().__init__(
+            f"{app} ({window_id}) is not responding: it did not answer in time (it may be "
+            f"busy, frozen or hung). {then} Wait a moment and try again; if it stays like "
+            "this, tell the user the app seems frozen."
+        )
+        self.app = app
+
+
+class AppClosed(ToolError):
+    """The target window closed (its app exited) while a tool was using it."""
+
+    def __init__(self, app: str, window_id: str) -> None:
+        super().__init__(
+            f"The window {window_id} of {app} closed while it was being used (the app may "
+            "have exited). Call list_windows to see what is open, or open_app to start it again."
+        )
+        self.app = app
 
 
 class ActionDeclined(ToolError):

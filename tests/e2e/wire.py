@@ -297,7 +297,8 @@ class QuietServer(ThreadingHTTPServer):
 
 
 class ModelServer:
-    """One fake provider endpoint. ``fail_next`` queues raw error replies before real ones."""
+    """One fake provider endpoint. ``fail_next`` queues raw error replies before real ones;
+    ``hang`` and ``stall`` make it never answer, or stop halfway through a reply."""
 
     def __init__(self, provider: str, brain: Brain) -> None:
         self.provider = provider
@@ -305,8 +306,9 @@ class ModelServer:
         self.requests: list[Recorded] = []
         self.views: list[View] = []
         self.fail_next: list[tuple[int, dict[str, str], dict[str, Any]]] = []
-        self.release = threading.Event()  # set to free a handler told to hang
-        self.hang = False
+        self.release = threading.Event()  # set to free a handler told to hang or stall
+        self.hang = False  # take the request, never answer
+        self.stall = False  # answer the headers and half the body, then nothing
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -333,6 +335,11 @@ class ModelServer:
                     self.send_header(key, value)
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
+                if server.stall:  # a stalled stream: half the body, then nothing
+                    self.wfile.write(data[: len(data) // 2])
+                    self.wfile.flush()
+                    server.release.wait(30)
+                    return
                 self.wfile.write(data)
 
             def log_message(self, *args: Any) -> None:

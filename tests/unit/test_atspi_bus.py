@@ -110,5 +110,5 @@ async def test_a_closed_connection_fails_every_queued_call_without_recursing() -
     stand_in.answer()  # frees the slot: every queued send now fails
     assert await first == ["ok"]
     for future in queued:
-        with pytest.raises(AccessibilityUnavailable, match="connection lost"):
+        with pytest.raises(AccessibilityUnavailable, match="bus went away"):
             await future

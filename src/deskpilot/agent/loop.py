@@ -207,6 +207,7 @@ class AgentRun(StoppableRun):
         self.steps = 0
         self.usage: dict[str, int] = {}
         self._start = len(conversation.messages)
+        self._asking = False  # waiting for the model's reply (not for a tool)
 
     async def run(self) -> RunResult:
         self._emit(
@@ -234,6 +235,7 @@ class AgentRun(StoppableRun):
                 answer = await self._last_answer(reason)
                 notice = f"⚠ Step budget reached ({self.options.max_steps} steps)"
                 return self._finish("needs_attention", "budget", f"{notice}.\n\n{answer}")
+            self._asking = True  # left set if the time runs out here (see _timed_out)
             try:
                 turn = await self.provider.complete(
                     self.conversation, self.tools.list(), tool_protocol=protocol
@@ -244,6 +246,7 @@ class AgentRun(StoppableRun):
                     "provider_error",
                     f"The model provider failed: {exc}\n\n{self._summary()}",
                 )
+            self._asking = False
             self.steps += 1
             self._count(turn.usage)
             self.conversation.add_turn(turn)
@@ -300,12 +303,16 @@ class AgentRun(StoppableRun):
     async def _timed_out(self) -> RunResult:
         self.conversation.close_pending(NOT_RUN_TIMEOUT)
         limit = f"{self.options.timeout:g} s"
+        notice = f"⏱ Timed out after {limit} — the task may be only partially complete."
+        if self._asking:
+            # the time ran out waiting for the model: asking it once more would wait again
+            notice += " The model provider did not answer in time."
+            return self._finish("needs_attention", "timeout", f"{notice}\n\n{self._summary()}")
         try:
             async with asyncio.timeout(self.options.grace):
                 answer = await self._last_answer(f"Time is up: the {limit} limit was reached")
         except TimeoutError:
             answer = self._summary()
-        notice = f"⏱ Timed out after {limit} — the task may be only partially complete."
         return self._finish("needs_attention", "timeout", f"{notice}\n\n{answer}")
 
     def _stopped(self) -> RunResult:

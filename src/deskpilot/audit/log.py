@@ -99,7 +99,11 @@ class AuditLog:
                 self._db.execute(
                     "UPDATE chain_head SET seq = ?, hash = ? WHERE id = 1", (seq, digest)
                 )
-        except (sqlite3.Error, ValueError, TypeError) as exc:
+        except sqlite3.Error as exc:
+            raise AuditError(
+                f"cannot write {event.kind} to the audit log {self.path}: {exc}{_hint(exc)}"
+            ) from exc
+        except (ValueError, TypeError) as exc:
             raise AuditError(
                 f"cannot write {event.kind} to the audit log {self.path}: {exc}"
             ) from exc
@@ -263,3 +267,14 @@ class AuditLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _hint(exc: sqlite3.Error) -> str:
+    """What a failed write most likely means, for the errors a full disk gives."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if name.startswith(("SQLITE_FULL", "SQLITE_IOERR")):
+        return (
+            " (the disk may be full, or a file size limit reached). Nothing more is done "
+            "without a record: free some space and run it again"
+        )
+    return ""

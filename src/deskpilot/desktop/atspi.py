@@ -23,7 +23,7 @@ from deskpilot.desktop.atspi_details import DetailReader
 from deskpilot.desktop.atspi_elements import ElementActions
 from deskpilot.desktop.atspi_nodes import WindowTree, build_nodes, rendered, wants_text
 from deskpilot.desktop.atspi_tree import TreeReader
-from deskpilot.desktop.base import LiveElement, Node, Rect, WindowInfo
+from deskpilot.desktop.base import NOT_ANSWERING, LiveElement, Node, Rect, WindowInfo
 from deskpilot.errors import DesktopError
 
 #: Toolkits whose AT-SPI events miss changes (Chromium: scrolling moves nothing it reports).
@@ -109,7 +109,7 @@ class Accessibility(ElementActions):
             try:
                 frames = await self.frames_of(bus_name)
             except AtspiTimeout:
-                self._locate_problem = "the app did not answer in time (it may be busy or hung)"
+                self._locate_problem = NOT_ANSWERING
                 continue
             except AtspiCallError as exc:
                 self._locate_problem = f"the app refused to list its windows ({exc.error_name})"
@@ -139,7 +139,10 @@ class Accessibility(ElementActions):
         The first read of an app is a full (cold) read; later reads apply only what AT-SPI
         events said changed (warm). ``fresh=True`` forces a full read."""
         deadline = time.monotonic() + timeout
-        where = None if fresh else await self._cached_location(window)
+        try:
+            where = None if fresh else await self._cached_location(window)
+        except AtspiTimeout:  # it answered before and now does not: looking again cannot help
+            return None, True, [NOT_ANSWERING]
         if where is None:
             located = await self.locate(window)
             if located is None:
@@ -178,7 +181,8 @@ class Accessibility(ElementActions):
         return root, app.partial, app.problems
 
     async def _cached_location(self, window: WindowInfo) -> Located | None:
-        """Where a window read before lives, if that still holds (one liveness call)."""
+        """Where a window read before lives, if that still holds (one liveness call); raises
+        AtspiTimeout when the app no longer answers."""
         where = self.cache.located.get(window.xid)
         if where is None:
             return None
@@ -187,8 +191,12 @@ class Accessibility(ElementActions):
             del self.cache.located[window.xid]
             return None
         try:
-            await self.bus.call(where.bus, where.frame, "Accessible", "GetState", timeout=1.0)
-        except (AtspiCallError, AtspiTimeout, DesktopError):
+            # as long as a call may take: a busy app that answers in time is not frozen
+            await self.bus.call(where.bus, where.frame, "Accessible", "GetState")
+        except AtspiTimeout:
+            self.cache.drop(where.bus)
+            raise
+        except (AtspiCallError, DesktopError):
             self.cache.drop(where.bus)
             return None
         return where

@@ -19,13 +19,27 @@ from typing import Any
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
-from deskpilot.errors import AccessibilityUnavailable, DesktopError
+from deskpilot.errors import AccessibilityUnavailable, DesktopError, NotAnswering
 
 A11Y = "org.a11y.atspi."
 #: How often the watchdog looks for calls past their timeout (seconds).
 WATCH_S = 0.05
 DBUS_PROPS = "org.freedesktop.DBus.Properties"
+#: What a call on a closed accessibility bus says.
+BUS_GONE = (
+    "the accessibility bus went away (its daemon stopped or restarted): reading and element "
+    "actions cannot work on this connection. Tell the user; a new deskpilot session connects "
+    "to the bus again"
+)
 
+#: Errors meaning "the app is gone" (its bus name has no owner, or it left mid-call).
+APP_GONE_ERRORS = frozenset(
+    {
+        "org.freedesktop.DBus.Error.ServiceUnknown",
+        "org.freedesktop.DBus.Error.NameHasNoOwner",
+        "org.freedesktop.DBus.Error.NoReply",
+    }
+)
 #: Errors meaning "this object or app is gone".
 GONE_ERRORS = frozenset(
     {
@@ -33,6 +47,9 @@ GONE_ERRORS = frozenset(
         "org.freedesktop.DBus.Error.ServiceUnknown",
         "org.freedesktop.DBus.Error.NameHasNoOwner",
         "org.freedesktop.DBus.Error.Disconnected",
+        # the bus's answer for a call whose recipient left without replying (an app killed
+        # mid-call); its own timeout (25 s) is far beyond ours, so it only comes for that
+        "org.freedesktop.DBus.Error.NoReply",
     }
 )
 
@@ -50,6 +67,11 @@ class AtspiCallError(DesktopError):
         return self.error_name in GONE_ERRORS
 
     @property
+    def app_gone(self) -> bool:
+        """The whole app left the bus (not just one of its objects)."""
+        return self.error_name in APP_GONE_ERRORS
+
+    @property
     def unsupported(self) -> bool:
         return self.error_name in (
             "org.freedesktop.DBus.Error.UnknownMethod",
@@ -59,7 +81,7 @@ class AtspiCallError(DesktopError):
         )
 
 
-class AtspiTimeout(DesktopError):
+class AtspiTimeout(NotAnswering):
     """An AT-SPI call got no reply in time (the app is busy, stopped or hung)."""
 
 
@@ -144,15 +166,19 @@ class CallQueue:
         self._in_flight.add(call)
         if self._watchdog is None:
             self._watchdog = loop.call_later(WATCH_S, self._watch, loop)
+        if not getattr(self.bus, "connected", True):  # (unit tests' stand-in buses have none)
+            # the bus went away (its daemon stopped): writing to the closed socket would only
+            # leave dbus-fast's write future failing unseen ("never retrieved" on stderr)
+            self._finish(call)
+            call.future.set_exception(AccessibilityUnavailable(BUS_GONE))
+            return
         try:
             # dbus-fast's callback form of call(): its public coroutine costs a task here
             self.bus._call(call.msg, functools.partial(self._on_reply, call))
         except Exception as exc:  # the connection is closed or the message is bad
             self._finish(call)
             if not call.future.done():
-                call.future.set_exception(
-                    AccessibilityUnavailable(f"accessibility bus connection lost: {exc}")
-                )
+                call.future.set_exception(AccessibilityUnavailable(f"{BUS_GONE} ({exc})"))
 
     def _finish(self, call: _Call) -> bool:
         """Free the call's slot (once) and send the next queued calls."""
@@ -176,9 +202,7 @@ class CallQueue:
             return  # timed out (or its caller was cancelled) before the reply came
         msg = call.msg
         if err is not None or reply is None:
-            call.future.set_exception(
-                AccessibilityUnavailable(f"accessibility bus connection lost: {err}")
-            )
+            call.future.set_exception(AccessibilityUnavailable(f"{BUS_GONE} ({err})"))
         elif reply.message_type == MessageType.ERROR:
             text = str(reply.body[0]) if reply.body else ""
             call.future.set_exception(

@@ -15,7 +15,7 @@ from deskpilot.desktop.atspi_bus import AtspiBus
 from deskpilot.desktop.atspi_calls import AtspiCallError
 from deskpilot.desktop.atspi_consts import S_DEFUNCT, role_name, state_bits, state_names
 from deskpilot.desktop.base import LiveElement, Rect
-from deskpilot.errors import ActionFailed
+from deskpilot.errors import ActionFailed, AppGone
 
 #: Action names that activate an element, most preferred first ("" = a toolkit's nameless).
 ACTIVATE_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "select", "")
@@ -41,6 +41,8 @@ class ElementActions:
                 self.bus.get_property(bus_name, path, "Accessible", "Parent"),
             )
         except AtspiCallError as exc:
+            if exc.app_gone:
+                raise AppGone(f"the app on {bus_name} left the accessibility bus") from exc
             if exc.gone or exc.unsupported:
                 return None
             raise

@@ -168,6 +168,10 @@ class Node:
         return "editable" in self.states
 
 
+#: The problem a snapshot names when the app did not answer at all (busy, frozen or hung).
+NOT_ANSWERING = "the app did not answer in time (it may be busy or hung)"
+
+
 @dataclass
 class Snapshot:
     """A read of one window's accessibility tree."""
@@ -177,6 +181,11 @@ class Snapshot:
     partial: bool = False  # some calls timed out or failed: the tree may be incomplete
     problems: list[str] = field(default_factory=list)
     elapsed_ms: float = 0.0
+
+    @property
+    def unanswered(self) -> bool:
+        """Nothing could be read because the app did not answer (:data:`NOT_ANSWERING`)."""
+        return self.root is None and NOT_ANSWERING in self.problems
 
     def nodes(self) -> list[Node]:
         return self.root.walk() if self.root is not None else []

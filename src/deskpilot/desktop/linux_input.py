@@ -26,7 +26,7 @@ from deskpilot.desktop.base import (
 )
 from deskpilot.desktop.linux_launch import LinuxLaunching
 from deskpilot.desktop.x11 import X11
-from deskpilot.errors import ActionFailed
+from deskpilot.errors import ActionFailed, NotAnswering
 
 
 class LinuxInput(LinuxLaunching):
@@ -74,6 +74,8 @@ class LinuxInput(LinuxLaunching):
         self, window: WindowInfo, direction: ScrollDirection, steps: int
     ) -> tuple[ActionOutcome, bool]:
         snap = await self.snapshot(window, timeout=2.0, fresh=True)
+        if snap.unanswered:  # a frozen app cannot scroll: say so rather than "nothing moved"
+            raise NotAnswering(f"{window.app.name} did not answer before scrolling")
         area = self._scroll_area(window, snap)
         x, y = area.center
         before_img = await self.capture(window)

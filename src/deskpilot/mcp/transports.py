@@ -17,6 +17,7 @@ import ipaddress
 import json
 import signal
 import socket
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import FrameType
@@ -38,19 +39,24 @@ MCP_PATH = "/mcp"
 
 
 async def serve_stdio(app: DeskpilotMCP) -> None:
-    """Serve one client on stdin/stdout until it closes stdin (or SIGTERM/SIGHUP)."""
+    """Serve one client on stdin/stdout until it closes stdin (or SIGTERM/SIGHUP). A client
+    that is gone (killed mid-call: writing to it breaks the pipe) ends the server like one
+    that closed stdin, with no traceback in its log."""
     server = app.server
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(_stop_on_signals, tg.cancel_scope)
-        async with server.lifespan(server) as lifespan_state, stdio_server() as (read, write):
-            await serve_dual_era_loop(
-                server,
-                read,
-                write,
-                lifespan_state=lifespan_state,
-                init_options=server.create_initialization_options(),
-            )
-        tg.cancel_scope.cancel()
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_stop_on_signals, tg.cancel_scope)
+            async with server.lifespan(server) as lifespan_state, stdio_server() as (read, write):
+                await serve_dual_era_loop(
+                    server,
+                    read,
+                    write,
+                    lifespan_state=lifespan_state,
+                    init_options=server.create_initialization_options(),
+                )
+            tg.cancel_scope.cancel()
+    except* (BrokenPipeError, ConnectionResetError):
+        print("deskpilot mcp: the client went away; stopping", file=sys.stderr)
 
 
 async def _stop_on_signals(scope: anyio.CancelScope) -> None:

@@ -21,8 +21,9 @@ from pydantic import Field
 
 from deskpilot.desktop.base import LiveElement, WindowInfo
 from deskpilot.desktop.keys import parse_shortcut
-from deskpilot.errors import ActionFailed, DeskpilotError, ToolError
+from deskpilot.errors import ActionFailed, AppNotResponding, DeskpilotError, ToolError
 from deskpilot.policy import Risk
+from deskpilot.tools.answering import answering
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup, verify
@@ -67,6 +68,11 @@ def _with_summary(text: str, summary: str) -> str:
 
 async def run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
     """Carry out one checked step; return a one-line description of what happened."""
+    async with answering(ctx, window, AppNotResponding.MAY_TAKE_EFFECT):
+        return await _run_step(ctx, window, step)
+
+
+async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
     if step.pointer:
         return await run_pointer_step(ctx, window, step)
     if step.action == "click":
@@ -214,11 +220,13 @@ async def perform_sequence(
             if not element_id:
                 continue
             try:
-                eid, live = await verify(ctx, window, element_id)
+                async with answering(ctx, window):
+                    eid, live = await verify(ctx, window, element_id)
                 if step.action == "fill" and element_id == step.elementID:
                     check_fillable(eid, live)
             except ToolError as exc:
-                raise ToolError(f"Step {i} of {len(steps)}: {exc} Nothing was done.") from exc
+                nothing = "" if "Nothing was done." in str(exc) else " Nothing was done."
+                raise ToolError(f"Step {i} of {len(steps)}: {exc}{nothing}") from exc
     done: list[str] = []
     before = {w.xid: w for w in await ctx.desktop.list_windows()}
     since = time.monotonic()
@@ -281,7 +289,8 @@ async def scroll(
     duration or another direction; re-read after scrolling to get the newly visible elements."""
     window = await resolve_window(ctx, windowID)
     steps = min(MAX_STEPS, max(1, math.ceil(milliseconds / MS_PER_STEP)))
-    outcome, moved = await ctx.desktop.scroll(window, direction, steps)
+    async with answering(ctx, window):
+        outcome, moved = await ctx.desktop.scroll(window, direction, steps)
     capped = " (capped)" if steps == MAX_STEPS and milliseconds > MS_PER_STEP * MAX_STEPS else ""
     if moved:
         text = (

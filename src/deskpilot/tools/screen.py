@@ -13,9 +13,10 @@ from deskpilot.ax.diff import diff
 from deskpilot.ax.render import Renderer
 from deskpilot.ax.roles import TEXT_LIMIT
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
-from deskpilot.errors import ElementGone
+from deskpilot.errors import AppNotResponding, ElementGone, NotAnswering
 from deskpilot.events import Image
 from deskpilot.policy import Risk
+from deskpilot.tools.answering import answering, check_answered
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup, remember
@@ -59,6 +60,7 @@ async def read_window(
     With ``baseline`` (a read the model sees in full) it becomes what the next
     ``changes`` read and the next action summary compare with."""
     snap = await ctx.desktop.snapshot(window)
+    check_answered(snap)
     root = snap.root
     if element_id is not None and root is not None:
         eid, record = lookup(ctx.session, element_id)
@@ -92,7 +94,13 @@ async def change_summary(ctx: ToolContext, window: WindowInfo) -> str:
         return ""  # never read: nothing to compare with
     if not any(w.xid == window.xid for w in await ctx.desktop.list_windows()):
         return ""
-    read = await read_window(ctx, window, baseline=False)
+    try:
+        read = await read_window(ctx, window, baseline=False)
+    except NotAnswering:  # the action was sent; the model must know the app is not answering
+        return (
+            f"({window.app.name} did not answer after the action: it may be busy or frozen. "
+            "Read the window again before going on.)"
+        )
     if read.previous is None or read.snap.root is None:
         return ""
     return diff(read.previous, read.lines).summary()
@@ -121,7 +129,8 @@ async def read_screen_ax(
     ending in @elementID for perform / perform_sequence. No screenshot, no vision. Read first
     in a window, and again after navigation, dialogs, scrolling or shortcuts that change it."""
     window = await resolve_window(ctx, windowID)
-    read = await read_window(ctx, window, elementID)
+    async with answering(ctx, window, AppNotResponding.NOTHING_READ):
+        read = await read_window(ctx, window, elementID)
     snap, ids, body = read.snap, read.ids, read.body
     if changes and elementID is None:
         if read.previous is None:

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from deskpilot.desktop.live import lost_reason
 from deskpilot.errors import (
     ActionDeclined,
     DeskpilotError,
@@ -31,6 +32,11 @@ from deskpilot.tools.base import ToolResult, ToolSpec
 from deskpilot.tools.context import ToolContext
 
 log = logging.getLogger(__name__)
+
+GONE = (
+    "Nothing more can be done on this desktop until it is back. Tell the user (they may need "
+    "to restart their desktop session or the sandbox)."
+)
 
 
 def parse_args(name: str, args: Mapping[str, Any] | str | None) -> dict[str, Any]:
@@ -164,6 +170,10 @@ class ToolSet:
         except DeskpilotError as exc:
             return ToolResult.error(f"{name} failed: {exc}")
         except Exception as exc:  # a bug: keep the traceback out of the model's context
+            gone = lost_reason(ctx.desktop)
+            if gone is not None:  # the display or its bus died under the call: no bug
+                log.info("tool %s: the desktop went away (%s)", name, gone)
+                return ToolResult.error(f"{name} failed: the desktop went away: {gone}. {GONE}")
             log.exception("tool %s crashed", name)
             return ToolResult.error(
                 f"{name} failed with an internal error ({type(exc).__name__}). This is a "
