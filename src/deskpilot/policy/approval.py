@@ -1,24 +1,26 @@
-"""What needs a person's yes: declared tool risk, consequential-action rules, injected approvers.
+"""Risk, approval requests and approvers: who answers what needs a person's yes.
 
-Risk is declared where a tool is defined (``@tool(risk=...)``); a tool may raise it for one call
-(``perform`` on a button named "Send" is consequential). The confirm mode decides what is asked:
-``all`` acting tools, ``consequential`` ones (the default), or ``none``. An :class:`Approver`
-answers; with nobody to ask, what needs asking is denied: the default approver of a session
-(:class:`NoApprover`) declines everything and says so. An approver declines by returning False,
-or by raising :class:`~deskpilot.errors.ActionDeclined` with the text the model should read.
+Risk is declared where a tool is defined (``@tool(risk=...)``); the door raises it for one call
+when the call's effect is consequential (see :mod:`deskpilot.policy.rules`). The confirm mode
+decides what is asked: ``all`` acting tools, ``consequential`` ones (the default), or ``none``.
+An :class:`Approver` answers; with nobody to ask, what needs asking is denied: the default
+approver of a session (:class:`NoApprover`) declines everything and says so.
+
+An approver answers by returning True (an explicit yes) or False; it may decline with the text
+the model should read by raising :class:`~deskpilot.errors.ActionDeclined`, and stop or pause
+the whole run by raising an :class:`ApprovalInterrupt` (:class:`CancelRequest`,
+:class:`PauseRequest`), which the door records and lets through to the run.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
 from deskpilot.config import ConfirmMode
-from deskpilot.desktop.keys import MODIFIERS, parse_shortcut
-from deskpilot.errors import ActionDeclined, InvalidArguments
+from deskpilot.errors import ActionDeclined
 
 
 class Risk(StrEnum):
@@ -34,37 +36,6 @@ class Risk(StrEnum):
 
 _RANK = {Risk.READ_ONLY: 0, Risk.ACTS: 1, Risk.CONSEQUENTIAL: 2, Risk.PERSISTS: 2}
 
-#: Element names whose activation is consequential (whole-word, case-insensitive).
-DEFAULT_CONSEQUENTIAL_WORDS: tuple[str, ...] = (
-    "Send",
-    "Submit",
-    "Buy",
-    "Pay",
-    "Purchase",
-    "Order",
-    "Checkout",
-    "Delete",
-    "Remove",
-    "Erase",
-    "Publish",
-    "Post",
-    "Confirm",
-    "Transfer",
-    "Sign",
-    "Approve",
-    "Accept",
-    "Uninstall",
-    "Format",
-    "Empty Trash",
-    "Reply",
-    "Tweet",
-    "Share",
-    "Discard",
-)
-
-#: Shortcuts that send or submit in common apps (ctrl+enter sends mail/chat).
-DEFAULT_CONSEQUENTIAL_SHORTCUTS: tuple[str, ...] = ("ctrl+return", "ctrl+enter", "alt+s")
-
 
 @dataclass(frozen=True)
 class ApprovalRequest:
@@ -74,6 +45,31 @@ class ApprovalRequest:
     reason: str  # why this needs a yes, in one line
     call_id: str = ""
     details: tuple[str, ...] = field(default=())  # extra lines to show (warnings, targets)
+    #: only a person may answer (vendor safety checks): automatic approvers decline
+    person_only: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A tool's own judgement of one call (its ``assess`` hook): the risk, why, and whether
+    only a person may approve it (automatic approvers then decline)."""
+
+    risk: Risk
+    reason: str = ""
+    person_only: bool = False
+    details: tuple[str, ...] = ()
+
+
+class ApprovalInterrupt(Exception):
+    """Raised by an approver to end the request without an answer (see subclasses)."""
+
+
+class CancelRequest(ApprovalInterrupt):
+    """Cancel the request (and the rest of its batch): the run stops."""
+
+
+class PauseRequest(ApprovalInterrupt):
+    """Pause the run here (checkpoint it, resume it later)."""
 
 
 class Approver(Protocol):
@@ -83,7 +79,11 @@ class Approver(Protocol):
 
 
 class AllowAll:
-    """Approve everything (trusted sandboxes, or a person who typed the command themselves)."""
+    """Approve everything (trusted sandboxes, or a person who typed the command themselves).
+
+    Automatic: it never answers a request that only a person may answer."""
+
+    automatic = True
 
     async def approve(self, request: ApprovalRequest) -> bool:
         return True
@@ -103,7 +103,8 @@ class NoApprover:
         raise ActionDeclined(
             f"Declined: {request.tool} needs a person's yes ({request.reason}) and nobody can be "
             "asked here (this session has no approver). Nothing was done. Do not retry it; "
-            "continue without it or report that it needs the user's approval."
+            "continue without it or report that it needs the user's approval.",
+            why="nobody can be asked here",
         )
 
 
@@ -120,64 +121,14 @@ class CallbackApprover:
         return answer is True
 
 
+def is_automatic(approver: Approver) -> bool:
+    """True for approvers that answer without a person (they never acknowledge safety checks)."""
+    return getattr(approver, "automatic", False) is True
+
+
 def needs_confirmation(risk: Risk, mode: ConfirmMode) -> bool:
     if mode == "none" or risk is Risk.READ_ONLY:
         return False
     if mode == "all":
         return True
     return risk.rank >= Risk.CONSEQUENTIAL.rank
-
-
-class ConsequentialRules:
-    """Recognise consequential acts by the name of the element or the shortcut."""
-
-    def __init__(
-        self,
-        words: Iterable[str] | None = None,
-        shortcuts: Iterable[str] | None = None,
-    ) -> None:
-        self.words = tuple(words) if words is not None else DEFAULT_CONSEQUENTIAL_WORDS
-        given = shortcuts if shortcuts is not None else DEFAULT_CONSEQUENTIAL_SHORTCUTS
-        # compared as parsed keys: "cmd+enter", "control+Return" and "ctrl+KP_Enter" are all
-        # ctrl+Return
-        self.shortcuts = {c for c in map(_parsed, given) if c is not None}
-        alts = "|".join(re.escape(w) for w in sorted(self.words, key=len, reverse=True))
-        self._pattern = re.compile(rf"(?<![\w])({alts})(?![\w])", re.IGNORECASE) if alts else None
-
-    def element_reason(self, name: str) -> str | None:
-        if self._pattern is None or not name:
-            return None
-        m = self._pattern.search(name)
-        return f'activates "{name}" (matches "{m.group(1)}")' if m else None
-
-    def shortcut_reason(self, shortcut: str) -> str | None:
-        parsed = _parsed(shortcut)
-        return self._reason(parsed, shortcut)
-
-    def keys_reason(self, keysyms: Sequence[str], shown: str) -> str | None:
-        """The same for keys already resolved to X keysyms (modifiers first)."""
-        mods = frozenset(k for k in keysyms if k in _MODIFIER_SYMS)
-        rest = [k for k in keysyms if k not in _MODIFIER_SYMS]
-        parsed = (mods, _key(rest[0])) if len(rest) == 1 else None
-        return self._reason(parsed, shown)
-
-    def _reason(self, parsed: tuple[frozenset[str], str] | None, shown: str) -> str | None:
-        if parsed is None or parsed not in self.shortcuts:
-            return None
-        return f"shortcut {shown} may send or submit"
-
-
-_MODIFIER_SYMS = frozenset(MODIFIERS.values())
-
-
-def _key(keysym: str) -> str:
-    return "return" if keysym in ("Return", "KP_Enter") else keysym.lower()
-
-
-def _parsed(shortcut: str) -> tuple[frozenset[str], str] | None:
-    """A shortcut as (modifier keysyms, key) for comparison; None if it does not parse."""
-    try:
-        combo = parse_shortcut(shortcut)
-    except InvalidArguments:
-        return None
-    return frozenset(combo.modifiers), _key(combo.key)
