@@ -191,7 +191,8 @@ main(["tool", *sys.argv[1:]])
 def on_a_terminal(env: dict[str, str], answer: bytes, *args: str) -> tuple[int, str]:
     """Run ``deskpilot tool ARGS`` with stdin and stderr on a pseudo-terminal; answer once."""
     leader, follower = pty.openpty()
-    full_env = {**os.environ, **env, "PYTHONPATH": str(Path(__file__).parents[2])}
+    paths = [str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")]
+    full_env = {**os.environ, **env, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
     proc = subprocess.Popen(
         [sys.executable, "-c", PTY_SCRIPT, *args], stdin=follower, stderr=follower,
         stdout=subprocess.PIPE, env=full_env,
