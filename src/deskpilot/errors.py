@@ -187,7 +187,13 @@ class AppClosed(ToolError):
 
 
 class ActionDeclined(ToolError):
-    """A person, or the confirmation policy, declined the action; nothing ran."""
+    """A person, or the confirmation policy, declined the action; nothing ran.
+
+    ``why`` says in a few words who or what declined ("the user declined")."""
+
+    def __init__(self, message: str, why: str = "") -> None:
+        super().__init__(message)
+        self.why = why or message
 
 
 class ProviderError(DeskpilotError):

@@ -3,11 +3,10 @@
 Kinds (``Event.kind``):
     run.started        {goal, model, window}
     model.text         {text}
-    tool.call          {tool, args, call_id}
-    confirm.asked      {tool, args, call_id, reason}
+    tool.call          {tool, args, call_id, surface}
+    confirm.asked      {tool, args, call_id, reason, risk}
     confirm.answered   {tool, call_id, approved, by}
-    tool.result        {tool, call_id, ok, summary, text}   (+ images)
-    computer.call      {call_id, actions, ...}  a native computer call run without asking anyone
+    tool.result        {tool, call_id, ok, summary, text, refused?}   (+ images)
     run.finished       {outcome, answer, steps}
 """
 
@@ -18,15 +17,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from deskpilot.desktop.base import Rect
+
 
 @dataclass(frozen=True)
 class Image:
-    """An image attached to a result (screenshots)."""
+    """An image attached to a result (screenshots).
+
+    ``screen_rect`` is the part of the screen (root coordinates) the image shows, scaled to
+    ``width``×``height``: the door blacks out blocked windows wherever they overlap it."""
 
     data: bytes
     mime: str = "image/png"
     width: int = 0
     height: int = 0
+    screen_rect: Rect | None = None
 
 
 @dataclass(frozen=True)

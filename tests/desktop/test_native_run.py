@@ -225,8 +225,8 @@ async def test_hybrid_uses_element_tools_and_the_computer_tool_in_one_run(
     assert result.outcome == "done" and result.answer == "12 × 7 = 84"
     tools = [e.data["tool"] for e in events if e.kind == "tool.result"]
     assert [t for t in tools if t != "computer_view"] == [
-        "read_screen_ax", "perform", "perform", "computer", "computer", "computer",
-        "read_screen_ax"]  # fmt: skip
+        "read_screen_ax", "perform", "perform", "computer", "computer_call", "computer",
+        "computer_call", "computer", "computer_call", "read_screen_ax"]  # fmt: skip
     assert server.requests[0].body["tools"][0]["type"] == "computer_20250124"
     assert "the computer tool acts at pixel coordinates" in server.requests[0].body["system"]
 
@@ -247,7 +247,8 @@ async def test_cli_declines_a_safety_check_without_a_terminal_and_tells_the_mode
             assert output["call_id"] == "call_1" and output["acknowledged_safety_checks"] == []
             assert output["output"]["image_url"].startswith("data:image/png;base64,")
             assert told["content"][0]["text"].startswith(
-                "Declined: computer call call_1 was not run (the user declined). Do not retry it"
+                "Declined: computer call call_1 was not run (there is no terminal to ask). Do not "
+                "retry it"
             )
             return openai_batch("call_2", eyes[0], [])
         return answer("openai", "The calculator shows 84.")
@@ -274,8 +275,13 @@ async def test_cli_declines_a_safety_check_without_a_terminal_and_tells_the_mode
         events = audit.run_events(run.id)
     answered = [e.data for e in events if e.kind == "confirm.answered"]
     assert answered == [{"tool": "computer_call", "call_id": "call_1", "approved": False,
-                         "by": "NativeTerminalApprover", "acknowledged": []}]  # fmt: skip
-    assert [e.data["call_id"] for e in events if e.kind == "computer.call"] == ["call_2"]
+                         "by": "NativeTerminalApprover"}]  # fmt: skip
+    calls = [e.data for e in events if e.kind == "tool.call" and e.data["tool"] == "computer_call"]
+    assert [c["call_id"] for c in calls] == ["call_1", "call_2"]  # both reached the door as sent
+    results = [
+        e.data for e in events if e.kind == "tool.result" and e.data["tool"] == "computer_call"
+    ]
+    assert [r.get("refused") for r in results] == ["declined", None]
     assert all(not c.startswith("call_1.") for c in
                (e.data["call_id"] for e in events if e.kind == "tool.call"))  # fmt: skip
     assert sum(1 for e in events if e.kind == "tool.result" and e.images) == 3

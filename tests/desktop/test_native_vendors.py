@@ -209,7 +209,9 @@ async def play(
                             grid=case.vendor == "gemini"))  # fmt: skip
         return case.reply(req, i, eyes[0])
 
-    ctx = dataclasses.replace(ctx, approver=CallbackApprover(lambda r: asked.append(r) or True))
+    # --confirm all: every computer call is shown to the approver (its actions are covered)
+    ctx = dataclasses.replace(ctx, approver=CallbackApprover(lambda r: asked.append(r) or True),
+                              settings=ctx.settings.with_overrides(confirm="all"))  # fmt: skip
     conv = await open_conversation(case.vendor, case.model, ctx, window=window)  # type: ignore[arg-type]
     with ReplayServer(script) as server:
         base = server.url + urlparse(BASE_URLS[case.vendor]).path  # e.g. …/v1 for OpenAI

@@ -147,9 +147,11 @@ def test_hybrid_replay_computes_84_with_an_audit_trail(
     assert kinds[0] == "run.started" and kinds[-1] == "run.finished"
     assert events[0].data["mode"] == "hybrid"
     tools = [e.data["tool"] for e in events if e.kind == "tool.result"]
-    assert tools == ["computer_view", "open_app", "computer", "computer_view", "read_screen_ax"]
-    (call,) = [e for e in events if e.kind == "computer.call"]  # ran without asking anyone
-    assert call.data["actions"] == [{"type": "type", "text": "12*7\n"}]
+    assert tools == ["computer_view", "open_app", "computer", "computer_view", "computer_call",
+                     "read_screen_ax"]  # fmt: skip
+    # the model's computer call went through the door as it was (nobody was asked for it)
+    (call,) = [e for e in events if e.kind == "tool.call" and e.data["tool"] == "computer_call"]
+    assert call.data["args"]["actions"] == [{"type": "type", "text": "12*7\n"}]
     assert "confirm.asked" not in kinds
     shots = [e for e in events if e.kind == "tool.result" and e.images]
     assert len(shots) == 2 and all(e.images[0].data.startswith(b"\x89PNG") for e in shots)
@@ -285,8 +287,8 @@ async def test_a_safety_check_is_never_acknowledged_automatically(
     assert output["type"] == "computer_call_output" and output["call_id"] == "call_1"
     assert output["acknowledged_safety_checks"] == []
     assert told["content"][0]["text"].startswith(
-        "Declined: computer call call_1 was not run (safety checks need a person's "
-        "acknowledgement; the approver is automatic)."
+        "Declined: computer call call_1 was not run (only a person may approve it; the "
+        "approver is automatic)."
     )
     asked, answered = events.of("confirm.asked"), events.of("confirm.answered")
     assert asked[0].data["call_id"] == "call_1" and answered[0].data["approved"] is False
@@ -301,7 +303,9 @@ async def test_stop_at_a_computer_call_ends_the_run_as_stopped(
 
     def stop(request: ApprovalRequest) -> bool:
         asked.append(request)
-        raise CancelRequest()
+        if request.tool == "computer_call":
+            raise CancelRequest()
+        return True
 
     settings = agent_settings.with_overrides(confirm="all")
     ctx, desktop = calc_ctx(fake_ctx, approver=CallbackApprover(stop), settings=settings)
@@ -315,6 +319,7 @@ async def test_stop_at_a_computer_call_ends_the_run_as_stopped(
     assert "open_app" in result.answer  # the progress summary
     assert [r.tool for r in asked] == ["open_app", "computer_call"]
     assert desktop.typed == [] and not controller.active
+    assert any("Calculator" in line for line in desktop.log)  # open_app was allowed and ran
 
 
 def test_a_paused_run_resumes_from_its_checkpoint_in_the_cli(
@@ -387,7 +392,7 @@ def test_events_as_json_lines(env: dict[str, str], desktops: Desktops) -> None:
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert lines[0]["kind"] == "run.started" and lines[0]["data"]["mode"] == "hybrid"
-    assert "computer.call" in [r["kind"] for r in lines]
+    assert "computer_call" in [r["data"].get("tool") for r in lines if r["kind"] == "tool.call"]
     shots = [r for r in lines if r["images"]]
     assert shots and shots[0]["images"][0]["mime"] == "image/png"
     assert lines[-1]["kind"] == "run.finished" and "84" in lines[-1]["data"]["answer"]

@@ -3,6 +3,7 @@ function calls, declines and cancellation, for each vendor's wire format."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -48,8 +49,10 @@ class Script:
 
 async def setup(
     settings: Settings, vendor: str, model: str, script: Script, approver: Approver,
-    *apps: int,
+    *apps: int, confirm: str = "consequential",
 ) -> tuple[NativeDriver, FakeDesktop, dict[str, tuple[int, int]], list[Event]]:  # fmt: skip
+    """A driver on a FakeDesktop; ``confirm="all"`` makes every computer call ask."""
+    settings = settings.with_overrides(confirm=confirm)
     desktop = FakeDesktop()
     windows = [desktop.add_window(FAKE_APPS[i]) for i in apps]
     snap = await desktop.snapshot(windows[0])
@@ -182,7 +185,7 @@ async def test_cancelling_a_request_ends_the_run_and_keeps_finished_results(
 
     script = Script()
     driver, desktop, at, _ = await setup(settings, "anthropic", "claude-opus-4-6", script,
-                                         CallbackApprover(approve), 0)  # fmt: skip
+                                         CallbackApprover(approve), 0, confirm="all")  # fmt: skip
 
     def use(call_id: str, key: str) -> dict[str, Any]:
         return {"type": "tool_use", "id": call_id, "name": "computer",
@@ -204,7 +207,7 @@ async def test_cancelling_a_request_ends_the_run_and_keeps_finished_results(
 @pytest.mark.asyncio
 async def test_openai_decline_sends_the_screen_without_acknowledging(settings: Settings) -> None:
     script = Script()
-    driver, *_ = await setup(settings, "openai", "gpt-5.5", script, DenyAll(), 0)
+    driver, *_ = await setup(settings, "openai", "gpt-5.5", script, DenyAll(), 0, confirm="all")
     script.replies = [
         {"id": "r1", "output": [{"type": "computer_call", "id": "cu", "call_id": "c1",
                                  "actions": [{"type": "click", "button": "left", "x": 1,
@@ -244,7 +247,8 @@ async def test_a_paused_run_resumes_from_a_checkpoint_in_a_new_driver(settings: 
 
     script = Script()
     driver, desktop, at, _ = await setup(settings, "anthropic", "claude-opus-4-6", script,
-                                         CallbackApprover(pause_at_t3), 0)  # fmt: skip
+                                         CallbackApprover(pause_at_t3), 0,
+                                         confirm="all")  # fmt: skip
 
     def use(call_id: str, key: str) -> dict[str, Any]:
         return {"type": "tool_use", "id": call_id, "name": "computer",
@@ -259,10 +263,10 @@ async def test_a_paused_run_resumes_from_a_checkpoint_in_a_new_driver(settings: 
     assert sorted(saved["session"]["answers"]) == ["0", "1"]  # t1 and the echo are done
 
     asked: list[ApprovalRequest] = []
-    ctx = driver.ctx
+    ctx = dataclasses.replace(driver.ctx, approver=yes(asked))
     conv = await open_conversation("anthropic", "claude-opus-4-6", ctx, functions=[echo])
     later = NativeDriver(conv, NativeExecutor(ToolSet(), ctx), script,
-                         functions=ToolSet([echo]), approver=yes(asked))  # fmt: skip
+                         functions=ToolSet([echo]))  # fmt: skip
     script.replies = [{"content": [{"type": "text", "text": "789"}]}]
     result = await later.resume(saved)
     assert (result.status, result.text, result.turns) == ("done", "789", 2)

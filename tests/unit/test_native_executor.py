@@ -193,5 +193,6 @@ async def test_an_unknown_window_is_reported(settings: Settings) -> None:
 def test_the_callers_toolset_is_not_changed(settings: Settings) -> None:
     mine = ToolSet()
     ex, _ = make(settings, FakeDesktop())
-    assert NativeExecutor(mine, ex.ctx).toolset.names() == ["computer", "computer_view"]
+    assert NativeExecutor(mine, ex.ctx).toolset.names() == ["computer", "computer_view",
+                                                             "computer_call"]  # fmt: skip
     assert mine.names() == []

@@ -1,5 +1,5 @@
-"""The seed's native call/result flow: approvals, exact safety acknowledgements, checkpoints,
-ordered batch results and the cancel cascade."""
+"""The seed's native call/result flow: approvals through the door, exact safety
+acknowledgements, checkpoints, ordered batch results and the cancel cascade."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from deskpilot.config import Settings
+from deskpilot.desktop.fake import FakeDesktop
 from deskpilot.events import Event
 from deskpilot.native.actions import Click, Drag, KeyPress, TypeText
 from deskpilot.native.calls import (
@@ -21,14 +23,20 @@ from deskpilot.native.calls import (
     item_from_dict,
     output_from_dict,
 )
-from deskpilot.native.safety import (
-    CancelRequest,
-    SafetyCheckMismatch,
-    approval_request,
-    ask_person,
-)
+from deskpilot.native.executor import BatchOutcome, NativeExecutor
+from deskpilot.native.safety import SafetyCheckMismatch, call_verdict
 from deskpilot.native.session import ComputerSession
-from deskpilot.policy import AllowAll, ApprovalRequest, CallbackApprover, DenyAll
+from deskpilot.policy import (
+    AllowAll,
+    ApprovalRequest,
+    Approver,
+    CallbackApprover,
+    CancelRequest,
+    DenyAll,
+)
+from deskpilot.tools.base import ToolResult
+from deskpilot.tools.context import ToolContext
+from deskpilot.tools.toolset import ToolSet
 
 PNG = b"\x89PNG\r\n\x1a\n-fake-"
 CHECK_A = SafetyCheck("sc_a", "malicious_instructions", "Review before clicking.")
@@ -165,48 +173,86 @@ def test_the_request_shows_every_action_and_warning_exactly() -> None:
     call = ComputerCall("cu", "c_1", (Click(10, 20, count=2), TypeText("rm -rf /\u202e\n")),
                         (SafetyCheck("sc_1", "malicious_instructions", "Odd\u200btext"),),
                         window="7/99")  # fmt: skip
-    req = approval_request(call)
-    assert req.details == (
+    verdict = call_verdict(call.actions, call.window, call.pending_safety_checks)
+    assert verdict.details == (
         "1. left double click at (10, 20)",
         '2. type "rm -rf /\\u202e{RIGHT-TO-LEFT OVERRIDE}\\n"',
         'WARNING: safety check sc_1 [malicious_instructions]: "Odd\\u200b{ZERO WIDTH SPACE}text"',
     )
-    assert "window 7/99" in req.reason and "1 safety warning" in req.reason
+    assert "window 7/99" in verdict.reason and "1 safety warning" in verdict.reason
+    assert verdict.person_only
 
 
-@pytest.mark.asyncio
-async def test_safety_checks_are_never_acknowledged_automatically() -> None:
+def decide(
+    settings: Settings, call: ComputerCall, approver: Approver, confirm: str = "consequential"
+) -> tuple[ToolResult, list[Event]]:
+    """One computer call through the door (ToolSet.call of computer_call) on a FakeDesktop."""
+    import asyncio
+
     events: list[Event] = []
-    flagged = computer("c_1", CHECK_A)
-    decision = await ask_person(flagged, AllowAll(), events.append)
-    assert not decision.approved and decision.acknowledged == ()
-    assert "need a person" in decision.why
-    assert [e.kind for e in events] == ["confirm.asked", "confirm.answered"]
-    assert events[1].data["approved"] is False
+    ctx = ToolContext(FakeDesktop(), settings.with_overrides(confirm=confirm),
+                      audit=events.append, approver=approver)  # fmt: skip
+    executor = NativeExecutor(ToolSet(), ctx)
+    return asyncio.run(executor.decide(call, window=None, screenshot=False)), events
 
-    plain = await ask_person(computer("c_2"), AllowAll(), events.append)
-    assert plain.approved and plain.acknowledged == ()
+
+def answered(events: list[Event]) -> list[bool]:
+    return [e.data["approved"] for e in events if e.kind == "confirm.answered"]
+
+
+def test_safety_checks_are_never_acknowledged_automatically(settings: Settings) -> None:
+    flagged = computer("c_1", CHECK_A)
+    for mode in ("consequential", "none"):  # in every confirm mode
+        result, events = decide(settings, flagged, AllowAll(), mode)
+        assert result.data == {"refused": "declined", "why": (
+            "only a person may approve it; the approver is automatic")}  # fmt: skip
+        assert not isinstance(result.value, BatchOutcome)
+        assert [e.kind for e in events] == ["tool.call", "confirm.asked", "confirm.answered",
+                                            "tool.result"]  # fmt: skip
+        assert answered(events) == [False]
+        assert events[-1].data["refused"] == "declined"
+
+    plain, events = decide(settings, computer("c_2"), AllowAll())
+    assert isinstance(plain.value, BatchOutcome) and plain.value.ok
+    assert answered(events) == []  # nobody is asked for a plain call in consequential mode
 
     seen: list[ApprovalRequest] = []
     person = CallbackApprover(lambda r: seen.append(r) or True)
-    yes = await ask_person(flagged, person, events.append)
-    assert yes.approved and yes.acknowledged == (CHECK_A,)
+    yes, events = decide(settings, flagged, person)
+    assert isinstance(yes.value, BatchOutcome) and yes.value.ok
     assert seen[0].details[-1].startswith("WARNING: safety check sc_a")
-    assert events[-1].data["acknowledged"] == ["sc_a"]
+    assert seen[0].person_only and seen[0].tool == "computer_call"
+    assert answered(events) == [True]
+    # the person's yes covered the plain actions: nothing else was asked
+    assert [e.data["tool"] for e in events if e.kind == "confirm.asked"] == ["computer_call"]
 
-    no = await ask_person(flagged, DenyAll(), events.append)
-    assert not no.approved and no.why == "the user declined"
+    no, events = decide(settings, flagged, DenyAll())
+    assert no.data is not None and no.data["why"] == "the user declined"
 
 
-@pytest.mark.asyncio
-async def test_an_approver_can_cancel_instead_of_declining() -> None:
+def test_confirm_all_asks_once_per_computer_call(settings: Settings) -> None:
+    seen: list[str] = []
+    _result, events = decide(settings, computer("c_1"), CallbackApprover(
+        lambda r: seen.append(r.tool) or True), "all")  # fmt: skip
+    assert seen == ["computer_call"]  # its three actions were shown in it, and covered
+    assert [e.data["tool"] for e in events if e.kind == "tool.call"] == [
+        "computer_call", "computer", "computer", "computer"]  # fmt: skip
+
+
+def test_an_approver_can_cancel_instead_of_declining(settings: Settings) -> None:
     def cancel(request: ApprovalRequest) -> bool:
         raise CancelRequest
 
     events: list[Event] = []
+    ctx = ToolContext(FakeDesktop(), settings.with_overrides(confirm="all"),
+                      audit=events.append, approver=CallbackApprover(cancel))  # fmt: skip
+    import asyncio
+
     with pytest.raises(CancelRequest):
-        await ask_person(computer("c_1"), CallbackApprover(cancel), events.append)
-    assert events[-1].data["cancelled"] is True
+        asyncio.run(NativeExecutor(ToolSet(), ctx).decide(computer("c_1"), window=None))
+    confirm = [e for e in events if e.kind == "confirm.answered"]
+    assert confirm[-1].data["cancelled"] is True
+    assert events[-1].kind == "tool.result" and events[-1].data["ok"] is False
 
 
 def test_a_checkpoint_cannot_smuggle_in_answers_or_acknowledgements() -> None:

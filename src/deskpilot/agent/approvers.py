@@ -111,7 +111,8 @@ def no_terminal(request: ApprovalRequest) -> ActionDeclined:
     return ActionDeclined(
         f"Declined: {request.tool} needs a person's yes ({request.reason}) and there is no "
         "terminal to ask. Nothing was done. Do not retry it; continue without it or report "
-        "that it needs the user's approval."
+        "that it needs the user's approval.",
+        why="there is no terminal to ask",
     )
 
 

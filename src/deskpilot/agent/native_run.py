@@ -26,8 +26,9 @@ The agent loop's rules hold (see :mod:`deskpilot.agent.loop` for the outcome tab
   (``deskpilot run --resume FILE``) carries on with the same run id (``needs_attention``).
 
 Events: ``run.started`` / ``run.finished`` as in the loop; ``model.text``, ``tool.*`` and
-``confirm.*`` from the driver and the ToolSet (through :class:`~deskpilot.agent.native_setup.
-RunEvents`, which also keeps the progress summary).
+``confirm.*`` from the driver and the ToolSet, written to the audit log as they are (one
+``computer_call`` per model computer call, its actions nested under it);
+:class:`~deskpilot.agent.native_setup.RunEvents` watches them for the progress summary.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ from deskpilot.agent.loop import (
     StoppableRun,
 )
 from deskpilot.agent.native_setup import (
-    CallGate,
     RunEvents,
     native_system_prompt,
     native_target,
@@ -65,7 +65,7 @@ from deskpilot.agent.providers.scripted import ScriptedProvider
 from deskpilot.agent.session_store import write_json
 from deskpilot.agent.task import computer_use_toolset, default_options, resolve_window
 from deskpilot.errors import ConfigError, DeskpilotError, ProviderError
-from deskpilot.events import Event, discard
+from deskpilot.events import Event, Fanout
 from deskpilot.native.calls import ComputerCall, FunctionResult, ScreenshotRef
 from deskpilot.native.driver import NativeDriver, Send, open_conversation
 from deskpilot.native.driver import RunResult as DriverResult
@@ -114,12 +114,10 @@ class NativeRun(StoppableRun):
         self.plan = plan
         self.provider = provider
         self.run_id = plan.run_id = plan.run_id or uuid.uuid4().hex[:16]
-        self._sink = ctx.emit
-        self.gate = CallGate(ctx.approver, ctx.settings.confirm)
-        self.events = RunEvents(ctx.emit, self.gate)
-        self.gate.on_ask = self.events.release
-        # TODO(door, item 2): the gate's events are still rewritten before the log
-        self.ctx = dataclasses.replace(ctx, run_id=self.run_id, audit=self.events, observe=discard)
+        self.events = RunEvents()  # watches what was recorded, for the progress summary
+        self.ctx = dataclasses.replace(
+            ctx, run_id=self.run_id, observe=Fanout(ctx.observe, self.events)
+        )
         self.toolset = computer_use_toolset(tools)
         self.post = send or provider_send(provider)
         self.checkpoint = checkpoint
@@ -154,7 +152,7 @@ class NativeRun(StoppableRun):
             )  # fmt: skip
             self.driver = driver = NativeDriver(
                 conv, NativeExecutor(self.toolset, self.ctx), self._send,
-                functions=self.toolset if plan.hybrid else None, approver=self.gate,
+                functions=self.toolset if plan.hybrid else None,
                 max_turns=self.options.max_steps + 1,
             )  # fmt: skip
             if self.checkpoint is not None:
@@ -250,7 +248,6 @@ class NativeRun(StoppableRun):
         return self._finish("stopped", "stopped", answer)
 
     def _finish(self, outcome: Outcome, reason: str, answer: str) -> RunResult:
-        self.events.close(answer if outcome == "done" else None)
         data = {"outcome": outcome, "answer": answer, "steps": self.steps, "reason": reason}
         self._emit("run.finished", data)
         conversation = NeutralConversation(system=self.plan.system)
@@ -271,7 +268,7 @@ class NativeRun(StoppableRun):
         return path
 
     def _emit(self, kind: str, data: dict[str, Any]) -> None:
-        self._sink(Event(kind, data, run_id=self.run_id))
+        self.ctx.emit(Event(kind, data, run_id=self.run_id))
 
     def _summary(self) -> str:
         return self.events.summary()

@@ -6,28 +6,24 @@
   vendor's format). The vendor modules then pick the tool version from the model name.
 * :func:`native_system_prompt` — the instructions for a pure native run (screenshots and the
   computer tool) or a hybrid one (the element tools and the computer tool together).
-* :class:`CallGate` — decides each computer call's user-input request (seed C): calls with
-  pending safety checks always go to a person and are never acknowledged automatically; other
-  calls run without asking unless ``--confirm all`` (their actions still pass the ToolSet's
-  per-action policy: blocked apps, consequential elements).
-* :class:`RunEvents` — the run's event sink: progress notes for the summary; a computer call
-  nobody was asked about becomes one ``computer.call`` event, not a confirmation pair.
+* :class:`RunEvents` — watches the run's events (after the audit log) for the progress summary.
 * :class:`NativeTerminalApprover` — the terminal prompt, which for a computer call also offers
-  "stop the run" (:class:`~deskpilot.native.safety.CancelRequest`) and "pause"
-  (:class:`~deskpilot.native.safety.PauseRequest`).
+  "stop the run" (:class:`~deskpilot.policy.CancelRequest`) and "pause"
+  (:class:`~deskpilot.policy.PauseRequest`). Which computer calls are asked is the door's
+  decision (:mod:`deskpilot.native.executor`): those with pending safety checks always, and
+  only by a person; the others with ``--confirm all``.
 * :func:`provider_send` — how the driver's requests reach the model: the provider's HTTP client
   (retries, timeouts, its base URL and key), or a ``scripted:`` replay.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from deskpilot.agent.approvers import TerminalApprover, describe
+from deskpilot.agent.approvers import TerminalApprover, describe, no_terminal
 from deskpilot.agent.prompts import (
     COMPUTER_USE_PROMPT,
     LiveContext,
@@ -36,15 +32,14 @@ from deskpilot.agent.prompts import (
 )
 from deskpilot.agent.providers.base import Provider
 from deskpilot.agent.providers.scripted import ScriptedProvider
-from deskpilot.config import ConfirmMode
 from deskpilot.errors import ProviderError, ProviderNotConfigured
-from deskpilot.events import Event, EventSink
+from deskpilot.events import Event
 from deskpilot.native.driver import Send
-from deskpilot.native.safety import TOOL_NAME, CancelRequest, PauseRequest, is_automatic
+from deskpilot.native.safety import TOOL_NAME, CancelRequest, PauseRequest
 from deskpilot.native.scaling import Vendor
 from deskpilot.native.vendors import VENDORS
 from deskpilot.native.vendors.base import Conversation
-from deskpilot.policy import ApprovalRequest, Approver
+from deskpilot.policy import ApprovalRequest
 
 NATIVE_MODELS_HELP = (
     "--native works with openai:computer-use-preview or openai:gpt-5.4 and later; "
@@ -178,35 +173,6 @@ def native_system_prompt(live: LiveContext, constraints: Sequence[str], *, hybri
 # -- approval -------------------------------------------------------------------------------
 
 
-class CallGate:
-    """The approver of computer calls in a native run (see the module docstring).
-
-    ``on_ask(call_id)`` is told just before a person is asked; ``passed`` holds the calls that
-    ran without asking. Automatic when ``person`` is (then ``ask_person`` declines every call
-    with safety checks before it reaches the gate).
-    """
-
-    def __init__(
-        self,
-        person: Approver,
-        confirm: ConfirmMode,
-        on_ask: Callable[[str], None] | None = None,
-    ) -> None:
-        self.person = person
-        self.confirm = confirm
-        self.automatic = is_automatic(person)
-        self.on_ask = on_ask
-        self.passed: set[str] = set()
-
-    async def approve(self, request: ApprovalRequest) -> bool:
-        if not request.args.get("pending_safety_checks") and self.confirm != "all":
-            self.passed.add(request.call_id)
-            return True
-        if self.on_ask is not None:
-            self.on_ask(request.call_id)
-        return await self.person.approve(request)
-
-
 class NativeTerminalApprover(TerminalApprover):
     """The terminal prompt; for a computer call, ``s`` stops the run and ``p`` pauses it."""
 
@@ -217,7 +183,7 @@ class NativeTerminalApprover(TerminalApprover):
             print(describe(request), file=self.stderr)
             if not self.interactive:
                 print("  → declined: no terminal to ask", file=self.stderr)
-                return False
+                raise no_terminal(request)
             prompt = "  Run these actions? [y = yes, N = no, s = stop the run, p = pause] "
             print(prompt, end="", file=self.stderr, flush=True)
             answer = ((await self._ask(prompt)) or "").strip().lower()
@@ -236,79 +202,29 @@ class NativeTerminalApprover(TerminalApprover):
 
 
 class RunEvents:
-    """The event sink of a native run: notes progress for the summary, then passes events on.
+    """Watches a native run's events, once recorded, for the progress summary."""
 
-    A computer call that runs without asking anyone (the gate let it pass) is recorded as one
-    ``computer.call`` event instead of a ``confirm.asked``/``confirm.answered`` pair nobody saw;
-    when a person is asked, the pair goes out as it is, the question before the prompt. As in
-    the loop, ``model.text`` carries the text of replies that call tools: the final answer's
-    text is left to ``run.finished`` (:meth:`close`).
-    """
-
-    def __init__(self, sink: EventSink, gate: CallGate) -> None:
-        self.sink = sink
-        self.gate = gate
+    def __init__(self) -> None:
         self.lines: list[str] = []
         self.last_text = ""
-        self._held: dict[str, Event] = {}
         self._calls: dict[str, tuple[str, Any]] = {}
-        self._text: Event | None = None
 
     def __call__(self, event: Event) -> None:
         d = event.data
         call_id = str(d.get("call_id", ""))
         if event.kind == "model.text":
             self.last_text = str(d.get("text") or "") or self.last_text
-            self._flush_text()
-            self._text = event  # a run's final answer travels in run.finished instead
-            return
-        self._flush_text()
-        if event.kind == "confirm.asked" and d.get("tool") == TOOL_NAME:
-            self._held[call_id] = event  # sent once we know whether anyone is asked
-            return
-        if event.kind == "confirm.answered" and d.get("tool") == TOOL_NAME:
-            if d.get("by") == type(self.gate).__name__:  # name who answered: the person
-                d = {**d, "by": type(self.gate.person).__name__}
-                event = dataclasses.replace(event, data=d)
-            asked = self._held.pop(call_id, None)
-            if call_id in self.gate.passed and asked is not None:
-                args = dict(asked.data.get("args") or {})
-                data = {"call_id": call_id, "actions": args.get("actions", []),
-                        "window": args.get("window"), "approved": True,
-                        "by": f"--confirm {self.gate.confirm} (nobody asked)"}  # fmt: skip
-                self.sink(Event("computer.call", data, run_id=event.run_id, ts=asked.ts))
-                return
-            if asked is not None:
-                self.sink(asked)
-            if not d.get("approved"):
-                self.lines.append(f"{TOOL_NAME} {call_id} → declined")
         elif event.kind == "tool.call":
             self._calls[call_id] = (str(d.get("tool")), d.get("args"))
         elif event.kind == "tool.result":
             self._note(call_id, d)
-        self.sink(event)
-
-    def close(self, answer: str | None) -> None:
-        """Before ``run.finished``: the model's last text is dropped when it is ``answer``."""
-        if self._text is not None and str(self._text.data.get("text", "")).strip() == (
-            (answer or "").strip()
-        ):
-            self._text = None
-        self._flush_text()
-
-    def _flush_text(self) -> None:
-        if self._text is not None:
-            text, self._text = self._text, None
-            self.sink(text)
-
-    def release(self, call_id: str) -> None:
-        """Send the held question for ``call_id`` now (a person is about to be asked)."""
-        asked = self._held.pop(call_id, None)
-        if asked is not None:
-            self.sink(asked)
 
     def _note(self, call_id: str, d: Mapping[str, Any]) -> None:
         name, args = self._calls.pop(call_id, (str(d.get("tool")), None))
+        if name == TOOL_NAME:  # its actions are noted one by one; a refusal is noted here
+            if d.get("refused"):
+                self.lines.append(f"{TOOL_NAME} {call_id} → {d.get('refused')}")
+            return
         action = args.get("action") if isinstance(args, dict) else None
         kind = action.get("type") if isinstance(action, dict) else None
         if name == "computer_view" and kind == "screenshot":

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from deskpilot.tools.blocklist import Blocklist
 from deskpilot.tools.context import ToolContext
 
 COMPUTER_USE_PROMPT = """\
@@ -131,13 +132,16 @@ BROWSERS = {
 async def gather_context(
     ctx: ToolContext, target_window: str | None = None, *, today: dt.date | None = None
 ) -> LiveContext:
-    """Today's date, the frontmost window, the browser and preferences, read now."""
+    """Today's date, the frontmost window, the browser and preferences, read now. A blocked
+    app's window is named by its app only (never its title or ID)."""
     active = None
     try:
         window = await ctx.desktop.active_window()
     except Exception:  # a broken display must not stop the run from starting
         window = None
-    if window is not None:
+    if window is not None and Blocklist.from_settings(ctx.settings).match(window.app):
+        active = f"a window of {window.app.name}, a blocked app (do not use it)"
+    elif window is not None:
         active = f'{window.stable_id} — "{window.title}" ({window.app.app_id})'
     return LiveContext(
         today=today or dt.date.today(),

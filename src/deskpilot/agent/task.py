@@ -32,6 +32,7 @@ from deskpilot.agent.providers.base import Provider
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, ToolSpec, tool
 from deskpilot.tools.context import ToolContext
+from deskpilot.tools.reach import NOTHING
 from deskpilot.tools.toolset import ToolSet
 
 #: The nine tools of seed 000 — all the subagent may use.
@@ -132,7 +133,9 @@ def computer_use_task_tool(
     """The subagent as a tool. ``provider`` (or a callable returning the current one) runs it,
     so a parent conversation that switches model takes its subagent along."""
 
-    @tool(risk=Risk.ACTS, title="Computer-use task", name="computer_use_task", open_world=True)
+    # its reach is nothing: each of the subagent's own calls passes the door
+    @tool(risk=Risk.ACTS, title="Computer-use task", name="computer_use_task", open_world=True,
+          reach=NOTHING)  # fmt: skip
     async def run_task(
         ctx: ToolContext,
         goal: Annotated[

@@ -23,6 +23,7 @@ from deskpilot.errors import ToolError
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, ToolSpec, tool
 from deskpilot.tools.context import ToolContext
+from deskpilot.tools.reach import NOTHING
 
 MAX_OUTPUT = 20000
 
@@ -46,6 +47,7 @@ def workspace_tools(root: Path) -> list[ToolSpec]:
         name="read_file",
         assess=assess_read,
         idempotent=True,
+        reach=NOTHING,
     )
     async def read_file(
         ctx: ToolContext,
@@ -73,7 +75,8 @@ def workspace_tools(root: Path) -> list[ToolSpec]:
         text = data.decode("utf-8", errors="replace")
         return ToolResult(_clip(text, max_chars), summary=f"{path}: {len(text)} characters")
 
-    @tool(risk=Risk.CONSEQUENTIAL, title="Run command", name="run_command", open_world=True)
+    @tool(risk=Risk.CONSEQUENTIAL, title="Run command", name="run_command", open_world=True,
+          reach=NOTHING)  # fmt: skip
     async def run_command(
         ctx: ToolContext,
         command: Annotated[str, Field(min_length=1, description="A shell command (sh -c).")],

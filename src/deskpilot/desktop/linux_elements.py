@@ -23,7 +23,7 @@ class LinuxElements(LinuxPointer):
             return ActionOutcome("atspi", f"AT-SPI action '{name}'")
         x, y = await self.element_point(window, key)
         async with self._raw_input(window) as outcome:
-            self.x.click(x, y)
+            await self._click(x, y)
         return outcome.done(f"pointer click at ({x}, {y})")
 
     async def fill_element(
@@ -43,7 +43,7 @@ class LinuxElements(LinuxPointer):
         async with self._raw_input(window) as outcome:
             if not await self._focus(key):
                 x, y = await self.element_point(window, key)
-                self.x.click(x, y)
+                await self._click(x, y)
                 if not await self._has_focus(key):
                     raise ActionFailed("the field did not take the keyboard focus")
             self.x.press_combo([self.x.keysym("Control_L"), self.x.keysym("a")])

@@ -19,9 +19,6 @@ from deskpilot.errors import ActionFailed
 DRAG_STEPS = 12
 #: Pause between two motion events of a drag (the page handles each one).
 DRAG_STEP_S = 0.02
-#: Pause between the two clicks of a double click (Chromium counts two clicks sent in the same
-#: instant as one).
-DOUBLE_CLICK_GAP_S = 0.05
 
 _VERB = {
     "click": "clicked",
@@ -81,12 +78,10 @@ class LinuxPointer(LinuxInput):
         async with self._raw_input(window) as outcome:
             if action == "hover":
                 self.x.move(x, y)
-            elif action == "double_click":
-                self.x.click(x, y, "left")
-                await asyncio.sleep(DOUBLE_CLICK_GAP_S)
-                self.x.click(x, y, "left")
+            elif action == "double_click":  # two clicks apart (Chromium counts two sent in
+                await self._click(x, y, "left", 2)  # the same instant as one)
             else:
-                self.x.click(x, y, "right" if action == "right_click" else "left")
+                await self._click(x, y, "right" if action == "right_click" else "left")
         return outcome.done(f"{_VERB[action]} at ({x}, {y})")
 
     async def drag_in(

@@ -7,13 +7,14 @@ description, the derived input schema, and annotations from the declared risk:
 declared                  readOnlyHint   destructiveHint   idempotentHint   openWorldHint
 ========================  =============  ================  ===============  ==============
 read-only                 true           (omitted)         (omitted)        ``open_world``
-acts, no ``assess`` hook  false          false             ``idempotent``   ``open_world``
-acts with ``assess``      false          true              ``idempotent``   ``open_world``
+acts                      false          false             ``idempotent``   ``open_world``
+acts, ``effects``/assess  false          true              ``idempotent``   ``open_world``
 consequential / persists  false          true              ``idempotent``   ``open_world``
 ========================  =============  ================  ===============  ==============
 
-A tool with an ``assess`` hook (``perform``, ``perform_sequence``) may be raised to
-consequential for one call (a button named "Send"), so it is declared possibly destructive.
+A tool whose effect the door judges per call (``effects=True``: ``perform``,
+``perform_sequence``) or that has an ``assess`` hook may be raised to consequential for one
+call (a button named "Send"), so it is declared possibly destructive.
 ``openWorldHint`` is always sent: the MCP default is true, and most tools stay on this desktop.
 
 A tool whose result has structure (:mod:`deskpilot.tools.outputs`) declares an ``outputSchema``
@@ -42,7 +43,9 @@ def annotations_for(spec: ToolSpec) -> types.ToolAnnotations:
         return types.ToolAnnotations(
             title=spec.title, read_only_hint=True, open_world_hint=spec.open_world
         )
-    destructive = spec.risk.rank >= Risk.CONSEQUENTIAL.rank or spec.assess is not None
+    destructive = (
+        spec.risk.rank >= Risk.CONSEQUENTIAL.rank or spec.assess is not None or spec.effects
+    )
     return types.ToolAnnotations(
         title=spec.title,
         read_only_hint=False,

@@ -7,14 +7,15 @@
     result = await driver.run("Compute 7×6 in the calculator")
 
 Per model turn: the response is parsed into calls (original order) in a fresh
-:class:`~deskpilot.native.session.ComputerSession`; each computer call is shown to the approver
-(actions and safety warnings, :func:`~deskpilot.native.safety.ask_person`) and runs only when
-approved; local function calls run through ``functions`` (hybrid mode: the element tools);
-the results go back in the original order. A failed, refused or declined computer call stops
-the rest of the turn's computer calls ("Not executed…"). An approver raising
-:class:`~deskpilot.native.safety.CancelRequest` cancels the rest of the batch and ends the run;
-the next run starts a fresh conversation. An approver raising
-:class:`~deskpilot.native.safety.PauseRequest` pauses the run: ``checkpoint()`` gives JSON-able
+:class:`~deskpilot.native.session.ComputerSession`; each computer call goes through the door as
+one ``computer_call`` (:meth:`~deskpilot.native.executor.NativeExecutor.decide`: the context's
+approver is asked when the confirm mode or a safety check says so, with every action and
+warning shown) and runs only when allowed; local function calls run through ``functions``
+(hybrid mode: the element tools); the results go back in the original order. A failed,
+refused or declined computer call stops the rest of the turn's computer calls ("Not
+executed…"). An approver raising :class:`~deskpilot.policy.CancelRequest` cancels the rest of
+the batch and ends the run; the next run starts a fresh conversation. An approver raising
+:class:`~deskpilot.policy.PauseRequest` pauses the run: ``checkpoint()`` gives JSON-able
 state (conversation, viewport, the turn in progress with its call ids, action order and pending
 checks) and ``resume(checkpoint)`` — on a new driver, in a new process — carries on from there.
 
@@ -23,7 +24,6 @@ HTTP is injected (``send``), so the agent loop's providers can replace :func:`ht
 
 from __future__ import annotations
 
-import asyncio
 import io
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -48,7 +48,6 @@ from deskpilot.native.calls import (
     ScreenshotRef,
 )
 from deskpilot.native.executor import BatchOutcome, NativeExecutor
-from deskpilot.native.safety import CancelRequest, PauseRequest, ask_person
 from deskpilot.native.scaling import (
     CoordinateOutOfBounds,
     Vendor,
@@ -65,7 +64,7 @@ from deskpilot.native.vendors.base import (
     declined_message,
     parse_turn,
 )
-from deskpilot.policy import Approver
+from deskpilot.policy import CancelRequest, PauseRequest
 from deskpilot.tools.base import ToolSpec
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
@@ -145,14 +144,12 @@ class NativeDriver:
         send: Send,
         *,
         functions: ToolSet | None = None,
-        approver: Approver | None = None,
         max_turns: int = 30,
     ) -> None:
         self.conv = conversation
         self.executor = executor
         self.send = send
         self.functions = functions
-        self.approver = approver or executor.ctx.approver
         self.max_turns = max_turns
         self.session: ComputerSession | None = None  # the turn in progress (kept when paused)
         self.turns = 0
@@ -216,7 +213,7 @@ class NativeDriver:
                 turn = parse_turn(self.conv, await self.send(self.conv, body))
                 self.turns += 1
                 text = turn.text
-                if text:
+                if text and not turn.done:  # a final answer travels in the run's end
                     self.ctx.emit(Event("model.text", {"text": text}, run_id=self.ctx.run_id))
                 if turn.done:
                     return RunResult("done", text, self.turns, sessions)
@@ -248,34 +245,39 @@ class NativeDriver:
             if index in session.answers:
                 continue
             if isinstance(item, FunctionCall):
-                await self._function(session, item)
+                try:
+                    await self._function(session, item)
+                except PauseRequest:  # its approval was paused: it stays pending
+                    return "paused"
+                except CancelRequest:
+                    session.cancel(item.call_id)
+                    return "cancelled"
                 continue
             if stopped or item.problem:
                 shot = await self._now() if self.conv.screenshot_every_call else None
                 session.fail(item.call_id, item.problem or NOT_EXECUTED, screenshot=shot)
                 stopped = True
                 continue
+            wants_shot = self.conv.screenshot_every_call or item.call_id == last
             try:
-                decision = await ask_person(item, self.approver, self.ctx.emit, self.ctx.run_id)
+                ran = await self.executor.decide(item, window=self.conv.window,
+                                                 screenshot=wants_shot)  # fmt: skip
             except PauseRequest:
                 return "paused"
             except CancelRequest:
                 session.cancel(item.call_id)
                 return "cancelled"
-            except asyncio.CancelledError:
-                session.cancel(item.call_id)
-                raise
-            if not decision.approved:
+            outcome = ran.value
+            if not isinstance(outcome, BatchOutcome):  # declined, or not runnable at all
+                data = ran.data or {}
+                why = str(data.get("why") or "")
+                text = declined_message(item.call_id, why) if data.get("refused") else ran.text
                 shot = await self._now() if self.conv.screenshot_every_call else None
-                session.fail(item.call_id, declined_message(item.call_id, decision.why),
-                             screenshot=shot)  # fmt: skip
+                session.fail(item.call_id, text, screenshot=shot)
                 stopped = True
                 continue
-            wants_shot = self.conv.screenshot_every_call or item.call_id == last
-            outcome = await self.executor.run(
-                item.actions, window=self.conv.window, call_id=item.call_id, screenshot=wants_shot
-            )
-            session.submit(self._result(item, outcome, decision.acknowledged, wants_shot))
+            # it ran: with pending checks only after a person's yes, which acknowledges them
+            session.submit(self._result(item, outcome, item.pending_safety_checks, wants_shot))
             stopped = not outcome.ok
         return "done"
 

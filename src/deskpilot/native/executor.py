@@ -1,5 +1,11 @@
 """Run a batch of coordinate actions through the ToolSet, then take one screenshot.
 
+A model's computer call is one door call of ``computer_call`` (:meth:`NativeExecutor.decide`):
+the door asks the approver when the confirm mode or a pending safety check says so (only a
+person may acknowledge those), records the question and the answer like any other call, and
+runs the batch on a yes. A person's yes covers the batch's plain actions (they were shown one
+by one); a consequential one still asks on its own.
+
 Each action is one ``ToolSet.call`` of ``computer`` or ``computer_view`` (policy, confirmation
 and audit events per action, checked when it is dispatched, not before the batch). The batch
 stops at the first failing or refused action. Afterwards one screenshot of the target is taken
@@ -9,15 +15,27 @@ already ends in a screenshot reuses it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from deskpilot.errors import ActionFailed
 from deskpilot.events import Image
-from deskpilot.native.actions import VIEW_TYPES, Action, Screenshot, action_to_dict, describe
+from deskpilot.native.actions import (
+    VIEW_TYPES,
+    Action,
+    Screenshot,
+    action_from_dict,
+    action_to_dict,
+    describe,
+)
+from deskpilot.native.calls import ComputerCall, SafetyCheck
+from deskpilot.native.safety import TOOL_NAME, call_verdict
 from deskpilot.native.tools import NATIVE_TOOLS
-from deskpilot.tools.base import ToolResult
+from deskpilot.policy import Risk, Verdict
+from deskpilot.tools.base import ToolResult, ToolSpec, tool
 from deskpilot.tools.context import ToolContext
+from deskpilot.tools.reach import NOTHING
 from deskpilot.tools.toolset import ToolSet
 
 
@@ -75,8 +93,22 @@ class NativeExecutor:
     """Runs action batches on ``ctx.desktop`` through ``toolset`` (the one door)."""
 
     def __init__(self, toolset: ToolSet, ctx: ToolContext) -> None:
-        self.toolset = with_native_tools(toolset)
+        tools = [s for s in with_native_tools(toolset).list() if s.name != TOOL_NAME]
+        self.toolset = ToolSet([*tools, computer_call_tool(self)])
         self.ctx = ctx
+
+    async def decide(
+        self, call: ComputerCall, *, window: str | None, screenshot: bool = True
+    ) -> ToolResult:
+        """One computer call through the door: asked when it must be, run on a yes.
+
+        The result's ``value`` is the :class:`BatchOutcome` when the batch ran; a refusal
+        (``data["refused"]``) means it did not. An approver's stop or pause propagates."""
+        args = {"call_id": call.call_id, "window": window,
+                "actions": [action_to_dict(a) for a in call.actions],
+                "pending_safety_checks": [c.to_dict() for c in call.pending_safety_checks],
+                "screenshot": screenshot}  # fmt: skip
+        return await self.toolset.call(TOOL_NAME, args, self.ctx, call_id=call.call_id)
 
     async def run(
         self,
@@ -116,3 +148,39 @@ class NativeExecutor:
         if result.is_error or not result.images:
             raise ActionFailed(f"could not take a screenshot: {result.text}")
         return result.images[0]
+
+
+def _parse(values: Mapping[str, Any]) -> tuple[list[Action], list[SafetyCheck]]:
+    actions = [action_from_dict(a) for a in values.get("actions") or []]
+    checks = [SafetyCheck.from_dict(c) for c in values.get("pending_safety_checks") or []]
+    return actions, checks
+
+
+def computer_call_tool(executor: NativeExecutor) -> ToolSpec:
+    """The door's ``computer_call`` for ``executor``: one model computer call (not a model tool)."""
+
+    async def assess(ctx: ToolContext, values: Mapping[str, Any]) -> Verdict:
+        actions, checks = _parse(values)
+        return call_verdict(actions, values.get("window"), checks)
+
+    @tool(risk=Risk.ACTS, title="Computer call", name=TOOL_NAME, reach=NOTHING, assess=assess,
+          covers=True)  # fmt: skip
+    async def computer_call(
+        ctx: ToolContext,
+        call_id: str,
+        actions: list[dict[str, Any]],
+        window: str | None = None,
+        pending_safety_checks: list[dict[str, Any]] | None = None,
+        screenshot: bool = True,
+    ) -> ToolResult:
+        """Run one computer call's actions in order (each through the door), then screenshot."""
+        parsed, _checks = _parse({"actions": actions})
+        outcome = await executor.run(parsed, window=window, call_id=call_id,
+                                     screenshot=screenshot)  # fmt: skip
+        ran = sum(1 for s in outcome.steps if s.ok)
+        text = outcome.report() or f"Ran {ran} action(s)."
+        # the screenshot is in its own computer_view result: not repeated here
+        return ToolResult(text, is_error=not outcome.ok, value=outcome,
+                          summary=f"{ran}/{len(parsed)} action(s) ran")  # fmt: skip
+
+    return computer_call

@@ -1,45 +1,45 @@
-"""Safety checks and the person who approves a computer call.
+"""Safety checks, and what a person is shown about a computer call.
 
 Rules (seed-spec C; protocols.md §1.4, §3.3, §4):
 
-* A computer call surfaces as a user-input request that shows every action (typed text with
-  invisible characters escaped) and every pending safety check, before anything runs.
-* **Safety checks are never acknowledged automatically.** An automatic approver (``AllowAll``,
-  or any approver with ``automatic = True``) can approve plain calls, but a call with pending
-  checks is declined unless a person answers; what a person approves is acknowledged exactly.
+* A computer call reaches the door as one ``computer_call`` (:mod:`deskpilot.native.executor`);
+  when it is asked, the person sees every action (typed text with invisible characters
+  escaped) and every pending safety check, before anything runs (:func:`call_verdict`).
+* **Safety checks are never acknowledged automatically.** A call with pending checks may be
+  answered only by a person (``person_only``): the door declines it for an automatic approver
+  (``AllowAll``, or any approver with ``automatic = True``), in every confirm mode; what a
+  person approves is acknowledged exactly.
 * A result must acknowledge exactly the pending checks (:func:`require_exact_ack`).
 
-An approver may raise :class:`CancelRequest` to cancel the request (and with it the rest of
-its batch) instead of declining it, or :class:`PauseRequest` to leave it pending.
+An approver may raise :class:`~deskpilot.policy.CancelRequest` to cancel the request (and with
+it the rest of its batch) instead of declining it, or :class:`~deskpilot.policy.PauseRequest`
+to leave it pending; the door records either and lets it through to the driver.
 """
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from deskpilot.events import Event, EventSink
-from deskpilot.native.actions import action_to_dict, describe, shown
-from deskpilot.native.calls import ComputerCall, ComputerFlowError, SafetyCheck
-from deskpilot.policy import AllowAll, ApprovalRequest, Approver, Risk
+from deskpilot.native.actions import Action, describe, shown
+from deskpilot.native.calls import ComputerFlowError, SafetyCheck
+from deskpilot.policy import CancelRequest, PauseRequest, Risk, Verdict, is_automatic
 
-log = logging.getLogger(__name__)
+__all__ = [
+    "TOOL_NAME",
+    "CancelRequest",
+    "PauseRequest",
+    "SafetyCheckMismatch",
+    "call_verdict",
+    "is_automatic",
+    "require_exact_ack",
+]
 
-TOOL_NAME = "computer_call"  # the name approval requests and their events carry
+TOOL_NAME = "computer_call"  # the door's tool for one computer call (approval requests name it)
 
 
 class SafetyCheckMismatch(ComputerFlowError):
     """A result's acknowledged checks differ from the call's pending checks."""
-
-
-class CancelRequest(Exception):
-    """Raised by an approver to cancel the request (and the rest of its batch)."""
-
-
-class PauseRequest(Exception):
-    """Raised by an approver to pause the run here (checkpoint it, resume it later)."""
 
 
 def require_exact_ack(
@@ -63,79 +63,23 @@ def require_exact_ack(
     )
 
 
-def is_automatic(approver: Approver) -> bool:
-    """True for approvers that answer without a person (they never acknowledge checks)."""
-    return isinstance(approver, AllowAll) or getattr(approver, "automatic", False) is True
-
-
-def approval_request(call: ComputerCall) -> ApprovalRequest:
-    """The user-input request for a call: every action and every warning, exactly."""
-    lines = [f"{i}. {describe(a)}" for i, a in enumerate(call.actions, 1)]
-    target = f"window {call.window}" if call.window else "the screen"
+def call_verdict(
+    actions: Sequence[Action], window: str | None, checks: Sequence[SafetyCheck]
+) -> Verdict:
+    """How a computer call is judged and shown: every action and every warning, exactly."""
+    lines = [f"{i}. {describe(a)}" for i, a in enumerate(actions, 1)]
+    target = f"window {window}" if window else "the screen"
     warnings = [
         f"safety check {c.id}" + (f" [{c.code}]" if c.code else "")
         + (f": {shown(c.message)}" if c.message else "")
-        for c in call.pending_safety_checks
+        for c in checks
     ]  # fmt: skip
+    details = tuple(lines + [f"WARNING: {w}" for w in warnings])
     if warnings:
         reason = (
             f"the model wants to run {len(lines)} action(s) on {target}, with "
             f"{len(warnings)} safety warning(s) to acknowledge"
         )
-    else:
-        reason = f"the model wants to run {len(lines)} action(s) on {target}"
-    return ApprovalRequest(
-        tool=TOOL_NAME,
-        args={"call_id": call.call_id, "window": call.window,
-              "actions": [action_to_dict(a) for a in call.actions],
-              "pending_safety_checks": [c.to_dict() for c in call.pending_safety_checks]},
-        risk=Risk.CONSEQUENTIAL if warnings else Risk.ACTS,
-        reason=reason,
-        call_id=call.call_id,
-        details=tuple(lines + [f"WARNING: {w}" for w in warnings]),
-    )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Decision:
-    approved: bool
-    acknowledged: tuple[SafetyCheck, ...] = ()
-    why: str = ""
-
-
-async def ask_person(
-    call: ComputerCall, approver: Approver, emit: EventSink, run_id: str = ""
-) -> Decision:
-    """Show ``call`` to the approver; the events go to the audit log.
-
-    Raises :class:`CancelRequest` / :class:`PauseRequest` when the approver cancels / pauses.
-    """
-    request = approval_request(call)
-    emit(Event("confirm.asked", {"tool": TOOL_NAME, "args": dict(request.args),
-                                 "call_id": call.call_id, "reason": request.reason,
-                                 "details": list(request.details)}, run_id=run_id))  # fmt: skip
-    by = type(approver).__name__
-    why = ""
-    if call.pending_safety_checks and is_automatic(approver):
-        approved = False
-        why = "safety checks need a person's acknowledgement; the approver is automatic"
-    else:
-        try:
-            approved = (await approver.approve(request)) is True
-        except (CancelRequest, PauseRequest) as signal:
-            what = "cancelled" if isinstance(signal, CancelRequest) else "paused"
-            emit(Event("confirm.answered", {"tool": TOOL_NAME, "call_id": call.call_id,
-                                            "approved": False, what: True, "by": by},
-                       run_id=run_id))  # fmt: skip
-            raise
-        except Exception:
-            log.exception("approver failed")
-            approved = False
-            why = "the approver failed"
-    emit(Event("confirm.answered", {"tool": TOOL_NAME, "call_id": call.call_id,
-                                    "approved": approved, "by": by,
-                                    "acknowledged": [c.id for c in call.pending_safety_checks]
-                                    if approved else []}, run_id=run_id))  # fmt: skip
-    if approved:
-        return Decision(True, call.pending_safety_checks)
-    return Decision(False, (), why or "the user declined")
+        return Verdict(Risk.CONSEQUENTIAL, reason, person_only=True, details=details)
+    return Verdict(Risk.ACTS, f"the model wants to run {len(lines)} action(s) on {target}",
+                   details=details)  # fmt: skip

@@ -120,9 +120,11 @@ class ComputerSession:
         return error
 
     def cancel(self, call_id: str) -> list[CallError]:
-        """Cancel one pending computer request and, with it, every unanswered call of the batch."""
+        """Cancel one pending request (a computer call, or a function call whose approval was
+        cancelled) and, with it, every unanswered call of the batch."""
         self._require_open()
-        self._pending_index(call_id, ComputerCall)
+        if not any(c.call_id == call_id for c in self.pending_function_calls):
+            self._pending_index(call_id, ComputerCall)
         errors: list[CallError] = []
         for i, call in enumerate(self.items):
             if i in self.answers:

@@ -4,18 +4,12 @@ Every native action is one ``ToolSet.call`` — the same door, policy and audit 
 element tools. ``computer`` (risk: acts) presses, moves, drags, scrolls and types;
 ``computer_view`` (read-only) takes screenshots, zooms, reports the pointer and waits.
 
-Policy for pixels:
-
-* **Blocked apps.** Before anything is read or done, every point an action touches is checked
-  with ``window_at``; keyboard actions check the window that has focus (or the target window).
-  A blocked app's window refuses the action with the blocklist error. The check runs in the
-  ``assess`` hook (so nothing of the app is read, and no confirmation is asked) and again right
-  before the input is sent. Screen captures black out blocked windows.
-* **Consequential elements.** Where the element under the pointer can be identified
-  (``element_at``, and up to two ancestors: a label inside a button), a press on an element the
-  :class:`~deskpilot.policy.ConsequentialRules` flag ("Send", "Delete", …), or a consequential
-  shortcut, raises the call's risk to consequential, so the confirm mode and the injected
-  approver decide.
+Each tool declares what an action reaches (:func:`action_reach`): the target window, every
+screen point it touches (a press where the model points it, or where the pointer is), and for
+keyboard actions the keys and the window with the focus. The door does the rest: a blocked
+app's window under any point, or with the focus, refuses the action; a press on an element
+the rules flag ("Send", "Delete", …), or a consequential shortcut, asks first; screenshots and
+zooms carry the part of the screen they show, and blocked windows are blacked out there.
 """
 
 from __future__ import annotations
@@ -25,7 +19,7 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from deskpilot.desktop.base import Desktop, Rect, WindowInfo
 from deskpilot.errors import InvalidArguments, WindowNotFound
@@ -55,12 +49,12 @@ from deskpilot.native.actions import (
 from deskpilot.native.scaling import CoordinateOutOfBounds
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, ToolSpec, tool
-from deskpilot.tools.blocklist import Blocklist
 from deskpilot.tools.context import ToolContext
-from deskpilot.tools.pointer import element_under
+from deskpilot.tools.reach import Keys, Point, Reach
 from deskpilot.tools.windows import find_window
 
 _FRIENDLY = {"Control_L": "ctrl", "Shift_L": "shift", "Alt_L": "alt", "Super_L": "super"}
+_WRAPPERS = {"label", "text", "icon", "image", "static", "filler", "panel"}
 
 
 async def resolve_window(desktop: Desktop, window_id: str) -> WindowInfo:
@@ -90,55 +84,30 @@ def to_root(rect: Rect, x: int, y: int, window: WindowInfo | None) -> tuple[int,
     return rect.x + x, rect.y + y
 
 
-def _blocklist(ctx: ToolContext) -> Blocklist:
-    return Blocklist.from_settings(ctx.settings)
+def _presses(action: Action) -> bool:
+    return isinstance(action, Click | MouseDown | MouseUp) and action.button == "left"
 
 
-async def _refuse_blocked(
-    ctx: ToolContext, action: Action, rect: Rect, window: WindowInfo | None
-) -> list[tuple[int, int]]:
-    """Raise AppBlocked if the action would reach a blocked app; return its root points."""
-    blocklist = _blocklist(ctx)
-    if window is not None:
-        blocklist.check_window(window)
-    roots = [to_root(rect, x, y, window) for x, y in points(action)]
-    if not roots and action.type not in KEYBOARD_TYPES and action.type not in VIEW_TYPES:
-        roots = [await ctx.desktop.pointer_position()]  # acts where the pointer is
-    for rx, ry in roots:
-        hit = await ctx.desktop.window_at(rx, ry)
-        if hit is not None:
-            blocklist.check_window(hit)
-    if action.type in KEYBOARD_TYPES:
-        focused = window or await ctx.desktop.active_window()
-        if focused is not None:
-            blocklist.check_window(focused)
-    return roots
-
-
-async def _element_reason(ctx: ToolContext, x: int, y: int) -> str | None:
-    for element in await element_under(ctx, x, y):
-        reason = ctx.rules.element_reason(element.name)
-        if reason is not None:
-            return reason
-    return None
-
-
-async def _assess(ctx: ToolContext, values: Mapping[str, Any]) -> tuple[Risk, str] | None:
+async def action_reach(ctx: ToolContext, values: Mapping[str, Any]) -> Reach:
+    """What one native action reaches (see the module docstring)."""
     action: Action = values["action"]
     window, rect = await target_of(ctx, values.get("window"))
-    roots = await _refuse_blocked(ctx, action, rect, window)
-    if isinstance(action, KeyPress | KeyDown | HoldKey):
+    reach = Reach.of_window(window)
+    roots = [to_root(rect, x, y, window) for x, y in points(action)]
+    if roots:
+        last = len(roots) - 1
+        reach.points = [Point(x, y, _presses(action) or (isinstance(action, Drag) and i == last))
+                        for i, (x, y) in enumerate(roots)]  # fmt: skip
+    elif action.type not in KEYBOARD_TYPES and action.type not in VIEW_TYPES:
+        x, y = await ctx.desktop.pointer_position()  # it acts where the pointer is
+        reach.points = [Point(x, y, _presses(action))]
+    if isinstance(action, TypeText):
+        reach.keys = [Keys(text=action.text, window=window)]
+    elif isinstance(action, KeyPress | KeyDown | HoldKey | KeyUp):
         combo = "+".join(_FRIENDLY.get(k, k.lower()) for k in action.keys)
-        why = ctx.rules.keys_reason(action.keys, combo)
-        return (Risk.CONSEQUENTIAL, why) if why else None
-    presses = isinstance(action, Click | MouseDown | MouseUp) and action.button == "left"
-    if presses or isinstance(action, Drag):
-        spot = roots[-1:] if isinstance(action, Drag) else roots
-        for rx, ry in spot:
-            why = await _element_reason(ctx, rx, ry)
-            if why is not None:
-                return Risk.CONSEQUENTIAL, why
-    return None
+        pressed = () if isinstance(action, KeyUp) else tuple(action.keys)
+        reach.keys = [Keys(pressed, shown=combo, window=window)]
+    return reach
 
 
 async def _hold(desktop: Desktop, keys: Sequence[str], seconds: float) -> None:
@@ -186,7 +155,8 @@ async def _perform(desktop: Desktop, action: Action, roots: list[tuple[int, int]
         await _hold(desktop, action.keys, action.duration)
 
 
-@tool(risk=Risk.ACTS, title="Computer (pointer and keyboard)", name="computer", assess=_assess)
+@tool(risk=Risk.ACTS, title="Computer (pointer and keyboard)", name="computer",
+      reach=action_reach, effects=True)  # fmt: skip
 async def computer(ctx: ToolContext, action: Action, window: str | None = None) -> ToolResult:
     """Run one pointer or keyboard action at pixel coordinates.
 
@@ -199,7 +169,7 @@ async def computer(ctx: ToolContext, action: Action, window: str | None = None) 
     if action.type in VIEW_TYPES:
         raise InvalidArguments(f"{action.type} is a computer_view action, not a computer action")
     info, rect = await target_of(ctx, window)
-    roots = await _refuse_blocked(ctx, action, rect, info)  # again, at dispatch time
+    roots = [to_root(rect, x, y, info) for x, y in points(action)]
     if info is not None and action.type in KEYBOARD_TYPES and not info.active:
         await ctx.desktop.activate(info)
     await _perform(ctx.desktop, action, roots)
@@ -216,25 +186,23 @@ def _png(img: Image.Image) -> bytes:
     return buf.getvalue()
 
 
-async def capture_target(ctx: ToolContext, window: WindowInfo | None, rect: Rect) -> Image.Image:
-    """A capture of the target with every blocked app's window blacked out."""
+async def capture_target(ctx: ToolContext, window: WindowInfo | None) -> Image.Image:
+    """A capture of the target (the door blacks out blocked windows in what it returns)."""
     png = await ctx.desktop.capture(window)
-    img = Image.open(io.BytesIO(png)).convert("RGB")
-    blocklist = _blocklist(ctx)
-    draw = ImageDraw.Draw(img)
-    for w in await ctx.desktop.list_windows():
-        if w.hidden or blocklist.match(w.app) is None or not w.geometry.intersects(rect):
-            continue
-        g = w.geometry.offset(-rect.x, -rect.y)
-        draw.rectangle([g.x, g.y, g.x + g.width - 1, g.y + g.height - 1], fill="black")
-    return img
+    return Image.open(io.BytesIO(png)).convert("RGB")
 
 
-def _image(img: Image.Image) -> EventImage:
-    return EventImage(data=_png(img), width=img.width, height=img.height)
+def _image(img: Image.Image, shows: Rect) -> EventImage:
+    return EventImage(data=_png(img), width=img.width, height=img.height, screen_rect=shows)
 
 
-@tool(risk=Risk.READ_ONLY, title="Computer (look and wait)", name="computer_view")
+async def _view_reach(ctx: ToolContext, values: Mapping[str, Any]) -> Reach:
+    window, _rect = await target_of(ctx, values.get("window"))
+    return Reach.of_window(window)
+
+
+@tool(risk=Risk.READ_ONLY, title="Computer (look and wait)", name="computer_view",
+      reach=_view_reach)  # fmt: skip
 async def computer_view(ctx: ToolContext, action: Action, window: str | None = None) -> ToolResult:
     """Take a screenshot, zoom into a region at full resolution, report the pointer, or wait.
 
@@ -244,8 +212,6 @@ async def computer_view(ctx: ToolContext, action: Action, window: str | None = N
     if action.type not in VIEW_TYPES:
         raise InvalidArguments(f"{action.type} is a computer action, not a computer_view action")
     info, rect = await target_of(ctx, window)
-    if info is not None:
-        _blocklist(ctx).check_window(info)
     if isinstance(action, Wait):
         await asyncio.sleep(action.seconds)
         return ToolResult(text=f"Waited {action.seconds:g} s")
@@ -255,7 +221,8 @@ async def computer_view(ctx: ToolContext, action: Action, window: str | None = N
         inside = 0 <= x < rect.width and 0 <= y < rect.height
         return ToolResult(text=f"X={x},Y={y}" + ("" if inside else " (outside the target)"),
                           data={"x": x, "y": y, "inside": inside})  # fmt: skip
-    img = await capture_target(ctx, info, rect)
+    img = await capture_target(ctx, info)
+    shows = Rect(rect.x, rect.y, img.width, img.height)
     if isinstance(action, Zoom):
         if action.x1 > img.width or action.y1 > img.height:
             raise CoordinateOutOfBounds(
@@ -263,10 +230,11 @@ async def computer_view(ctx: ToolContext, action: Action, window: str | None = N
                 f"the target ({img.width}x{img.height})"
             )
         img = img.crop((action.x0, action.y0, action.x1, action.y1))
+        shows = Rect(rect.x + action.x0, rect.y + action.y0, img.width, img.height)
         what = f"Zoom into [{action.x0}, {action.y0}, {action.x1}, {action.y1}]"
     else:
         what = "Screenshot of " + (f"window {info.stable_id}" if info else "the screen")
-    return ToolResult(text=f"{what} ({img.width}x{img.height})", images=[_image(img)],
+    return ToolResult(text=f"{what} ({img.width}x{img.height})", images=[_image(img, shows)],
                       data={"width": img.width, "height": img.height})  # fmt: skip
 
 

@@ -26,8 +26,9 @@ from deskpilot.policy import Risk
 from deskpilot.tools.answering import answering
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
-from deskpilot.tools.elements import lookup, verify
-from deskpilot.tools.pointer import PRESSES, assess_points, run_pointer_step
+from deskpilot.tools.elements import verify
+from deskpilot.tools.pointer import PRESSES, run_pointer_step, step_points
+from deskpilot.tools.reach import NOTHING, Activation, Keys, Point, Reach
 from deskpilot.tools.screen import change_summary
 from deskpilot.tools.steps import (
     STEP_FIELDS,
@@ -127,39 +128,41 @@ async def window_changes(
     return (" " + " ".join(notes)) if notes else ""
 
 
-async def _assess_steps(
-    ctx: ToolContext, steps: list[Step], window_id: str | None
-) -> tuple[Risk, str] | None:
+async def steps_reach(ctx: ToolContext, window_id: str | None, steps: list[Step]) -> Reach:
+    """What these steps reach in the window they would run in, for the door: the elements they
+    click, press or fill, the points they press or move over, the keys they send."""
     window = await peek_window(ctx, window_id)
+    reach = Reach.of_window(window)
     for step in steps:
-        if step.point is not None or step.to_point is not None:
-            if window is not None and (raised := await assess_points(ctx, window, step)):
-                return raised
-        elif step.action in PRESSES and step.elementID:
-            try:
-                _eid, record = lookup(ctx.session, step.elementID)
-            except DeskpilotError:
-                continue
-            # the name the model saw (a GTK4 button named "GtkButton" shows its label "Send")
-            reason = ctx.rules.element_reason(record.label or record.name)
-            if reason:
-                return Risk.CONSEQUENTIAL, reason
-        if step.action == "shortcut" and step.shortcut:
-            reason = ctx.rules.shortcut_reason(step.shortcut)
-            if reason:
-                return Risk.CONSEQUENTIAL, reason
-    return None
+        if window is not None and (step.point is not None or step.to_point is not None):
+            reach.points += [Point(x, y, presses) for x, y, presses in step_points(window, step)]
+        if step.elementID and step.point is None:
+            how: Literal["click", "press", "fill", "focus"] = (
+                "fill" if step.action == "fill"
+                else "click" if step.action == "click"
+                else "press" if step.action in PRESSES
+                else "focus"
+            )  # fmt: skip
+            reach.activations.append(Activation(step.elementID, how, step.text))
+        if step.toElementID:  # a drop onto an element presses it ("Trash")
+            reach.activations.append(Activation(step.toElementID, "press"))
+        if step.action == "type" and step.text:
+            reach.keys.append(Keys(text=step.text, element_id=step.elementID, window=window))
+        elif step.action == "shortcut" and step.shortcut:
+            combo = parse_shortcut(step.shortcut)
+            reach.keys.append(Keys(combo.keysyms, shown=step.shortcut, window=window))
+    return reach
 
 
-async def _assess_perform(ctx: ToolContext, args: Mapping[str, Any]) -> tuple[Risk, str] | None:
-    return await _assess_steps(ctx, [_step_of(args)], args.get("windowID"))
+async def _perform_reach(ctx: ToolContext, args: Mapping[str, Any]) -> Reach:
+    return await steps_reach(ctx, args.get("windowID"), [_step_of(args)])
 
 
-async def _assess_sequence(ctx: ToolContext, args: Mapping[str, Any]) -> tuple[Risk, str] | None:
-    return await _assess_steps(ctx, list(args.get("steps") or []), args.get("windowID"))
+async def _sequence_reach(ctx: ToolContext, args: Mapping[str, Any]) -> Reach:
+    return await steps_reach(ctx, args.get("windowID"), list(args.get("steps") or []))
 
 
-@tool(risk=Risk.ACTS, title="Perform", assess=_assess_perform, check=_check_perform)
+@tool(risk=Risk.ACTS, title="Perform", reach=_perform_reach, check=_check_perform, effects=True)
 async def perform(
     ctx: ToolContext,
     action: ActionArg = "click",
@@ -195,7 +198,13 @@ async def perform(
     return ToolResult(line, summary=line.split(" via ")[0])
 
 
-@tool(risk=Risk.ACTS, title="Perform Sequence", assess=_assess_sequence, check=_check_sequence)
+@tool(
+    risk=Risk.ACTS,
+    title="Perform Sequence",
+    reach=_sequence_reach,
+    check=_check_sequence,
+    effects=True,
+)
 async def perform_sequence(
     ctx: ToolContext,
     steps: Annotated[
@@ -310,7 +319,7 @@ async def scroll(
     )
 
 
-@tool(risk=Risk.READ_ONLY, title="Wait", idempotent=True)
+@tool(risk=Risk.READ_ONLY, title="Wait", idempotent=True, reach=NOTHING)
 async def wait(
     ctx: ToolContext,
     seconds: Annotated[float, Field(gt=0, le=3600, description="Seconds to wait (max 3600).")],

@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from deskpilot.errors import InvalidArguments
 from deskpilot.events import Image
-from deskpilot.policy import Risk
+from deskpilot.policy import Risk, Verdict
+from deskpilot.tools.reach import ReachHook
 
 if TYPE_CHECKING:
     from deskpilot.tools.context import ToolContext
@@ -37,6 +38,8 @@ class ToolResult:
     is_error: bool = False
     data: dict[str, Any] | None = None
     summary: str = ""  # one line for chips; defaults to the first line of text
+    #: the Python value behind the text, for in-process callers (never shown or logged)
+    value: Any = None
 
     def __post_init__(self) -> None:
         if not self.summary:
@@ -49,7 +52,9 @@ class ToolResult:
 
 
 ToolFunc = Callable[..., Awaitable[ToolResult]]
-RiskHook = Callable[["ToolContext", Mapping[str, Any]], Awaitable[tuple[Risk, str] | None]]
+RiskHook = Callable[
+    ["ToolContext", Mapping[str, Any]], Awaitable[tuple[Risk, str] | Verdict | None]
+]
 CheckHook = Callable[[Mapping[str, Any]], None]
 #: lines a person sees when asked to approve one call (what exactly will be saved)
 ExplainHook = Callable[["ToolContext", Mapping[str, Any]], Awaitable[list[str]]]
@@ -67,9 +72,16 @@ class ToolSpec:
     risk: Risk
     open_world: bool = False
     idempotent: bool = False
-    assess: RiskHook | None = None  # may raise the risk of one call (consequential clicks)
+    assess: RiskHook | None = None  # the tool's own judgement of one call (may raise the risk)
     check: CheckHook | None = None  # cross-field checks; raises InvalidArguments
     explain: ExplainHook | None = None  # details shown with a confirmation
+    #: what a call touches (windows, points, elements, keys, apps); None: the default reach
+    reach: ReachHook | None = None
+    #: a person's yes to a call of this tool also covers the acting calls it makes (a native
+    #: computer call's actions were shown one by one)
+    covers: bool = False
+    #: what it does may be consequential, judged per call by the door (a click on "Send")
+    effects: bool = False
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -170,6 +182,9 @@ def tool(
     assess: RiskHook | None = None,
     check: CheckHook | None = None,
     explain: ExplainHook | None = None,
+    reach: ReachHook | None = None,
+    covers: bool = False,
+    effects: bool = False,
 ) -> Callable[[ToolFunc], ToolSpec]:
     """Turn a typed async function into a :class:`ToolSpec`."""
 
@@ -201,6 +216,9 @@ def tool(
             assess=assess,
             check=check,
             explain=explain,
+            reach=reach,
+            covers=covers,
+            effects=effects,
         )
 
     return wrap

@@ -5,18 +5,17 @@ pixels of the window's ``computer_use_screenshot`` (the window's client area, 0,
 top-left corner). Input is XTest on the target window, activated for it and re-activated
 afterwards, like ``type``.
 
-Policy for points (the same as for the element actions): a point that lands in a blocked app's
-window is refused, and a press on an element the consequential rules flag ("Send", "Delete"…)
-asks first. :func:`element_under` — the element under a screen point, looking through the
-labels and icons inside a button — is what such checks use.
+Policy for points is the door's (:mod:`deskpilot.tools.gate`): ``perform`` declares every
+point a step presses or moves over (:func:`step_points`); one in a blocked app's window is
+refused, and a press on an element whose effect is consequential asks first.
+:func:`element_under` — the element under a screen point, looking through the labels and icons
+inside a button — is what such checks use.
 """
 
 from __future__ import annotations
 
 from deskpilot.desktop.base import LiveElement, WindowInfo
 from deskpilot.errors import ActionFailed, InvalidArguments
-from deskpilot.policy import Risk
-from deskpilot.tools.blocklist import Blocklist
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import verify
 from deskpilot.tools.steps import Step
@@ -60,33 +59,13 @@ async def element_under(ctx: ToolContext, x: int, y: int) -> list[LiveElement]:
     return chain
 
 
-async def point_policy(
-    ctx: ToolContext, x: int, y: int, *, presses: bool
-) -> tuple[Risk, str] | None:
-    """Refuse a screen point in a blocked app's window (AppBlocked); for a press, the
-    consequential risk when the element under it is flagged."""
-    hit = await ctx.desktop.window_at(x, y)
-    if hit is not None:
-        Blocklist.from_settings(ctx.settings).check_window(hit)
-    if not presses:
-        return None
-    for element in await element_under(ctx, x, y):
-        reason = ctx.rules.element_reason(element.name)
-        if reason is not None:
-            return Risk.CONSEQUENTIAL, reason
-    return None
-
-
-async def assess_points(
-    ctx: ToolContext, window: WindowInfo, step: Step
-) -> tuple[Risk, str] | None:
-    """The policy for the points of one step (a drag's drop point counts as a press)."""
-    found: tuple[Risk, str] | None = None
-    starts = [(step.point, step.action in PRESSES), (step.to_point, True)]
-    for point, presses in starts:
-        if point is not None:
-            raised = await point_policy(ctx, *screen_point(window, *point), presses=presses)
-            found = found or raised
+def step_points(window: WindowInfo, step: Step) -> list[tuple[int, int, bool]]:
+    """The screen points of one step and whether each presses (a drag's drop point does)."""
+    found = []
+    if step.point is not None:
+        found.append((*screen_point(window, *step.point), step.action in PRESSES))
+    if step.to_point is not None:
+        found.append((*screen_point(window, *step.to_point), True))
     return found
 
 

@@ -184,7 +184,7 @@ async def computer_use_screenshot(ctx: ToolContext, windowID: WindowIDArg = None
     )
     return ToolResult(
         text,
-        images=[Image(png, "image/png", width, height)],
+        images=[Image(png, "image/png", width, height, screen_rect=window.geometry)],
         data={"window": window.stable_id, "width": width, "height": height},
         summary=f"{width}x{height} PNG of {window.title!r}",
     )

@@ -1,15 +1,33 @@
 """ToolSet: the one door every surface uses to call a tool.
 
-``ToolSet.call(name, args, ctx)`` looks the tool up, validates the arguments, decides whether a
-person must approve (declared risk, raised per call by the tool's ``assess`` hook, against the
-confirm mode), emits the events the audit log and the chips are made of, runs the tool, and turns
-expected failures into error results the model can read. Bugs become a fixed-phrase error result
-(never a traceback in the model's context) and are logged with their traceback.
+``ToolSet.call(name, args, ctx)``, for every surface alike:
+
+1. records the call (``tool.call``, with the surface) in the audit log;
+2. looks the tool up and validates the arguments (an error the model can read);
+3. resolves what the call reaches (the tool's declared ``reach``, or the default: the window it
+   names or would use, :mod:`deskpilot.tools.reach`) and refuses a blocked app anywhere in it,
+   before anything of that app is read (:mod:`deskpilot.tools.gate`);
+4. decides whether a person must approve: the declared risk, raised when the call's effect is
+   consequential (what it activates, presses or types) or by the tool's own ``assess`` hook,
+   against the confirm mode; asks the context's approver (``confirm.asked`` /
+   ``confirm.answered``); a yes to a ``covers`` tool covers the acting calls it makes;
+   what only a person may answer (vendor safety checks) is declined by automatic approvers;
+5. runs the tool (the reach is checked again at dispatch when a person was asked);
+6. screens the result: no blocked window's title in the text or data, blocked windows
+   blacked out in every image;
+7. records the result (``tool.result``; a refusal carries ``refused``: ``blocked`` or
+   ``declined``).
+
+Expected failures become error results the model can read; bugs become a fixed-phrase error
+result (never a traceback in the model's context) and are logged with their traceback. An
+approver's :class:`~deskpilot.policy.ApprovalInterrupt` (stop, pause) and cancellation are
+recorded and propagate.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextvars
 import json
 import logging
 import uuid
@@ -21,15 +39,26 @@ from pydantic import BaseModel
 from deskpilot.desktop.live import lost_reason
 from deskpilot.errors import (
     ActionDeclined,
+    AppBlocked,
     DeskpilotError,
     InvalidArguments,
     ToolError,
     UnknownTool,
 )
 from deskpilot.events import Event
-from deskpilot.policy import ApprovalRequest, Risk, needs_confirmation
+from deskpilot.policy import (
+    ApprovalInterrupt,
+    ApprovalRequest,
+    PauseRequest,
+    Risk,
+    Verdict,
+    is_automatic,
+    needs_confirmation,
+)
+from deskpilot.tools import gate
 from deskpilot.tools.base import ToolResult, ToolSpec
 from deskpilot.tools.context import ToolContext
+from deskpilot.tools.reach import Reach
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +66,9 @@ GONE = (
     "Nothing more can be done on this desktop until it is back. Tell the user (they may need "
     "to restart their desktop session or the sandbox)."
 )
+
+#: The risk rank a person's yes to the enclosing ``covers`` call already approved (-1: none).
+_COVERED: contextvars.ContextVar[int] = contextvars.ContextVar("deskpilot_covered", default=-1)
 
 
 def parse_args(name: str, args: Mapping[str, Any] | str | None) -> dict[str, Any]:
@@ -138,6 +170,7 @@ class ToolSet:
                     "ok": not result.is_error,
                     "summary": result.summary,
                     "text": result.text,
+                    **_refused(result),
                 },
                 run_id=ctx.run_id,
                 images=tuple(result.images),
@@ -148,74 +181,151 @@ class ToolSet:
     async def _run(
         self, name: str, args: Mapping[str, Any] | str | None, ctx: ToolContext, call_id: str
     ) -> ToolResult:
+        target_before = ctx.session.target
+        reach = Reach()
         try:
             spec = self.get(name)
             values = spec.validate(parse_args(name, args))
-            risk, reason = spec.risk, ""
-            if spec.assess is not None:
-                raised = await spec.assess(ctx, values)
-                # a higher risk, or the same one with a reason of its own (what a yes is for)
-                if raised is not None and raised[0].rank >= risk.rank:
-                    risk, reason = raised
-            if needs_confirmation(risk, ctx.settings.confirm):
-                await self._confirm(spec, values, risk, reason, ctx, call_id)
+            reach = await self._reach(spec, ctx, values)
+            await gate.refuse_blocked(ctx, reach)
+            verdict = await self._verdict(spec, ctx, values, reach)
+            asked = False
+            if verdict.person_only or (
+                needs_confirmation(verdict.risk, ctx.settings.confirm)
+                and verdict.risk.rank > _COVERED.get()
+            ):
+                await self._confirm(spec, values, verdict, ctx, call_id)
+                asked = True
+                reach = await self._reach(spec, ctx, values)  # again, at dispatch time
+                await gate.refuse_blocked(ctx, reach)
             ctx.notices.clear()
-            result = await spec.func(ctx, **values)
+            token = _COVERED.set(verdict.risk.rank) if asked and spec.covers else None
+            try:
+                result = await spec.func(ctx, **values)
+            finally:
+                if token is not None:
+                    _COVERED.reset(token)
             if ctx.notices:
                 result.text = "\n".join([*ctx.notices, result.text])
                 ctx.notices.clear()
-            return result
+        except ApprovalInterrupt:  # stop or pause the run: recorded by call(), passed on
+            raise
+        except AppBlocked as exc:
+            result = gate.refusal(exc)
+        except ActionDeclined as exc:
+            result = ToolResult(
+                str(exc), is_error=True, data={"refused": "declined", "why": exc.why}
+            )
         except ToolError as exc:
-            return ToolResult.error(str(exc))
+            result = ToolResult.error(str(exc))
         except DeskpilotError as exc:
-            return ToolResult.error(f"{name} failed: {exc}")
+            result = ToolResult.error(f"{name} failed: {exc}")
         except Exception as exc:  # a bug: keep the traceback out of the model's context
             gone = lost_reason(ctx.desktop)
             if gone is not None:  # the display or its bus died under the call: no bug
                 log.info("tool %s: the desktop went away (%s)", name, gone)
-                return ToolResult.error(f"{name} failed: the desktop went away: {gone}. {GONE}")
-            log.exception("tool %s crashed", name)
-            return ToolResult.error(
-                f"{name} failed with an internal error ({type(exc).__name__}). This is a "
-                "deskpilot bug, not something you did; try another approach."
-            )
+                result = ToolResult.error(f"{name} failed: the desktop went away: {gone}. {GONE}")
+            else:
+                log.exception("tool %s crashed", name)
+                result = ToolResult.error(
+                    f"{name} failed with an internal error ({type(exc).__name__}). This is a "
+                    "deskpilot bug, not something you did; try another approach."
+                )
+        return await self._screened(ctx, reach, result, target_before)
+
+    async def _screened(
+        self, ctx: ToolContext, reach: Reach, result: ToolResult, target_before: str | None
+    ) -> ToolResult:
+        try:
+            return await gate.screen_result(ctx, reach, result, target_before)
+        except DeskpilotError as exc:  # no desktop to list: no window to hide in the text
+            log.warning("could not screen a result: %s", exc)
+            if result.images:  # but a picture taken before it went cannot be blacked out
+                result.images = []
+                result.text += "\n(Its image was withheld: the desktop could not be checked.)"
+            return result
+
+    @staticmethod
+    async def _reach(spec: ToolSpec, ctx: ToolContext, values: dict[str, Any]) -> Reach:
+        hook = spec.reach or gate.default_reach
+        return await hook(ctx, values)
+
+    @staticmethod
+    async def _verdict(
+        spec: ToolSpec, ctx: ToolContext, values: dict[str, Any], reach: Reach
+    ) -> Verdict:
+        """The call's risk: declared, raised by its effect or by the tool's own judgement."""
+        verdict = Verdict(spec.risk)
+        if spec.risk is not Risk.READ_ONLY and ctx.settings.confirm == "consequential":
+            judged = await gate.judge(ctx, reach)
+            if judged is not None and judged[0].rank > verdict.risk.rank:
+                verdict = Verdict(*judged)
+        if spec.assess is not None:
+            raised = await spec.assess(ctx, values)
+            if isinstance(raised, tuple):
+                raised = Verdict(*raised)
+            # a higher risk, or the same one with a reason of its own (what a yes is for)
+            if raised is not None and (
+                raised.risk.rank >= verdict.risk.rank or raised.person_only or raised.details
+            ):
+                keep = raised.risk.rank >= verdict.risk.rank
+                verdict = Verdict(
+                    raised.risk if keep else verdict.risk,
+                    raised.reason if keep or not verdict.reason else verdict.reason,
+                    raised.person_only,
+                    raised.details,
+                )
+        return verdict
 
     async def _confirm(
         self,
         spec: ToolSpec,
         values: dict[str, Any],
-        risk: Risk,
-        reason: str,
+        verdict: Verdict,
         ctx: ToolContext,
         call_id: str,
     ) -> None:
         shown = _plain(values)  # what a person approves: arguments, not Python reprs
-        why = reason or f"{spec.name} is {risk.value}"
-        details = tuple(await spec.explain(ctx, values)) if spec.explain is not None else ()
+        why = verdict.reason or f"{spec.name} is {verdict.risk.value}"
+        details = verdict.details
+        if spec.explain is not None:  # what exactly a yes allows (what will be saved)
+            details += tuple(await spec.explain(ctx, values))
         request = ApprovalRequest(
-            tool=spec.name, args=shown, risk=risk, reason=why, call_id=call_id, details=details
-        )
-        asked = {"tool": spec.name, "args": _jsonable(shown), "call_id": call_id, "reason": why}
+            tool=spec.name, args=shown, risk=verdict.risk, reason=why, call_id=call_id,
+            details=details, person_only=verdict.person_only,
+        )  # fmt: skip
+        asked: dict[str, Any] = {"tool": spec.name, "args": _jsonable(shown), "call_id": call_id,
+                                 "reason": why, "risk": verdict.risk.value}  # fmt: skip
         if details:
             asked["details"] = list(details)
         ctx.emit(Event("confirm.asked", asked, run_id=ctx.run_id))
+        by = type(ctx.approver).__name__
         declined: ActionDeclined | None = None
-        try:
-            approved = (await ctx.approver.approve(request)) is True
-        except ActionDeclined as exc:  # declined, with the reason the model should read
-            approved, declined = False, exc
-        except Exception:
-            log.exception("approver failed")
+        if verdict.person_only and is_automatic(ctx.approver):
             approved = False
+            because = "only a person may approve it; the approver is automatic"
+            declined = ActionDeclined(
+                f"Declined: {spec.name} was not run ({why}: {because}). Nothing was done.",
+                why=because,
+            )
+        else:
+            try:
+                approved = (await ctx.approver.approve(request)) is True
+            except ActionDeclined as exc:  # declined, with the reason the model should read
+                approved, declined = False, exc
+            except ApprovalInterrupt as signal:  # stop or pause the run: record, pass it on
+                what = "paused" if isinstance(signal, PauseRequest) else "cancelled"
+                ctx.emit(Event("confirm.answered", {"tool": spec.name, "call_id": call_id,
+                                                    "approved": False, what: True, "by": by},
+                               run_id=ctx.run_id))  # fmt: skip
+                raise
+            except Exception:
+                log.exception("approver failed")
+                approved = False
         ctx.emit(
             Event(
                 "confirm.answered",
-                {
-                    "tool": spec.name,
-                    "call_id": call_id,
-                    "approved": approved,
-                    "by": type(ctx.approver).__name__,
-                },
+                {"tool": spec.name, "call_id": call_id, "approved": approved, "by": by},
                 run_id=ctx.run_id,
             )
         )
@@ -224,8 +334,15 @@ class ToolSet:
         if not approved:
             raise ActionDeclined(
                 f"Declined: the user did not approve {spec.name} ({why}). Nothing was done. "
-                "Do not retry it; continue without it or report that it needs the user's approval."
+                "Do not retry it; continue without it or report that it needs the user's "
+                "approval.",
+                why="the user declined",
             )
+
+
+def _refused(result: ToolResult) -> dict[str, Any]:
+    kind = (result.data or {}).get("refused") if result.is_error else None
+    return {"refused": kind} if isinstance(kind, str) else {}
 
 
 def _maybe_json(text: str) -> Any:

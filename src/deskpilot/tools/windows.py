@@ -3,13 +3,16 @@
 Window IDs come in two forms (seed A.1): ``pid/title`` (readable) and ``pid/xid`` (stable: the
 X window id in decimal). When a tool gets no ``windowID`` the window is, in order: the tracked
 target (last opened or used in this session), the run's bound window, the active window.
-Blocked apps are refused here, so every window-taking tool refuses them.
+Blocked apps are refused by the door before a tool runs (:mod:`deskpilot.tools.gate`):
+each tool here declares what it reaches (``list_windows`` nothing: it lists blocked windows
+without their titles; ``open_app`` the app it would start; ``open_urls`` the agent browser).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, Any
 from urllib.parse import urlparse
 
 from pydantic import Field
@@ -20,6 +23,7 @@ from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.blocklist import Blocklist
 from deskpilot.tools.context import ToolContext
+from deskpilot.tools.reach import NOTHING, Reach
 
 WindowIDArg = Annotated[
     str | None,
@@ -58,62 +62,66 @@ def find_window(windows: list[WindowInfo], window_id: str) -> WindowInfo | None:
     return next((w for w in windows if w.xid == xid), None)
 
 
-async def resolve_window(ctx: ToolContext, window_id: str | None) -> WindowInfo:
-    """Explicit → tracked target → the run's bound window → active window; refuse blocked."""
-    windows = await ctx.desktop.list_windows()
-    window: WindowInfo | None
+def _choose(
+    ctx: ToolContext, windows: list[WindowInfo], window_id: str | None
+) -> tuple[WindowInfo | None, str]:
+    """The window a call would use, and by which rule: ``explicit``, ``target``, ``earlier``
+    (the tracked target closed; an earlier target still open), ``fallback`` or ``active``.
+    No side effects."""
     if window_id is not None and window_id.strip():
-        window = find_window(windows, window_id)
-        if window is None:
-            raise WindowNotFound(window_id.strip())
-    elif ctx.session.target:
+        return find_window(windows, window_id), "explicit"
+    if ctx.session.target:
         window = find_window(windows, ctx.session.target)
-        if window is None:
-            window = _previous_target(ctx, windows)
-            if window is None:
-                gone = ctx.session.target
-                ctx.session.target = None  # the next call without windowID falls back
-                raise WindowNotFound(gone)
-    elif ctx.fallback_window:
-        window = find_window(windows, ctx.fallback_window)
-        if window is None:
-            raise WindowNotFound(ctx.fallback_window)
-    else:
-        window = next((w for w in windows if w.active), None)
-        if window is None:
-            raise ToolError(
-                "No window to use: no windowID was given, there is no tracked target and no "
-                "window is active. Call list_windows or open_app first."
-            )
-    Blocklist.from_settings(ctx.settings).check_window(window)
-    ctx.session.track(window.stable_id)
-    return window
+        if window is not None:
+            return window, "target"
+        for earlier in reversed(ctx.session.history):
+            window = find_window(windows, earlier)
+            if window is not None:
+                return window, "earlier"
+        return None, "target"
+    if ctx.fallback_window:
+        return find_window(windows, ctx.fallback_window), "fallback"
+    return next((w for w in windows if w.active), None), "active"
 
 
 async def peek_window(ctx: ToolContext, window_id: str | None) -> WindowInfo | None:
-    """The window a call would use, looked up without changing the session (for a tool's
-    ``assess`` hook, which runs before the call); None when it cannot be told yet."""
-    windows = await ctx.desktop.list_windows()
-    for wid in (window_id, ctx.session.target, ctx.fallback_window):
-        if wid is not None and wid.strip():
-            return find_window(windows, wid)
-    return next((w for w in windows if w.active), None)
+    """The window a call would use (resolution order), without changing the session; None
+    when there is none (the call itself then says why)."""
+    window, _rule = _choose(ctx, await ctx.desktop.list_windows(), window_id)
+    return window
 
 
-def _previous_target(ctx: ToolContext, windows: list[WindowInfo]) -> WindowInfo | None:
-    """The tracked target closed (e.g. a dialog): go back to the last earlier target still open."""
-    gone = ctx.session.target
-    for earlier in reversed(ctx.session.history):
-        window = find_window(windows, earlier)
-        if window is not None:
-            ctx.session.history.remove(earlier)
-            ctx.session.target = None
-            ctx.notices.append(
-                f"(The tracked target window {gone} has closed; now using the earlier target "
-                f'"{window.title}" ({window.stable_id}).)'
-            )
-            return window
-    return None
+async def resolve_window(ctx: ToolContext, window_id: str | None) -> WindowInfo:
+    """Explicit → tracked target → the run's bound window → active window; it becomes the
+    tracked target. A blocked app's window is refused (the door refused it already; this is
+    the check at the moment of use)."""
+    window, rule = _choose(ctx, await ctx.desktop.list_windows(), window_id)
+    if window is None:
+        if rule == "explicit" and window_id is not None:
+            raise WindowNotFound(window_id.strip())
+        if rule == "target" and ctx.session.target:
+            gone = ctx.session.target
+            ctx.session.target = None  # the next call without windowID falls back
+            raise WindowNotFound(gone)
+        if rule == "fallback" and ctx.fallback_window:
+            raise WindowNotFound(ctx.fallback_window)
+        raise ToolError(
+            "No window to use: no windowID was given, there is no tracked target and no "
+            "window is active. Call list_windows or open_app first."
+        )
+    if rule == "earlier":
+        gone = ctx.session.target or ""
+        for earlier in list(ctx.session.history):
+            if find_window([window], earlier) is not None:
+                ctx.session.history.remove(earlier)
+        ctx.session.target = None
+        ctx.notices.append(
+            f"(The tracked target window {gone} has closed; now using the earlier target "
+            f'"{window.title}" ({window.stable_id}).)'
+        )
+    Blocklist.from_settings(ctx.settings).check_window(window)
+    ctx.session.track(window.stable_id)
+    return window
 
 
 def describe_target(window: WindowInfo) -> str:
@@ -138,7 +146,7 @@ def window_data(w: WindowInfo, blocked: bool = False) -> dict[str, object]:
     }
 
 
-@tool(risk=Risk.READ_ONLY, title="List Windows", idempotent=True)
+@tool(risk=Risk.READ_ONLY, title="List Windows", idempotent=True, reach=NOTHING)
 async def list_windows(ctx: ToolContext) -> ToolResult:
     """List the open windows of running apps, grouped by app: title, Window ID (pid/title),
     Stable Window ID (pid/windowNumber, preferred), PID, and ⭐ (ACTIVE) on the active window.
@@ -175,7 +183,17 @@ async def list_windows(ctx: ToolContext) -> ToolResult:
     return ToolResult("\n".join(lines), data={"windows": data}, summary=f"{len(windows)} windows")
 
 
-@tool(risk=Risk.ACTS, title="Open Application")
+async def _app_reach(ctx: ToolContext, values: Mapping[str, Any]) -> Reach:
+    """The app open_app would start (an unknown name is open_app's own error)."""
+    from deskpilot.desktop.apps import resolve_app
+
+    try:
+        return Reach(apps=[resolve_app(str(values["bundleId"]), await ctx.desktop.apps())])
+    except ToolError:
+        return Reach()
+
+
+@tool(risk=Risk.ACTS, title="Open Application", reach=_app_reach)
 async def open_app(
     ctx: ToolContext,
     bundleId: Annotated[
@@ -196,7 +214,6 @@ async def open_app(
     if not query:
         raise InvalidArguments("Invalid arguments for open_app: bundleId is empty")
     entry = resolve_app(query, await ctx.desktop.apps())
-    Blocklist.from_settings(ctx.settings).check_app(entry)
     running = [
         w for w in await ctx.desktop.list_windows() if w.app.app_id == entry.app_id and not w.hidden
     ]
@@ -215,7 +232,6 @@ async def open_app(
             active = " and it is active" if w.active else ""
             note += (f'\nIt also opened "{w.title}" (windowID {w.stable_id}){active}: a startup '
                      "dialog may need to be closed first.")  # fmt: skip
-    Blocklist.from_settings(ctx.settings).check_window(window)
     ctx.session.track(window.stable_id)
     text = f"{describe_target(window)}\n{PASS_HINT}\n{note}"
     return ToolResult(
@@ -228,7 +244,15 @@ async def open_app(
 ALLOWED_SCHEMES = {"http", "https", "file", "about", "data"}
 
 
-@tool(risk=Risk.ACTS, title="Open URLs", open_world=True)
+async def _browser_reach(ctx: ToolContext, values: Mapping[str, Any]) -> Reach:
+    """The agent browser open_urls would start or use."""
+    if ctx.settings.browser != "agent":
+        return Reach()
+    apps = [a for a in await ctx.desktop.apps() if a.executable in ("chromium", "chromium-browser")]
+    return Reach(apps=apps)
+
+
+@tool(risk=Risk.ACTS, title="Open URLs", open_world=True, reach=_browser_reach)
 async def open_urls(
     ctx: ToolContext,
     urls: Annotated[
@@ -246,13 +270,8 @@ async def open_urls(
                 f"Invalid arguments for open_urls: urls.{i}: {url[:80]!r} is not an http(s), "
                 "file, about or data URL"
             )
-    blocklist = Blocklist.from_settings(ctx.settings)
     browser = ctx.settings.browser
-    for app in await ctx.desktop.apps():
-        if app.executable in ("chromium", "chromium-browser") and browser == "agent":
-            blocklist.check_app(app)
     window = await ctx.desktop.open_urls([u.strip() for u in urls], browser=browser)
-    blocklist.check_window(window)
     ctx.session.track(window.stable_id)
     which = "the agent browser" if browser == "agent" else "the default browser"
     text = (
