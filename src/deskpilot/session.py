@@ -31,6 +31,7 @@ class ElementRecord:
     window: int  # X window id of the window it was read from
     pid: int
     label: str = ""  # the name the model was shown (derived from inner labels if unnamed)
+    shown_role: str = ""  # the role the model was shown ("clickable", "tab"…)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -38,7 +39,8 @@ class ElementRecord:
 
 
 def _well_typed(record: ElementRecord) -> bool:
-    texts = (record.bus, record.path, record.role, record.name, record.parent, record.label)
+    texts = (record.bus, record.path, record.role, record.name, record.parent, record.label,
+             record.shown_role)  # fmt: skip
     numbers = (record.window, record.pid)
     return all(isinstance(t, str) for t in texts) and all(
         isinstance(n, int) and not isinstance(n, bool) for n in numbers

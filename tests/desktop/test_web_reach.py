@@ -9,6 +9,8 @@ test server, a channel the tools do not use.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from deskpilot.desktop.base import WindowInfo
@@ -167,3 +169,29 @@ async def test_every_element_a_person_can_click_or_focus_has_an_id(
             gaps[page] = missing
         await call("perform", {"action": "shortcut", "shortcut": "ctrl+w"})
     assert not gaps, gaps
+
+
+async def test_scroll_one_element_judged_on_its_content(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    page = await open_page(call, pages, "scroll-list.html")
+    area = id_of_line(page, "scrollable (div#list) [more below]")
+    assert "Item 20" not in page
+    # the page itself does not scroll: its ticking clock is not movement
+    still = await call("scroll", {"direction": "down", "milliseconds": 1000})
+    assert not still.is_error and still.data == {"moved": False, "steps": 4}, still.text
+    moved = await call("scroll", {"elementID": area, "milliseconds": 1500})
+    assert not moved.is_error and moved.data and moved.data["moved"], moved.text
+    assert "scrollable" in moved.text
+    top = (await pages.wait_for("scrolled"))["top"]
+    assert top > 0
+    page = (await call("read_screen_ax")).text
+    assert "scrollable (div#list) [more above and below]" in page, page
+    shown = [int(m) for m in re.findall(r'clickable "Item (\d+)"', page)]
+    assert shown and min(shown) > 1, page
+    await click(call, id_of_line(page, f'clickable "Item {max(shown)}"'))
+    await pages.wait_for("item", item=f"Item {max(shown)}")
+    back = await call("scroll", {"elementID": area, "direction": "up", "milliseconds": 60000})
+    assert back.data and back.data["moved"], back.text
+    page = (await call("read_screen_ax")).text
+    assert "scrollable (div#list) [more below]" in page and 'clickable "Item 1"' in page

@@ -64,6 +64,7 @@ class Rendered:
     text: str
     ids: dict[str, Node] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)  # id → the name shown for it
+    roles: dict[str, str] = field(default_factory=dict)  # id → the role shown for it
     lines: dict[str, str] = field(default_factory=dict)  # id → its line, every line (diffs)
     widgets: int = 0  # widgets shown with an ID
     omitted: int = 0  # nodes left out by the budget
@@ -256,6 +257,7 @@ class Renderer:
             if ln.has_id:
                 result.ids[eid] = ln.node
                 result.names[eid] = ln.name
+                result.roles[eid] = ln.role
                 result.widgets += 1
         result.text = "\n".join(body)
         return result

@@ -267,9 +267,14 @@ class Desktop(Protocol):
         ...
 
     async def scroll(
-        self, window: WindowInfo, direction: ScrollDirection, steps: int
+        self,
+        window: WindowInfo,
+        direction: ScrollDirection,
+        steps: int,
+        key: tuple[str, str] | None = None,
     ) -> tuple[ActionOutcome, bool]:
-        """Scroll the window's main area; returns (outcome, whether anything moved)."""
+        """Scroll the element ``key`` (else the window's main area) by ``steps`` wheel notches
+        or the like; returns (outcome, whether its content moved)."""
         ...
 
     # pointer input aimed at a window (activated for the duration, like the keyboard) -------

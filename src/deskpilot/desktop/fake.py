@@ -206,13 +206,17 @@ class FakeDesktop:
         return ActionOutcome("input", "pressed " + "+".join(keys), activated, restored)
 
     async def scroll(
-        self, window: WindowInfo, direction: ScrollDirection, steps: int
+        self,
+        window: WindowInfo,
+        direction: ScrollDirection,
+        steps: int,
+        key: tuple[str, str] | None = None,
     ) -> tuple[ActionOutcome, bool]:
         w = self._window(window)
         before = w.scroll
         delta = steps if direction in ("down", "right") else -steps
         w.scroll = max(0, w.scroll + delta)
-        self.log.append(f"scroll {direction} {steps}")
+        self.log.append(f"scroll {direction} {steps}" + (f" {key[1]}" if key else ""))
         return ActionOutcome("input", f"{steps} wheel steps {direction}"), w.scroll != before
 
     async def element_point(self, window: WindowInfo, key: tuple[str, str]) -> tuple[int, int]:

@@ -45,7 +45,7 @@ from deskpilot.tools.steps import (
     check_step,
 )
 from deskpilot.tools.windows import WindowIDArg, peek_window, resolve_window
-from deskpilot.tools.wording import describe, how
+from deskpilot.tools.wording import describe, how, shown
 
 log = logging.getLogger(__name__)
 
@@ -72,13 +72,13 @@ async def run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
     if step.action == "click":
         eid, live = await verify(ctx, window, step.elementID or "")
         outcome = await ctx.desktop.click_element(window, live.key)
-        return f"Clicked {describe(live)} @{eid} {how(outcome)}."
+        return f"Clicked {shown(ctx, eid, live)} @{eid} {how(outcome)}."
     if step.action == "fill":
         eid, live = await verify(ctx, window, step.elementID or "")
         check_fillable(eid, live)
         outcome = await ctx.desktop.fill_element(window, live.key, step.text or "")
         n = len(step.text or "")
-        return f"Filled {describe(live)} @{eid} with {n} characters {how(outcome)}."
+        return f"Filled {shown(ctx, eid, live)} @{eid} with {n} characters {how(outcome)}."
     if step.action == "type":
         if step.elementID:
             _eid, live = await verify(ctx, window, step.elementID)
@@ -275,25 +275,39 @@ async def scroll(
         Literal["up", "down", "left", "right"],
         Field(description="Scroll direction (default down)."),
     ] = "down",
+    elementID: Annotated[
+        str | None,
+        Field(
+            description="Scroll this element (a 'scrollable' line, a list, a document) "
+            "instead of the window's main content."
+        ),
+    ] = None,
     windowID: WindowIDArg = None,
 ) -> ToolResult:
-    """Scroll a window's main content. If nothing moved, re-read the window and try a shorter
-    duration or another direction; re-read after scrolling to get the newly visible elements."""
+    """Scroll a window's main content, or one scrollable element (elementID: a list or area
+    marked [more below] in a read). Whether anything moved is judged on that content. If
+    nothing moved, re-read and try a shorter duration or another direction; re-read after
+    scrolling to get the newly visible elements."""
     window = await resolve_window(ctx, windowID)
     steps = min(MAX_STEPS, max(1, math.ceil(milliseconds / MS_PER_STEP)))
-    outcome, moved = await ctx.desktop.scroll(window, direction, steps)
+    key, what = None, window.stable_id
+    if elementID is not None and elementID.strip():
+        eid, live = await verify(ctx, window, elementID)
+        key, what = live.key, f"{shown(ctx, eid, live)} @{eid}"
+    outcome, moved = await ctx.desktop.scroll(window, direction, steps, key)
     capped = " (capped)" if steps == MAX_STEPS and milliseconds > MS_PER_STEP * MAX_STEPS else ""
     if moved:
         text = (
             f"Scrolled {direction} for {milliseconds} ms ({steps} wheel steps{capped}) in "
-            f"{window.stable_id} {how(outcome)}. The content moved: re-read to see it."
+            f"{what} {how(outcome)}. The content moved: re-read to see it."
         )
     else:
         text = (
-            f"Scrolled {direction} ({steps} wheel steps) in {window.stable_id}, but nothing "
-            "moved: it may already be at the end. Re-read the window, or try a shorter "
-            "duration or another direction."
-        )
+            f"Scrolled {direction} ({steps} wheel steps) in {what}, but nothing moved: it "
+            "may already be at the end. Re-read the window, or try another direction"
+            + (" or another element." if key else ", or pass the elementID of the scrollable "
+               "area to scroll.")
+        )  # fmt: skip
     return ToolResult(
         text,
         data={"moved": moved, "steps": steps},

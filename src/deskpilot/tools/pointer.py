@@ -20,7 +20,7 @@ from deskpilot.tools.blocklist import Blocklist
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import verify
 from deskpilot.tools.steps import Step
-from deskpilot.tools.wording import describe, how
+from deskpilot.tools.wording import describe, how, shown
 
 #: Roles of the parts inside a control (a button's label or icon): a press on one of them is a
 #: press on the control, so the policy looks at their parents too.
@@ -99,7 +99,7 @@ async def _start(ctx: ToolContext, window: WindowInfo, step: Step) -> tuple[int,
         return x, y, f"at ({step.point[0]}, {step.point[1]}){what}"
     eid, live = await verify(ctx, window, step.elementID or "")
     x, y = await ctx.desktop.element_point(window, live.key)
-    return x, y, f"{describe(live)} @{eid}"
+    return x, y, f"{shown(ctx, eid, live)} @{eid}"
 
 
 async def _drop(
@@ -108,7 +108,7 @@ async def _drop(
     """Where a drag ends, and how to say it."""
     if step.toElementID is not None:
         eid, live = await verify(ctx, window, step.toElementID)
-        return await ctx.desktop.element_point(window, live.key), f"{describe(live)} @{eid}"
+        return await ctx.desktop.element_point(window, live.key), f"{shown(ctx, eid, live)} @{eid}"
     if step.to_point is not None:
         return screen_point(window, *step.to_point), f"({step.to_point[0]}, {step.to_point[1]})"
     dx, dy = step.dx or 0, step.dy or 0

@@ -79,7 +79,7 @@ async def read_window(
     rendered = Renderer(
         window.geometry, budget=ctx.settings.read_budget_chars, text_limit=limit
     ).render(root, header=header(window))
-    remember(ctx.session, window, rendered.ids, rendered.names)
+    remember(ctx.session, window, rendered.ids, rendered.names, rendered.roles)
     if element_id is None and baseline:  # a zoomed read is not a baseline for diffs
         ctx.session.last_read[str(window.xid)] = rendered.lines
     body = rendered.text or "(no visible elements in this window)"
