@@ -195,3 +195,33 @@ async def test_scroll_one_element_judged_on_its_content(
     assert back.data and back.data["moved"], back.text
     page = (await call("read_screen_ax")).text
     assert "scrollable (div#list) [more below]" in page and 'clickable "Item 1"' in page
+
+
+async def test_a_covered_click_is_refused_with_what_covers_it(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    page = await open_page(call, pages, "modal.html")
+    delete = id_of_line(page, 'button "Delete account"')
+    refused = await call("perform", {"elementID": delete})
+    assert refused.is_error, refused.text
+    assert "is covered by div#backdrop" in refused.text and '"force": true' in refused.text
+    forced = await call("perform", {"elementID": delete, "force": True})
+    assert not forced.is_error, forced.text
+    await pages.wait_for("delete")  # forced: the page got the click a person could not give
+    await click(call, id_of_line(page, 'clickable "Accept"'))
+    await pages.wait_for("accepted")
+    page = (await call("read_screen_ax")).text
+    await click(call, id_of_line(page, 'button "Delete account"'))
+    assert len(pages.of("delete")) == 2
+
+
+async def test_focus_changes_are_reported_as_they_happen(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    page = await open_page(call, pages, "spinner.html")
+    field = id_of_line(page, 'textbox "Number of guests"')
+    moved = await click(call, field)
+    await pages.wait_for("focus", on="guests")
+    assert f'The keyboard focus moved to textbox "Number of guests" @{field}.' in moved, moved
+    again = await click(call, field)
+    assert "keyboard focus moved" not in again, again  # it stayed where it was

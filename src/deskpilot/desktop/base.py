@@ -254,6 +254,16 @@ class Desktop(Protocol):
         """Give the element keyboard focus (no pointer); False if it cannot take focus."""
         ...
 
+    async def focused_element(self, window: WindowInfo) -> tuple[str, str] | None:
+        """The key of the element the window's app last said has the keyboard focus (None
+        when it has said nothing since this desktop opened)."""
+        ...
+
+    async def covering(self, window: WindowInfo, key: tuple[str, str]) -> str | None:
+        """What covers the element where a person would click it (an overlay or modal of
+        the same page), described; None when nothing does or it cannot be told."""
+        ...
+
     async def settle(self, window: WindowInfo, since: float) -> bool:
         """Wait (briefly) until the window's app has reacted to what was done since ``since``
         (a ``time.monotonic()`` value) and gone quiet. False if it reported nothing."""

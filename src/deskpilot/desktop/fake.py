@@ -46,6 +46,8 @@ class FakeDesktop:
     active_xid: int | None = None
     pointer: tuple[int, int] = (0, 0)
     typed: list[str] = field(default_factory=list)
+    focus: tuple[str, str] | None = None  # the element with the keyboard focus
+    covers: dict[tuple[str, str], str] = field(default_factory=dict)  # key → what covers it
     _xids: itertools.count[int] = field(default_factory=lambda: itertools.count(0x400001))
     _builder: WindowBuilder = field(default_factory=WindowBuilder)
     _pids: itertools.count[int] = field(default_factory=lambda: itertools.count(4000))
@@ -167,10 +169,19 @@ class FakeDesktop:
 
     async def focus_element(self, window: WindowInfo, key: tuple[str, str]) -> bool:
         self.log.append(f"focus {key[1]}")
-        return self._find(key) is not None
+        if self._find(key) is None:
+            return False
+        self.focus = key
+        return True
 
     async def settle(self, window: WindowInfo, since: float) -> bool:
         return True
+
+    async def focused_element(self, window: WindowInfo) -> tuple[str, str] | None:
+        return self.focus
+
+    async def covering(self, window: WindowInfo, key: tuple[str, str]) -> str | None:
+        return self.covers.get(key)
 
     async def read_text(self, key: tuple[str, str]) -> str | None:
         found = self._find(key)

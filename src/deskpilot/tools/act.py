@@ -26,7 +26,7 @@ from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup, verify
-from deskpilot.tools.pointer import PRESSES, assess_points, run_pointer_step
+from deskpilot.tools.pointer import PRESSES, assess_points, refuse_covered, run_pointer_step
 from deskpilot.tools.screen import change_summary
 from deskpilot.tools.steps import (
     STEP_FIELDS,
@@ -34,6 +34,7 @@ from deskpilot.tools.steps import (
     DxArg,
     DyArg,
     ElementArg,
+    ForceArg,
     ShortcutArg,
     Step,
     TextArg,
@@ -65,12 +66,30 @@ def _with_summary(text: str, summary: str) -> str:
     return f"{text}\n{summary}" if summary else text
 
 
+async def focus_moved(ctx: ToolContext, window: WindowInfo, before: tuple[str, str] | None) -> str:
+    """Where the keyboard focus went, as the app reported it (empty when it did not move)."""
+    after = await ctx.desktop.focused_element(window)
+    if after is None or after == before:
+        return ""
+    live = await ctx.desktop.inspect(after)
+    if live is None:
+        return ""
+    eid = next(
+        (e for e, r in ctx.session.elements.items() if r.key == after and r.window == window.xid),
+        None,
+    )
+    if eid is None:
+        return f" The keyboard focus moved to {describe(live)}."
+    return f" The keyboard focus moved to {shown(ctx, eid, live)} @{eid}."
+
+
 async def run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
     """Carry out one checked step; return a one-line description of what happened."""
     if step.pointer:
         return await run_pointer_step(ctx, window, step)
     if step.action == "click":
         eid, live = await verify(ctx, window, step.elementID or "")
+        await refuse_covered(ctx, window, eid, live, step.force)
         outcome = await ctx.desktop.click_element(window, live.key)
         return f"Clicked {shown(ctx, eid, live)} @{eid} {how(outcome)}."
     if step.action == "fill":
@@ -167,6 +186,7 @@ async def perform(
     toY: ToYArg = None,
     dx: DxArg = None,
     dy: DyArg = None,
+    force: ForceArg = False,
     windowID: WindowIDArg = None,
 ) -> ToolResult:
     """Do one UI action in a window: click an element, fill a field, type text into the
@@ -177,13 +197,15 @@ async def perform(
     activate the window for the moment, like type and shortcut."""
     step = Step(
         action=action, elementID=elementID, text=text, shortcut=shortcut, x=x, y=y,
-        toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy,
+        toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy, force=force,
     )  # fmt: skip
     window = await resolve_window(ctx, windowID)
     before = {w.xid: w for w in await ctx.desktop.list_windows()}
+    focus = await ctx.desktop.focused_element(window)
     since = time.monotonic()
     line = await run_step(ctx, window, step)
     await ctx.desktop.settle(window, since)
+    line += await focus_moved(ctx, window, focus)
     line += await window_changes(ctx, window, before)
     line = _with_summary(line, await change_summary(ctx, window))
     return ToolResult(line, summary=line.split(" via ")[0])
@@ -221,6 +243,7 @@ async def perform_sequence(
                 raise ToolError(f"Step {i} of {len(steps)}: {exc} Nothing was done.") from exc
     done: list[str] = []
     before = {w.xid: w for w in await ctx.desktop.list_windows()}
+    focus = await ctx.desktop.focused_element(window)
     since = time.monotonic()
     for i, step in enumerate(steps, 1):
         if i > 1 and steps[i - 2].action in ("type", "shortcut"):
@@ -249,6 +272,7 @@ async def perform_sequence(
             )
     await ctx.desktop.settle(window, since)
     text = f"All {len(steps)} steps ran:\n" + "\n".join(done)
+    text += await focus_moved(ctx, window, focus)
     text += await window_changes(ctx, window, before)
     text = _with_summary(text, await change_summary(ctx, window))
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")

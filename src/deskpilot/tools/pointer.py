@@ -90,6 +90,21 @@ async def assess_points(
     return found
 
 
+async def refuse_covered(
+    ctx: ToolContext, window: WindowInfo, eid: str, live: LiveElement, force: bool
+) -> None:
+    """Refuse to act on an element something covers where a person would click it."""
+    if force:
+        return
+    cover = await ctx.desktop.covering(window, live.key)
+    if cover is not None:
+        raise ActionFailed(
+            f"@{eid} ({shown(ctx, eid, live)}) is covered by {cover} where a person would "
+            "click it: close or answer what covers it first (read the window), or pass "
+            '"force": true to act on it anyway'
+        )
+
+
 async def _start(ctx: ToolContext, window: WindowInfo, step: Step) -> tuple[int, int, str]:
     """Where a pointer step acts: (x, y) on screen and what is there, for the result."""
     if step.point is not None:
@@ -98,6 +113,7 @@ async def _start(ctx: ToolContext, window: WindowInfo, step: Step) -> tuple[int,
         what = f" (on {describe(under[-1])})" if under else ""
         return x, y, f"at ({step.point[0]}, {step.point[1]}){what}"
     eid, live = await verify(ctx, window, step.elementID or "")
+    await refuse_covered(ctx, window, eid, live, step.force)
     x, y = await ctx.desktop.element_point(window, live.key)
     return x, y, f"{shown(ctx, eid, live)} @{eid}"
 

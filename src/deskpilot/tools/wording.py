@@ -24,9 +24,10 @@ def shown(ctx: ToolContext, eid: str, live: LiveElement) -> str:
 
 
 def how(outcome: ActionOutcome) -> str:
-    """``via AT-SPI action 'click' (no focus change)``, or the raw input and its activation."""
+    """``via AT-SPI action 'click' (the window was not activated)``, or the raw input and
+    its activation."""
     if outcome.method == "atspi":
-        return f"via {outcome.detail} (no focus change)"
+        return f"via {outcome.detail} (the window was not activated)"
     text = f"via keyboard/pointer input ({outcome.detail})"
     if outcome.activated:
         text += "; the window was activated for it"
