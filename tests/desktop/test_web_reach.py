@@ -225,3 +225,23 @@ async def test_focus_changes_are_reported_as_they_happen(
     assert f'The keyboard focus moved to textbox "Number of guests" @{field}.' in moved, moved
     again = await click(call, field)
     assert "keyboard focus moved" not in again, again  # it stayed where it was
+
+
+async def test_lean_web_reads(call: Call, pages: PageServer, browser: WindowInfo) -> None:
+    page = await open_page(call, pages, "spans.html")
+    lines = page.splitlines()
+    assert any(ln.startswith('browser "Span links" = "127.0.0.1:') for ln in lines), page
+    assert "Reload" not in page and "<appGuidance>" in page
+    assert 'para "Show all messages, only unread ones or starred."' in page
+    again = (await call("read_screen_ax")).text
+    assert "<appGuidance>" not in again  # once per window
+    full = (await call("read_screen_ax", {"chrome": True})).text
+    assert 'button "Reload" @' in full and 'textbox "Address and search bar"' in full
+
+    page = await open_page(call, pages, "scroll-list.html")
+    item = id_of_line(page, 'clickable "Item 2"')
+    first = await click(call, item)
+    assert "The time is" in first  # a change like any other, the first time
+    second = await click(call, item)
+    assert "The time is" not in second and "ticking text left out" in second, second
+    await pages.wait_for("item", item="Item 2")

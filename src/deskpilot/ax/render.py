@@ -22,6 +22,7 @@ from deskpilot.ax.actionable import (
     clickable,
     folded_text,
     kind,
+    operable,
     own_name,
     page_level,
     role_word,
@@ -29,6 +30,7 @@ from deskpilot.ax.actionable import (
     wrapped_target,
 )
 from deskpilot.ax.ids import assign_ids
+from deskpilot.ax.page import SENTENCES, chrome_line, pages_of, popups_outside, sentence
 from deskpilot.ax.prune import Line, prune
 from deskpilot.ax.roles import (
     ALWAYS_STRUCTURAL,
@@ -73,10 +75,13 @@ class Rendered:
 class Renderer:
     """Render one window's tree (or one subtree) within a character budget."""
 
-    def __init__(self, area: Rect, budget: int = 12000, text_limit: int = TEXT_LIMIT) -> None:
+    def __init__(
+        self, area: Rect, budget: int = 12000, text_limit: int = TEXT_LIMIT, *, chrome: bool = True
+    ) -> None:
         self.area = area
         self.budget = budget
         self.text_limit = text_limit
+        self.chrome = chrome  # a browser's own controls line by line (else one line)
         self._labels: set[str] = set()
 
     # -- selecting lines -------------------------------------------------------------------
@@ -84,7 +89,13 @@ class Renderer:
     def collect(self, root: Node) -> list[Line]:
         lines: list[Line] = []
         self._labels = {clean_name(n.label) for n in root.walk() if n.label and not n.name}
-        self._visit(root, 0, "", lines, top=True)
+        pages = [] if self.chrome else pages_of(root)
+        if not pages:
+            self._visit(root, 0, "", lines, top=True)
+            return prune(lines)
+        lines.append(chrome_line(root, pages))
+        for part in [*pages, *popups_outside(root, pages)]:
+            self._visit(part, 0, "", lines, top=False)
         return prune(lines)
 
     @staticmethod
@@ -127,6 +138,14 @@ class Renderer:
                 how = "item" if folded_text(node) else None
             if how is not None:
                 self._operable(node, how, depth, parent_name, out, scope)
+                return
+            if node.role in SENTENCES and not is_widget(node) and (said := sentence(node)):
+                # a sentence split by inline markup: one line, its operable pieces under it
+                role = TEXTUAL.get(node.role) or "text"
+                out.append(Line(depth, node, role, cut(said, self.text_limit), None, [], False))
+                for child in self._reading_order(node.children):
+                    if operable(child):
+                        self._visit(child, depth + 1, said, out, top=False, scope=scope)
                 return
         name = clean_name(node.name) or clean_name(node.label)
         role = node.role
