@@ -17,8 +17,9 @@ AREA = Rect(0, 0, 1000, 800)
 
 
 def browser(*page: Node) -> Node:
-    tabs = node("page-tab-list", "", node("page-tab", "Inbox", states=frozenset(
-        {"showing", "visible", "enabled", "selected"})), node("page-tab", "Other", at=(200, 0, 90, 20)))  # fmt: skip
+    selected = frozenset({"showing", "visible", "enabled", "selected"})
+    tabs = node("page-tab-list", "", node("page-tab", "Inbox", states=selected),
+                node("page-tab", "Other", at=(200, 0, 90, 20)))  # fmt: skip
     address = node("entry", "Address and search bar", text="example.org/inbox",
                    states=frozenset({"showing", "visible", "enabled", "editable"}))  # fmt: skip
     reload_ = node("push-button", "Reload", at=(0, 30, 20, 20))

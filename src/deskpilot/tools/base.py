@@ -63,13 +63,27 @@ class ToolSpec:
     title: str
     description: str
     func: ToolFunc
-    model: type[BaseModel]
+    #: the arguments as pydantic fields; the model is built on first use (a CLI call builds
+    #: one tool's, not every tool's, at start-up)
+    fields: dict[str, Any]
     risk: Risk
     open_world: bool = False
     idempotent: bool = False
     assess: RiskHook | None = None  # may raise the risk of one call (consequential clicks)
     check: CheckHook | None = None  # cross-field checks; raises InvalidArguments
     explain: ExplainHook | None = None  # details shown with a confirmation
+
+    _model: type[BaseModel] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def model(self) -> type[BaseModel]:
+        if self._model is None:
+            self._model = create_model(
+                f"{self.func.__name__}_args",
+                __config__=ConfigDict(extra="forbid", strict=False),
+                **self.fields,
+            )
+        return self._model
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -184,17 +198,12 @@ def tool(
             annotation = hints.get(p.name, Any)
             default = ... if p.default is inspect.Parameter.empty else p.default
             fields[p.name] = (annotation, default)
-        model = create_model(
-            f"{func.__name__}_args",
-            __config__=ConfigDict(extra="forbid", strict=False),
-            **fields,
-        )
         return ToolSpec(
             name=name or func.__name__,
             title=title,
             description=_doc_description(func),
             func=func,
-            model=model,
+            fields=fields,
             risk=risk,
             open_world=open_world,
             idempotent=idempotent,

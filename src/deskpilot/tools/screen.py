@@ -6,7 +6,6 @@ import io
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from PIL import Image as PILImage
 from pydantic import Field
 
 from deskpilot.ax.diff import Diff, diff
@@ -204,6 +203,8 @@ async def computer_use_screenshot(ctx: ToolContext, windowID: WindowIDArg = None
     Fails if the window is minimized or hidden."""
     window = await resolve_window(ctx, windowID)
     png = await ctx.desktop.capture(window)
+    from PIL import Image as PILImage  # only here: a read needs no imaging library
+
     with PILImage.open(io.BytesIO(png)) as img:
         width, height = img.size
     text = (
