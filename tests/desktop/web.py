@@ -108,27 +108,37 @@ def color_center(png: bytes, rgb: tuple[int, int, int]) -> tuple[int, int]:
     return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
 
 
-async def uncovered(
-    desktop: Any, ctx: Any, window: Any, operables: list[dict[str, Any]], shown: set[str]
-) -> list[str]:
-    """The page's operable elements (its ``operables`` report) that no ID of a read reaches.
-
-    Each element's centre is hit-tested on the accessibility tree (``element_at``, a channel
-    the read does not use); from the node hit, text nodes are passed up to the element they
-    belong to. The element is covered when that node carries one of the IDs ``shown`` (the
-    element IDs of the read, whose records give their keys)."""
+async def reached(
+    desktop: Any, window: Any, operables: list[dict[str, Any]]
+) -> list[tuple[str, tuple[str, str] | None, str]]:
+    """For each operable element a page reported: (label, the node a read must show for it,
+    what was hit). Its centre is hit-tested on the accessibility tree (``element_at``, a
+    channel the read does not use); from the node hit, text nodes are passed up to the
+    element they belong to."""
     snap = await desktop.snapshot(window, fresh=True)
     doc = next(n for n in snap.nodes() if n.role == "document-web" and "showing" in n.states)
-    keys = {ctx.session.elements[eid].key for eid in shown}
-    missing = []
+    out = []
     for item in operables:
         x, y = doc.bounds.x + item["x"], doc.bounds.y + item["y"]
         node = await desktop.element_at(x, y)
         for _ in range(4):
-            if node is None or node.role not in ("static", "text", "label") or node.key in keys:
+            if node is None or node.role not in ("static", "text", "label"):
                 break
             node = await desktop.inspect(node.parent_key) if node.parent_key else None
-        if node is None or node.key not in keys:
-            what = f"{node.role} {node.name!r}" if node is not None else "nothing"
-            missing.append(f"{item['label']} (at {x},{y}: {what})")
-    return missing
+        what = f"{node.role} {node.name!r}" if node is not None else "nothing"
+        out.append((item["label"], node.key if node is not None else None, f"at {x},{y}: {what}"))
+    return out
+
+
+async def uncovered(
+    desktop: Any, ctx: Any, window: Any, operables: list[dict[str, Any]], shown: set[str]
+) -> list[str]:
+    """The page's operable elements (its ``operables`` report) that no ID of a read reaches:
+    the node :func:`reached` finds for each must carry one of the IDs ``shown`` (whose
+    session records give their keys)."""
+    keys = {ctx.session.elements[eid].key for eid in shown}
+    return [
+        f"{label} ({where})"
+        for label, key, where in await reached(desktop, window, operables)
+        if key not in keys
+    ]
