@@ -81,3 +81,15 @@ def test_app_guidance_comes_once_per_window_and_when_asked(settings: Settings) -
     assert "<appGuidance>" in read()
     assert "<appGuidance>" not in read()
     assert "<appGuidance>" in read(guidance=True)
+
+
+def test_a_table_reads_by_rows_with_the_cells_to_operate_under_them() -> None:
+    link = node("link", "Invoice 2", static("Invoice 2"), actions=("jump",),
+                states=frozenset({"showing", "visible", "enabled", "focusable"}))  # fmt: skip
+    head = node("table-row", "", node("column-header", "Item"), node("column-header", "Price"))
+    row = node("table-row", "", node("table-cell", "Invoice 2", link), node("table-cell", "$35"))
+    table = node("table", "", head, row, at=(10, 120, 300, 60))
+    text = Renderer(AREA, 10000).render(browser(table)).text
+    assert 'header "Item | Price"' in text
+    assert 'row "Invoice 2 | $35"' in text
+    assert 'cell "Invoice 2" @' in text and 'cell "$35"' not in text

@@ -5,12 +5,13 @@ read some twenty lines a model seldom needs. Unless asked for them (``chrome``),
 one line — the active tab, the address and how many tabs there are — while what the browser
 pops up (a dialog, a menu, an alert) still reads in full. Inside the page, a sentence that
 inline markup splits into pieces (``Show <span>unread</span> ones``) reads as one line, with
-the pieces a person can operate listed under it.
+the pieces a person can operate listed under it. A table reads by rows: one line per row
+(``row "Invoice 1 | $20"``), with the cells a person can operate under it.
 """
 
 from __future__ import annotations
 
-from deskpilot.ax.actionable import folded_text, operable, own_name
+from deskpilot.ax.actionable import folded_text, operable, own_name, wrapped_target
 from deskpilot.ax.prune import Line
 from deskpilot.ax.roles import clean_name, is_displayed
 from deskpilot.desktop.base import Node
@@ -63,6 +64,32 @@ def popups_outside(root: Node, pages: list[Node]) -> list[Node]:
 
     visit(root)
     return found
+
+
+#: Roles of a table row's cells.
+CELLS = frozenset({"table-cell", "column-header", "row-header", "table-column-header",
+                   "table-row-header"})  # fmt: skip
+HEADERS = CELLS - {"table-cell"}
+
+
+def row_cells(row: Node) -> list[Node] | None:
+    """A table row's cells, when it holds cells only (a web table's row)."""
+    kids = [c for c in row.children if is_displayed(c)]
+    return kids if kids and all(c.role in CELLS for c in kids) else None
+
+
+def row_text(cells: list[Node]) -> str:
+    """``Invoice 1 | $20``: a row read as one line."""
+    texts = [own_name(c) or folded_text(c) or clean_name(c.text or "") for c in cells]
+    return " | ".join(t or "—" for t in texts)
+
+
+def cell_operable(cell: Node) -> bool:
+    """Whether a cell needs a line of its own under its row: it wraps a link, takes the focus
+    or a selection, is editable, or holds controls."""
+    if cell.states & {"focusable", "selectable", "editable"} or wrapped_target(cell):
+        return True
+    return any(operable(d) for d in cell.walk()[1:] if is_displayed(d))
 
 
 def sentence(node: Node) -> str | None:

@@ -30,7 +30,17 @@ from deskpilot.ax.actionable import (
     wrapped_target,
 )
 from deskpilot.ax.ids import assign_ids
-from deskpilot.ax.page import SENTENCES, chrome_line, pages_of, popups_outside, sentence
+from deskpilot.ax.page import (
+    HEADERS,
+    SENTENCES,
+    cell_operable,
+    chrome_line,
+    pages_of,
+    popups_outside,
+    row_cells,
+    row_text,
+    sentence,
+)
 from deskpilot.ax.prune import Line, prune
 from deskpilot.ax.roles import (
     ALWAYS_STRUCTURAL,
@@ -139,6 +149,9 @@ class Renderer:
             if how is not None:
                 self._operable(node, how, depth, parent_name, out, scope)
                 return
+            if node.role == "table-row" and (cells := row_cells(node)) is not None:
+                self._row(node, cells, depth, out, scope)
+                return
             if node.role in SENTENCES and not is_widget(node) and (said := sentence(node)):
                 # a sentence split by inline markup: one line, its operable pieces under it
                 role = TEXTUAL.get(node.role) or "text"
@@ -221,6 +234,17 @@ class Renderer:
             return
         for child in self._reading_order(node.children):
             self._visit(child, child_depth, parent_name, out, top=False, scope=scope)
+
+    def _row(self, row: Node, cells: list[Node], depth: int, out: list[Line], scope: bool) -> None:
+        """A table row as one line (its cells' texts); the cells to operate under it."""
+        role = "header" if all(c.role in HEADERS for c in cells) else "row"
+        states = states_shown(row)
+        pickable = bool(row.states & {"selectable", "focusable"})
+        out.append(Line(depth, row, role, cut(row_text(cells), self.text_limit), None, states,
+                        pickable))  # fmt: skip
+        for cell in cells:
+            if cell_operable(cell):
+                self._visit(cell, depth + 1, "", out, top=False, scope=scope)
 
     def _operable(
         self, node: Node, how: str, depth: int, parent_name: str, out: list[Line], scope: bool
