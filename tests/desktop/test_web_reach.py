@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from deskpilot._wait import async_wait_for
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Call
@@ -245,3 +246,29 @@ async def test_lean_web_reads(call: Call, pages: PageServer, browser: WindowInfo
     second = await click(call, item)
     assert "The time is" not in second and "ticking text left out" in second, second
     await pages.wait_for("item", item="Item 2")
+
+
+async def test_two_windows_of_one_page_each_read_and_act_on_their_own(
+    call: Call, ctx: ToolContext, pages: PageServer, browser: WindowInfo
+) -> None:
+    first = await open_page(call, pages, "spans.html")
+    one = ctx.session.target
+    await pages.wait_for("operables")
+    second = await open_page(call, pages, "spans.html")  # the running browser: a new window
+    two = ctx.session.target
+    assert one and two and one != two  # the new window is the tracked target
+    titles = {w.stable_id: w.title for w in await ctx.desktop.list_windows()}
+    assert titles[one] == titles[two]  # same title, two windows
+    link = 'clickable "unread ones"'
+    assert id_of_line(first, link) != id_of_line(second, link)  # each its own tree
+    await click(call, id_of_line(second, link))
+    clicked = (await pages.wait_for("pick", what="unread"))["instance"]
+    reread = (await call("read_screen_ax", {"windowID": one})).text
+    await click(call, id_of_line(reread, link))
+
+    async def both() -> set[str] | None:
+        seen = {e["instance"] for e in pages.of("pick", what="unread")}
+        return seen if len(seen) == 2 else None
+
+    seen = await async_wait_for(both, timeout=10, what="a click in each window")
+    assert clicked in seen
