@@ -8,6 +8,7 @@ this server, a channel the tools do not use.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,6 +17,14 @@ from typing import Any
 from deskpilot._wait import async_wait_for
 
 PAGES = Path(__file__).parent.parent / "fixtures" / "web"
+
+
+class _Quiet(ThreadingHTTPServer):
+    """A browser that closes a connection early (a tab closed mid-request) is no error."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class PageServer:
@@ -48,7 +57,7 @@ class PageServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Quiet(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     def url(self, page: str) -> str:
