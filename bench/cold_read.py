@@ -111,12 +111,12 @@ async def cold_read(xid: int, trace: Trace | None = None, warm: bool = False) ->
             raise SystemExit(f"no window {xid}")
         ctx = ToolContext(desktop=desktop, settings=settings, audit=discard)
         if warm:
-            await read_window(ctx, window)
+            await read_window(ctx, window, chrome=True)
         if trace is not None:
             trace.calls.clear()
             trace.phases.clear()
         start, cpu = time.perf_counter(), time.process_time()
-        got = await read_window(ctx, window)
+        got = await read_window(ctx, window, chrome=True)
         body, snap, ids = got.body, got.snap, got.ids
         ms = (time.perf_counter() - start) * 1000
         cpu_ms = (time.process_time() - cpu) * 1000

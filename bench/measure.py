@@ -105,6 +105,12 @@ def is_widget(node: Mapping[str, Any], *, visible_only: bool, bounds: Bounds | N
     states = node["states"]
     if osworld.tag_of(node["role"]) not in WIDGET_ROLES and "editable" not in states:
         return False
+    if osworld.tag_of(node["role"]) == "table-cell" and not {
+        "focusable",
+        "selectable",
+        "editable",
+    } & set(states):
+        return False  # a web table's plain cell: text, read with its row (issue 9)
     if "visible" not in states or (not visible_only and "showing" not in states):
         return False
     if bounds is None:

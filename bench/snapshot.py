@@ -155,7 +155,7 @@ class Bench:
 
     async def timed_read(self, launched: Launched) -> tuple[float, Any]:
         start = time.perf_counter()
-        got = await read_window(self.ctx, launched.window)
+        got = await read_window(self.ctx, launched.window, chrome=True)
         return (time.perf_counter() - start) * 1000, got
 
     async def app(self, spec: AppSpec) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -31,6 +31,7 @@ class ElementRecord:
     window: int  # X window id of the window it was read from
     pid: int
     label: str = ""  # the name the model was shown (derived from inner labels if unnamed)
+    shown_role: str = ""  # the role the model was shown ("clickable", "tab"…)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -38,7 +39,8 @@ class ElementRecord:
 
 
 def _well_typed(record: ElementRecord) -> bool:
-    texts = (record.bus, record.path, record.role, record.name, record.parent, record.label)
+    texts = (record.bus, record.path, record.role, record.name, record.parent, record.label,
+             record.shown_role)  # fmt: skip
     numbers = (record.window, record.pid)
     return all(isinstance(t, str) for t in texts) and all(
         isinstance(n, int) and not isinstance(n, bool) for n in numbers
@@ -54,6 +56,9 @@ class Session:
     history: list[str] = field(default_factory=list)  # earlier targets, most recent last
     elements: dict[str, ElementRecord] = field(default_factory=dict)
     last_read: dict[str, dict[str, str]] = field(default_factory=dict)  # xid → {id: line}
+    guided: list[str] = field(default_factory=list)  # xids whose app guidance was shown
+    ticking: dict[str, list[str]] = field(default_factory=dict)  # xid → lines that ticked
+    chrome: list[str] = field(default_factory=list)  # xids last read with the browser's controls
     path: Path | None = None
 
     def track(self, window_id: str) -> None:
@@ -79,6 +84,9 @@ class Session:
             "history": self.history,
             "elements": {k: asdict(v) for k, v in self.elements.items()},
             "last_read": self.last_read,
+            "guided": self.guided,
+            "ticking": self.ticking,
+            "chrome": self.chrome,
         }
 
     @classmethod
@@ -90,6 +98,16 @@ class Session:
         history = data.get("history", [])
         last_read = data.get("last_read", {})
         target = data.get("target")
+        guided = data.get("guided", [])
+        ticking = data.get("ticking", {})
+        chrome = data.get("chrome", [])
+        if not (
+            isinstance(guided, list)
+            and isinstance(chrome, list)
+            and isinstance(ticking, dict)
+            and all(isinstance(v, list) for v in ticking.values())
+        ):
+            raise ValueError("a session part has the wrong shape")
         if not (
             isinstance(elements, dict)
             and all(isinstance(v, dict) for v in elements.values())
@@ -110,6 +128,9 @@ class Session:
             last_read={
                 str(k): {str(i): str(t) for i, t in v.items()} for k, v in last_read.items()
             },
+            guided=[str(w) for w in guided],
+            ticking={str(k): [str(i) for i in v] for k, v in ticking.items()},
+            chrome=[str(w) for w in chrome],
             path=path,
         )
 

@@ -9,8 +9,11 @@ test server, a channel the tools do not use.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from deskpilot._wait import async_wait_for
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Call
@@ -167,3 +170,105 @@ async def test_every_element_a_person_can_click_or_focus_has_an_id(
             gaps[page] = missing
         await call("perform", {"action": "shortcut", "shortcut": "ctrl+w"})
     assert not gaps, gaps
+
+
+async def test_scroll_one_element_judged_on_its_content(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    page = await open_page(call, pages, "scroll-list.html")
+    area = id_of_line(page, "scrollable (div#list) [more below]")
+    assert "Item 20" not in page
+    # the page itself does not scroll: its ticking clock is not movement
+    still = await call("scroll", {"direction": "down", "milliseconds": 1000})
+    assert not still.is_error and still.data == {"moved": False, "steps": 4}, still.text
+    moved = await call("scroll", {"elementID": area, "milliseconds": 1500})
+    assert not moved.is_error and moved.data and moved.data["moved"], moved.text
+    assert "scrollable" in moved.text
+    top = (await pages.wait_for("scrolled"))["top"]
+    assert top > 0
+    page = (await call("read_screen_ax")).text
+    assert "scrollable (div#list) [more above and below]" in page, page
+    shown = [int(m) for m in re.findall(r'clickable "Item (\d+)"', page)]
+    assert shown and min(shown) > 1, page
+    await click(call, id_of_line(page, f'clickable "Item {max(shown)}"'))
+    await pages.wait_for("item", item=f"Item {max(shown)}")
+    back = await call("scroll", {"elementID": area, "direction": "up", "milliseconds": 60000})
+    assert back.data and back.data["moved"], back.text
+    page = (await call("read_screen_ax")).text
+    assert "scrollable (div#list) [more below]" in page and 'clickable "Item 1"' in page
+
+
+async def test_a_covered_click_is_refused_with_what_covers_it(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    page = await open_page(call, pages, "modal.html")
+    delete = id_of_line(page, 'button "Delete account"')
+    refused = await call("perform", {"elementID": delete})
+    assert refused.is_error, refused.text
+    assert "is covered by div#backdrop" in refused.text and '"force": true' in refused.text
+    forced = await call("perform", {"elementID": delete, "force": True})
+    assert not forced.is_error, forced.text
+    await pages.wait_for("delete")  # forced: the page got the click a person could not give
+    await click(call, id_of_line(page, 'clickable "Accept"'))
+    await pages.wait_for("accepted")
+    page = (await call("read_screen_ax")).text
+    await click(call, id_of_line(page, 'button "Delete account"'))
+    assert len(pages.of("delete")) == 2
+
+
+async def test_focus_changes_are_reported_as_they_happen(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    page = await open_page(call, pages, "spinner.html")
+    field = id_of_line(page, 'textbox "Number of guests"')
+    moved = await click(call, field)
+    await pages.wait_for("focus", on="guests")
+    assert f'The keyboard focus moved to textbox "Number of guests" @{field}.' in moved, moved
+    again = await click(call, field)
+    assert "keyboard focus moved" not in again, again  # it stayed where it was
+
+
+async def test_lean_web_reads(call: Call, pages: PageServer, browser: WindowInfo) -> None:
+    page = await open_page(call, pages, "spans.html")
+    lines = page.splitlines()
+    assert any(ln.startswith('browser "Span links" = "127.0.0.1:') for ln in lines), page
+    assert "Reload" not in page and "<appGuidance>" in page
+    assert 'para "Show all messages, only unread ones or starred."' in page
+    again = (await call("read_screen_ax")).text
+    assert "<appGuidance>" not in again  # once per window
+    full = (await call("read_screen_ax", {"chrome": True})).text
+    assert 'button "Reload" @' in full and 'textbox "Address and search bar"' in full
+
+    page = await open_page(call, pages, "scroll-list.html")
+    item = id_of_line(page, 'clickable "Item 2"')
+    first = await click(call, item)
+    assert "The time is" in first  # a change like any other, the first time
+    second = await click(call, item)
+    assert "The time is" not in second and "ticking text left out" in second, second
+    await pages.wait_for("item", item="Item 2")
+
+
+async def test_two_windows_of_one_page_each_read_and_act_on_their_own(
+    call: Call, ctx: ToolContext, pages: PageServer, browser: WindowInfo
+) -> None:
+    first = await open_page(call, pages, "spans.html")
+    one = ctx.session.target
+    await pages.wait_for("operables")
+    second = await open_page(call, pages, "spans.html")  # the running browser: a new window
+    two = ctx.session.target
+    assert one and two and one != two  # the new window is the tracked target
+    titles = {w.stable_id: w.title for w in await ctx.desktop.list_windows()}
+    assert titles[one] == titles[two]  # same title, two windows
+    link = 'clickable "unread ones"'
+    assert id_of_line(first, link) != id_of_line(second, link)  # each its own tree
+    await click(call, id_of_line(second, link))
+    clicked = (await pages.wait_for("pick", what="unread"))["instance"]
+    reread = (await call("read_screen_ax", {"windowID": one})).text
+    await click(call, id_of_line(reread, link))
+
+    async def both() -> set[str] | None:
+        seen = {e["instance"] for e in pages.of("pick", what="unread")}
+        return seen if len(seen) == 2 else None
+
+    seen = await async_wait_for(both, timeout=10, what="a click in each window")
+    assert clicked in seen

@@ -8,6 +8,7 @@ this server, a channel the tools do not use.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,6 +17,14 @@ from typing import Any
 from deskpilot._wait import async_wait_for
 
 PAGES = Path(__file__).parent.parent / "fixtures" / "web"
+
+
+class _Quiet(ThreadingHTTPServer):
+    """A browser that closes a connection early (a tab closed mid-request) is no error."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class PageServer:
@@ -48,7 +57,7 @@ class PageServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Quiet(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     def url(self, page: str) -> str:
@@ -108,27 +117,37 @@ def color_center(png: bytes, rgb: tuple[int, int, int]) -> tuple[int, int]:
     return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
 
 
-async def uncovered(
-    desktop: Any, ctx: Any, window: Any, operables: list[dict[str, Any]], shown: set[str]
-) -> list[str]:
-    """The page's operable elements (its ``operables`` report) that no ID of a read reaches.
-
-    Each element's centre is hit-tested on the accessibility tree (``element_at``, a channel
-    the read does not use); from the node hit, text nodes are passed up to the element they
-    belong to. The element is covered when that node carries one of the IDs ``shown`` (the
-    element IDs of the read, whose records give their keys)."""
+async def reached(
+    desktop: Any, window: Any, operables: list[dict[str, Any]]
+) -> list[tuple[str, tuple[str, str] | None, str]]:
+    """For each operable element a page reported: (label, the node a read must show for it,
+    what was hit). Its centre is hit-tested on the accessibility tree (``element_at``, a
+    channel the read does not use); from the node hit, text nodes are passed up to the
+    element they belong to."""
     snap = await desktop.snapshot(window, fresh=True)
     doc = next(n for n in snap.nodes() if n.role == "document-web" and "showing" in n.states)
-    keys = {ctx.session.elements[eid].key for eid in shown}
-    missing = []
+    out = []
     for item in operables:
         x, y = doc.bounds.x + item["x"], doc.bounds.y + item["y"]
         node = await desktop.element_at(x, y)
         for _ in range(4):
-            if node is None or node.role not in ("static", "text", "label") or node.key in keys:
+            if node is None or node.role not in ("static", "text", "label"):
                 break
             node = await desktop.inspect(node.parent_key) if node.parent_key else None
-        if node is None or node.key not in keys:
-            what = f"{node.role} {node.name!r}" if node is not None else "nothing"
-            missing.append(f"{item['label']} (at {x},{y}: {what})")
-    return missing
+        what = f"{node.role} {node.name!r}" if node is not None else "nothing"
+        out.append((item["label"], node.key if node is not None else None, f"at {x},{y}: {what}"))
+    return out
+
+
+async def uncovered(
+    desktop: Any, ctx: Any, window: Any, operables: list[dict[str, Any]], shown: set[str]
+) -> list[str]:
+    """The page's operable elements (its ``operables`` report) that no ID of a read reaches:
+    the node :func:`reached` finds for each must carry one of the IDs ``shown`` (whose
+    session records give their keys)."""
+    keys = {ctx.session.elements[eid].key for eid in shown}
+    return [
+        f"{label} ({where})"
+        for label, key, where in await reached(desktop, window, operables)
+        if key not in keys
+    ]

@@ -173,3 +173,17 @@ def test_consequential_rule_uses_the_name_the_model_saw(settings: Settings) -> N
     ctx.approver = DenyAll()
     declined = call(ctx, "perform", {"elementID": line.rsplit("@", 1)[1]})
     assert declined.is_error and 'activates "Delete"' in declined.text
+
+
+def test_scroll_takes_an_element_of_the_window(settings: Settings) -> None:
+    ctx, desk, _ = make(settings)
+    call(ctx, "open_app", {"bundleId": "Editor"})
+    text = call(ctx, "read_screen_ax").text
+    area = next(ln for ln in text.splitlines() if ln.startswith("textbox")).rsplit("@", 1)[1]
+    done = call(ctx, "scroll", {"elementID": area, "milliseconds": 500})
+    assert not done.is_error and done.data["moved"], done.text
+    record = ctx.session.elements[area]
+    assert desk.log[-1] == f"scroll down 2 {record.path}"
+    assert f"in textbox @{area}" in done.text
+    gone = call(ctx, "scroll", {"elementID": "9.zz"})
+    assert gone.is_error and "not shown by a read_screen_ax" in gone.text

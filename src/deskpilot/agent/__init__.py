@@ -11,18 +11,42 @@
 
 from __future__ import annotations
 
-from deskpilot.agent.approvers import TerminalApprover
-from deskpilot.agent.conversation import (
-    AssistantTurn,
-    Conversation,
-    Message,
-    ToolCall,
-    ToolResultPart,
-)
-from deskpilot.agent.loop import EXIT_CODES, AgentRun, RunOptions, RunResult, StopController
-from deskpilot.agent.providers import Provider, get_provider, how_to_configure
-from deskpilot.agent.session_store import load_conversation, save_conversation
-from deskpilot.agent.task import COMPUTER_USE_TOOLS, computer_use_task, computer_use_task_tool
+from typing import TYPE_CHECKING
+
+from deskpilot._lazy import exports
+
+if TYPE_CHECKING:  # the names, for type checkers; at run time each is imported on first use
+    from deskpilot.agent.approvers import TerminalApprover
+    from deskpilot.agent.conversation import (
+        AssistantTurn,
+        Conversation,
+        Message,
+        ToolCall,
+        ToolResultPart,
+    )
+    from deskpilot.agent.loop import EXIT_CODES, AgentRun, RunOptions, RunResult, StopController
+    from deskpilot.agent.providers import Provider, get_provider, how_to_configure
+    from deskpilot.agent.session_store import load_conversation, save_conversation
+    from deskpilot.agent.task import COMPUTER_USE_TOOLS, computer_use_task, computer_use_task_tool
+
+_WHERE = {
+    "TerminalApprover": "deskpilot.agent.approvers",
+    **dict.fromkeys(
+        ("AssistantTurn", "Conversation", "Message", "ToolCall", "ToolResultPart"),
+        "deskpilot.agent.conversation",
+    ),
+    **dict.fromkeys(
+        ("EXIT_CODES", "AgentRun", "RunOptions", "RunResult", "StopController"),
+        "deskpilot.agent.loop",
+    ),
+    **dict.fromkeys(("Provider", "get_provider", "how_to_configure"), "deskpilot.agent.providers"),
+    **dict.fromkeys(("load_conversation", "save_conversation"), "deskpilot.agent.session_store"),
+    **dict.fromkeys(
+        ("COMPUTER_USE_TOOLS", "computer_use_task", "computer_use_task_tool"),
+        "deskpilot.agent.task",
+    ),
+}
+__getattr__, __dir__ = exports(__name__, _WHERE)
 
 __all__ = [
     "COMPUTER_USE_TOOLS",

@@ -18,6 +18,8 @@ class Diff:
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     changed: list[tuple[str, str]] = field(default_factory=list)  # (old, new)
+    changed_keys: list[str] = field(default_factory=list)  # the element of each change
+    ticking: int = 0  # ticking texts left out (see deskpilot.ax.ticking)
 
     @property
     def empty(self) -> bool:
@@ -32,7 +34,11 @@ class Diff:
     def summary(self, limit: int = 3, width: int = 320) -> str:
         """One line for an action's result: the first few changes and how many more."""
         if self.empty:
-            return "No change in the window was seen."
+            return "No change in the window was seen." + (
+                f" ({self.ticking} ticking text{'s' if self.ticking > 1 else ''} left out)"
+                if self.ticking
+                else ""
+            )
         items = [f"~ {_ID_SUFFIX.sub('', new).strip()}{_id_of(new)} (was: "
                  f"{_brief(old, new)})" for old, new in self.changed]  # fmt: skip
         items += [f"+ {line.strip()}" for line in self.added]
@@ -42,6 +48,8 @@ class Diff:
         text = "Changes: " + "; ".join(shown)
         if more:
             text += f"; and {more} more (read_screen_ax to see them)"
+        if self.ticking:
+            text += f" ({self.ticking} ticking text{'s' if self.ticking > 1 else ''} left out)"
         if len(text) > width:
             text = text[: width - 1] + "…"
         return text
@@ -76,5 +84,6 @@ def diff(before: dict[str, str], after: dict[str, str]) -> Diff:
             d.added.append(line)
         elif before[key] != line:
             d.changed.append((before[key], line))
+            d.changed_keys.append(key)
     d.removed = [line for key, line in before.items() if key not in after]
     return d

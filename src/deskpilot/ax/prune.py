@@ -22,6 +22,7 @@ class Line:
     value: str | None
     states: list[str]
     has_id: bool
+    fixed: bool = False  # never pruned (the browser line)
 
 
 def prune(lines: list[Line]) -> list[Line]:
@@ -39,7 +40,9 @@ def prune(lines: list[Line]) -> list[Line]:
     for i, ln in enumerate(lines):
         # a named group whose first element is an unnamed widget: the widget takes the name
         # (toolbar "Styles" > toggle becomes toggle "Styles"); the group line goes
-        if ln.has_id or ln.node.role not in STRUCTURAL or ln.node.role in ALWAYS_STRUCTURAL:
+        if ln.has_id or ln.fixed or ln.node.role not in STRUCTURAL:
+            continue
+        if ln.node.role in ALWAYS_STRUCTURAL:
             continue
         end = _subtree_end(lines, i)
         if i + 1 < end and lines[i + 1].has_id and not lines[i + 1].name and ln.name:
@@ -49,7 +52,7 @@ def prune(lines: list[Line]) -> list[Line]:
                 lines[j].depth -= 1
     for i in range(len(lines) - 1, -1, -1):
         ln = lines[i]
-        if not keep[i] or ln.has_id or ln.node.role not in STRUCTURAL:
+        if not keep[i] or ln.has_id or ln.fixed or ln.node.role not in STRUCTURAL:
             continue
         if ln.node.role in ALWAYS_STRUCTURAL:
             continue

@@ -22,6 +22,7 @@ from deskpilot.ax.actionable import (
     clickable,
     folded_text,
     kind,
+    operable,
     own_name,
     page_level,
     role_word,
@@ -29,6 +30,17 @@ from deskpilot.ax.actionable import (
     wrapped_target,
 )
 from deskpilot.ax.ids import assign_ids
+from deskpilot.ax.page import (
+    HEADERS,
+    SENTENCES,
+    cell_operable,
+    chrome_line,
+    pages_of,
+    popups_outside,
+    row_cells,
+    row_text,
+    sentence,
+)
 from deskpilot.ax.prune import Line, prune
 from deskpilot.ax.roles import (
     ALWAYS_STRUCTURAL,
@@ -64,6 +76,7 @@ class Rendered:
     text: str
     ids: dict[str, Node] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)  # id → the name shown for it
+    roles: dict[str, str] = field(default_factory=dict)  # id → the role shown for it
     lines: dict[str, str] = field(default_factory=dict)  # id → its line, every line (diffs)
     widgets: int = 0  # widgets shown with an ID
     omitted: int = 0  # nodes left out by the budget
@@ -72,10 +85,13 @@ class Rendered:
 class Renderer:
     """Render one window's tree (or one subtree) within a character budget."""
 
-    def __init__(self, area: Rect, budget: int = 12000, text_limit: int = TEXT_LIMIT) -> None:
+    def __init__(
+        self, area: Rect, budget: int = 12000, text_limit: int = TEXT_LIMIT, *, chrome: bool = True
+    ) -> None:
         self.area = area
         self.budget = budget
         self.text_limit = text_limit
+        self.chrome = chrome  # a browser's own controls line by line (else one line)
         self._labels: set[str] = set()
 
     # -- selecting lines -------------------------------------------------------------------
@@ -83,7 +99,13 @@ class Renderer:
     def collect(self, root: Node) -> list[Line]:
         lines: list[Line] = []
         self._labels = {clean_name(n.label) for n in root.walk() if n.label and not n.name}
-        self._visit(root, 0, "", lines, top=True)
+        pages = [] if self.chrome else pages_of(root)
+        if not pages:
+            self._visit(root, 0, "", lines, top=True)
+            return prune(lines)
+        lines.append(chrome_line(root, pages))
+        for part in [*pages, *popups_outside(root, pages)]:
+            self._visit(part, 0, "", lines, top=False)
         return prune(lines)
 
     @staticmethod
@@ -126,6 +148,17 @@ class Renderer:
                 how = "item" if folded_text(node) else None
             if how is not None:
                 self._operable(node, how, depth, parent_name, out, scope)
+                return
+            if node.role == "table-row" and (cells := row_cells(node)) is not None:
+                self._row(node, cells, depth, out, scope)
+                return
+            if node.role in SENTENCES and not is_widget(node) and (said := sentence(node)):
+                # a sentence split by inline markup: one line, its operable pieces under it
+                role = TEXTUAL.get(node.role) or "text"
+                out.append(Line(depth, node, role, cut(said, self.text_limit), None, [], False))
+                for child in self._reading_order(node.children):
+                    if operable(child):
+                        self._visit(child, depth + 1, said, out, top=False, scope=scope)
                 return
         name = clean_name(node.name) or clean_name(node.label)
         role = node.role
@@ -202,6 +235,17 @@ class Renderer:
         for child in self._reading_order(node.children):
             self._visit(child, child_depth, parent_name, out, top=False, scope=scope)
 
+    def _row(self, row: Node, cells: list[Node], depth: int, out: list[Line], scope: bool) -> None:
+        """A table row as one line (its cells' texts); the cells to operate under it."""
+        role = "header" if all(c.role in HEADERS for c in cells) else "row"
+        states = states_shown(row)
+        pickable = bool(row.states & {"selectable", "focusable"})
+        out.append(Line(depth, row, role, cut(row_text(cells), self.text_limit), None, states,
+                        pickable))  # fmt: skip
+        for cell in cells:
+            if cell_operable(cell):
+                self._visit(cell, depth + 1, "", out, top=False, scope=scope)
+
     def _operable(
         self, node: Node, how: str, depth: int, parent_name: str, out: list[Line], scope: bool
     ) -> None:
@@ -256,6 +300,7 @@ class Renderer:
             if ln.has_id:
                 result.ids[eid] = ln.node
                 result.names[eid] = ln.name
+                result.roles[eid] = ln.role
                 result.widgets += 1
         result.text = "\n".join(body)
         return result

@@ -1,30 +1,58 @@
-"""deskpilot's command line: thin glue over the library (``deskpilot --help``)."""
+"""deskpilot's command line: thin glue over the library (``deskpilot --help``).
+
+Commands are imported when they run (a :class:`LazyGroup`): ``deskpilot --version`` or one
+``deskpilot tool`` call must not pay for the agent loop, the providers, MCP or the console.
+"""
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from deskpilot.cli import (
-    blocklist_cmd,
-    chat_cmd,
-    eval_cmd,
-    log_cmd,
-    mcp_cmd,
-    rules_cmd,
-    rules_edit,
-    run_cmd,
-    sandbox_cmd,
-    serve_cmd,
-    tools_cmd,
-)
 from deskpilot.cli.common import Context, main_options
+
+#: Each command's name and the module (in deskpilot.cli) that defines it in COMMANDS.
+COMMAND_MODULES = {
+    "tool": "tools_cmd",
+    "tools": "tools_cmd",
+    "sandbox": "sandbox_cmd",
+    "blocklist": "blocklist_cmd",
+    "run": "run_cmd",
+    "chat": "chat_cmd",
+    "log": "log_cmd",
+    "mcp": "mcp_cmd",
+    "rules": "rules_edit",  # rules_cmd's group with `edit` added
+    "serve": "serve_cmd",
+    "eval": "eval_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use (``--help`` imports them all)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [
+            *COMMAND_MODULES,
+            *(n for n in super().list_commands(ctx) if n not in COMMAND_MODULES),
+        ]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMAND_MODULES.get(cmd_name)
+        if module is None:
+            return super().get_command(ctx, cmd_name)
+        commands = importlib.import_module(f"deskpilot.cli.{module}").COMMANDS
+        return next((c for c in commands if c.name == cmd_name), None)
 
 
 @click.group(
+    cls=LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @main_options
-@click.version_option(package_name="deskpilot")
+@click.version_option(
+    version=None, package_name="deskpilot", message="%(prog)s, version %(version)s"
+)
 @click.pass_context
 def main(ctx: click.Context, /, **options: object) -> None:
     """deskpilot — a computer-use agent for Linux desktops.
@@ -42,20 +70,3 @@ def main(ctx: click.Context, /, **options: object) -> None:
     Configuration: flags > environment (DESKPILOT_*) > ~/.config/deskpilot/config.toml.
     """
     ctx.obj = Context.from_options(options)
-
-
-for module in (
-    tools_cmd,
-    sandbox_cmd,
-    blocklist_cmd,
-    run_cmd,
-    chat_cmd,
-    log_cmd,
-    mcp_cmd,
-    rules_cmd,
-    rules_edit,
-    serve_cmd,
-    eval_cmd,
-):
-    for command in module.COMMANDS:
-        main.add_command(command)

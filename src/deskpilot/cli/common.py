@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from deskpilot.config import Settings, load_settings
 from deskpilot.errors import ConfigError, DeskpilotError
+
+if TYPE_CHECKING:
+    from deskpilot.config import Settings
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -53,6 +54,8 @@ class Context:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
+            from deskpilot.config import load_settings  # not needed for --version or --help
+
             try:
                 self._settings = load_settings(self.options)
             except ConfigError as exc:
@@ -77,6 +80,8 @@ def fail(exc: DeskpilotError | str, code: int | None = None) -> NoReturn:
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine; DeskpilotErrors become a one-line message and an exit code."""
+    import asyncio
+
     try:
         return asyncio.run(coro)
     except DeskpilotError as exc:

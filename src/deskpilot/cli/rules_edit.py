@@ -107,4 +107,4 @@ def _check_js(ctx: Context, js: str) -> None:
         fail(f"the JS does not compile: {problem}; nothing changed")
 
 
-COMMANDS: list[click.Command] = []  # the command joins `deskpilot rules`
+COMMANDS: list[click.Command] = [rules_group]  # with `edit` joined to it

@@ -14,7 +14,7 @@ from deskpilot.cli.common import Context, async_command, pass_context
 from deskpilot.config import CONFIRM_MODES
 from deskpilot.errors import ToolError
 from deskpilot.tools.base import ToolResult
-from deskpilot.tools.builtin import all_tools
+from deskpilot.tools.builtin import all_tools, computer_use_tools
 from deskpilot.tools.toolset import parse_args
 
 
@@ -92,7 +92,8 @@ async def tool(
     from deskpilot.runtime import open_session
 
     settings = ctx.override(confirm=confirm)
-    toolset = all_tools()
+    # the nine tools unless a page tool is asked for (those import the browser side)
+    toolset = computer_use_tools() if name in computer_use_tools() else all_tools()
     # fail fast on bad input, before touching the desktop
     bad: str | None = None
     try:

@@ -21,6 +21,7 @@ from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi_consts import ROOT_PATH, S_ACTIVE, role_name, state_bits
 from deskpilot.desktop.atspi_details import DetailReader
 from deskpilot.desktop.atspi_elements import ElementActions
+from deskpilot.desktop.atspi_focus import FocusTracker
 from deskpilot.desktop.atspi_nodes import WindowTree, build_nodes, rendered, wants_text
 from deskpilot.desktop.atspi_tree import TreeReader
 from deskpilot.desktop.base import NOT_ANSWERING, LiveElement, Node, Rect, WindowInfo
@@ -32,6 +33,10 @@ INCOMPLETE_EXECUTABLES = {
     "chromium", "chrome", "google-chrome", "brave", "msedge", "vivaldi-bin", "firefox",
     "firefox-esr", "electron", "code", "slack", "discord",
 }  # fmt: skip
+
+#: Hit tests asked again (this far apart) until two answers agree, for web toolkits.
+HIT_TRIES = 3
+HIT_GAP_S = 0.05
 
 #: Roles of top-level children of an app that can be a window's frame.
 FRAME_ROLES = {"frame", "window", "dialog", "alert", "file-chooser", "color-chooser"}
@@ -53,11 +58,13 @@ class Accessibility(ElementActions):
         self.details = DetailReader(bus)
         self.actions = ActionReader(bus)
         self.cache = TreeCache()
+        self.focus = FocusTracker()
         self._locate_problem = ""
         bus.bus.add_message_handler(self._on_event)
 
     def _on_event(self, msg: Message) -> None:
         self.cache.on_message(msg)
+        self.focus.on_message(msg)
 
     # -- apps and frames -------------------------------------------------------------------
 
@@ -202,17 +209,32 @@ class Accessibility(ElementActions):
         return where
 
     async def element_at(self, window: WindowInfo, x: int, y: int) -> LiveElement | None:
-        """The deepest element of the window's frame at screen point (x, y)."""
+        """The deepest element of the window's frame at screen point (x, y).
+
+        Chromium hit-tests asynchronously: its first answer at a new point can be the
+        previous guess (an overlay's box where the element inside it is), so for web
+        toolkits the point is asked until two answers agree."""
         located = await self.locate(window)
         if located is None:
             return None
         bus_name, path, offset = located
-        px, py = x - offset[0], y - offset[1]
-        key = (bus_name, path)
+        point = (x - offset[0], y - offset[1])
+        key = await self._hit(bus_name, path, point)
+        if (await self.bus.toolkit(bus_name)).casefold() in EVENTS_INCOMPLETE:
+            for _ in range(HIT_TRIES):
+                await asyncio.sleep(HIT_GAP_S)
+                again = await self._hit(bus_name, path, point)
+                if again == key:
+                    break
+                key = again
+        return await self.inspect(key, window.pid)
+
+    async def _hit(self, bus_name: str, frame: str, point: tuple[int, int]) -> tuple[str, str]:
+        key = (bus_name, frame)
         for _ in range(64):
             try:
                 body = await self.bus.call(
-                    bus_name, key[1], "Component", "GetAccessibleAtPoint", "iiu", [px, py, 0]
+                    bus_name, key[1], "Component", "GetAccessibleAtPoint", "iiu", [*point, 0]
                 )
             except (AtspiCallError, AtspiTimeout):
                 break
@@ -220,7 +242,7 @@ class Accessibility(ElementActions):
             if not nbus or npath in ("/org/a11y/atspi/null", key[1]):
                 break
             key = (str(nbus), str(npath))
-        return await self.inspect(key, window.pid)
+        return key
 
 
 def _frame_score(

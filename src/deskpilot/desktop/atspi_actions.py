@@ -25,6 +25,7 @@ from deskpilot.desktop.base import OWN_ACTIONS
 #: page's listeners turn plain content into something to click.
 ASKED_ROLES = frozenset(
     {"section", "panel", "paragraph", "image", "icon", "canvas", "heading", "label", "list",
+     "document-web",
      "table-row", "document-frame", "grouping", "form", "article", "block-quote", "landmark",
      "description-term", "description-value", "definition", "footer", "header", "mark",
      "static", "text", "unknown", "embedded", "image-map", "drawing-area", "filler",

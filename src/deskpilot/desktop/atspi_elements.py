@@ -131,7 +131,7 @@ class ElementActions:
             )
         except AtspiCallError:
             return None
-        x, y, w, h = (int(v) for v in body[0])
+        x, y, w, h = (int(v) for v in body[:4])  # four out-arguments, not a struct
         return Rect(x, y, w, h) if w > 0 and h > 0 else None
 
     async def scroll_into_view(self, key: tuple[str, str]) -> bool:

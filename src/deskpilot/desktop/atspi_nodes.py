@@ -111,9 +111,9 @@ def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
 
 
 def clipped(app: AppTree, raw: RawNode) -> str:
-    """Where a scrollable area has content out of view: "below", "above", "above and below"
-    or "" (children that do not show, or that reach past its edges; a lone wrapper child is
-    looked through)."""
+    """Where a scrollable area has content out of view ("below", "above and below", "right"…,
+    "" for none): children that do not show, or that reach past its edges (a lone wrapper
+    child is looked through)."""
     if not any(a.lower().startswith("scroll") for a in raw.actions or ()):
         return ""
     path = raw.path
@@ -126,16 +126,19 @@ def clipped(app: AppTree, raw: RawNode) -> str:
         return ""
     if not shown:
         return "below"
-    above = kids.index(shown[0]) > 0
-    below = kids.index(shown[-1]) < len(kids) - 1
+    sides = {"above": kids.index(shown[0]) > 0, "below": kids.index(shown[-1]) < len(kids) - 1,
+             "left": False, "right": False}  # fmt: skip
     if raw.extents is not None:
-        top, bottom = raw.extents[1], raw.extents[1] + raw.extents[3]
-        for k in (shown[0], shown[-1]):
+        x, y, w, h = raw.extents
+        for k in shown:
             ext = app.nodes[k].extents
-            if ext is not None:
-                above = above or ext[1] < top - 1
-                below = below or ext[1] + ext[3] > bottom + 1
-    return "above and below" if above and below else "above" if above else "below" if below else ""
+            if ext is None or ext[2] <= 0 or ext[3] <= 0:
+                continue
+            sides["above"] |= ext[1] < y - 1
+            sides["below"] |= ext[1] + ext[3] > y + h + 1
+            sides["left"] |= ext[0] < x - 1
+            sides["right"] |= ext[0] + ext[2] > x + w + 1
+    return " and ".join(side for side, more in sides.items() if more)
 
 
 def shown_children(app: AppTree, path: str, in_combo: bool = False) -> list[str]:

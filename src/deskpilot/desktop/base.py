@@ -263,6 +263,16 @@ class Desktop(Protocol):
         """Give the element keyboard focus (no pointer); False if it cannot take focus."""
         ...
 
+    async def focused_element(self, window: WindowInfo) -> tuple[str, str] | None:
+        """The key of the element the window's app last said has the keyboard focus (None
+        when it has said nothing since this desktop opened)."""
+        ...
+
+    async def covering(self, window: WindowInfo, key: tuple[str, str]) -> str | None:
+        """What covers the element where a person would click it (an overlay or modal of
+        the same page), described; None when nothing does or it cannot be told."""
+        ...
+
     async def settle(self, window: WindowInfo, since: float) -> bool:
         """Wait (briefly) until the window's app has reacted to what was done since ``since``
         (a ``time.monotonic()`` value) and gone quiet. False if it reported nothing."""
@@ -276,9 +286,14 @@ class Desktop(Protocol):
         ...
 
     async def scroll(
-        self, window: WindowInfo, direction: ScrollDirection, steps: int
+        self,
+        window: WindowInfo,
+        direction: ScrollDirection,
+        steps: int,
+        key: tuple[str, str] | None = None,
     ) -> tuple[ActionOutcome, bool]:
-        """Scroll the window's main area; returns (outcome, whether anything moved)."""
+        """Scroll the element ``key`` (else the window's main area) by ``steps`` wheel notches
+        or the like; returns (outcome, whether its content moved)."""
         ...
 
     # pointer input aimed at a window (activated for the duration, like the keyboard) -------

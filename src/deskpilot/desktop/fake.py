@@ -46,6 +46,8 @@ class FakeDesktop:
     active_xid: int | None = None
     pointer: tuple[int, int] = (0, 0)
     typed: list[str] = field(default_factory=list)
+    focus: tuple[str, str] | None = None  # the element with the keyboard focus
+    covers: dict[tuple[str, str], str] = field(default_factory=dict)  # key → what covers it
     _xids: itertools.count[int] = field(default_factory=lambda: itertools.count(0x400001))
     _builder: WindowBuilder = field(default_factory=WindowBuilder)
     _pids: itertools.count[int] = field(default_factory=lambda: itertools.count(4000))
@@ -167,10 +169,19 @@ class FakeDesktop:
 
     async def focus_element(self, window: WindowInfo, key: tuple[str, str]) -> bool:
         self.log.append(f"focus {key[1]}")
-        return self._find(key) is not None
+        if self._find(key) is None:
+            return False
+        self.focus = key
+        return True
 
     async def settle(self, window: WindowInfo, since: float) -> bool:
         return True
+
+    async def focused_element(self, window: WindowInfo) -> tuple[str, str] | None:
+        return self.focus
+
+    async def covering(self, window: WindowInfo, key: tuple[str, str]) -> str | None:
+        return self.covers.get(key)
 
     async def read_text(self, key: tuple[str, str]) -> str | None:
         found = self._find(key)
@@ -206,13 +217,17 @@ class FakeDesktop:
         return ActionOutcome("input", "pressed " + "+".join(keys), activated, restored)
 
     async def scroll(
-        self, window: WindowInfo, direction: ScrollDirection, steps: int
+        self,
+        window: WindowInfo,
+        direction: ScrollDirection,
+        steps: int,
+        key: tuple[str, str] | None = None,
     ) -> tuple[ActionOutcome, bool]:
         w = self._window(window)
         before = w.scroll
         delta = steps if direction in ("down", "right") else -steps
         w.scroll = max(0, w.scroll + delta)
-        self.log.append(f"scroll {direction} {steps}")
+        self.log.append(f"scroll {direction} {steps}" + (f" {key[1]}" if key else ""))
         return ActionOutcome("input", f"{steps} wheel steps {direction}"), w.scroll != before
 
     async def element_point(self, window: WindowInfo, key: tuple[str, str]) -> tuple[int, int]:

@@ -7,8 +7,8 @@ activates the target window first and re-activates the previously active window 
 Built in layers, each adding one capability to the one below: :mod:`linux_windows` (windows
 and apps), :mod:`linux_pixels` (captures, pixel checks), :mod:`linux_read` (snapshots),
 :mod:`linux_launch` (starting apps), :mod:`linux_input` (raw input), :mod:`linux_pointer`
-(pointer actions aimed at a window), :mod:`linux_elements` (element actions); this module opens
-and closes the whole.
+(pointer actions aimed at a window), :mod:`linux_scroll` (scrolling), :mod:`linux_elements`
+(element actions); this module opens and closes the whole.
 """
 
 from __future__ import annotations

@@ -10,11 +10,11 @@ from __future__ import annotations
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.atspi_elements import shows
 from deskpilot.desktop.base import ActionOutcome, WindowInfo
-from deskpilot.desktop.linux_pointer import LinuxPointer
+from deskpilot.desktop.linux_scroll import LinuxScrolling
 from deskpilot.errors import ActionFailed
 
 
-class LinuxElements(LinuxPointer):
+class LinuxElements(LinuxScrolling):
     """Actions on elements of a window's tree."""
 
     async def click_element(self, window: WindowInfo, key: tuple[str, str]) -> ActionOutcome:

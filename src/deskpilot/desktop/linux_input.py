@@ -2,8 +2,7 @@
 
 Input aimed at a window activates it first, one action at a time, and re-activates the window
 that was active before (:meth:`LinuxInput._raw_input`); what was done is an
-:class:`~deskpilot.desktop.base.ActionOutcome`. Scrolling waits until the content stops
-moving and the accessibility tree shows the new layout.
+:class:`~deskpilot.desktop.base.ActionOutcome`. Scrolling is :mod:`linux_scroll`.
 """
 
 from __future__ import annotations
@@ -13,15 +12,11 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Sequence
 
-from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi import Accessibility
 from deskpilot.desktop.base import (
     ActionOutcome,
     MouseButton,
-    Rect,
-    ScrollDirection,
-    Snapshot,
     WindowInfo,
 )
 from deskpilot.desktop.linux_launch import LinuxLaunching
@@ -85,99 +80,6 @@ class LinuxInput(LinuxLaunching):
             self.x.press_combo(syms)
         return outcome.done("pressed " + "+".join(keys))
 
-    async def scroll(
-        self, window: WindowInfo, direction: ScrollDirection, steps: int
-    ) -> tuple[ActionOutcome, bool]:
-        snap = await self.snapshot(window, timeout=2.0, fresh=True)
-        if snap.unanswered:  # a frozen app cannot scroll: say so rather than "nothing moved"
-            raise NotAnswering(f"{window.app.name} did not answer before scrolling")
-        area = self._scroll_area(window, snap)
-        x, y = area.center
-        before_img = await self.capture(window)
-        before_tree = _layout(snap)
-        async with self._raw_input(window) as outcome:
-            pointer = self.x.pointer()
-            self.x.move(x, y)
-            for _ in range(steps):
-                self.x.wheel(direction, 1)
-                await asyncio.sleep(0.01)  # let the app process each notch
-            self.x.move(*pointer)
-        moved = await self._changed(window, before_img)
-        if moved:
-            await self._still(window)  # smooth scrolling: wait until the content stops moving
-            await self._tree_follows(window, before_tree)
-        return outcome.done(f"{steps} wheel steps {direction} at ({x}, {y})"), moved
-
-    async def _changed(self, window: WindowInfo, before: bytes) -> bool:
-        """Whether the window's pixels change within a short while (the app repaints async)."""
-
-        async def differs() -> bool:
-            return (await self.capture(window)) != before
-
-        try:
-            await async_wait_for(differs, timeout=0.6, what="the window to repaint")
-            return True
-        except WaitTimeout:
-            return False
-
-    async def _still(self, window: WindowInfo, timeout: float = 2.0) -> None:
-        """Wait until two captures 80 ms apart are the same (animations have finished)."""
-        last = {"img": await self.capture(window)}
-
-        async def same() -> bool:
-            await asyncio.sleep(0.08)
-            now = await self.capture(window)
-            stable = now == last["img"]
-            last["img"] = now
-            return stable
-
-        with contextlib.suppress(WaitTimeout):
-            await async_wait_for(same, timeout=timeout, what="the window to stop moving")
-
-    async def _tree_follows(self, window: WindowInfo, before: frozenset[object]) -> None:
-        """Wait (briefly) until the accessibility tree shows the new layout: Chromium's tree
-        trails its pixels by a frame or more, and a read right away would show the old one."""
-
-        last: dict[str, frozenset[object]] = {"layout": before}
-
-        async def changed() -> bool:
-            now = _layout(await self.snapshot(window, timeout=2.0, fresh=True))
-            settled = now != before and now == last["layout"]
-            last["layout"] = now
-            return settled
-
-        with contextlib.suppress(WaitTimeout):
-            await async_wait_for(changed, timeout=1.5, what="the tree to follow the scroll")
-
-    def _scroll_area(self, window: WindowInfo, snap: Snapshot) -> Rect:
-        """The largest scrollable-looking area of the window (else the window itself)."""
-        best: Rect | None = None
-        scrollish = {
-            "scroll-pane",
-            "document-web",
-            "document-text",
-            "document-frame",
-            "text",
-            "list",
-            "list-box",
-            "table",
-            "tree",
-            "tree-table",
-            "viewport",
-            "canvas",
-        }
-        for node in snap.nodes():
-            b = node.bounds
-            if (
-                node.role in scrollish
-                and b is not None
-                and not b.empty
-                and window.geometry.intersects(b)
-                and (best is None or b.width * b.height > best.width * best.height)
-            ):
-                best = b
-        return best or window.geometry
-
     async def pointer_click(
         self,
         x: int,
@@ -237,11 +139,6 @@ class LinuxInput(LinuxLaunching):
     async def type_raw(self, text: str) -> None:
         self._last_input = time.monotonic()
         self.x.type_text(text)
-
-
-def _layout(snap: Snapshot) -> frozenset[object]:
-    """What is where in a read: the keys and bounds of its nodes."""
-    return frozenset((n.key, n.bounds) for n in snap.nodes())
 
 
 class _Outcome:

@@ -13,9 +13,7 @@ import io
 import threading
 import time
 import zlib
-from typing import Any
-
-from PIL import Image
+from typing import TYPE_CHECKING, Any
 
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi import EVENTS_INCOMPLETE, INCOMPLETE_EXECUTABLES, Accessibility
@@ -23,6 +21,9 @@ from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux_windows import LinuxWindows
 from deskpilot.desktop.x11 import X11
 from deskpilot.errors import ActionFailed, DesktopError
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 #: Seconds after a window's pixels changed during which its reads stay full (no cache).
 PIXEL_SETTLE_S = 1.5
@@ -53,6 +54,8 @@ class LinuxPixels(LinuxWindows):
         return png_bytes(await self.capture_image(window))
 
     async def capture_image(self, window: WindowInfo | None = None) -> Image.Image:
+        from PIL import Image  # imported on the first capture: reads need no imaging library
+
         if window is None:
             import mss
 

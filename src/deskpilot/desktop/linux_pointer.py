@@ -4,13 +4,18 @@ Like typing, they activate the target window for the moment and re-activate the 
 was active before (:meth:`~deskpilot.desktop.linux_input.LinuxInput._raw_input`). The pointer
 stays where the action left it (a hover must stay to keep its effect). A drag presses, moves
 in small steps (pages start a drag only after the pointer has moved a few pixels, and
-HTML5 drag and drop needs several motion events), then releases.
+HTML5 drag and drop needs several motion events), then releases. :meth:`covering` tells
+what covers an element of a web page where a person would click it (a modal, an overlay):
+the element hit at those points is neither the element, nor inside it, nor around it.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+from deskpilot.desktop.atspi import EVENTS_INCOMPLETE as WEB
+from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
+from deskpilot.desktop.atspi_consts import NULL_PATH
 from deskpilot.desktop.base import ActionOutcome, PointerAction, Rect, WindowInfo
 from deskpilot.desktop.linux_input import LinuxInput
 from deskpilot.errors import ActionFailed
@@ -105,6 +110,74 @@ class LinuxPointer(LinuxInput):
             finally:
                 self.x.button("left", False)
         return outcome.done(f"dragged from ({x0}, {y0}) to ({x1}, {y1})")
+
+    async def covering(self, window: WindowInfo, key: tuple[str, str]) -> str | None:
+        where = self.a11y.cache.located.get(window.xid)
+        if where is None or (await self.a11y.bus.toolkit(where.bus)).casefold() not in WEB:
+            return None  # only pages put overlays over their own content (toolkits: windows)
+        rect = await self.a11y.extents(key)
+        if rect is None or rect.empty:
+            return None
+        rect = rect.offset(*where.offset)
+        points = [visible_center(rect, window.geometry)]
+        text = await self.a11y.text_box(key)
+        if text is not None:
+            points.append(visible_center(text.offset(*where.offset), rect))
+        mine = await self._lineage(key)
+        cover: tuple[str, str] | None = None
+        for point in dict.fromkeys(p for p in points if p is not None):
+            hit = await self.a11y.element_at(window, *point)
+            if hit is None:
+                return None
+            top = await self._coverer(hit.key, key, mine)
+            if top is None:
+                return None  # a person reaches it at this point
+            cover = cover or top
+        return await self._describe_cover(cover) if cover is not None else None
+
+    async def _lineage(self, key: tuple[str, str], limit: int = 40) -> list[tuple[str, str]]:
+        """``key`` and its ancestors, innermost first (one Parent call a level)."""
+        out = [key]
+        for _ in range(limit):
+            bus, path = out[-1]
+            try:
+                pbus, ppath = await self.a11y.bus.get_property(bus, path, "Accessible", "Parent")
+            except (AtspiCallError, AtspiTimeout):
+                break
+            parent = (str(pbus), str(ppath))
+            if not pbus or ppath == NULL_PATH or parent in out:
+                break
+            out.append(parent)
+        return out
+
+    async def _coverer(
+        self, hit: tuple[str, str], target: tuple[str, str], mine: list[tuple[str, str]]
+    ) -> tuple[str, str] | None:
+        """None when the element hit is the target, inside it or one of its ancestors; else
+        the outermost element above the hit that is not shared with the target (the overlay)."""
+        chain = await self._lineage(hit)
+        if target in chain or hit in mine:
+            return None
+        shared = next((i for i, k in enumerate(chain) if k in mine), len(chain))
+        return chain[max(0, shared - 1)]
+
+    async def _describe_cover(self, key: tuple[str, str]) -> str:
+        live = await self.a11y.inspect(key)
+        role = live.role if live is not None else "element"
+        try:
+            body = await self.a11y.bus.call(key[0], key[1], "Accessible", "GetAttributes")
+            attrs = {str(k): str(v) for k, v in dict(body[0]).items()}
+        except (AtspiCallError, AtspiTimeout):
+            attrs = {}
+        tag = attrs.get("tag", role)
+        what = tag + "".join(f".{c}" for c in attrs.get("class", "").split()[:2])
+        if "id" in attrs:
+            what += f"#{attrs['id']}"
+        words = await self.a11y.read_text(key)
+        words = " ".join((words or "").replace("\ufffc", " ").split())
+        if live is not None and live.name:
+            words = live.name
+        return f'{what} "{words[:60]}"' if words else what
 
     @staticmethod
     def _inside(window: WindowInfo, x: int, y: int) -> None:

@@ -74,6 +74,9 @@ class LinuxReading(LinuxPixels):
         results = await asyncio.gather(*(self.a11y.bus.settle(b, since) for b in buses))
         return any(results)
 
+    async def focused_element(self, window: WindowInfo) -> tuple[str, str] | None:
+        return self.a11y.focus.of(await self.a11y.buses_for_pid(window.pid))
+
     async def element_at(self, x: int, y: int) -> LiveElement | None:
         window = await self.window_at(x, y)
         if window is None:

@@ -27,7 +27,7 @@ from deskpilot.tools.answering import answering
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import verify
-from deskpilot.tools.pointer import PRESSES, run_pointer_step, step_points
+from deskpilot.tools.pointer import PRESSES, refuse_covered, run_pointer_step, step_points
 from deskpilot.tools.reach import NOTHING, Activation, Keys, Point, Reach
 from deskpilot.tools.screen import change_summary
 from deskpilot.tools.steps import (
@@ -36,6 +36,7 @@ from deskpilot.tools.steps import (
     DxArg,
     DyArg,
     ElementArg,
+    ForceArg,
     ShortcutArg,
     Step,
     TextArg,
@@ -47,7 +48,7 @@ from deskpilot.tools.steps import (
     check_step,
 )
 from deskpilot.tools.windows import WindowIDArg, peek_window, resolve_window
-from deskpilot.tools.wording import describe, how
+from deskpilot.tools.wording import describe, how, shown
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,23 @@ def _with_summary(text: str, summary: str) -> str:
     return f"{text}\n{summary}" if summary else text
 
 
+async def focus_moved(ctx: ToolContext, window: WindowInfo, before: tuple[str, str] | None) -> str:
+    """Where the keyboard focus went, as the app reported it (empty when it did not move)."""
+    after = await ctx.desktop.focused_element(window)
+    if after is None or after == before:
+        return ""
+    live = await ctx.desktop.inspect(after)
+    if live is None:
+        return ""
+    eid = next(
+        (e for e, r in ctx.session.elements.items() if r.key == after and r.window == window.xid),
+        None,
+    )
+    if eid is None:
+        return f" The keyboard focus moved to {describe(live)}."
+    return f" The keyboard focus moved to {shown(ctx, eid, live)} @{eid}."
+
+
 async def run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
     """Carry out one checked step; return a one-line description of what happened."""
     async with answering(ctx, window, AppNotResponding.MAY_TAKE_EFFECT):
@@ -78,14 +96,15 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
         return await run_pointer_step(ctx, window, step)
     if step.action == "click":
         eid, live = await verify(ctx, window, step.elementID or "")
+        await refuse_covered(ctx, window, eid, live, step.force)
         outcome = await ctx.desktop.click_element(window, live.key)
-        return f"Clicked {describe(live)} @{eid} {how(outcome)}."
+        return f"Clicked {shown(ctx, eid, live)} @{eid} {how(outcome)}."
     if step.action == "fill":
         eid, live = await verify(ctx, window, step.elementID or "")
         check_fillable(eid, live)
         outcome = await ctx.desktop.fill_element(window, live.key, step.text or "")
         n = len(step.text or "")
-        return f"Filled {describe(live)} @{eid} with {n} characters {how(outcome)}."
+        return f"Filled {shown(ctx, eid, live)} @{eid} with {n} characters {how(outcome)}."
     if step.action == "type":
         if step.elementID:
             _eid, live = await verify(ctx, window, step.elementID)
@@ -176,6 +195,7 @@ async def perform(
     toY: ToYArg = None,
     dx: DxArg = None,
     dy: DyArg = None,
+    force: ForceArg = False,
     windowID: WindowIDArg = None,
 ) -> ToolResult:
     """Do one UI action in a window: click an element, fill a field, type text into the
@@ -186,13 +206,15 @@ async def perform(
     activate the window for the moment, like type and shortcut."""
     step = Step(
         action=action, elementID=elementID, text=text, shortcut=shortcut, x=x, y=y,
-        toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy,
+        toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy, force=force,
     )  # fmt: skip
     window = await resolve_window(ctx, windowID)
     before = {w.xid: w for w in await ctx.desktop.list_windows()}
+    focus = await ctx.desktop.focused_element(window)
     since = time.monotonic()
     line = await run_step(ctx, window, step)
     await ctx.desktop.settle(window, since)
+    line += await focus_moved(ctx, window, focus)
     line += await window_changes(ctx, window, before)
     line = _with_summary(line, await change_summary(ctx, window))
     return ToolResult(line, summary=line.split(" via ")[0])
@@ -238,6 +260,7 @@ async def perform_sequence(
                 raise ToolError(f"Step {i} of {len(steps)}: {exc}{nothing}") from exc
     done: list[str] = []
     before = {w.xid: w for w in await ctx.desktop.list_windows()}
+    focus = await ctx.desktop.focused_element(window)
     since = time.monotonic()
     for i, step in enumerate(steps, 1):
         if i > 1 and steps[i - 2].action in ("type", "shortcut"):
@@ -266,6 +289,7 @@ async def perform_sequence(
             )
     await ctx.desktop.settle(window, since)
     text = f"All {len(steps)} steps ran:\n" + "\n".join(done)
+    text += await focus_moved(ctx, window, focus)
     text += await window_changes(ctx, window, before)
     text = _with_summary(text, await change_summary(ctx, window))
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")
@@ -292,26 +316,40 @@ async def scroll(
         Literal["up", "down", "left", "right"],
         Field(description="Scroll direction (default down)."),
     ] = "down",
+    elementID: Annotated[
+        str | None,
+        Field(
+            description="Scroll this element (a 'scrollable' line, a list, a document) "
+            "instead of the window's main content."
+        ),
+    ] = None,
     windowID: WindowIDArg = None,
 ) -> ToolResult:
-    """Scroll a window's main content. If nothing moved, re-read the window and try a shorter
-    duration or another direction; re-read after scrolling to get the newly visible elements."""
+    """Scroll a window's main content, or one scrollable element (elementID: a list or area
+    marked [more below] in a read). Whether anything moved is judged on that content. If
+    nothing moved, re-read and try a shorter duration or another direction; re-read after
+    scrolling to get the newly visible elements."""
     window = await resolve_window(ctx, windowID)
     steps = min(MAX_STEPS, max(1, math.ceil(milliseconds / MS_PER_STEP)))
+    key, what = None, window.stable_id
+    if elementID is not None and elementID.strip():
+        eid, live = await verify(ctx, window, elementID)
+        key, what = live.key, f"{shown(ctx, eid, live)} @{eid}"
     async with answering(ctx, window):
-        outcome, moved = await ctx.desktop.scroll(window, direction, steps)
+        outcome, moved = await ctx.desktop.scroll(window, direction, steps, key)
     capped = " (capped)" if steps == MAX_STEPS and milliseconds > MS_PER_STEP * MAX_STEPS else ""
     if moved:
         text = (
             f"Scrolled {direction} for {milliseconds} ms ({steps} wheel steps{capped}) in "
-            f"{window.stable_id} {how(outcome)}. The content moved: re-read to see it."
+            f"{what} {how(outcome)}. The content moved: re-read to see it."
         )
     else:
         text = (
-            f"Scrolled {direction} ({steps} wheel steps) in {window.stable_id}, but nothing "
-            "moved: it may already be at the end. Re-read the window, or try a shorter "
-            "duration or another direction."
-        )
+            f"Scrolled {direction} ({steps} wheel steps) in {what}, but nothing moved: it "
+            "may already be at the end. Re-read the window, or try another direction"
+            + (" or another element." if key else ", or pass the elementID of the scrollable "
+               "area to scroll.")
+        )  # fmt: skip
     return ToolResult(
         text,
         data={"moved": moved, "steps": steps},

@@ -68,7 +68,9 @@ class ToolSpec:
     title: str
     description: str
     func: ToolFunc
-    model: type[BaseModel]
+    #: the arguments as pydantic fields; the model is built on first use (a CLI call builds
+    #: one tool's, not every tool's, at start-up)
+    fields: dict[str, Any]
     risk: Risk
     open_world: bool = False
     idempotent: bool = False
@@ -82,6 +84,18 @@ class ToolSpec:
     covers: bool = False
     #: what it does may be consequential, judged per call by the door (a click on "Send")
     effects: bool = False
+
+    _model: type[BaseModel] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def model(self) -> type[BaseModel]:
+        if self._model is None:
+            self._model = create_model(
+                f"{self.func.__name__}_args",
+                __config__=ConfigDict(extra="forbid", strict=False),
+                **self.fields,
+            )
+        return self._model
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -199,17 +213,12 @@ def tool(
             annotation = hints.get(p.name, Any)
             default = ... if p.default is inspect.Parameter.empty else p.default
             fields[p.name] = (annotation, default)
-        model = create_model(
-            f"{func.__name__}_args",
-            __config__=ConfigDict(extra="forbid", strict=False),
-            **fields,
-        )
         return ToolSpec(
             name=name or func.__name__,
             title=title,
             description=_doc_description(func),
             func=func,
-            model=model,
+            fields=fields,
             risk=risk,
             open_world=open_world,
             idempotent=idempotent,

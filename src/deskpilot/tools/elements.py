@@ -20,6 +20,7 @@ def remember(
     window: WindowInfo,
     ids: dict[str, Node],
     names: dict[str, str] | None = None,
+    roles: dict[str, str] | None = None,
 ) -> None:
     records = {
         eid: ElementRecord(
@@ -31,6 +32,7 @@ def remember(
             window=window.xid,
             pid=window.pid,
             label=(names or {}).get(eid, ""),
+            shown_role=(roles or {}).get(eid, ""),
         )
         for eid, n in ids.items()
     }

@@ -19,7 +19,7 @@ from deskpilot.errors import ActionFailed, InvalidArguments
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import verify
 from deskpilot.tools.steps import Step
-from deskpilot.tools.wording import describe, how
+from deskpilot.tools.wording import describe, how, shown
 
 #: Roles of the parts inside a control (a button's label or icon): a press on one of them is a
 #: press on the control, so the policy looks at their parents too.
@@ -69,6 +69,21 @@ def step_points(window: WindowInfo, step: Step) -> list[tuple[int, int, bool]]:
     return found
 
 
+async def refuse_covered(
+    ctx: ToolContext, window: WindowInfo, eid: str, live: LiveElement, force: bool
+) -> None:
+    """Refuse to act on an element something covers where a person would click it."""
+    if force:
+        return
+    cover = await ctx.desktop.covering(window, live.key)
+    if cover is not None:
+        raise ActionFailed(
+            f"@{eid} ({shown(ctx, eid, live)}) is covered by {cover} where a person would "
+            "click it: close or answer what covers it first (read the window), or pass "
+            '"force": true to act on it anyway'
+        )
+
+
 async def _start(ctx: ToolContext, window: WindowInfo, step: Step) -> tuple[int, int, str]:
     """Where a pointer step acts: (x, y) on screen and what is there, for the result."""
     if step.point is not None:
@@ -77,8 +92,9 @@ async def _start(ctx: ToolContext, window: WindowInfo, step: Step) -> tuple[int,
         what = f" (on {describe(under[-1])})" if under else ""
         return x, y, f"at ({step.point[0]}, {step.point[1]}){what}"
     eid, live = await verify(ctx, window, step.elementID or "")
+    await refuse_covered(ctx, window, eid, live, step.force)
     x, y = await ctx.desktop.element_point(window, live.key)
-    return x, y, f"{describe(live)} @{eid}"
+    return x, y, f"{shown(ctx, eid, live)} @{eid}"
 
 
 async def _drop(
@@ -87,7 +103,7 @@ async def _drop(
     """Where a drag ends, and how to say it."""
     if step.toElementID is not None:
         eid, live = await verify(ctx, window, step.toElementID)
-        return await ctx.desktop.element_point(window, live.key), f"{describe(live)} @{eid}"
+        return await ctx.desktop.element_point(window, live.key), f"{shown(ctx, eid, live)} @{eid}"
     if step.to_point is not None:
         return screen_point(window, *step.to_point), f"({step.to_point[0]}, {step.to_point[1]})"
     dx, dy = step.dx or 0, step.dy or 0

@@ -6,12 +6,12 @@ import io
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from PIL import Image as PILImage
 from pydantic import Field
 
-from deskpilot.ax.diff import diff
+from deskpilot.ax.diff import Diff, diff
 from deskpilot.ax.render import Renderer
 from deskpilot.ax.roles import TEXT_LIMIT
+from deskpilot.ax.ticking import quiet
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
 from deskpilot.errors import AppNotResponding, ElementGone, NotAnswering
 from deskpilot.events import Image
@@ -53,12 +53,21 @@ class Read:
 
 
 async def read_window(
-    ctx: ToolContext, window: WindowInfo, element_id: str | None = None, *, baseline: bool = True
+    ctx: ToolContext,
+    window: WindowInfo,
+    element_id: str | None = None,
+    *,
+    baseline: bool = True,
+    chrome: bool | None = None,
 ) -> Read:
     """Read and render a window (or one element's subtree); remember the IDs shown.
 
     With ``baseline`` (a read the model sees in full) it becomes what the next
-    ``changes`` read and the next action summary compare with."""
+    ``changes`` read and the next action summary compare with. ``chrome``: a browser's own
+    controls line by line (None: as the window's last baseline read had them)."""
+    xid = str(window.xid)
+    if chrome is None:
+        chrome = xid in ctx.session.chrome
     snap = await ctx.desktop.snapshot(window)
     check_answered(snap)
     root = snap.root
@@ -79,11 +88,12 @@ async def read_window(
     # a zoomed read (one element's part) shows long text in full
     limit = 4000 if element_id is not None else TEXT_LIMIT
     rendered = Renderer(
-        window.geometry, budget=ctx.settings.read_budget_chars, text_limit=limit
+        window.geometry, budget=ctx.settings.read_budget_chars, text_limit=limit, chrome=chrome
     ).render(root, header=header(window))
-    remember(ctx.session, window, rendered.ids, rendered.names)
+    remember(ctx.session, window, rendered.ids, rendered.names, rendered.roles)
     if element_id is None and baseline:  # a zoomed read is not a baseline for diffs
-        ctx.session.last_read[str(window.xid)] = rendered.lines
+        ctx.session.last_read[xid] = rendered.lines
+        ctx.session.chrome = [w for w in ctx.session.chrome if w != xid] + ([xid] if chrome else [])
     body = rendered.text or "(no visible elements in this window)"
     return Read(body, snap, rendered.ids, rendered.lines, previous)
 
@@ -103,7 +113,16 @@ async def change_summary(ctx: ToolContext, window: WindowInfo) -> str:
         )
     if read.previous is None or read.snap.root is None:
         return ""
-    return diff(read.previous, read.lines).summary()
+    return changes_since(ctx, window, read).summary()
+
+
+def changes_since(ctx: ToolContext, window: WindowInfo, read: Read) -> Diff:
+    """What changed since the window's last baseline read, ticking texts left out when they
+    ticked in the diff before too (:mod:`~deskpilot.ax.ticking`)."""
+    xid = str(window.xid)
+    d, ticked = quiet(diff(read.previous or {}, read.lines), set(ctx.session.ticking.get(xid, [])))
+    ctx.session.ticking[xid] = sorted(ticked)
+    return d
 
 
 @tool(risk=Risk.READ_ONLY, title="Read Screen (AX)", idempotent=True)
@@ -124,25 +143,41 @@ async def read_screen_ax(
             "(+ new, - gone, ~ changed) instead of the whole tree."
         ),
     ] = False,
+    chrome: Annotated[
+        bool,
+        Field(
+            description="In a browser window, list the browser's own controls (toolbar, "
+            "tabs, address bar) with IDs; by default they read as one line."
+        ),
+    ] = False,
+    guidance: Annotated[
+        bool,
+        Field(
+            description="Show the app's guidance tips again (they come with the first read "
+            "of each window)."
+        ),
+    ] = False,
 ) -> ToolResult:
     """Read a window's accessibility tree as text: one line per element, interactive ones
     ending in @elementID for perform / perform_sequence. No screenshot, no vision. Read first
     in a window, and again after navigation, dialogs, scrolling or shortcuts that change it."""
     window = await resolve_window(ctx, windowID)
     async with answering(ctx, window, AppNotResponding.NOTHING_READ):
-        read = await read_window(ctx, window, elementID)
+        read = await read_window(ctx, window, elementID, chrome=chrome)
     snap, ids, body = read.snap, read.ids, read.body
     if changes and elementID is None:
         if read.previous is None:
             body = "(first read of this window: the whole tree)\n" + body
         else:
-            d = diff(read.previous, read.lines)
+            d = changes_since(ctx, window, read)
             body = (
                 "No changes since the last read."
                 if d.empty
                 else "Changes since the last read (+ new, - gone, ~ changed):\n"
                 + "\n".join(d.lines())
             )
+            if d.ticking:
+                body += f"\n({d.ticking} ticking text{'s' if d.ticking > 1 else ''} left out)"
     parts = ["<activeAppContext>", header(window)]
     if snap.partial:
         why = "; ".join(snap.problems[:3]) or "some parts did not answer"
@@ -152,8 +187,10 @@ async def read_screen_ax(
         parts.append(f"Focused: @{focused[0]}")
     parts += [body, "</activeAppContext>"]
     guide = guidance_for(window.app, ctx.settings.config_dir / "guidance")
-    if guide is not None:
+    if guide is not None and (guidance or str(window.xid) not in ctx.session.guided):
+        # once per window per session (and when asked): not the same tips on every read
         parts += ["<appGuidance>", guide.tips, "</appGuidance>"]
+        ctx.session.guided = [*ctx.session.guided[-63:], str(window.xid)]
     data = {
         "window": window.stable_id,
         "partial": snap.partial,
@@ -175,6 +212,8 @@ async def computer_use_screenshot(ctx: ToolContext, windowID: WindowIDArg = None
     Fails if the window is minimized or hidden."""
     window = await resolve_window(ctx, windowID)
     png = await ctx.desktop.capture(window)
+    from PIL import Image as PILImage  # only here: a read needs no imaging library
+
     with PILImage.open(io.BytesIO(png)) as img:
         width, height = img.size
     text = (

@@ -62,6 +62,14 @@ YArg = Annotated[
     int | None,
     Field(ge=0, le=100_000, description="y of the point (0 = the screenshot's top edge)."),
 ]
+ForceArg = Annotated[
+    bool,
+    Field(
+        description="Act on the element even when something covers it (a modal, an overlay): "
+        "by default such a click is refused with what covers it, as a person could not "
+        "click through it."
+    ),
+]
 ToElementArg = Annotated[
     str | None, Field(description="drag: the element ID to drop on (its visible centre).")
 ]
@@ -98,6 +106,7 @@ class Step(BaseModel):
     toY: ToYArg = None
     dx: DxArg = None
     dy: DyArg = None
+    force: ForceArg = False
 
     @property
     def point(self) -> tuple[int, int] | None:
