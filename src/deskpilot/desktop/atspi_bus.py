@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Sequence
 
 from dbus_fast import Message, MessageType
@@ -19,6 +20,11 @@ from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout, CallQueu
 from deskpilot.desktop.atspi_connect import connect_bus, find_a11y_address
 from deskpilot.desktop.atspi_consts import REGISTRY_BUS, REGISTRY_PATH, ROOT_PATH
 from deskpilot.errors import AccessibilityUnavailable
+
+#: A burst: this many events since an action (a window or document being built) ...
+BURST = 200
+#: ... after which the app is quiet only after this long without an event.
+BURST_QUIET = 0.5
 
 
 class AtspiBus(CallQueue):
@@ -34,6 +40,10 @@ class AtspiBus(CallQueue):
         self._listening = False
         #: monotonic time of the last AT-SPI event from each app (bus name), once listening
         self.last_event: dict[str, float] = {}
+        #: the last window each app announced (created or activated): (monotonic time, path)
+        self.last_window: dict[str, tuple[float, str]] = {}
+        #: times of each app's recent events (how busy it is)
+        self._recent: dict[str, deque[float]] = {}
 
     @classmethod
     async def connect(
@@ -99,22 +109,40 @@ class AtspiBus(CallQueue):
         if msg.message_type == MessageType.SIGNAL and (msg.interface or "").startswith(
             "org.a11y.atspi.Event."
         ):
-            self.last_event[msg.sender or ""] = time.monotonic()
+            now = time.monotonic()
+            self.last_event[msg.sender or ""] = now
+            self._recent.setdefault(msg.sender or "", deque(maxlen=BURST)).append(now)
+            if msg.interface == "org.a11y.atspi.Event.Window" and msg.member in (
+                "Create",
+                "Activate",
+            ):
+                self.last_window[msg.sender or ""] = (now, msg.path or "")
 
     async def settle(
-        self, bus_name: str, since: float, *, quiet: float = 0.15, timeout: float = 0.8
+        self,
+        bus_name: str,
+        since: float,
+        *,
+        quiet: float = 0.15,
+        timeout: float = 0.8,
+        busy: float = 4.0,
     ) -> bool:
         """Wait until ``bus_name`` sent an event after ``since`` and then went quiet.
 
-        Returns False if no event came within ``timeout`` (the action may have had no effect
-        the app reports, or it is slow)."""
-        deadline = since + timeout
+        An app still sending events (building a dialog: LibreOffice's Format Cells streams a
+        thousand events for a second before its window appears) is waited for up to ``busy``
+        seconds, and after a burst of BURST events quiet means BURST_QUIET seconds without
+        one (a loaded machine leaves gaps in the stream). Returns False if no event came
+        within ``timeout`` (the action may have had no effect the app reports, or it is slow).
+        """
         while True:
             now = time.monotonic()
             last = self.last_event.get(bus_name, 0.0)
-            if last > since and now - last >= quiet:
+            recent = self._recent.get(bus_name)
+            burst = recent is not None and len(recent) == BURST and recent[0] > since
+            if last > since and now - last >= (BURST_QUIET if burst else quiet):
                 return True
-            if now >= deadline:
+            if now >= since + (busy if last > since else timeout):
                 return last > since
             await asyncio.sleep(0.02)
 

@@ -135,7 +135,11 @@ class LinuxLaunching(LinuxReading):
             if located is None:
                 return False
             bus_name, frame, _ = located
-            tree = await self.a11y.reader.read_app(bus_name)
+            # the window's subtree only, lazily (what shows), bounded like any read: never the
+            # whole app, never a spreadsheet's 2^31 cells
+            tree = await self.a11y.reader.read_app(
+                bus_name, frame=frame, lazy_hidden=True, deadline=time.monotonic() + 5.0
+            )
             count = len(tree.subtree(frame))
             now = self.x.window(window.xid)
             title = now.title if now is not None else None

@@ -8,8 +8,10 @@ the event cache (see :mod:`linux_pixels`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
+from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi import Accessibility
 from deskpilot.desktop.base import LiveElement, Snapshot, WindowInfo
@@ -18,6 +20,8 @@ from deskpilot.desktop.x11 import X11
 
 #: A read within this many seconds of keyboard/pointer input first lets the app settle.
 INPUT_SETTLE_S = 1.0
+#: How long a settle waits at most for a window the app announced to reach the screen.
+NEW_WINDOW_S = 3.0
 
 
 class LinuxReading(LinuxPixels):
@@ -72,7 +76,30 @@ class LinuxReading(LinuxPixels):
         if not buses:
             return False
         results = await asyncio.gather(*(self.a11y.bus.settle(b, since) for b in buses))
+        await self._new_window_shown(window, buses, since)
         return any(results)
+
+    async def _new_window_shown(self, window: WindowInfo, buses: list[str], since: float) -> None:
+        """When the app announced another window since ``since`` (a dialog it opened), wait
+        until the window manager has it: the app says so before X maps it, and an action's
+        result must report the dialog it opened."""
+        where = self.a11y.cache.located.get(window.xid)
+        frame = where.frame if where is not None else None
+        announced = [
+            seen for b in buses
+            if (seen := self.a11y.bus.last_window.get(b)) is not None
+            and seen[0] > since and seen[1] != frame
+        ]  # fmt: skip
+        if not announced:
+            return
+        before = self.x.client_ids()
+
+        async def shown() -> bool:
+            now = self.x.client_ids()
+            return self.x.active_xid() != window.xid or len(now) != len(before)
+
+        with contextlib.suppress(WaitTimeout):
+            await async_wait_for(shown, timeout=NEW_WINDOW_S, what="the new window", interval=0.05)
 
     async def element_at(self, x: int, y: int) -> LiveElement | None:
         window = await self.window_at(x, y)

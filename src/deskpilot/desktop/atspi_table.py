@@ -1,0 +1,334 @@
+"""Tables read through the Table interface: the range on screen, cell by cell, cheaply.
+
+A spreadsheet (Calc: 1,048,576 × 16,384) or a tree view (GTK) is read by what it shows: its
+size (``NRows``/``NColumns``); the cells at the viewport's top-left and bottom-right corners
+(``Component.GetAccessibleAtPoint``) and their row and column (``Table.GetRowAtIndex`` and
+``GetColumnAtIndex`` of their index in the table); then each cell of that range
+(``Table.GetAccessibleAt``), at most MAX_CELLS. A small table is read whole.
+
+Cells of a column are alike, so the first one of each column is read in full (role,
+interfaces, properties) and the others only for what differs: their state and their text (and
+their name, unless the table names its cells by address, as spreadsheets do: "B7"). Their
+extents come from the rows' and columns' geometry (the first row's and first column's cells).
+A re-read of the same range reuses the cells' paths. Calc's visible 33 × 16 cells cost about
+three calls a cell this way, against seven for a full read of each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import replace
+from typing import Any
+
+from deskpilot.desktop.atspi_calls import DBUS_PROPS, AtspiCallError, AtspiTimeout
+from deskpilot.desktop.atspi_consts import NULL_PATH, state_bits
+from deskpilot.desktop.atspi_fetch import ACCESSIBLE, NodeFetcher
+from deskpilot.desktop.atspi_model import AppTree, RawNode, Span
+from deskpilot.desktop.atspi_partial import guard, note_failure, settled
+
+#: A table with at most this many cells is read whole; a larger one by its visible range.
+SMALL_TABLE = 240
+#: Cells read per table at most (Calc shows ~530 at 1280×800), and columns at most.
+MAX_CELLS = 600
+MAX_COLUMNS = 40
+#: Where to look for the first and last cells on screen, in pixels in from the viewport's
+#: corners (tree views have a row of column headers at the top).
+_PROBES = (2, 12, 28, 44)
+
+_ADDRESS = re.compile(r"^\$?([A-Z]{1,3})\$?([0-9]{1,7})$")
+
+Place = tuple[int, int]
+
+
+def column_letters(col: int) -> str:
+    """Spreadsheet column letters: 0 → A, 25 → Z, 26 → AA."""
+    out = ""
+    col += 1
+    while col:
+        col, rest = divmod(col - 1, 26)
+        out = chr(65 + rest) + out
+    return out
+
+
+def address(row: int, col: int) -> str:
+    """A spreadsheet address: (0, 0) → "A1"."""
+    return f"{column_letters(col)}{row + 1}"
+
+
+def parse_address(text: str) -> Place | None:
+    """(row, column) of a spreadsheet address such as "B7" (None if it is not one)."""
+    m = _ADDRESS.match(text.strip().upper())
+    if m is None:
+        return None
+    col = 0
+    for ch in m.group(1):
+        col = col * 26 + ord(ch) - 64
+    return int(m.group(2)) - 1, col - 1
+
+
+class TableReader(NodeFetcher):
+    """Reads the visible range of tables, and finds what lies at a container's corners."""
+
+    async def _corners(self, tree: AppTree, path: str) -> tuple[str | None, str | None] | None:
+        """The children at the top-left and bottom-right of a container's viewport."""
+        ext = await guard(
+            tree, "GetExtents", self.bus.call(tree.bus, path, "Component", "GetExtents", "u", [0])
+        )
+        if ext is None:
+            return None
+        x, y, w, h = (int(v) for v in ext[0])
+        if w <= 0 or h <= 0:
+            return None
+        tops = [(x + min(d, w - 1), y + min(d, h - 1)) for d in _PROBES]
+        bottoms = [(x + w - 1 - min(d, w - 1), y + h - 1 - min(d, h - 1)) for d in _PROBES]
+        top, bottom = await asyncio.gather(
+            self._first_at(tree, path, tops), self._first_at(tree, path, bottoms)
+        )
+        return top, bottom
+
+    async def _first_at(
+        self, tree: AppTree, path: str, points: list[tuple[int, int]]
+    ) -> str | None:
+        """The first child found at one of these screen points, in order."""
+        calls = [
+            self.bus.request(
+                tree.bus, path, "Component", "GetAccessibleAtPoint", "iiu", [px, py, 0]
+            )
+            for px, py in points
+        ]
+        await settled(calls)
+        for call in calls:
+            if (exc := call.exception()) is not None:
+                if not isinstance(exc, AtspiCallError | AtspiTimeout):
+                    raise exc
+                continue
+            cbus, cpath = call.result()[0]
+            if cbus == tree.bus and cpath not in (NULL_PATH, path):
+                return str(cpath)
+        return None
+
+    # -- the range -------------------------------------------------------------------------
+
+    async def read_table(self, tree: AppTree, path: str) -> tuple[Span | None, list[str]]:
+        """The table's span and its cells' paths (row by row); (None, []) if it failed."""
+        bus = tree.bus
+        size = await guard(
+            tree, "table size",
+            asyncio.gather(
+                self.bus.get_property(bus, path, "Table", "NRows"),
+                self.bus.get_property(bus, path, "Table", "NColumns"),
+            ),
+        )  # fmt: skip
+        if size is None:
+            return None, []
+        rows, cols = (int(v) for v in size)
+        span = Span(rows, cols)
+        if rows <= 0 or cols <= 0:
+            return span, []
+        if rows * cols <= SMALL_TABLE:
+            span.first_row, span.last_row = 0, rows - 1
+            span.first_column, span.last_column = 0, cols - 1
+        else:
+            await self._visible_range(tree, path, span)
+        await self._read_cells(tree, path, span, tree.virtual.get(path))
+        return span, list(span.cells)
+
+    async def _visible_range(self, tree: AppTree, path: str, span: Span) -> None:
+        """The rows and columns on screen (within MAX_CELLS and MAX_COLUMNS)."""
+        corners = await self._corners(tree, path)
+        top, bottom = corners if corners is not None else (None, None)
+        first, last = await asyncio.gather(
+            self._cell_place(tree, path, top), self._cell_place(tree, path, bottom)
+        )
+        r0, c0 = first if first is not None else (0, 0)
+        end = (span.rows - 1, span.columns - 1)
+        r1, c1 = last if last is not None and last >= (r0, c0) else end
+        c1 = min(max(c1, c0), span.columns - 1, c0 + MAX_COLUMNS - 1)
+        width = c1 - c0 + 1
+        r1 = min(max(r1, r0), span.rows - 1, r0 + max(1, MAX_CELLS // width) - 1)
+        span.first_row, span.last_row, span.first_column, span.last_column = r0, r1, c0, c1
+
+    async def _cell_place(self, tree: AppTree, table: str, cell: str | None) -> Place | None:
+        """A cell's (row, column) from its index in the table."""
+        if cell is None:
+            return None
+        got = await guard(
+            tree, "GetIndexInParent",
+            self.bus.call(tree.bus, cell, "Accessible", "GetIndexInParent"),
+        )  # fmt: skip
+        if got is None or int(got[0]) < 0:
+            return None
+        index = int(got[0])
+        place = await guard(
+            tree, "cell place",
+            asyncio.gather(
+                self.bus.call(tree.bus, table, "Table", "GetRowAtIndex", "i", [index]),
+                self.bus.call(tree.bus, table, "Table", "GetColumnAtIndex", "i", [index]),
+            ),
+        )  # fmt: skip
+        if place is None:
+            return None
+        row, col = int(place[0][0]), int(place[1][0])
+        return (row, col) if row >= 0 and col >= 0 else None
+
+    # -- the cells -------------------------------------------------------------------------
+
+    async def _read_cells(self, tree: AppTree, path: str, span: Span, old: Span | None) -> None:
+        """The cells of the span's range: paths, one full read per column, then states and
+        texts; the columns' headers; extents from the rows' and columns' geometry."""
+        places = [
+            (r, c)
+            for r in range(span.first_row, span.last_row + 1)
+            for c in range(span.first_column, span.last_column + 1)
+        ]
+        await self._cell_paths(tree, path, span, places, old)
+        columns = range(span.first_column, span.last_column + 1)
+        templates = await self._templates(tree, path, span)
+        await asyncio.gather(
+            self._cell_details(tree, path, span, templates),
+            self._headers(tree, path, span, columns),
+        )
+        await self._geometry(tree, span)
+
+    async def _cell_paths(
+        self, tree: AppTree, table: str, span: Span, places: list[Place], old: Span | None
+    ) -> None:
+        known: dict[Place, str] = {}
+        if old is not None:
+            known = {pl: p for p, pl in old.cells.items() if p in tree.nodes}
+        wanted = [pl for pl in places if pl not in known]
+        calls = [
+            self.bus.request(tree.bus, table, "Table", "GetAccessibleAt", "ii", [r, c])
+            for r, c in wanted
+        ]
+        await settled(calls)
+        found = dict(known)
+        for place, call in zip(wanted, calls, strict=True):
+            if (exc := call.exception()) is not None:
+                note_failure(tree, "GetAccessibleAt", exc)
+                continue
+            cbus, cpath = call.result()[0]
+            if cbus == tree.bus and cpath != NULL_PATH:
+                found[place] = str(cpath)
+        for place in places:
+            cell = found.get(place)
+            if cell is not None and cell not in span.cells:
+                span.cells[cell] = place
+
+    async def _templates(self, tree: AppTree, table: str, span: Span) -> dict[int, RawNode]:
+        """One fully read cell per column (a known one, else the column's first new one)."""
+        templates: dict[int, RawNode] = {}
+        unread: dict[int, str] = {}
+        for cell, (_r, c) in span.cells.items():
+            node = tree.nodes.get(cell)
+            if node is not None and not node.stub and c not in templates:
+                templates[c] = node
+            elif node is None and c not in unread:
+                unread[c] = cell
+        wanted: list[tuple[str, str | None, list[Any] | None]] = [
+            (cell, table, None) for c, cell in unread.items() if c not in templates
+        ]
+        for node in await self._fetch_nodes(tree, wanted):
+            if node is None:
+                continue
+            node.index = -1
+            tree.nodes[node.path] = node
+            templates[span.cells[node.path][1]] = node
+        if templates:
+            first = next(iter(templates.values()))
+            place = span.cells.get(first.path)
+            span.addressed = place is not None and first.name == _address_of(place)
+        return templates
+
+    async def _cell_details(
+        self, tree: AppTree, table: str, span: Span, templates: dict[int, RawNode]
+    ) -> None:
+        """State and text of every cell (and name, where cells are not named by address)."""
+        bus, req = tree.bus, self.bus.request
+        plans: list[tuple[str, RawNode, dict[str, asyncio.Future[list[Any]]]]] = []
+        for cell, place in span.cells.items():
+            template = templates.get(place[1])
+            if template is None:
+                continue
+            calls = {"state": req(bus, cell, "Accessible", "GetState")}
+            if template.has("Text"):
+                calls["text"] = req(bus, cell, "Text", "GetText", "ii", [0, -1])
+            if not span.addressed:
+                calls["name"] = req(bus, cell, DBUS_PROPS, "Get", "ss", [ACCESSIBLE, "Name"])
+            plans.append((cell, template, calls))
+        await settled(c for _cell, _t, calls in plans for c in calls.values())
+        for cell, template, calls in plans:
+            errors = [e for c in calls.values() if (e := c.exception()) is not None]
+            if errors:
+                note_failure(tree, "cell", errors[0])
+                span.cells.pop(cell, None)
+                continue
+            node = tree.nodes.get(cell)
+            if node is None or node is template:
+                node = node or replace(template, path=cell, extents=None, label="")
+                node.children = [] if template.child_count <= 0 else None
+                tree.nodes[cell] = node
+            node.parent, node.stub = table, False
+            node.states = state_bits(calls["state"].result()[0])
+            if span.addressed:
+                node.name = _address_of(span.cells[cell])
+            elif "name" in calls:
+                node.name = str(calls["name"].result()[0].value)
+            if "text" in calls:
+                node.text = str(calls["text"].result()[0]).replace("\ufffc", "")
+            node.text_ok = True
+            node.label_ok = True
+
+    async def _headers(self, tree: AppTree, table: str, span: Span, columns: range) -> None:
+        """The names of the columns' headers (tree views; spreadsheets have none)."""
+        bus, req = tree.bus, self.bus.request
+        heads = [req(bus, table, "Table", "GetColumnHeader", "i", [c]) for c in columns]
+        await settled(heads)
+        named: list[tuple[int, asyncio.Future[list[Any]]]] = []
+        for col, call in zip(columns, heads, strict=True):
+            if call.exception() is not None:
+                continue
+            hbus, hpath = call.result()[0]
+            if hbus == bus and hpath != NULL_PATH:
+                asked = req(bus, str(hpath), DBUS_PROPS, "Get", "ss", [ACCESSIBLE, "Name"])
+                named.append((col, asked))
+        await settled(f for _c, f in named)
+        for col, call in named:
+            if call.exception() is None and (title := str(call.result()[0].value)):
+                span.headers[col] = title
+
+    async def _geometry(self, tree: AppTree, span: Span) -> None:
+        """Cells' extents from the first row's (columns) and first column's (rows) cells."""
+        by_place = {pl: p for p, pl in span.cells.items()}
+        top = [
+            by_place.get((span.first_row, c))
+            for c in range(span.first_column, span.last_column + 1)
+        ]
+        left = [
+            by_place.get((r, span.first_column)) for r in range(span.first_row, span.last_row + 1)
+        ]
+        probes = {p for p in [*top, *left] if p is not None}
+        calls = {
+            p: self.bus.request(tree.bus, p, "Component", "GetExtents", "u", [0]) for p in probes
+        }
+        await settled(calls.values())
+        boxes: dict[str, tuple[int, int, int, int]] = {}
+        for p, call in calls.items():
+            if call.exception() is None:
+                x, y, w, h = (int(v) for v in call.result()[0])
+                boxes[p] = (x, y, w, h)
+        xs = {span.cells[p][1]: (b[0], b[2]) for p, b in boxes.items() if p in top}
+        ys = {span.cells[p][0]: (b[1], b[3]) for p, b in boxes.items() if p in left}
+        for cell, (r, c) in span.cells.items():
+            node = tree.nodes.get(cell)
+            if node is None:
+                continue
+            if r in ys and c in xs:
+                node.extents = (xs[c][0], ys[r][0], xs[c][1], ys[r][1])
+            else:
+                node.extents = None  # asked for with the other shown nodes
+
+
+def _address_of(place: Place) -> str:
+    return address(*place)
