@@ -22,9 +22,9 @@ from tests.unit.atspi_app import APP, SHOWN, InMemoryApp, Obj, Reply
 HUGE = 2**31 - 1
 
 
-def a_spreadsheet_app(first_row: int = 0) -> InMemoryApp:
+def a_spreadsheet_app(first_row: int = 0, name: str = "sheets") -> InMemoryApp:
     objects = {
-        ROOT_PATH: Obj("application", "soffice", set(), ["/frame", "/dialog"]),
+        ROOT_PATH: Obj("application", name, set(), ["/frame", "/dialog"]),
         "/frame": Obj("frame", "Sheet - Calc", set(SHOWN), ["/sheet", "/list"], ROOT_PATH),
         "/sheet": Obj(
             "table",
@@ -120,6 +120,16 @@ async def test_changes_in_another_window_wait_for_that_window_s_read() -> None:
     )
     assert rest.props == {"/list"} and rest.children == {"/frame"}
     assert {path for _m, path in app.asked} - {ROOT_PATH} == {"/ok"}  # (root: its toolkit)
+
+
+@pytest.mark.asyncio
+async def test_libreoffice_is_never_asked_for_its_cache_and_is_read_live() -> None:
+    app = a_spreadsheet_app(name="soffice")
+    reader = TreeReader(AtspiBus(app))  # type: ignore[arg-type]
+    tree = await reader.read_app(APP, frame="/frame", lazy_hidden=True)
+    assert not tree.partial and not any(m == "GetItems" for m, _p in app.asked)
+    assert tree.nodes["/frame"].children == ["/sheet", "/list"]
+    assert len(tree.nodes["/sheet"].children or []) == 100
 
 
 class HungApp(InMemoryApp):

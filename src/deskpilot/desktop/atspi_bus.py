@@ -21,6 +21,8 @@ from deskpilot.desktop.atspi_connect import connect_bus, find_a11y_address
 from deskpilot.desktop.atspi_consts import REGISTRY_BUS, REGISTRY_PATH, ROOT_PATH
 from deskpilot.errors import AccessibilityUnavailable
 
+#: Apps (by their root's accessible name) whose Cache.GetItems may crash them.
+UNSAFE_CACHE_APPS = frozenset({"soffice", "soffice.bin", "libreoffice"})
 #: A burst: this many events since an action (a window or document being built) ...
 BURST = 200
 #: ... after which the app is quiet only after this long without an event.
@@ -36,6 +38,7 @@ class AtspiBus(CallQueue):
         super().__init__(bus, call_timeout=call_timeout, max_in_flight=max_in_flight)
         self._pids: dict[str, int] = {}
         self._toolkits: dict[str, asyncio.Future[str]] = {}
+        self._names: dict[str, asyncio.Future[str | None]] = {}  # each app root's name
         self._registered: set[str] = set()
         self._listening = False
         #: monotonic time of the last AT-SPI event from each app (bus name), once listening
@@ -44,6 +47,9 @@ class AtspiBus(CallQueue):
         self.last_window: dict[str, tuple[float, str]] = {}
         #: times of each app's recent events (how busy it is)
         self._recent: dict[str, deque[float]] = {}
+        #: (app, container path) → its active descendant's path (a sheet's cursor cell), as
+        #: the app last announced it
+        self.active_descendant: dict[tuple[str, str], str] = {}
 
     @classmethod
     async def connect(
@@ -117,6 +123,10 @@ class AtspiBus(CallQueue):
                 "Activate",
             ):
                 self.last_window[msg.sender or ""] = (now, msg.path or "")
+            elif msg.member == "ActiveDescendantChanged" and len(msg.body) > 3:
+                child = getattr(msg.body[3], "value", None)
+                if isinstance(child, list | tuple) and len(child) == 2:
+                    self.active_descendant[(msg.sender or "", msg.path or "")] = str(child[1])
 
     async def settle(
         self,
@@ -196,6 +206,28 @@ class AtspiBus(CallQueue):
             raise
         return str(name)
 
+    async def cache_is_safe(self, bus_name: str) -> bool:
+        """Whether the app's Cache.GetItems can be asked without risk (not LibreOffice: its
+        atk-bridge cache keeps freed objects, and GetItems takes a reference on each). An app
+        too busy to say its name is not asked either."""
+        if bus_name not in self._names:
+            self._names[bus_name] = asyncio.ensure_future(self._ask_name(bus_name))
+        name = await self._names[bus_name]
+        return name is not None and name.casefold() not in UNSAFE_CACHE_APPS
+
+    async def _ask_name(self, bus_name: str) -> str | None:
+        try:
+            return str(await self.get_property(bus_name, ROOT_PATH, "Accessible", "Name"))
+        except AtspiCallError:
+            return ""  # no name: that answer holds
+        except AtspiTimeout:
+            self._names.pop(bus_name, None)  # busy: ask again next time
+            return None
+        except BaseException:  # a lost connection: nothing to remember
+            self._names.pop(bus_name, None)
+            raise
+
     def forget(self, bus_name: str) -> None:
         self._pids.pop(bus_name, None)
         self._toolkits.pop(bus_name, None)
+        self._names.pop(bus_name, None)

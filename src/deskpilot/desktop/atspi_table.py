@@ -7,11 +7,14 @@ size (``NRows``/``NColumns``); the cells at the viewport's top-left and bottom-r
 (``Table.GetAccessibleAt``), at most MAX_CELLS. A small table is read whole.
 
 Cells of a column are alike, so the first one of each column is read in full (role,
-interfaces, properties) and the others only for what differs: their state and their text (and
-their name, unless the table names its cells by address, as spreadsheets do: "B7"). Their
+interfaces, properties) and the others only for what differs: their text, their name (unless
+the table names its cells by address, as spreadsheets do: "B7") and their state — which, in a
+large spreadsheet, is the table's own word: its cursor cell is the active descendant it
+announced (``ActiveDescendantChanged``) and its selected cells are the Selection's. Their
 extents come from the rows' and columns' geometry (the first row's and first column's cells).
-A re-read of the same range reuses the cells' paths. Calc's visible 33 × 16 cells cost about
-three calls a cell this way, against seven for a full read of each.
+Calc's visible 33 × 16 cells cost about two calls a cell this way, against seven for a full
+read of each. (Calc makes a new object for a cell each time it is asked, except its cursor
+cell: cell paths are not reused across reads, and selected cells are matched by address.)
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from deskpilot.desktop.atspi_calls import DBUS_PROPS, AtspiCallError, AtspiTimeout
-from deskpilot.desktop.atspi_consts import NULL_PATH, state_bits
+from deskpilot.desktop.atspi_consts import NULL_PATH, S_FOCUSED, S_SELECTED, state_bits
 from deskpilot.desktop.atspi_fetch import ACCESSIBLE, NodeFetcher
 from deskpilot.desktop.atspi_model import AppTree, RawNode, Span
 from deskpilot.desktop.atspi_partial import guard, note_failure, settled
@@ -131,7 +134,7 @@ class TableReader(NodeFetcher):
             span.first_column, span.last_column = 0, cols - 1
         else:
             await self._visible_range(tree, path, span)
-        await self._read_cells(tree, path, span, tree.virtual.get(path))
+        await self._read_cells(tree, path, span)
         return span, list(span.cells)
 
     async def _visible_range(self, tree: AppTree, path: str, span: Span) -> None:
@@ -174,7 +177,7 @@ class TableReader(NodeFetcher):
 
     # -- the cells -------------------------------------------------------------------------
 
-    async def _read_cells(self, tree: AppTree, path: str, span: Span, old: Span | None) -> None:
+    async def _read_cells(self, tree: AppTree, path: str, span: Span) -> None:
         """The cells of the span's range: paths, one full read per column, then states and
         texts; the columns' headers; extents from the rows' and columns' geometry."""
         places = [
@@ -182,7 +185,7 @@ class TableReader(NodeFetcher):
             for r in range(span.first_row, span.last_row + 1)
             for c in range(span.first_column, span.last_column + 1)
         ]
-        await self._cell_paths(tree, path, span, places, old)
+        await self._cell_paths(tree, path, span, places)
         columns = range(span.first_column, span.last_column + 1)
         templates = await self._templates(tree, path, span)
         await asyncio.gather(
@@ -191,30 +194,21 @@ class TableReader(NodeFetcher):
         )
         await self._geometry(tree, span)
 
-    async def _cell_paths(
-        self, tree: AppTree, table: str, span: Span, places: list[Place], old: Span | None
-    ) -> None:
-        known: dict[Place, str] = {}
-        if old is not None:
-            known = {pl: p for p, pl in old.cells.items() if p in tree.nodes}
-        wanted = [pl for pl in places if pl not in known]
+    async def _cell_paths(self, tree: AppTree, table: str, span: Span, places: list[Place]) -> None:
+        """Each cell's path, asked every read: Calc makes a new object for a cell each time it
+        is asked (only its cursor cell stays), so an earlier read's paths are not reused."""
         calls = [
             self.bus.request(tree.bus, table, "Table", "GetAccessibleAt", "ii", [r, c])
-            for r, c in wanted
+            for r, c in places
         ]
         await settled(calls)
-        found = dict(known)
-        for place, call in zip(wanted, calls, strict=True):
+        for place, call in zip(places, calls, strict=True):
             if (exc := call.exception()) is not None:
                 note_failure(tree, "GetAccessibleAt", exc)
                 continue
             cbus, cpath = call.result()[0]
-            if cbus == tree.bus and cpath != NULL_PATH:
-                found[place] = str(cpath)
-        for place in places:
-            cell = found.get(place)
-            if cell is not None and cell not in span.cells:
-                span.cells[cell] = place
+            if cbus == tree.bus and cpath != NULL_PATH and str(cpath) not in span.cells:
+                span.cells[str(cpath)] = place
 
     async def _templates(self, tree: AppTree, table: str, span: Span) -> dict[int, RawNode]:
         """One fully read cell per column (a known one, else the column's first new one)."""
@@ -241,17 +235,56 @@ class TableReader(NodeFetcher):
             span.addressed = place is not None and first.name == _address_of(place)
         return templates
 
+    async def _marked(
+        self, tree: AppTree, table: str, span: Span
+    ) -> tuple[Place, set[Place]] | None:
+        """For a large spreadsheet: its cursor cell (the active descendant it announced) and
+        its selected cells (Selection), by address — instead of one GetState a cell. None:
+        ask each cell."""
+        if len(span.cells) <= SMALL_TABLE or not span.addressed:
+            return None
+        if not tree.nodes[table].has("Selection"):
+            return None
+        cursor = self.bus.active_descendant.get((tree.bus, table))
+        if cursor is None:
+            return None  # not announced yet: the cells' states tell (and the next read knows)
+        count = await guard(
+            tree, "NSelectedChildren",
+            self.bus.get_property(tree.bus, table, "Selection", "NSelectedChildren"),
+        )  # fmt: skip
+        if count is None or int(count) > MAX_CELLS:
+            return None
+        calls = [
+            self.bus.request(tree.bus, table, "Selection", "GetSelectedChild", "i", [i])
+            for i in range(int(count))
+        ]
+        await settled(calls)
+        paths = [cursor] + [str(c.result()[0][1]) for c in calls if c.exception() is None]
+        names = [
+            self.bus.request(tree.bus, p, DBUS_PROPS, "Get", "ss", [ACCESSIBLE, "Name"])
+            for p in paths
+        ]
+        await settled(names)
+        places = [
+            parse_address(str(n.result()[0].value)) if n.exception() is None else None
+            for n in names
+        ]
+        if places[0] is None:
+            return None  # the cursor cell is gone: ask each cell
+        return places[0], {pl for pl in places[1:] if pl is not None}
+
     async def _cell_details(
         self, tree: AppTree, table: str, span: Span, templates: dict[int, RawNode]
     ) -> None:
         """State and text of every cell (and name, where cells are not named by address)."""
         bus, req = tree.bus, self.bus.request
+        marked = await self._marked(tree, table, span)
         plans: list[tuple[str, RawNode, dict[str, asyncio.Future[list[Any]]]]] = []
         for cell, place in span.cells.items():
             template = templates.get(place[1])
             if template is None:
                 continue
-            calls = {"state": req(bus, cell, "Accessible", "GetState")}
+            calls = {} if marked else {"state": req(bus, cell, "Accessible", "GetState")}
             if template.has("Text"):
                 calls["text"] = req(bus, cell, "Text", "GetText", "ii", [0, -1])
             if not span.addressed:
@@ -270,7 +303,17 @@ class TableReader(NodeFetcher):
                 node.children = [] if template.child_count <= 0 else None
                 tree.nodes[cell] = node
             node.parent, node.stub = table, False
-            node.states = state_bits(calls["state"].result()[0])
+            if marked is None:
+                node.states = state_bits(calls["state"].result()[0])
+                if node.states & S_FOCUSED:
+                    self.bus.active_descendant[(bus, table)] = cell
+            else:
+                cursor, chosen = marked
+                place = span.cells[cell]
+                node.states = template.states & ~(S_FOCUSED | S_SELECTED)
+                node.states |= (S_FOCUSED if place == cursor else 0) | (
+                    S_SELECTED if place in chosen else 0
+                )
             if span.addressed:
                 node.name = _address_of(span.cells[cell])
             elif "name" in calls:
