@@ -15,8 +15,8 @@ from dbus_fast import Message
 from deskpilot.desktop.atspi_bus import AtspiBus
 from deskpilot.desktop.atspi_consts import ROOT_PATH
 from deskpilot.desktop.atspi_model import Dirty
-from deskpilot.desktop.atspi_table import address, column_letters, parse_address
 from deskpilot.desktop.atspi_tree import TreeReader
+from deskpilot.desktop.cell_refs import address, column_letters, parse_cell, parse_range
 from tests.unit.atspi_app import APP, SHOWN, InMemoryApp, Obj, Reply
 
 HUGE = 2**31 - 1
@@ -159,5 +159,8 @@ def test_spreadsheet_addresses() -> None:
         "A", "Z", "AA", "AZ", "ZZ", "AAA", "XFD",
     ]  # fmt: skip
     assert address(0, 0) == "A1" and address(1048575, 16383) == "XFD1048576"
-    assert parse_address("b7") == (6, 1) and parse_address("$AA$10") == (9, 26)
-    assert parse_address("Sheet1") is None and parse_address("A0x") is None
+    assert parse_cell("b7") == (6, 1) and parse_cell("$AA$10") == (9, 26)
+    assert parse_cell("R7C2") == (6, 1) and parse_cell("r1c1") == (0, 0)
+    assert parse_cell("Sheet1") is None and parse_cell("A0") is None and parse_cell("R0C1") is None
+    assert parse_range("C5:A1") == ((0, 0), (4, 2)) and parse_range("B2") == ((1, 1), (1, 1))
+    assert parse_range("A1:") is None

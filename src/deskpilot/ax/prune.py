@@ -22,6 +22,9 @@ class Line:
     value: str | None
     states: list[str]
     has_id: bool
+    #: a line written as is (a table's rows: ax/table.py); "{id}" in it is the ID of ``ref``
+    raw: str = ""
+    ref: Node | None = None
 
 
 def prune(lines: list[Line]) -> list[Line]:

@@ -22,8 +22,10 @@ from deskpilot.desktop.atspi_consts import ROOT_PATH, S_ACTIVE, role_name, state
 from deskpilot.desktop.atspi_details import DetailReader
 from deskpilot.desktop.atspi_elements import ElementActions
 from deskpilot.desktop.atspi_nodes import WindowTree, build_nodes, rendered, wants_text
+from deskpilot.desktop.atspi_range import read_range
 from deskpilot.desktop.atspi_tree import TreeReader
 from deskpilot.desktop.base import LiveElement, Node, Rect, WindowInfo
+from deskpilot.desktop.cell_refs import Place
 from deskpilot.errors import DesktopError
 
 #: Toolkits whose AT-SPI events miss changes (Chromium: scrolling moves nothing it reports).
@@ -198,6 +200,18 @@ class Accessibility(ElementActions):
             self.cache.drop(where.bus)
             return None
         return where
+
+    async def read_cells(
+        self, window: WindowInfo, key: tuple[str, str], first: Place, last: Place
+    ) -> tuple[Node | None, list[str]]:
+        """A range of a table's cells (see :mod:`atspi_range`), in screen coordinates."""
+        where = self.cache.located.get(window.xid)
+        node, problems = await read_range(self.reader, key[0], key[1], first, last)
+        if node is not None and where is not None and where.offset != (0, 0):
+            for n in node.walk():
+                if n.bounds is not None:
+                    n.bounds = n.bounds.offset(*where.offset)
+        return node, problems
 
     async def element_at(self, window: WindowInfo, x: int, y: int) -> LiveElement | None:
         """The deepest element of the window's frame at screen point (x, y)."""

@@ -13,7 +13,7 @@ import time
 
 from deskpilot.desktop.atspi_bus import AtspiBus
 from deskpilot.desktop.atspi_calls import AtspiCallError
-from deskpilot.desktop.atspi_consts import S_DEFUNCT, role_name, state_bits, state_names
+from deskpilot.desktop.atspi_consts import NULL_PATH, S_DEFUNCT, role_name, state_bits, state_names
 from deskpilot.desktop.base import LiveElement, Rect
 from deskpilot.errors import ActionFailed
 
@@ -66,6 +66,26 @@ class ElementActions:
             return None
         x, y, w, h = (int(v) for v in body[0])
         return Rect(x, y, w, h)
+
+    async def cell_at(self, key: tuple[str, str], row: int, col: int) -> tuple[str, str] | None:
+        """The key of a table's cell (any cell, on screen or not), or None."""
+        bus_name, path = key
+        try:
+            body = await self.bus.call(bus_name, path, "Table", "GetAccessibleAt", "ii", [row, col])
+        except AtspiCallError as exc:
+            if exc.gone or exc.unsupported:
+                return None
+            raise
+        cbus, cpath = body[0]
+        return (str(cbus), str(cpath)) if cbus and cpath != NULL_PATH else None
+
+    async def attribute(self, key: tuple[str, str], name: str) -> str:
+        """One of the element's attributes (Calc's cells: "Formula"), "" when it has none."""
+        try:
+            body = await self.bus.call(key[0], key[1], "Accessible", "GetAttributes")
+        except AtspiCallError:
+            return ""
+        return str(dict(body[0]).get(name, ""))
 
     async def interfaces(self, key: tuple[str, str]) -> frozenset[str]:
         body = await self.bus.call(key[0], key[1], "Accessible", "GetInterfaces")

@@ -20,7 +20,6 @@ cell: cell paths are not reused across reads, and selected cells are matched by 
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import replace
 from typing import Any
 
@@ -29,6 +28,7 @@ from deskpilot.desktop.atspi_consts import NULL_PATH, S_FOCUSED, S_SELECTED, sta
 from deskpilot.desktop.atspi_fetch import ACCESSIBLE, NodeFetcher
 from deskpilot.desktop.atspi_model import AppTree, RawNode, Span
 from deskpilot.desktop.atspi_partial import guard, note_failure, settled
+from deskpilot.desktop.cell_refs import Place, address, parse_cell
 
 #: A table with at most this many cells is read whole; a larger one by its visible range.
 SMALL_TABLE = 240
@@ -38,36 +38,6 @@ MAX_COLUMNS = 40
 #: Where to look for the first and last cells on screen, in pixels in from the viewport's
 #: corners (tree views have a row of column headers at the top).
 _PROBES = (2, 12, 28, 44)
-
-_ADDRESS = re.compile(r"^\$?([A-Z]{1,3})\$?([0-9]{1,7})$")
-
-Place = tuple[int, int]
-
-
-def column_letters(col: int) -> str:
-    """Spreadsheet column letters: 0 → A, 25 → Z, 26 → AA."""
-    out = ""
-    col += 1
-    while col:
-        col, rest = divmod(col - 1, 26)
-        out = chr(65 + rest) + out
-    return out
-
-
-def address(row: int, col: int) -> str:
-    """A spreadsheet address: (0, 0) → "A1"."""
-    return f"{column_letters(col)}{row + 1}"
-
-
-def parse_address(text: str) -> Place | None:
-    """(row, column) of a spreadsheet address such as "B7" (None if it is not one)."""
-    m = _ADDRESS.match(text.strip().upper())
-    if m is None:
-        return None
-    col = 0
-    for ch in m.group(1):
-        col = col * 26 + ord(ch) - 64
-    return int(m.group(2)) - 1, col - 1
 
 
 class TableReader(NodeFetcher):
@@ -113,8 +83,8 @@ class TableReader(NodeFetcher):
 
     # -- the range -------------------------------------------------------------------------
 
-    async def read_table(self, tree: AppTree, path: str) -> tuple[Span | None, list[str]]:
-        """The table's span and its cells' paths (row by row); (None, []) if it failed."""
+    async def table_size(self, tree: AppTree, path: str) -> tuple[int, int] | None:
+        """(rows, columns) of a table."""
         bus = tree.bus
         size = await guard(
             tree, "table size",
@@ -123,9 +93,14 @@ class TableReader(NodeFetcher):
                 self.bus.get_property(bus, path, "Table", "NColumns"),
             ),
         )  # fmt: skip
+        return None if size is None else (int(size[0]), int(size[1]))
+
+    async def read_table(self, tree: AppTree, path: str) -> tuple[Span | None, list[str]]:
+        """The table's span and its cells' paths (row by row); (None, []) if it failed."""
+        size = await self.table_size(tree, path)
         if size is None:
             return None, []
-        rows, cols = (int(v) for v in size)
+        rows, cols = size
         span = Span(rows, cols)
         if rows <= 0 or cols <= 0:
             return span, []
@@ -134,7 +109,7 @@ class TableReader(NodeFetcher):
             span.first_column, span.last_column = 0, cols - 1
         else:
             await self._visible_range(tree, path, span)
-        await self._read_cells(tree, path, span)
+        await self.read_cells(tree, path, span)
         return span, list(span.cells)
 
     async def _visible_range(self, tree: AppTree, path: str, span: Span) -> None:
@@ -177,7 +152,7 @@ class TableReader(NodeFetcher):
 
     # -- the cells -------------------------------------------------------------------------
 
-    async def _read_cells(self, tree: AppTree, path: str, span: Span) -> None:
+    async def read_cells(self, tree: AppTree, path: str, span: Span) -> None:
         """The cells of the span's range: paths, one full read per column, then states and
         texts; the columns' headers; extents from the rows' and columns' geometry."""
         places = [
@@ -232,7 +207,7 @@ class TableReader(NodeFetcher):
         if templates:
             first = next(iter(templates.values()))
             place = span.cells.get(first.path)
-            span.addressed = place is not None and first.name == _address_of(place)
+            span.addressed = place is not None and first.name == address(*place)
         return templates
 
     async def _marked(
@@ -266,8 +241,7 @@ class TableReader(NodeFetcher):
         ]
         await settled(names)
         places = [
-            parse_address(str(n.result()[0].value)) if n.exception() is None else None
-            for n in names
+            parse_cell(str(n.result()[0].value)) if n.exception() is None else None for n in names
         ]
         if places[0] is None:
             return None  # the cursor cell is gone: ask each cell
@@ -315,7 +289,7 @@ class TableReader(NodeFetcher):
                     S_SELECTED if place in chosen else 0
                 )
             if span.addressed:
-                node.name = _address_of(span.cells[cell])
+                node.name = address(*span.cells[cell])
             elif "name" in calls:
                 node.name = str(calls["name"].result()[0].value)
             if "text" in calls:
@@ -371,7 +345,3 @@ class TableReader(NodeFetcher):
                 node.extents = (xs[c][0], ys[r][0], xs[c][1], ys[r][1])
             else:
                 node.extents = None  # asked for with the other shown nodes
-
-
-def _address_of(place: Place) -> str:
-    return address(*place)

@@ -172,6 +172,18 @@ class FakeDesktop:
     async def settle(self, window: WindowInfo, since: float) -> bool:
         return True
 
+    async def cell_at(self, key: tuple[str, str], row: int, col: int) -> tuple[str, str] | None:
+        return None  # the fake apps have no tables
+
+    async def read_cells(
+        self,
+        window: WindowInfo,
+        key: tuple[str, str],
+        first: tuple[int, int],
+        last: tuple[int, int],
+    ) -> tuple[Node | None, list[str]]:
+        return None, ["the fake desktop has no tables"]
+
     async def read_text(self, key: tuple[str, str]) -> str | None:
         found = self._find(key)
         return None if found is None else found[0].display

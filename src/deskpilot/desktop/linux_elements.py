@@ -10,14 +10,17 @@ from __future__ import annotations
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.atspi_elements import shows
 from deskpilot.desktop.base import ActionOutcome, WindowInfo
-from deskpilot.desktop.linux_pointer import LinuxPointer
+from deskpilot.desktop.linux_cells import LinuxCells, selects_first
 from deskpilot.errors import ActionFailed
 
 
-class LinuxElements(LinuxPointer):
+class LinuxElements(LinuxCells):
     """Actions on elements of a window's tree."""
 
     async def click_element(self, window: WindowInfo, key: tuple[str, str]) -> ActionOutcome:
+        live = await self.a11y.inspect(key, window.pid)
+        if live is not None and selects_first(live):
+            return await self.click_cell(window, live)
         name = await self.a11y.activate(key)
         if name is not None:
             return ActionOutcome("atspi", f"AT-SPI action '{name}'")
@@ -30,12 +33,17 @@ class LinuxElements(LinuxPointer):
         self, window: WindowInfo, key: tuple[str, str], text: str
     ) -> ActionOutcome:
         live = await self.a11y.inspect(key, window.pid)
+        if live is not None and live.role == "table-cell" and not await self._editable(key):
+            return await self.fill_cell(window, live, text)  # a spreadsheet's cell
         masked = live is not None and live.role == "password-text"
         how = await self.a11y.set_text(key, text, masked=masked)
         if how is not None:
             return ActionOutcome("atspi", how)
         # no EditableText (Chromium inputs): focus it, select all, type over it
         return await self._type_over(window, key, text, masked=masked)
+
+    async def _editable(self, key: tuple[str, str]) -> bool:
+        return "EditableText" in await self.a11y.interfaces(key)
 
     async def _type_over(
         self, window: WindowInfo, key: tuple[str, str], text: str, *, masked: bool = False

@@ -14,7 +14,8 @@ import time
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi import Accessibility
-from deskpilot.desktop.base import LiveElement, Snapshot, WindowInfo
+from deskpilot.desktop.base import LiveElement, Node, Snapshot, WindowInfo
+from deskpilot.desktop.cell_refs import Place
 from deskpilot.desktop.linux_pixels import LinuxPixels
 from deskpilot.desktop.x11 import X11
 
@@ -67,6 +68,14 @@ class LinuxReading(LinuxPixels):
             states=live.states,
             bounds=bounds,
         )
+
+    async def cell_at(self, key: tuple[str, str], row: int, col: int) -> tuple[str, str] | None:
+        return await self.a11y.cell_at(key, row, col)
+
+    async def read_cells(
+        self, window: WindowInfo, key: tuple[str, str], first: Place, last: Place
+    ) -> tuple[Node | None, list[str]]:
+        return await self.a11y.read_cells(window, key, first, last)
 
     async def read_text(self, key: tuple[str, str]) -> str | None:
         return await self.a11y.read_text(key)

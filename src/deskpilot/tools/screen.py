@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -13,12 +14,13 @@ from deskpilot.ax.diff import diff
 from deskpilot.ax.render import Renderer
 from deskpilot.ax.roles import TEXT_LIMIT
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
-from deskpilot.errors import ElementGone
+from deskpilot.desktop.cell_refs import parse_range
+from deskpilot.errors import ElementGone, InvalidArguments, ToolError
 from deskpilot.events import Image
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
-from deskpilot.tools.elements import lookup, remember
+from deskpilot.tools.elements import lookup, remember, split_cell_ref, verify
 from deskpilot.tools.guidance import guidance_for
 from deskpilot.tools.windows import WindowIDArg, resolve_window
 
@@ -58,6 +60,10 @@ async def read_window(
 
     With ``baseline`` (a read the model sees in full) it becomes what the next
     ``changes`` read and the next action summary compare with."""
+    if element_id is not None:
+        table_id, cells = split_cell_ref(element_id)
+        if cells is not None:
+            return await read_cells(ctx, window, table_id, cells)
     snap = await ctx.desktop.snapshot(window)
     root = snap.root
     if element_id is not None and root is not None:
@@ -86,6 +92,32 @@ async def read_window(
     return Read(body, snap, rendered.ids, rendered.lines, previous)
 
 
+async def read_cells(ctx: ToolContext, window: WindowInfo, table_id: str, cells: str) -> Read:
+    """A range of a table's cells (``<tableID>:A40:F80``), read live, rendered as the table's
+    rows."""
+    bounds = parse_range(cells)
+    if bounds is None:
+        raise InvalidArguments(
+            f"{cells!r} after @{table_id}: is not a range of cells: name one by addresses "
+            "(A40:F80) or rows and columns (R40C1:R80C6)"
+        )
+    eid, table = await verify(ctx, window, table_id)
+    start = time.perf_counter()
+    root, problems = await ctx.desktop.read_cells(window, table.key, *bounds)
+    if root is None:
+        raise ToolError(f"@{eid} is not a table whose cells can be read: {'; '.join(problems)}")
+    snap = Snapshot(
+        window, root, partial=bool(problems), problems=problems,
+        elapsed_ms=(time.perf_counter() - start) * 1000,
+    )  # fmt: skip
+    rendered = Renderer(window.geometry, budget=ctx.settings.read_budget_chars).render(
+        root, header=header(window)
+    )
+    remember(ctx.session, window, rendered.ids, rendered.names)
+    previous = ctx.session.last_read.get(str(window.xid))
+    return Read(rendered.text, snap, rendered.ids, rendered.lines, previous)
+
+
 async def change_summary(ctx: ToolContext, window: WindowInfo) -> str:
     """After an action: what changed in the window since the model last read it (one line)."""
     if str(window.xid) not in ctx.session.last_read:
@@ -106,7 +138,9 @@ async def read_screen_ax(
         str | None,
         Field(
             description="Read only this element's part of the window (an ID from an "
-            "earlier read, e.g. from a '… more' line)."
+            "earlier read, e.g. from a '… more' line); for a table, a range of its cells "
+            "after its ID, on screen or not: '2d.jd:A40:F80' (a spreadsheet) or "
+            "'2d.jd:R40C1:R80C6'."
         ),
     ] = None,
     changes: Annotated[
