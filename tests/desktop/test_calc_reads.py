@@ -24,7 +24,7 @@ from deskpilot.desktop.base import WindowInfo
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id
-from tests.desktop.sheets import write_fods
+from tests.desktop.office_files import write_fods
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -17,7 +17,7 @@ from deskpilot._wait import async_wait_for
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id
-from tests.desktop.sheets import column, read_sheets, write_fods
+from tests.desktop.office_files import column, read_sheets, write_fods
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

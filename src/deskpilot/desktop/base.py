@@ -146,6 +146,14 @@ class Grid:
 
 
 @dataclass
+class OpenedDocument:
+    """The window a document opened in, and what the caller should know about it."""
+
+    window: WindowInfo
+    note: str = ""
+
+
+@dataclass
 class Node:
     """One accessible object as read from the tree.
 
@@ -253,6 +261,14 @@ class Desktop(Protocol):
     async def apps(self) -> list[AppEntry]: ...
 
     async def launch(self, app: AppEntry, *, timeout: float = 30.0) -> WindowInfo: ...
+
+    async def open_document(
+        self, app: AppEntry, document: str, *, timeout: float = 60.0
+    ) -> OpenedDocument:
+        """Open a file (a path, or a URL) in the app and wait for the window showing it (a
+        single-instance app's running instance may own it). InvalidArguments for a missing
+        file; a note when the window that came is not the document's (a dialog)."""
+        ...
 
     async def open_urls(
         self, urls: Sequence[str], *, browser: str = "agent", timeout: float = 30.0

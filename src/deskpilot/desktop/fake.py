@@ -25,6 +25,7 @@ from deskpilot.desktop.base import (
     LiveElement,
     MouseButton,
     Node,
+    OpenedDocument,
     PointerAction,
     Rect,
     ScrollDirection,
@@ -118,6 +119,12 @@ class FakeDesktop:
 
     async def launch(self, app: AppEntry, *, timeout: float = 30.0) -> WindowInfo:
         return self.add_window(app)
+
+    async def open_document(
+        self, app: AppEntry, document: str, *, timeout: float = 60.0
+    ) -> OpenedDocument:
+        name = document.rstrip("/").rsplit("/", 1)[-1]
+        return OpenedDocument(self.add_window(app, title=f"{name} - {app.name}"))
 
     async def open_urls(
         self, urls: Sequence[str], *, browser: str = "agent", timeout: float = 30.0

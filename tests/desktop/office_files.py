@@ -1,4 +1,4 @@
-"""Spreadsheet files for the Calc tests: write a flat ODS, read back what LibreOffice saved.
+"""Office files for the LibreOffice tests: write flat ODF documents, read back what was saved.
 
 The tests check a task's effect in the saved file, not through the tools: :func:`read_sheets`
 parses an ``.ods`` (zip) or ``.fods`` (flat XML) into each sheet's cells — text, value and
@@ -46,6 +46,19 @@ def write_fods(path: Path, sheets: dict[str, list[list[Value]]]) -> Path:
         'office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.spreadsheet">'
         "<office:body><office:spreadsheet>" + "".join(body) + "</office:spreadsheet>"
         "</office:body></office:document>\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def write_fodt(path: Path, paragraphs: list[str]) -> Path:
+    """A flat ODF text document with these paragraphs."""
+    body = "".join(f"<text:p>{escape(p)}</text:p>" for p in paragraphs)
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<office:document xmlns:office="{OFFICE}" xmlns:text="{TEXT}" office:version="1.3" '
+        'office:mimetype="application/vnd.oasis.opendocument.text">'
+        f"<office:body><office:text>{body}</office:text></office:body></office:document>\n",
         encoding="utf-8",
     )
     return path
