@@ -162,7 +162,8 @@ class Renderer:
                         )
                         value = cut(text, limit)
                 if node.value is not None and role in ("slider", "spin-button", "scroll-bar"):
-                    value = node.value
+                    # a spin button shows its text ("January", "05:30"); its number is apart
+                    value = node.value if not text or text == node.value else text
                 if role == "combo-box" and not text:
                     chosen = next(
                         (c for c in node.walk()[1:] if "selected" in c.states and c.name), None

@@ -12,7 +12,7 @@ import asyncio
 import time
 
 from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.atspi_calls import AtspiCallError
+from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi_consts import NULL_PATH, S_DEFUNCT, role_name, state_bits, state_names
 from deskpilot.desktop.base import LiveElement, Rect
 from deskpilot.errors import ActionFailed
@@ -78,6 +78,33 @@ class ElementActions:
             raise
         cbus, cpath = body[0]
         return (str(cbus), str(cpath)) if cbus and cpath != NULL_PATH else None
+
+    async def editable_parts(self, key: tuple[str, str], limit: int = 24) -> list[tuple[str, str]]:
+        """The descendants with editable text of an element that has none itself (a slide's
+        placeholder shape around its paragraph), walked live, at most ``limit`` nodes."""
+        found: list[tuple[str, str]] = []
+        queue, seen = [key], 0
+        while queue and seen < limit:
+            bus_name, path = queue.pop(0)
+            seen += 1
+            try:
+                body = await self.bus.call(bus_name, path, "Accessible", "GetChildren")
+            except (AtspiCallError, AtspiTimeout):
+                continue
+            for cbus, cpath in body[0][:limit]:
+                child = (str(cbus), str(cpath))
+                try:
+                    ifaces = await self.interfaces(child)
+                except (AtspiCallError, AtspiTimeout):
+                    continue
+                (found if "EditableText" in ifaces else queue).append(child)
+        return found
+
+    async def current_value(self, key: tuple[str, str]) -> float | None:
+        try:
+            return float(await self.bus.get_property(key[0], key[1], "Value", "CurrentValue"))
+        except (AtspiCallError, AtspiTimeout):
+            return None
 
     async def attribute(self, key: tuple[str, str], name: str) -> str:
         """One of the element's attributes (Calc's cells: "Formula"), "" when it has none."""
