@@ -195,21 +195,25 @@ async def read_screen_ax(
 
 @tool(risk=Risk.READ_ONLY, title="Computer Use Screenshot", idempotent=True)
 async def computer_use_screenshot(ctx: ToolContext, windowID: WindowIDArg = None) -> ToolResult:
-    """Capture one app window as a PNG image (that window only). Use it only when the goal
-    needs visuals; read_screen_ax is faster and cheaper for finding and using elements.
-    Fails if the window is minimized or hidden."""
+    """Capture one app window as a PNG image: the window as a person sees it, with the app's
+    open menus, lists and tooltips over it (other apps' windows are not in it). Use it only
+    when the goal needs visuals; read_screen_ax is faster and cheaper for finding and using
+    elements. Fails if the window is minimized or hidden."""
     window = await resolve_window(ctx, windowID)
     png = await ctx.desktop.capture(window)
     with PILImage.open(io.BytesIO(png)) as img:
         width, height = img.size
+    g = window.geometry
     text = (
         f"Screenshot of window {window.stable_id}\napp: {window.app.name} "
         f"({window.app.app_id})\ntitle: {window.title}\nwindowID: {window.stable_id}\n"
-        f"dimensions: {width}x{height}"
+        f"dimensions: {width}x{height}\ncovers the screen from ({g.x}, {g.y}) to "
+        f"({g.x + width}, {g.y + height})"
     )
     return ToolResult(
         text,
         images=[Image(png, "image/png", width, height)],
-        data={"window": window.stable_id, "width": width, "height": height},
+        data={"window": window.stable_id, "width": width, "height": height,
+              "covers": [g.x, g.y, width, height]},  # fmt: skip
         summary=f"{width}x{height} PNG of {window.title!r}",
     )
