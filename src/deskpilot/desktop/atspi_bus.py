@@ -23,10 +23,13 @@ from deskpilot.errors import AccessibilityUnavailable
 
 #: Apps (by their root's accessible name) whose Cache.GetItems may crash them.
 UNSAFE_CACHE_APPS = frozenset({"soffice", "soffice.bin", "libreoffice"})
-#: A burst: this many events since an action (a window or document being built) ...
-BURST = 200
+#: A burst: this many events since an action (a window or document being built: GTK's file
+#: chooser sends ~2,000, in spurts with gaps that grow on a loaded machine) ...
+BURST = 20
 #: ... after which the app is quiet only after this long without an event.
 BURST_QUIET = 0.5
+#: Recent event times kept per app.
+RECENT = 64
 
 
 class AtspiBus(CallQueue):
@@ -117,7 +120,7 @@ class AtspiBus(CallQueue):
         ):
             now = time.monotonic()
             self.last_event[msg.sender or ""] = now
-            self._recent.setdefault(msg.sender or "", deque(maxlen=BURST)).append(now)
+            self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(now)
             if msg.interface == "org.a11y.atspi.Event.Window" and msg.member in (
                 "Create",
                 "Activate",
@@ -148,8 +151,8 @@ class AtspiBus(CallQueue):
         while True:
             now = time.monotonic()
             last = self.last_event.get(bus_name, 0.0)
-            recent = self._recent.get(bus_name)
-            burst = recent is not None and len(recent) == BURST and recent[0] > since
+            recent = self._recent.get(bus_name) or ()
+            burst = sum(1 for t in recent if t > since) >= BURST
             if last > since and now - last >= (BURST_QUIET if burst else quiet):
                 return True
             if now >= since + (busy if last > since else timeout):
