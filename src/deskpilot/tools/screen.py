@@ -213,7 +213,11 @@ async def computer_use_screenshot(ctx: ToolContext, windowID: WindowIDArg = None
     return ToolResult(
         text,
         images=[Image(png, "image/png", width, height)],
-        data={"window": window.stable_id, "width": width, "height": height,
-              "covers": [g.x, g.y, width, height]},  # fmt: skip
+        data={
+            "window": window.stable_id,
+            "width": width,
+            "height": height,
+            "covers": [g.x, g.y, width, height],
+        },
         summary=f"{width}x{height} PNG of {window.title!r}",
     )
