@@ -109,7 +109,7 @@ async def test_calc_its_menus_and_a_dialog_read_50_times_leave_soffice_well(
         reads = Reads(call, calc.pid)
         first = await reads.read({"windowID": calc.stable_id})
         # the sheet's cells are in the read, with their addresses and contents
-        assert 'cell "A1" = "Name"' in first and 'cell "C3" = "2.5"' in first, first
+        assert 'row 1: A1 "Name" [focused] · B1 "Qty"' in first and 'C3 "2.5"' in first, first
         sheet = next(path for (member, path) in calls_sent if member == "GetAccessibleAt")
         assert await probe.answers()
         reads.grown = 0.0  # the first read made soffice create the visible cells (~3 MB)
