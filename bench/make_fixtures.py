@@ -3,6 +3,8 @@
 * ``mousepad-200.txt`` — a 200-line plain-text file for mousepad;
 * ``page.html`` — a local web page of about 1,500 DOM elements (10 forms, 5 tables of 20 rows,
   330 links), like the fixture of ../shared/notes/linux-desktop.md §1;
+* ``calc-sheet.fods`` — a flat ODF spreadsheet of 200 rows × 5 columns for LibreOffice Calc
+  (opened as is: a fresh copy per run);
 * ``writer-5-pages.fodt`` — a flat ODF text document of five pages for LibreOffice Writer; the
   benchmark converts it to ``.odt`` with ``soffice --headless --convert-to odt`` into its own run
   directory (a fresh copy per run: no lock files, no "Document in Use" dialog).
@@ -21,6 +23,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 TEXT_FILE = FIXTURES / "mousepad-200.txt"
 PAGE_FILE = FIXTURES / "page.html"
 WRITER_FILE = FIXTURES / "writer-5-pages.fodt"
+CALC_FILE = FIXTURES / "calc-sheet.fods"
 
 _VOCABULARY = (
     "accessibility agent answer application button calculator cell column command context "
@@ -163,10 +166,46 @@ def writer_fodt(sections: int = 10, paragraphs: int = 3) -> str:
     return "".join(parts)
 
 
+def calc_fods(rows: int = 200) -> str:
+    """A flat ODF spreadsheet: a header and ``rows`` rows of a name, two numbers, a date, a
+    note (A1:E201: more than a screen shows)."""
+    rng = random.Random(rows)
+
+    def cell(value: str | float) -> str:
+        if isinstance(value, float):
+            return (f'<table:table-cell office:value-type="float" office:value="{value}">'
+                    f"<text:p>{value}</text:p></table:table-cell>")  # fmt: skip
+        return (f'<table:table-cell office:value-type="string"><text:p>{html.escape(value)}'
+                "</text:p></table:table-cell>")  # fmt: skip
+
+    body = ["<table:table-row>" + "".join(cell(h) for h in
+            ("Item", "Quantity", "Price", "Ordered", "Note")) + "</table:table-row>"]  # fmt: skip
+    for i in range(1, rows + 1):
+        values: list[str | float] = [
+            f"{rng.choice(WORDS).capitalize()} {i}", float(rng.randint(1, 50)),
+            round(rng.uniform(1, 100), 2), f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+            rng.choice(WORDS),
+        ]  # fmt: skip
+        body.append("<table:table-row>" + "".join(cell(v) for v in values) + "</table:table-row>")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.3" '
+        'office:mimetype="application/vnd.oasis.opendocument.spreadsheet"><office:body>'
+        '<office:spreadsheet><table:table table:name="Orders">'
+        + "".join(body)
+        + "</table:table></office:spreadsheet></office:body></office:document>\n"
+    )
+
+
 def write_all(force: bool = False) -> list[Path]:
     """Write the fixtures that are missing (all of them with ``force``); return their paths."""
     FIXTURES.mkdir(parents=True, exist_ok=True)
-    made = {TEXT_FILE: text_200_lines, PAGE_FILE: page_html, WRITER_FILE: writer_fodt}
+    made = {
+        TEXT_FILE: text_200_lines, PAGE_FILE: page_html, WRITER_FILE: writer_fodt,
+        CALC_FILE: calc_fods,
+    }  # fmt: skip
     for path, make in made.items():
         if force or not path.exists():
             path.write_text(make())

@@ -112,3 +112,31 @@ async def test_a_closed_connection_fails_every_queued_call_without_recursing() -
     for future in queued:
         with pytest.raises(AccessibilityUnavailable, match="bus went away"):
             await future
+
+
+async def test_once_an_app_stalls_its_queued_calls_fail_at_once_until_it_answers() -> None:
+    stand_in = StandInBus()
+    bus = bus_over(stand_in, max_in_flight=2)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    hung = [bus.request(":1.5", f"/{i}", "Accessible", "GetRole", timeout=0.2) for i in range(40)]
+    other = bus.request(":1.6", "/a", "Accessible", "GetRole", timeout=5)
+    results = await asyncio.gather(*hung, return_exceptions=True)
+    assert all(isinstance(r, AtspiTimeout) for r in results)
+    # one timeout for the lot (the two sent first), not twenty rounds of it
+    assert loop.time() - start < 1.0
+    assert bus.stalled(":1.5") and not bus.stalled(":1.6")
+    sent = [m.destination for m, _cb in stand_in.pending]
+    assert sent.count(":1.5") <= 3  # the first two, then one probe at most
+    # another app is not held up by the hung one
+    index = sent.index(":1.6")
+    msg, callback = stand_in.pending.pop(index)
+    callback(
+        Message(message_type=MessageType.METHOD_RETURN, reply_serial=msg.serial, body=[]), None
+    )
+    assert await other == []
+    # a probe while nothing is out goes through; its answer ends the stall
+    probe = bus.request(":1.5", "/again", "Accessible", "GetRole")
+    stand_in.pending[:] = [p for p in stand_in.pending if p[0].path == "/again"]
+    stand_in.answer(["back"])
+    assert await probe == ["back"] and not bus.stalled(":1.5")

@@ -7,97 +7,15 @@ its items, so only this test shows the path where an app announces the menu alon
 
 from __future__ import annotations
 
-import asyncio
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
-
 import pytest
-from dbus_fast import Message, MessageType, Variant
 
 from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.atspi_consts import ROLE_NAMES, ROOT_PATH, STATE_BITS
+from deskpilot.desktop.atspi_consts import ROOT_PATH
 from deskpilot.desktop.atspi_model import Dirty
 from deskpilot.desktop.atspi_tree import TreeReader
+from tests.unit.atspi_app import APP, InMemoryApp, Obj
 
 pytestmark = pytest.mark.asyncio
-
-APP = ":1.7"
-Reply = Callable[[Message | None, Exception | None], None]
-
-
-@dataclass
-class Obj:
-    role: str
-    name: str
-    states: set[str]
-    children: list[str] = field(default_factory=list)
-    parent: str = ""
-
-
-def bits(states: set[str]) -> list[int]:
-    value = sum(STATE_BITS[s] for s in states)
-    return [value & 0xFFFFFFFF, value >> 32]
-
-
-class InMemoryApp:
-    """Answers the calls the reader makes, from a dict of objects; counts them."""
-
-    def __init__(self, objects: dict[str, Obj], cached: set[str]) -> None:
-        self.objects = objects
-        self.cached = cached  # what Cache.GetItems returns
-        self.asked: Counter[tuple[str, str]] = Counter()  # (member, path)
-
-    def _call(self, msg: Message, callback: Reply) -> None:
-        self.asked[(msg.member or "", msg.path or "")] += 1
-        body = self._answer(msg)
-        reply = Message(message_type=MessageType.METHOD_RETURN, reply_serial=1, body=body)
-        asyncio.get_running_loop().call_soon(callback, reply, None)
-
-    def _answer(self, msg: Message) -> list[Any]:
-        member, path = msg.member, msg.path or ""
-        if member == "GetItems":
-            return [[self._item(p) for p in sorted(self.cached)]]
-        if member == "Get":  # the toolkit's name
-            return [Variant("s", "GTK")]
-        obj = self.objects[path]
-        if member == "GetChildren":
-            return [[(APP, kid) for kid in obj.children]]
-        if member == "GetState":
-            return [bits(obj.states)]
-        if member == "GetRole":
-            return [ROLE_NAMES.index(obj.role)]
-        if member == "GetInterfaces":
-            return [["org.a11y.atspi.Accessible", "org.a11y.atspi.Component"]]
-        if member == "GetAll":
-            return [
-                {
-                    "Name": Variant("s", obj.name),
-                    "Description": Variant("s", ""),
-                    "ChildCount": Variant("i", len(obj.children)),
-                }
-            ]
-        if member == "GetExtents":
-            return [(10, 10, 50, 20)]
-        raise AssertionError(f"unexpected call {member} on {path}")
-
-    def _item(self, path: str) -> tuple[Any, ...]:
-        obj = self.objects[path]
-        parent = self.objects.get(obj.parent)
-        index = parent.children.index(path) if parent is not None else -1
-        return (
-            (APP, path),
-            (APP, ROOT_PATH),
-            (APP, obj.parent) if obj.parent else ("", "/org/a11y/atspi/null"),
-            index,
-            len(obj.children),
-            ["org.a11y.atspi.Accessible", "org.a11y.atspi.Component"],
-            obj.name,
-            ROLE_NAMES.index(obj.role),
-            "",
-            bits(obj.states),
-        )
 
 
 def an_app_with_a_closed_menu() -> InMemoryApp:

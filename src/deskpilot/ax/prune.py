@@ -23,6 +23,9 @@ class Line:
     states: list[str]
     has_id: bool
     fixed: bool = False  # never pruned (the browser line)
+    #: a line written as is (a table's rows: ax/table.py); "{id}" in it is the ID of ``ref``
+    raw: str = ""
+    ref: Node | None = None
 
 
 def prune(lines: list[Line]) -> list[Line]:

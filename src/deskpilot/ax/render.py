@@ -57,7 +57,9 @@ from deskpilot.ax.roles import (
     on_screen,
     states_shown,
 )
-from deskpilot.desktop.base import Node, Rect
+from deskpilot.ax.table import TABLE_BUDGET, row_lines
+from deskpilot.ax.table import summary as table_summary
+from deskpilot.desktop.base import Grid, Node, Rect
 
 
 def _quote(text: str) -> str:
@@ -142,6 +144,9 @@ class Renderer:
         if not top and not is_displayed(node):
             return
         visible_here = top or on_screen(node, self.area)
+        if node.grid is not None and node.grid.table and visible_here:
+            self._table(node, node.grid, depth, out, top)
+            return
         if not top and visible_here:
             how = kind(node)
             if how is None and scope and via_ancestor(node) and node.role in BLOCKS:
@@ -190,7 +195,8 @@ class Renderer:
                         )
                         value = cut(text, limit)
                 if node.value is not None and role in ("slider", "spin-button", "scroll-bar"):
-                    value = node.value
+                    # a spin button shows its text ("January", "05:30"); its number is apart
+                    value = node.value if not text or text == node.value else text
                 if role == "combo-box" and not text:
                     chosen = next(
                         (c for c in node.walk()[1:] if "selected" in c.states and c.name), None
@@ -276,19 +282,45 @@ class Renderer:
         for child in self._reading_order(node.children):
             self._visit(child, depth + 1, name or parent_name, out, top=False, scope=inner)
 
+    def _table(self, node: Node, grid: Grid, depth: int, out: list[Line], top: bool) -> None:
+        """A virtual table: its line, what part of it this is, a line per row (ax/table.py)."""
+        if not top:
+            name = clean_name(node.name) or clean_name(node.label)
+            out.append(Line(depth, node, "table", name, None, states_shown(node), True))
+            depth += 1
+        bus, path = node.key
+
+        def synthetic(what: str) -> Node:
+            return Node(key=(bus, f"{path}#{what}"), role="table-part")
+
+        ref = node
+        out.append(
+            Line(depth, synthetic("summary"), "", "", None, [], False,
+                 raw=table_summary(node, grid, "{id}"), ref=ref)
+        )  # fmt: skip
+        budget = self.budget if top else TABLE_BUDGET  # a zoomed read is the table alone
+        for row in row_lines(node, grid, "{id}", budget):
+            owner = row.node if row.node is not None else synthetic(f"row{row.row}")
+            out.append(
+                Line(depth, owner, "", "", None, [], row.node is not None, raw=row.text, ref=ref)
+            )
+
     # -- writing ---------------------------------------------------------------------------
 
     def render(self, root: Node, *, header: str = "") -> Rendered:
         lines = self.collect(root)
         keys = [ln.node.key for ln in lines]
-        ids = assign_ids(keys)
+        ids = assign_ids([*keys, *(ln.ref.key for ln in lines if ln.ref is not None)])
         # structural lines and text lines carry no ID unless the budget needs one to zoom into
         result = Rendered(text="")
         used = len(header)
         body: list[str] = []
         for i, ln in enumerate(lines):
             eid = ids[ln.node.key]
-            text = self._line(ln, eid if ln.has_id else None)
+            ref = ids[ln.ref.key] if ln.ref is not None else ""
+            if ln.ref is not None:  # the table named in the line: its ID must work
+                result.ids.setdefault(ref, ln.ref)
+            text = self._line(ln, eid if ln.has_id else None, ref)
             if used + len(text) + 1 > self.budget:
                 rest = lines[i:]
                 result.omitted = len(rest)
@@ -306,7 +338,10 @@ class Renderer:
         return result
 
     @staticmethod
-    def _line(ln: Line, eid: str | None) -> str:
+    def _line(ln: Line, eid: str | None, ref: str = "") -> str:
+        if ln.raw:
+            text = "  " * ln.depth + ln.raw.replace("{id}", ref)
+            return f"{text} @{eid}" if eid is not None else text
         parts = ["  " * ln.depth + ln.role]
         if ln.name:
             parts.append(_quote(cut(ln.name, 100)))

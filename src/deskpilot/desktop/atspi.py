@@ -23,8 +23,10 @@ from deskpilot.desktop.atspi_details import DetailReader
 from deskpilot.desktop.atspi_elements import ElementActions
 from deskpilot.desktop.atspi_focus import FocusTracker
 from deskpilot.desktop.atspi_nodes import WindowTree, build_nodes, rendered, wants_text
+from deskpilot.desktop.atspi_range import read_range
 from deskpilot.desktop.atspi_tree import TreeReader
 from deskpilot.desktop.base import NOT_ANSWERING, LiveElement, Node, Rect, WindowInfo
+from deskpilot.desktop.cell_refs import Place
 from deskpilot.errors import DesktopError
 
 #: Toolkits whose AT-SPI events miss changes (Chromium: scrolling moves nothing it reports).
@@ -164,22 +166,28 @@ class Accessibility(ElementActions):
             dirty.all_extents = True  # the window moved: screen positions changed
             where.origin = (window.geometry.x, window.geometry.y)
         if app is None or fresh or dirty.full or app.partial or where.frame not in app.nodes:
-            app = await self.reader.read_app(where.bus, deadline=deadline, lazy_hidden=True)
+            app = await self.reader.read_app(
+                where.bus, frame=where.frame, deadline=deadline, lazy_hidden=True
+            )
         else:
-            await self.reader.refresh(app, dirty, deadline=deadline)
+            # only this window: what changed in the app's other windows waits for their reads
+            rest = await self.reader.refresh(app, dirty, frame=where.frame, deadline=deadline)
+            self.cache.put_back(where.bus, rest)
+            if where.frame not in app.frames:
+                await self.reader.read_frame(app, where.frame, deadline=deadline)
         if where.frame not in app.nodes:
             self.cache.drop(where.bus)
             return None, True, [*app.problems, "the window's frame vanished while reading"]
         self.cache.store(app)
         shown = [p for p in rendered(app, where.frame) if app.shown(p)]
-        await self.details.fill_extents(app, shown)
+        await self.details.fill_extents(app, shown, deadline=deadline)
         textual = [p for p in shown if wants_text(app.nodes[p])]
-        await self.details.fill_text(app, textual)
+        await self.details.fill_text(app, textual, deadline=deadline)
         unnamed = [
             p for p in shown
             if not app.nodes[p].name and app.nodes[p].role_name in LABELLED_ROLES
         ]  # fmt: skip
-        await self.details.fill_labels(app, unnamed)
+        await self.details.fill_labels(app, unnamed, deadline=deadline)
         await self.actions.fill_actions(app, shown)
         await self.actions.fill_hints(app, shown)
         if app.partial:
@@ -207,6 +215,18 @@ class Accessibility(ElementActions):
             self.cache.drop(where.bus)
             return None
         return where
+
+    async def read_cells(
+        self, window: WindowInfo, key: tuple[str, str], first: Place, last: Place
+    ) -> tuple[Node | None, list[str]]:
+        """A range of a table's cells (see :mod:`atspi_range`), in screen coordinates."""
+        where = self.cache.located.get(window.xid)
+        node, problems = await read_range(self.reader, key[0], key[1], first, last)
+        if node is not None and where is not None and where.offset != (0, 0):
+            for n in node.walk():
+                if n.bounds is not None:
+                    n.bounds = n.bounds.offset(*where.offset)
+        return node, problems
 
     async def element_at(self, window: WindowInfo, x: int, y: int) -> LiveElement | None:
         """The deepest element of the window's frame at screen point (x, y).

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Sequence
 
 from dbus_fast import Message, MessageType
@@ -19,6 +20,16 @@ from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout, CallQueu
 from deskpilot.desktop.atspi_connect import connect_bus, find_a11y_address
 from deskpilot.desktop.atspi_consts import REGISTRY_BUS, REGISTRY_PATH, ROOT_PATH
 from deskpilot.errors import AccessibilityUnavailable
+
+#: Apps (by their root's accessible name) whose Cache.GetItems may crash them.
+UNSAFE_CACHE_APPS = frozenset({"soffice", "soffice.bin", "libreoffice"})
+#: A burst: this many events since an action (a window or document being built: GTK's file
+#: chooser sends ~2,000, in spurts with gaps that grow on a loaded machine) ...
+BURST = 20
+#: ... after which the app is quiet only after this long without an event.
+BURST_QUIET = 0.5
+#: Recent event times kept per app.
+RECENT = 64
 
 
 class AtspiBus(CallQueue):
@@ -30,10 +41,18 @@ class AtspiBus(CallQueue):
         super().__init__(bus, call_timeout=call_timeout, max_in_flight=max_in_flight)
         self._pids: dict[str, int] = {}
         self._toolkits: dict[str, asyncio.Future[str]] = {}
+        self._names: dict[str, asyncio.Future[str | None]] = {}  # each app root's name
         self._registered: set[str] = set()
         self._listening = False
         #: monotonic time of the last AT-SPI event from each app (bus name), once listening
         self.last_event: dict[str, float] = {}
+        #: the last window each app announced (created or activated): (monotonic time, path)
+        self.last_window: dict[str, tuple[float, str]] = {}
+        #: times of each app's recent events (how busy it is)
+        self._recent: dict[str, deque[float]] = {}
+        #: (app, container path) → its active descendant's path (a sheet's cursor cell), as
+        #: the app last announced it
+        self.active_descendant: dict[tuple[str, str], str] = {}
 
     @classmethod
     async def connect(
@@ -99,22 +118,44 @@ class AtspiBus(CallQueue):
         if msg.message_type == MessageType.SIGNAL and (msg.interface or "").startswith(
             "org.a11y.atspi.Event."
         ):
-            self.last_event[msg.sender or ""] = time.monotonic()
+            now = time.monotonic()
+            self.last_event[msg.sender or ""] = now
+            self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(now)
+            if msg.interface == "org.a11y.atspi.Event.Window" and msg.member in (
+                "Create",
+                "Activate",
+            ):
+                self.last_window[msg.sender or ""] = (now, msg.path or "")
+            elif msg.member == "ActiveDescendantChanged" and len(msg.body) > 3:
+                child = getattr(msg.body[3], "value", None)
+                if isinstance(child, list | tuple) and len(child) == 2:
+                    self.active_descendant[(msg.sender or "", msg.path or "")] = str(child[1])
 
     async def settle(
-        self, bus_name: str, since: float, *, quiet: float = 0.15, timeout: float = 0.8
+        self,
+        bus_name: str,
+        since: float,
+        *,
+        quiet: float = 0.15,
+        timeout: float = 0.8,
+        busy: float = 4.0,
     ) -> bool:
         """Wait until ``bus_name`` sent an event after ``since`` and then went quiet.
 
-        Returns False if no event came within ``timeout`` (the action may have had no effect
-        the app reports, or it is slow)."""
-        deadline = since + timeout
+        An app still sending events (building a dialog: LibreOffice's Format Cells streams a
+        thousand events for a second before its window appears) is waited for up to ``busy``
+        seconds, and after a burst of BURST events quiet means BURST_QUIET seconds without
+        one (a loaded machine leaves gaps in the stream). Returns False if no event came
+        within ``timeout`` (the action may have had no effect the app reports, or it is slow).
+        """
         while True:
             now = time.monotonic()
             last = self.last_event.get(bus_name, 0.0)
-            if last > since and now - last >= quiet:
+            recent = self._recent.get(bus_name) or ()
+            burst = sum(1 for t in recent if t > since) >= BURST
+            if last > since and now - last >= (BURST_QUIET if burst else quiet):
                 return True
-            if now >= deadline:
+            if now >= since + (busy if last > since else timeout):
                 return last > since
             await asyncio.sleep(0.02)
 
@@ -168,6 +209,28 @@ class AtspiBus(CallQueue):
             raise
         return str(name)
 
+    async def cache_is_safe(self, bus_name: str) -> bool:
+        """Whether the app's Cache.GetItems can be asked without risk (not LibreOffice: its
+        atk-bridge cache keeps freed objects, and GetItems takes a reference on each). An app
+        too busy to say its name is not asked either."""
+        if bus_name not in self._names:
+            self._names[bus_name] = asyncio.ensure_future(self._ask_name(bus_name))
+        name = await self._names[bus_name]
+        return name is not None and name.casefold() not in UNSAFE_CACHE_APPS
+
+    async def _ask_name(self, bus_name: str) -> str | None:
+        try:
+            return str(await self.get_property(bus_name, ROOT_PATH, "Accessible", "Name"))
+        except AtspiCallError:
+            return ""  # no name: that answer holds
+        except AtspiTimeout:
+            self._names.pop(bus_name, None)  # busy: ask again next time
+            return None
+        except BaseException:  # a lost connection: nothing to remember
+            self._names.pop(bus_name, None)
+            raise
+
     def forget(self, bus_name: str) -> None:
         self._pids.pop(bus_name, None)
         self._toolkits.pop(bus_name, None)
+        self._names.pop(bus_name, None)

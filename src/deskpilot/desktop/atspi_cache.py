@@ -20,11 +20,15 @@ from deskpilot.desktop.atspi_model import AppTree, Dirty
 #: More dirty nodes than this, or a structural event we cannot follow: re-read the whole app.
 MAX_DIRTY = 400
 
-_EXTENTS_EVENTS = {"VisibleDataChanged", "BoundsChanged"}
+_EXTENTS_EVENTS = {"BoundsChanged"}
 _IGNORED = {
-    "TextCaretMoved", "TextSelectionChanged", "ActiveDescendantChanged", "AttributesChanged",
-    "TextAttributesChanged", "Announcement", "ColumnInserted", "RowInserted", "ModelChanged",
-    "LinkSelected", "SelectionChanged", "TextBoundsChanged",
+    "TextCaretMoved", "TextSelectionChanged", "AttributesChanged", "TextAttributesChanged",
+    "Announcement", "LinkSelected", "TextBoundsChanged",
+}  # fmt: skip
+_CONTAINER_EVENTS = {
+    "SelectionChanged", "ActiveDescendantChanged", "VisibleDataChanged", "ModelChanged",
+    "RowInserted", "RowDeleted", "RowReordered", "ColumnInserted", "ColumnDeleted",
+    "ColumnReordered",
 }  # fmt: skip
 
 
@@ -62,6 +66,13 @@ class TreeCache:
             dirty.frames = True
             if member in ("Move", "Resize", "Maximize", "Restore", "Minimize"):
                 dirty.all_extents = True
+        elif member in _CONTAINER_EVENTS:
+            # a virtual container's selection, active cell or rows changed: its cells change
+            # without events of their own (Calc): the read re-reads what it shows
+            dirty.containers.add(path)
+            if member == "VisibleDataChanged":
+                dirty.all_extents = True
+            return
         elif iface.endswith(".Focus") or member in _IGNORED:
             return
         elif member == "ChildrenChanged":
@@ -80,7 +91,7 @@ class TreeCache:
         elif member == "TextChanged":
             dirty.text.add(path)
         elif member in _EXTENTS_EVENTS:
-            if path == "/org/a11y/atspi/accessible/root" or member == "VisibleDataChanged":
+            if path == "/org/a11y/atspi/accessible/root":
                 dirty.all_extents = True
             else:
                 dirty.extents.add(path)
@@ -92,6 +103,17 @@ class TreeCache:
     def take(self, bus: str) -> Dirty:
         """The changes announced for ``bus`` since the last call (and forget them)."""
         return self.dirty.pop(bus, Dirty())
+
+    def put_back(self, bus: str, rest: Dirty) -> None:
+        """Keep changes a read did not apply (other windows') for a later read."""
+        if not (rest.props or rest.children or rest.containers):
+            return
+        dirty = self.dirty.setdefault(bus, Dirty())
+        dirty.props |= rest.props
+        dirty.children |= rest.children
+        dirty.containers |= rest.containers
+        if dirty.size() > MAX_DIRTY:
+            dirty.full = True
 
     def watch(self, bus: str) -> None:
         """Record ``bus``'s events from now on (call before reading it, so that nothing that

@@ -3,15 +3,18 @@
 Every call goes through :meth:`CallQueue.request` (or :meth:`CallQueue.call`, which awaits it),
 which bounds calls in flight (the apps' main loops are the bottleneck; unbounded concurrency is
 slower and trips dbus-fast's EAGAIN bug) and puts a timeout on each, so a hung or stopped app
-costs at most the timeout, never a hung tool. A call's outcome is its reply's body or one of
-the errors defined here.
+costs at most the timeout, never a hung tool. Once a call to an app has timed out, that app is
+*stalled* until it answers again: while one call to it is out, further calls fail at once
+instead of each waiting for its own timeout (a read of a thousand calls to a hung app costs one
+timeout, not a thousand). A call's outcome is its reply's body or one of the errors defined
+here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -109,6 +112,10 @@ class CallQueue:
         self._queue: deque[_Call] = deque()
         self._watchdog: asyncio.TimerHandle | None = None
         self._pumping = False
+        self._stalled: set[str] = set()  # apps whose last call timed out, with no reply since
+        self._out_to: Counter[str] = Counter()  # calls in flight per destination
+        #: calls sent so far (readers bound their reads by it)
+        self.sent = 0
 
     def request(
         self,
@@ -140,11 +147,29 @@ class CallQueue:
             body=list(body),
         )
         call = _Call(msg, asyncio.get_running_loop().create_future(), timeout or self.call_timeout)
-        if len(self._in_flight) < self._max_in_flight:
+        if self._refused(call):
+            pass
+        elif len(self._in_flight) < self._max_in_flight:
             self._send(call)
         else:
             self._queue.append(call)
         return call.future
+
+    def stalled(self, dest: str) -> bool:
+        """Whether ``dest``'s last call timed out and it has not answered since."""
+        return dest in self._stalled
+
+    def _refused(self, call: _Call) -> bool:
+        """Fail a call to a stalled app at once while another call to it is out (that one
+        tells whether it answers again)."""
+        dest = call.msg.destination or ""
+        if dest not in self._stalled or not self._out_to[dest]:
+            return False
+        call.finished = True
+        call.future.set_exception(
+            AtspiTimeout(f"{call.msg.member} on {dest} not sent: the app is not answering")
+        )
+        return True
 
     async def call(
         self,
@@ -164,6 +189,8 @@ class CallQueue:
         loop = call.future.get_loop()
         call.deadline = loop.time() + call.timeout
         self._in_flight.add(call)
+        self._out_to[call.msg.destination or ""] += 1
+        self.sent += 1
         if self._watchdog is None:
             self._watchdog = loop.call_later(WATCH_S, self._watch, loop)
         if not getattr(self.bus, "connected", True):  # (unit tests' stand-in buses have none)
@@ -185,19 +212,27 @@ class CallQueue:
         if call.finished:
             return False
         call.finished = True
-        self._in_flight.discard(call)
+        if call in self._in_flight:
+            self._in_flight.discard(call)
+            dest = call.msg.destination or ""
+            self._out_to[dest] -= 1
+            if self._out_to[dest] <= 0:
+                del self._out_to[dest]
         if not self._pumping:  # a send that fails inside the loop below must not recurse
             self._pumping = True
             try:
                 while self._queue and len(self._in_flight) < self._max_in_flight:
                     queued = self._queue.popleft()
-                    if not queued.future.done():  # its caller gave up while it waited
+                    # its caller may have given up while it waited
+                    if not queued.future.done() and not self._refused(queued):
                         self._send(queued)
             finally:
                 self._pumping = False
         return True
 
     def _on_reply(self, call: _Call, reply: Message | None, err: Exception | None) -> None:
+        if reply is not None:  # even a late reply: the app answers again
+            self._stalled.discard(call.msg.destination or "")
         if not self._finish(call) or call.future.done():
             return  # timed out (or its caller was cancelled) before the reply came
         msg = call.msg
@@ -215,6 +250,7 @@ class CallQueue:
         """Expire the calls past their deadline; tick again while any is in flight."""
         now = loop.time()
         for call in [c for c in self._in_flight if c.deadline <= now]:
+            self._stalled.add(call.msg.destination or "")
             if self._finish(call) and not call.future.done():
                 msg = call.msg
                 call.future.set_exception(

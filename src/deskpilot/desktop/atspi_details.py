@@ -9,6 +9,7 @@ relation.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterable
 
 from deskpilot.desktop.atspi_bus import AtspiBus
@@ -25,7 +26,21 @@ class DetailReader:
     def __init__(self, bus: AtspiBus) -> None:
         self.bus = bus
 
-    async def fill_extents(self, tree: AppTree, paths: Iterable[str]) -> None:
+    def _late(self, tree: AppTree, deadline: float | None) -> bool:
+        """Whether the read is past its deadline or the app stopped answering (noted)."""
+        if deadline is not None and time.monotonic() > deadline:
+            tree.note("read stopped at its time limit")
+            return True
+        if self.bus.stalled(tree.bus):
+            tree.note("the app stopped answering (it may be busy or hung)")
+            return True
+        return False
+
+    async def fill_extents(
+        self, tree: AppTree, paths: Iterable[str], *, deadline: float | None = None
+    ) -> None:
+        if self._late(tree, deadline):
+            return
         wanted = [
             p for p in paths if tree.nodes[p].has("Component") and tree.nodes[p].extents is None
         ]
@@ -39,8 +54,12 @@ class DetailReader:
             x, y, w, h = call.result()[0]
             tree.nodes[path].extents = (int(x), int(y), int(w), int(h))
 
-    async def fill_labels(self, tree: AppTree, paths: Iterable[str]) -> None:
+    async def fill_labels(
+        self, tree: AppTree, paths: Iterable[str], *, deadline: float | None = None
+    ) -> None:
         """For unnamed fields, the name of the element that labels them (LABELLED_BY)."""
+        if self._late(tree, deadline):
+            return
 
         async def one(path: str) -> None:
             body = await guard(
@@ -69,8 +88,12 @@ class DetailReader:
 
         await asyncio.gather(*(one(p) for p in paths if not tree.nodes[p].label_ok))
 
-    async def fill_text(self, tree: AppTree, paths: Iterable[str], *, limit: int = 2000) -> None:
+    async def fill_text(
+        self, tree: AppTree, paths: Iterable[str], *, deadline: float | None = None
+    ) -> None:
         """Fetch text content (Text.GetText) and range values (Value.CurrentValue)."""
+        if self._late(tree, deadline):
+            return
 
         async def text(path: str) -> None:
             body = await guard(

@@ -12,8 +12,8 @@ import asyncio
 import time
 
 from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.atspi_calls import AtspiCallError
-from deskpilot.desktop.atspi_consts import S_DEFUNCT, role_name, state_bits, state_names
+from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
+from deskpilot.desktop.atspi_consts import NULL_PATH, S_DEFUNCT, role_name, state_bits, state_names
 from deskpilot.desktop.base import LiveElement, Rect
 from deskpilot.errors import ActionFailed, AppGone
 
@@ -68,6 +68,53 @@ class ElementActions:
             return None
         x, y, w, h = (int(v) for v in body[0])
         return Rect(x, y, w, h)
+
+    async def cell_at(self, key: tuple[str, str], row: int, col: int) -> tuple[str, str] | None:
+        """The key of a table's cell (any cell, on screen or not), or None."""
+        bus_name, path = key
+        try:
+            body = await self.bus.call(bus_name, path, "Table", "GetAccessibleAt", "ii", [row, col])
+        except AtspiCallError as exc:
+            if exc.gone or exc.unsupported:
+                return None
+            raise
+        cbus, cpath = body[0]
+        return (str(cbus), str(cpath)) if cbus and cpath != NULL_PATH else None
+
+    async def editable_parts(self, key: tuple[str, str], limit: int = 24) -> list[tuple[str, str]]:
+        """The descendants with editable text of an element that has none itself (a slide's
+        placeholder shape around its paragraph), walked live, at most ``limit`` nodes."""
+        found: list[tuple[str, str]] = []
+        queue, seen = [key], 0
+        while queue and seen < limit:
+            bus_name, path = queue.pop(0)
+            seen += 1
+            try:
+                body = await self.bus.call(bus_name, path, "Accessible", "GetChildren")
+            except (AtspiCallError, AtspiTimeout):
+                continue
+            for cbus, cpath in body[0][:limit]:
+                child = (str(cbus), str(cpath))
+                try:
+                    ifaces = await self.interfaces(child)
+                except (AtspiCallError, AtspiTimeout):
+                    continue
+                (found if "EditableText" in ifaces else queue).append(child)
+        return found
+
+    async def current_value(self, key: tuple[str, str]) -> float | None:
+        try:
+            return float(await self.bus.get_property(key[0], key[1], "Value", "CurrentValue"))
+        except (AtspiCallError, AtspiTimeout):
+            return None
+
+    async def attribute(self, key: tuple[str, str], name: str) -> str:
+        """One of the element's attributes (Calc's cells: "Formula"), "" when it has none."""
+        try:
+            body = await self.bus.call(key[0], key[1], "Accessible", "GetAttributes")
+        except AtspiCallError:
+            return ""
+        return str(dict(body[0]).get(name, ""))
 
     async def interfaces(self, key: tuple[str, str]) -> frozenset[str]:
         body = await self.bus.call(key[0], key[1], "Accessible", "GetInterfaces")

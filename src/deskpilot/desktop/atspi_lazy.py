@@ -1,11 +1,12 @@
 """What a read asks live, and what a lazy read leaves unread.
 
 After the bulk cache call, the reader asks ``GetChildren`` wherever the cache may be short of
-a node's children (:func:`needs_live_children`). A *lazy* read (``lazy_hidden``) does not read
-what is not on screen: unknown nodes are first asked only for their state, and those hidden
-are kept as stubs (:func:`skip_hidden`); a closed menu's items are listed, unread
-(:func:`closed_menu`). A combo box is the exception to both: its popup is hidden while its
-selected item shows (:func:`in_combo`).
+a node's children (:func:`needs_live_children`) — or, for a virtual container (a table, a
+document, a huge list: :mod:`atspi_virtual`), reads the children it shows. A *lazy* read
+(``lazy_hidden``) does not read what is not on screen: unknown nodes are first asked only for
+their state, and those hidden are kept as stubs (:func:`skip_hidden`); a closed menu's items
+are listed, unread (:func:`closed_menu`). A combo box is the exception to both: its popup is
+hidden while its selected item shows (:func:`in_combo`).
 """
 
 from __future__ import annotations
@@ -33,11 +34,10 @@ def needs_live_children(tree: AppTree, node: RawNode) -> bool:
         return True
     if tree.lazy_hidden and not tree.shown(node.path) and not in_combo(tree, node.path):
         return False  # its subtree is not on screen: not read
-    if node.child_count < 0:
-        # atk-bridge reports -1 for manages-descendants nodes (tree views, documents)
+    if node.child_count < 0 or node.states & S_MANAGES_DESCENDANTS:
+        # atk-bridge reports -1 for manages-descendants nodes (tree views, documents): their
+        # children are never cached, and are read by what shows (atspi_virtual)
         return node.displayed
-    if node.states & S_MANAGES_DESCENDANTS:
-        return node.displayed and node.child_count > 0
     return node.child_count > known
 
 

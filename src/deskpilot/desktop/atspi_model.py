@@ -2,7 +2,8 @@
 
 :class:`RawNode` is one accessible object as the bus describes it (path, role, states,
 interfaces, and what a read fetched of its extents, text and label); :class:`AppTree` holds an
-app's nodes keyed by object path, with what went wrong while reading them. :class:`Dirty` is
+app's nodes keyed by object path, with what went wrong while reading them, and a :class:`Span`
+for each virtual container (a table or list read by what it shows). :class:`Dirty` is
 what AT-SPI events said changed in an app since its tree was last brought up to date: the
 reader (:mod:`atspi_tree`) applies it, the event cache (:mod:`atspi_cache`) collects it.
 """
@@ -59,6 +60,35 @@ class RawNode:
         return iface in self.interfaces
 
 
+@dataclass(slots=True)
+class Span:
+    """What a read took of a virtual container: its size, and the part read."""
+
+    rows: int  # rows of a table, children of a list
+    columns: int = 0  # 0 for a list
+    first_row: int = 0  # the range read, inclusive (-1 when nothing was read)
+    last_row: int = -1
+    first_column: int = 0
+    last_column: int = -1
+    cells: dict[str, tuple[int, int]] = field(default_factory=dict)  # path → (row, column)
+    headers: dict[int, str] = field(default_factory=dict)  # column → its header's name
+    addressed: bool = False  # cells are named by address ("B7"): a spreadsheet
+
+    @property
+    def table(self) -> bool:
+        return self.columns > 0
+
+    @property
+    def whole(self) -> bool:
+        """Whether every child was read (nothing is left to scroll to)."""
+        cols = max(1, self.columns)
+        return (
+            self.first_row == 0
+            and self.last_row == self.rows - 1
+            and (not self.table or (self.first_column == 0 and self.last_column == cols - 1))
+        )
+
+
 @dataclass
 class AppTree:
     """One application's accessibility tree, keyed by object path."""
@@ -67,6 +97,10 @@ class AppTree:
     #: read lazily: subtrees that do not show are not read (kept for the tree's refreshes)
     lazy_hidden: bool = False
     nodes: dict[str, RawNode] = field(default_factory=dict)
+    #: frames whose subtrees were read (a read covers one window, never the whole app)
+    frames: set[str] = field(default_factory=set)
+    #: what was read of each virtual container (see atspi_virtual)
+    virtual: dict[str, Span] = field(default_factory=dict)
     partial: bool = False
     problems: list[str] = field(default_factory=list)
     cached_items: int = 0
@@ -103,6 +137,18 @@ class AppTree:
             return []
         return [c for c in node.children if c in self.nodes]
 
+    def under(self, path: str, roots: set[str]) -> bool:
+        """Whether ``path`` is one of ``roots`` or below one (by parent pointers)."""
+        seen: set[str] = set()
+        current: str | None = path
+        while current is not None and current not in seen:
+            if current in roots:
+                return True
+            seen.add(current)
+            node = self.nodes.get(current)
+            current = node.parent if node is not None else None
+        return False
+
     def subtree(self, root: str) -> list[str]:
         """Paths of ``root`` and its descendants, depth-first, each once."""
         out: list[str] = []
@@ -134,6 +180,7 @@ _VALUELESS_ROLES = frozenset(
         "filler",
         "tool-bar",
         "page-tab",
+        "table-cell",  # a spreadsheet cell's text is its value (Calc: one call fewer a cell)
     }
 )
 
@@ -193,6 +240,8 @@ class Dirty:
     props: set[str] = field(default_factory=set)
     text: set[str] = field(default_factory=set)
     extents: set[str] = field(default_factory=set)
+    #: containers whose selection, active descendant or rows changed (read again if virtual)
+    containers: set[str] = field(default_factory=set)
     all_extents: bool = False
     frames: bool = False  # windows appeared, closed, moved or changed state
     full: bool = False  # too much, or something we cannot follow: read everything again

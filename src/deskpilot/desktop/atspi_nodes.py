@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deskpilot.desktop.atspi_consts import S_EDITABLE, state_names
-from deskpilot.desktop.atspi_model import AppTree, RawNode, wants_value
-from deskpilot.desktop.base import Node, Rect, WindowInfo
+from deskpilot.desktop.atspi_model import AppTree, RawNode, Span, wants_value
+from deskpilot.desktop.base import Grid, Node, Rect, WindowInfo
 
 #: Roles whose text content is worth fetching (their name alone does not show their content).
 TEXT_ROLES = {
@@ -68,10 +68,25 @@ def rendered(app: AppTree, frame: str) -> list[str]:
     return out
 
 
+def grid_of(span: Span) -> Grid:
+    """What a read of a virtual container holds, for the renderer."""
+    return Grid(
+        rows=span.rows,
+        columns=span.columns,
+        first_row=span.first_row,
+        last_row=span.last_row,
+        first_column=span.first_column,
+        last_column=span.last_column,
+        headers=tuple(sorted(span.headers.items())),
+        addressed=span.addressed,
+    )
+
+
 def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
     """Turn the raw tree under the frame into Node objects (screen coordinates)."""
     app = wt.app
     dx, dy = wt.offset
+    cells = {p: place for span in app.virtual.values() for p, place in span.cells.items()}
 
     def make(raw: RawNode, parent: tuple[str, str] | None) -> Node:
         bounds = None
@@ -93,6 +108,8 @@ def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
             actions=raw.actions or (),
             hint=raw.hint if raw.hint != "-" else "",
             more=clipped(app, raw) if raw.actions and len(raw.actions) > 2 else "",
+            grid=grid_of(app.virtual[raw.path]) if raw.path in app.virtual else None,
+            cell=cells.get(raw.path),
         )
 
     root = make(app.nodes[wt.frame], None)

@@ -7,10 +7,22 @@ subtrees, and Qt answers with zero items. So after the bulk call we ask live (``
 wherever the cache is short of what a node says it has, fetch unknown children's properties
 live, and re-attach orphans. Extents and text are fetched only for the nodes that will be shown.
 
-Every call is bounded by the bus timeout; failures mark the read ``partial`` instead of raising.
+LibreOffice is never asked GetItems: atk-bridge answers it by taking a reference on every
+object in its cache, and LibreOffice leaves freed objects there after dialogs and menus come
+and go — soffice aborts in ``g_object_ref`` (seen 2 times in 10 runs of 60 reads with a menu
+and a dialog). Its windows are read live.
+
+A read covers one window (its frame's subtree), never the whole app, and is bounded: by a
+deadline, by MAX_CALLS calls, by MAX_NODES nodes, and on the app's side by never listing the
+children of a virtual container (a spreadsheet reports 2^31 - 1 of them: see
+:mod:`atspi_virtual`). Every call is bounded by the bus timeout, and an app that stops
+answering stops the read (the bus fails further calls to it at once); failures mark the read
+``partial`` instead of raising.
+
 The walk is here; the tree model is :mod:`atspi_model`, what a lazy read skips is
-:mod:`atspi_lazy`, live node reads are :mod:`atspi_fetch`, and the details of shown nodes
-(extents, text, labels) are :mod:`atspi_details`.
+:mod:`atspi_lazy`, virtual containers are :mod:`atspi_virtual`, live node reads are
+:mod:`atspi_fetch`, and the details of shown nodes (extents, text, labels) are
+:mod:`atspi_details`.
 """
 
 from __future__ import annotations
@@ -25,27 +37,33 @@ from deskpilot.desktop.atspi_consts import (
     NULL_PATH,
     ROOT_PATH,
     S_EXPANDED,
-    S_MANAGES_DESCENDANTS,
     S_SELECTED,
 )
-from deskpilot.desktop.atspi_fetch import NodeFetcher
 from deskpilot.desktop.atspi_lazy import closed_menu, needs_live_children, skip_hidden
 from deskpilot.desktop.atspi_model import AppTree, Dirty, RawNode, node_from_item
 from deskpilot.desktop.atspi_partial import guard
+from deskpilot.desktop.atspi_virtual import VirtualReader, is_virtual
 
-#: Children fetched live per manages-descendants node (huge tables/documents are truncated).
-MAX_MANAGED_CHILDREN = 600
 #: Nodes read per app at most.
 MAX_NODES = 30000
+#: Live calls one read (or refresh) makes at most.
+MAX_CALLS = 8000
 
 
-class TreeReader(NodeFetcher):
+class TreeReader(VirtualReader):
     """Reads application trees from an :class:`AtspiBus`: the bulk cache, then live repairs."""
 
     async def read_app(
-        self, bus_name: str, *, deadline: float | None = None, lazy_hidden: bool = False
+        self,
+        bus_name: str,
+        *,
+        frame: str | None = None,
+        deadline: float | None = None,
+        lazy_hidden: bool = False,
     ) -> AppTree:
-        """The whole tree of one application (cache + repairs).
+        """One application's tree: the bulk cache, then live repairs — of one window's
+        subtree when ``frame`` is given (a read of a dialog does not touch the main window),
+        else of every window.
 
         With ``lazy_hidden``, nodes the cache does not have are first asked only for their
         state; those not SHOWING are kept as stubs and their subtrees are not read (Chromium
@@ -60,11 +78,29 @@ class TreeReader(NodeFetcher):
                 tree.nodes[node.path] = node
         tree.cached_items = len(tree.nodes)
         self._link_cached_children(tree)
-        await self._repair(tree, deadline)
+        if frame is None:
+            await self._repair(tree, deadline)
+        else:
+            await self.read_frame(tree, frame, deadline=deadline)
         tree.elapsed_ms = (time.perf_counter() - start) * 1000
         return tree
 
+    async def read_frame(self, tree: AppTree, frame: str, *, deadline: float | None = None) -> None:
+        """Repair one window's subtree of a tree (read live what the cache lacks there)."""
+        tree.frames.add(frame)
+        if frame not in tree.nodes:
+            node = await self._fetch_node(tree, frame, ROOT_PATH)
+            if node is None:
+                return
+            tree.nodes[frame] = node
+        expand = [p for p in tree.subtree(frame) if needs_live_children(tree, tree.nodes[p])]
+        if frame not in expand and tree.nodes[frame].children is None:
+            expand.append(frame)
+        await self._repair(tree, deadline, expand)
+
     async def _get_items(self, tree: AppTree) -> list[Any] | None:
+        if not await self.bus.cache_is_safe(tree.bus):
+            return None  # the live walk below reads the window
         try:
             body = await self.bus.call(tree.bus, CACHE_PATH, "Cache", "GetItems")
             return list(body[0])
@@ -111,22 +147,49 @@ class TreeReader(NodeFetcher):
             tree.nodes[ROOT_PATH] = root
         if expand is None:
             expand = [p for p, n in tree.nodes.items() if needs_live_children(tree, n)]
+            tree.frames.update(
+                p for p in self._children_or_empty(tree, ROOT_PATH) if p in tree.nodes
+            )
         expanded: set[str] = set()
-        await asyncio.gather(*(self._expand(tree, p, deadline, expanded) for p in expand))
+        budget = self.bus.sent + MAX_CALLS
+        await asyncio.gather(*(self._expand(tree, p, deadline, expanded, budget) for p in expand))
+
+    @staticmethod
+    def _children_or_empty(tree: AppTree, path: str) -> list[str]:
+        node = tree.nodes.get(path)
+        return list(node.children or []) if node is not None else []
+
+    def _stop(self, tree: AppTree, deadline: float | None, budget: int) -> bool:
+        """Whether the read must stop here (time, calls, or an app that stopped answering)."""
+        if deadline is not None and time.monotonic() > deadline:
+            tree.note("read stopped at its time limit")
+            return True
+        if self.bus.sent > budget:
+            tree.note(f"read stopped after {MAX_CALLS} calls")
+            return True
+        if self.bus.stalled(tree.bus):
+            tree.note("the app stopped answering (it may be busy or hung)")
+            return True
+        return False
 
     async def _expand(
-        self, tree: AppTree, path: str, deadline: float | None, expanded: set[str]
+        self, tree: AppTree, path: str, deadline: float | None, expanded: set[str], budget: int
     ) -> None:
         if path in expanded:
             return
         expanded.add(path)
-        if deadline is not None and time.monotonic() > deadline:
-            tree.note("read stopped at its time limit")
+        if self._stop(tree, deadline, budget):
             return
         kids = await self._live_children(tree, path)
         if kids is None or path not in tree.nodes:
             return
         tree.nodes[path].children = kids
+        # cached nodes now linked here (orphans the cache had without their parent) may lack
+        # children of their own
+        known = [
+            k for k in kids
+            if k in tree.nodes and k not in expanded and needs_live_children(tree, tree.nodes[k])
+        ]  # fmt: skip
         unknown = [(k, path) for k in kids if k not in tree.nodes]
         if len(tree.nodes) + len(unknown) > MAX_NODES:
             tree.note(f"tree larger than {MAX_NODES} nodes: truncated")
@@ -152,22 +215,14 @@ class TreeReader(NodeFetcher):
                 deeper.append(node.path)
             else:
                 node.children = []
-        await asyncio.gather(*(self._expand(tree, p, deadline, expanded) for p in deeper))
+        await asyncio.gather(
+            *(self._expand(tree, p, deadline, expanded, budget) for p in [*known, *deeper])
+        )
 
     async def _live_children(self, tree: AppTree, path: str) -> list[str] | None:
         node = tree.nodes[path]
-        if node.states & S_MANAGES_DESCENDANTS and node.child_count > MAX_MANAGED_CHILDREN:
-            tree.note(
-                f"{node.role_name} with {node.child_count} items: first {MAX_MANAGED_CHILDREN} read"
-            )
-            calls = [
-                self.bus.call(tree.bus, path, "Accessible", "GetChildAtIndex", "i", [i])
-                for i in range(MAX_MANAGED_CHILDREN)
-            ]
-            got = await guard(tree, "GetChildAtIndex", asyncio.gather(*calls))
-            if got is None:
-                return None
-            return [str(b[0][1]) for b in got if b[0][0] == tree.bus]
+        if is_virtual(node):  # never listed: read by what it shows
+            return await self.virtual_children(tree, path)
         body = await guard(
             tree, "GetChildren", self.bus.call(tree.bus, path, "Accessible", "GetChildren")
         )
@@ -176,11 +231,34 @@ class TreeReader(NodeFetcher):
         # children living on another bus (embedded plugs) are not followed
         return [str(p) for b, p in body[0] if b == tree.bus and p != NULL_PATH]
 
-    async def refresh(self, tree: AppTree, dirty: Dirty, *, deadline: float | None = None) -> None:
-        """Bring a cached tree up to date with the changes events announced."""
+    async def refresh(
+        self,
+        tree: AppTree,
+        dirty: Dirty,
+        *,
+        frame: str | None = None,
+        deadline: float | None = None,
+    ) -> Dirty:
+        """Bring a cached tree up to date with the changes events announced — under one
+        window's frame when ``frame`` is given. Returns what is left for other windows."""
         start = time.perf_counter()
         tree.partial, tree.problems = False, []
         tree._uses_showing = None
+        rest = Dirty()
+        if frame is not None:
+            tree.frames.add(frame)
+            mine = {frame}
+            rest.props = {p for p in dirty.props if p in tree.nodes and not tree.under(p, mine)}
+            rest.children = {
+                p for p in dirty.children if p in tree.nodes and not tree.under(p, mine)
+            }
+            rest.containers = {
+                p for p in dirty.containers if p in tree.nodes and not tree.under(p, mine)
+            }
+            dirty.props -= rest.props
+            dirty.children -= rest.children
+            dirty.containers -= rest.containers
+        self._virtual_changes(tree, dirty, frame)
         props = [p for p in dirty.props if p in tree.nodes]
         fetched = await self._fetch_nodes(tree, [(p, tree.nodes[p].parent, None) for p in props])
         opened: list[str] = []
@@ -227,5 +305,24 @@ class TreeReader(NodeFetcher):
                 for sub in tree.subtree(path):
                     tree.nodes[sub].extents = None
         tree.elapsed_ms = (time.perf_counter() - start) * 1000
+        return rest
+
+    @staticmethod
+    def _virtual_changes(tree: AppTree, dirty: Dirty, frame: str | None) -> None:
+        """A virtual container shows another range after scrolling, and its cells change
+        without telling: re-read it when anything in or around it changed."""
+        touched = dirty.props | dirty.children | dirty.extents | dirty.text | dirty.containers
+        parents = {tree.nodes[p].parent for p in touched if p in tree.nodes}
+        for path in list(tree.virtual):
+            if path not in tree.nodes:
+                del tree.virtual[path]
+                continue
+            if frame is not None and not tree.under(path, {frame}):
+                continue
+            if dirty.all_extents or path in touched or path in parents:
+                dirty.children.add(path)
+                for cell in tree.nodes[path].children or []:
+                    if cell in tree.nodes:
+                        tree.nodes[cell].text_ok = False
 
     # -- details for the nodes that will be shown -------------------------------------------

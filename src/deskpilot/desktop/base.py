@@ -121,6 +121,38 @@ OWN_ACTIONS = frozenset(
 PLACEHOLDER_NAMES = frozenset({"To get missing image descriptions, open the context menu."})
 
 
+@dataclass(frozen=True)
+class Grid:
+    """What a read holds of a virtual table or list (a spreadsheet, a tree view, a long list:
+    read by the part on screen): its size and the range read, inclusive."""
+
+    rows: int  # rows of a table, items of a list
+    columns: int  # 0 for a list
+    first_row: int
+    last_row: int
+    first_column: int = 0
+    last_column: int = -1
+    #: column → its header's name (tree views; spreadsheets have none)
+    headers: tuple[tuple[int, str], ...] = ()
+    #: its cells are named by address ("B7"): a spreadsheet
+    addressed: bool = False
+
+    @property
+    def table(self) -> bool:
+        return self.columns > 0
+
+    def header(self, column: int) -> str:
+        return dict(self.headers).get(column, "")
+
+
+@dataclass
+class OpenedDocument:
+    """The window a document opened in, and what the caller should know about it."""
+
+    window: WindowInfo
+    note: str = ""
+
+
 @dataclass
 class Node:
     """One accessible object as read from the tree.
@@ -148,6 +180,10 @@ class Node:
     #: for a scrollable area whose content is clipped: where more is ("below", "above",
     #: "above and below")
     more: str = ""
+    #: for a virtual table or list: the part of it read (its children are that part)
+    grid: Grid | None = None
+    #: for a cell of a virtual table: its (row, column)
+    cell: tuple[int, int] | None = None
 
     @property
     def primary_action(self) -> str:
@@ -235,6 +271,14 @@ class Desktop(Protocol):
 
     async def launch(self, app: AppEntry, *, timeout: float = 30.0) -> WindowInfo: ...
 
+    async def open_document(
+        self, app: AppEntry, document: str, *, timeout: float = 60.0
+    ) -> OpenedDocument:
+        """Open a file (a path, or a URL) in the app and wait for the window showing it (a
+        single-instance app's running instance may own it). InvalidArguments for a missing
+        file; a note when the window that came is not the document's (a dialog)."""
+        ...
+
     async def open_urls(
         self, urls: Sequence[str], *, browser: str = "agent", timeout: float = 30.0
     ) -> WindowInfo: ...
@@ -258,6 +302,23 @@ class Desktop(Protocol):
     ) -> ActionOutcome: ...
 
     async def read_text(self, key: tuple[str, str]) -> str | None: ...
+
+    async def cell_at(self, key: tuple[str, str], row: int, col: int) -> tuple[str, str] | None:
+        """The key of a table's cell (row, column: 0-based), on screen or not; None if the
+        element is not a table or has no such cell."""
+        ...
+
+    async def read_cells(
+        self,
+        window: WindowInfo,
+        key: tuple[str, str],
+        first: tuple[int, int],
+        last: tuple[int, int],
+    ) -> tuple[Node | None, list[str]]:
+        """A table (its ``grid`` set) with the cells of the range first..last (inclusive
+        (row, column) corners, cut to the reader's cell limit) as children; and what went
+        wrong (None when it is not a table)."""
+        ...
 
     async def focus_element(self, window: WindowInfo, key: tuple[str, str]) -> bool:
         """Give the element keyboard focus (no pointer); False if it cannot take focus."""

@@ -25,6 +25,7 @@ from deskpilot.desktop.base import (
     LiveElement,
     MouseButton,
     Node,
+    OpenedDocument,
     PointerAction,
     Rect,
     ScrollDirection,
@@ -121,6 +122,12 @@ class FakeDesktop:
     async def launch(self, app: AppEntry, *, timeout: float = 30.0) -> WindowInfo:
         return self.add_window(app)
 
+    async def open_document(
+        self, app: AppEntry, document: str, *, timeout: float = 60.0
+    ) -> OpenedDocument:
+        name = document.rstrip("/").rsplit("/", 1)[-1]
+        return OpenedDocument(self.add_window(app, title=f"{name} - {app.name}"))
+
     async def open_urls(
         self, urls: Sequence[str], *, browser: str = "agent", timeout: float = 30.0
     ) -> WindowInfo:
@@ -182,6 +189,18 @@ class FakeDesktop:
 
     async def covering(self, window: WindowInfo, key: tuple[str, str]) -> str | None:
         return self.covers.get(key)
+
+    async def cell_at(self, key: tuple[str, str], row: int, col: int) -> tuple[str, str] | None:
+        return None  # the fake apps have no tables
+
+    async def read_cells(
+        self,
+        window: WindowInfo,
+        key: tuple[str, str],
+        first: tuple[int, int],
+        last: tuple[int, int],
+    ) -> tuple[Node | None, list[str]]:
+        return None, ["the fake desktop has no tables"]
 
     async def read_text(self, key: tuple[str, str]) -> str | None:
         found = self._find(key)

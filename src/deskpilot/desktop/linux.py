@@ -7,8 +7,9 @@ activates the target window first and re-activates the previously active window 
 Built in layers, each adding one capability to the one below: :mod:`linux_windows` (windows
 and apps), :mod:`linux_pixels` (captures, pixel checks), :mod:`linux_read` (snapshots),
 :mod:`linux_launch` (starting apps), :mod:`linux_input` (raw input), :mod:`linux_pointer`
-(pointer actions aimed at a window), :mod:`linux_scroll` (scrolling), :mod:`linux_elements`
-(element actions); this module opens and closes the whole.
+(pointer actions aimed at a window), :mod:`linux_scroll` (scrolling), :mod:`linux_cells`
+(table cells as targets), :mod:`linux_fill` (filling fields), :mod:`linux_elements` (element
+actions), :mod:`linux_documents` (opening documents); this module opens and closes the whole.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import contextlib
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi import Accessibility
 from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.linux_elements import LinuxElements
+from deskpilot.desktop.linux_documents import LinuxDocuments
 from deskpilot.desktop.x11 import X11
 from deskpilot.errors import AccessibilityUnavailable
 
@@ -36,7 +37,7 @@ async def _connect_a11y(settings: Settings) -> AtspiBus:
     return await AtspiBus.connect(settings.session_bus)
 
 
-class LinuxDesktop(LinuxElements):
+class LinuxDesktop(LinuxDocuments):
     """The real desktop: an X display plus its accessibility bus."""
 
     @classmethod

@@ -33,6 +33,7 @@ CHROMIUM_NAMES = {
     "microsoft-edge",
     "vivaldi",
 }
+OFFICE_NAMES = {"libreoffice", "soffice", "localc", "lowriter", "loimpress", "lodraw", "loffice"}
 ELECTRON_HINTS = {"electron", "code", "slack", "discord", "signal-desktop", "obsidian"}
 
 
@@ -47,6 +48,10 @@ class LinuxLaunching(LinuxReading):
         exe = app.executable.lower()
         if exe in CHROMIUM_NAMES or exe in ELECTRON_HINTS:
             argv[1:1] = [f for f in chromium_flags() if f not in argv]
+        if exe in OFFICE_NAMES and "--nologo" not in argv:
+            # no splash: a window without an accessible frame, taken for the app's window (on
+            # a first start it stays up behind the template chooser)
+            argv.insert(1, "--nologo")
         return argv
 
     def _spawn(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
@@ -131,14 +136,18 @@ class LinuxLaunching(LinuxReading):
         last: dict[str, object] = {"count": -1, "title": None}
 
         async def check() -> bool:
-            located = await self.a11y.locate(window)
-            if located is None:
+            # the window as it is now (LibreOffice retitles its first frame "LibreOffice 7.4"
+            # once the document is in: its frame is found by the new title)
+            now = await self._refresh(window)
+            if now is None:
                 return False
-            bus_name, frame, _ = located
-            tree = await self.a11y.reader.read_app(bus_name)
-            count = len(tree.subtree(frame))
-            now = self.x.window(window.xid)
-            title = now.title if now is not None else None
+            # a read like any other (one window, bounded; warm after the first, from events),
+            # with time for a cold live read of a big window on a loaded machine
+            root, partial, _problems = await self.a11y.read_window(
+                now, timeout=min(20.0, max(5.0, timeout / 3))
+            )
+            count = len(root.walk()) if root is not None and not partial else -1
+            title = now.title
             stable = count > 1 and count == last["count"] and title == last["title"]
             last["count"], last["title"] = count, title
             return stable
@@ -161,7 +170,7 @@ class LinuxLaunching(LinuxReading):
         proc = self._spawn(self._argv_for(app))
         deadline = time.monotonic() + timeout
         window = await self._wait_new_window(before, proc, app, timeout)
-        await self.wait_tree_ready(window, timeout)
+        window = await self._ready_window(window, before, app, deadline)
         while (current := await self._refresh(window)) is None:
             # a first window that went away once ready (LibreOffice may open its frame, then
             # replace it with the document's): wait for the one that replaced it
@@ -180,6 +189,31 @@ class LinuxLaunching(LinuxReading):
             if prev is not None and not prev.hidden and self.x.active_xid() != previous:
                 self.x.request_activate(previous)
         return (await self._refresh(window)) or window
+
+    async def _ready_window(
+        self, window: WindowInfo, before: dict[int, int], app: AppEntry, deadline: float
+    ) -> WindowInfo:
+        """``window`` once its tree is ready — or, when it never gets an accessible frame (a
+        splash screen) while the app opened another window, that one."""
+        try:
+            await self.wait_tree_ready(window, min(15.0, max(1.0, deadline - time.monotonic())))
+            return window
+        except DesktopError:
+            names = {n.casefold() for n in (app.wm_class, app.executable, app.app_id) if n}
+            others = [
+                w for w in await self.list_windows()
+                if w.xid != window.xid and self.x.is_new(before, w.xid, w.pid) and w.title
+                and (w.pid == window.pid or bool(names & w.app.match_keys()))
+            ]  # fmt: skip
+            if not others:
+                if time.monotonic() >= deadline:
+                    raise
+                await self.wait_tree_ready(window, max(1.0, deadline - time.monotonic()))
+                return window
+        # the biggest: the app's main window rather than a dialog in front of it
+        other = max(others, key=lambda w: w.geometry.width * w.geometry.height)
+        await self.wait_tree_ready(other, max(5.0, deadline - time.monotonic()))
+        return other
 
     def agent_browser_profile(self) -> Path:
         from deskpilot.pages.store import agent_profile

@@ -1,6 +1,7 @@
 """Pixels: captures of the screen or a window, and whether a window's pixels changed.
 
-Captures are PNG bytes or PIL images (a window's own pixels, through X composite). For apps
+Captures are PNG bytes or PIL images (a window's own pixels, through X composite, with the
+app's popups — menus, combo lists, tooltips — painted over it: :mod:`x11_popups`). For apps
 whose AT-SPI events do not cover every change (Chromium sends none when a page scrolls), a
 checksum of the window's on-screen pixels tells whether the next read can trust the cached
 tree (:meth:`LinuxPixels._pixels_changed`).
@@ -17,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi import EVENTS_INCOMPLETE, INCOMPLETE_EXECUTABLES, Accessibility
-from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.base import Rect, WindowInfo
 from deskpilot.desktop.linux_windows import LinuxWindows
 from deskpilot.desktop.x11 import X11
+from deskpilot.desktop.x11_popups import popups_over
 from deskpilot.errors import ActionFailed, DesktopError
 
 if TYPE_CHECKING:
@@ -71,7 +73,22 @@ class LinuxPixels(LinuxWindows):
                 "Restore it (or choose another window) and try again."
             )
         w, h, data = self.x.capture_window(window.xid)
-        return Image.frombytes("RGB", (w, h), data, "raw", "BGRX")
+        img = Image.frombytes("RGB", (w, h), data, "raw", "BGRX")
+        return self._with_popups(img, window.xid, current.geometry)
+
+    def _with_popups(self, img: Image.Image, xid: int, where: Rect) -> Image.Image:
+        """The app's own popups (menus, combo lists, tooltips: override-redirect windows)
+        painted over its window's pixels where they overlap it, as a person sees them."""
+        for popup, rect in popups_over(self.x.d, self.x.root, xid):
+            if not rect.intersects(where):
+                continue
+            try:
+                w, h, data = self.x.capture_window(popup)
+            except DesktopError:
+                continue  # it closed meanwhile
+            shot = Image.frombytes("RGB", (w, h), data, "raw", "BGRX")
+            img.paste(shot, (rect.x - where.x, rect.y - where.y))
+        return img
 
     async def _pixels_changed(self, window: WindowInfo) -> bool:
         """For apps whose AT-SPI events do not cover everything (Chromium sends none when a

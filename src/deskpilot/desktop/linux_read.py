@@ -8,16 +8,21 @@ the event cache (see :mod:`linux_pixels`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
+from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi import Accessibility
-from deskpilot.desktop.base import LiveElement, Snapshot, WindowInfo
+from deskpilot.desktop.base import LiveElement, Node, Snapshot, WindowInfo
+from deskpilot.desktop.cell_refs import Place
 from deskpilot.desktop.linux_pixels import LinuxPixels
 from deskpilot.desktop.x11 import X11
 
 #: A read within this many seconds of keyboard/pointer input first lets the app settle.
 INPUT_SETTLE_S = 1.0
+#: How long a settle waits at most for a window the app announced to reach the screen.
+NEW_WINDOW_S = 3.0
 
 
 class LinuxReading(LinuxPixels):
@@ -64,6 +69,14 @@ class LinuxReading(LinuxPixels):
             bounds=bounds,
         )
 
+    async def cell_at(self, key: tuple[str, str], row: int, col: int) -> tuple[str, str] | None:
+        return await self.a11y.cell_at(key, row, col)
+
+    async def read_cells(
+        self, window: WindowInfo, key: tuple[str, str], first: Place, last: Place
+    ) -> tuple[Node | None, list[str]]:
+        return await self.a11y.read_cells(window, key, first, last)
+
     async def read_text(self, key: tuple[str, str]) -> str | None:
         return await self.a11y.read_text(key)
 
@@ -72,10 +85,33 @@ class LinuxReading(LinuxPixels):
         if not buses:
             return False
         results = await asyncio.gather(*(self.a11y.bus.settle(b, since) for b in buses))
+        await self._new_window_shown(window, buses, since)
         return any(results)
 
     async def focused_element(self, window: WindowInfo) -> tuple[str, str] | None:
         return self.a11y.focus.of(await self.a11y.buses_for_pid(window.pid))
+
+    async def _new_window_shown(self, window: WindowInfo, buses: list[str], since: float) -> None:
+        """When the app announced another window since ``since`` (a dialog it opened), wait
+        until the window manager has it: the app says so before X maps it, and an action's
+        result must report the dialog it opened."""
+        where = self.a11y.cache.located.get(window.xid)
+        frame = where.frame if where is not None else None
+        announced = [
+            seen for b in buses
+            if (seen := self.a11y.bus.last_window.get(b)) is not None
+            and seen[0] > since and seen[1] != frame
+        ]  # fmt: skip
+        if not announced:
+            return
+        before = self.x.client_ids()
+
+        async def shown() -> bool:
+            now = self.x.client_ids()
+            return self.x.active_xid() != window.xid or len(now) != len(before)
+
+        with contextlib.suppress(WaitTimeout):
+            await async_wait_for(shown, timeout=NEW_WINDOW_S, what="the new window", interval=0.05)
 
     async def element_at(self, x: int, y: int) -> LiveElement | None:
         window = await self.window_at(x, y)

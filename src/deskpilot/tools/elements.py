@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from deskpilot.ax.ids import ID_PATTERN, normalize
 from deskpilot.desktop.base import LiveElement, Node, WindowInfo
+from deskpilot.desktop.cell_refs import parse_cell
 from deskpilot.errors import ElementGone, InvalidArguments, ToolError
 from deskpilot.session import ElementRecord, Session
 from deskpilot.tools.context import ToolContext
@@ -39,8 +40,16 @@ def remember(
     session.remember(records)
 
 
-def lookup(session: Session, element_id: str) -> tuple[str, ElementRecord]:
+def split_cell_ref(element_id: str) -> tuple[str, str | None]:
+    """``"2d.jd:B7"`` → ("2d.jd", "B7"): a table's ID and the cell (or range) named after it."""
     eid = normalize(element_id)
+    head, sep, rest = eid.partition(":")
+    return (head, rest.upper()) if sep else (eid, None)
+
+
+def lookup(session: Session, element_id: str) -> tuple[str, ElementRecord]:
+    """The record behind an ID (for ``<tableID>:B7``, the table's)."""
+    eid = split_cell_ref(element_id)[0]
     if not eid:
         raise InvalidArguments("elementID is empty: use an ID shown after '@' by read_screen_ax")
     record = session.elements.get(eid)
@@ -55,7 +64,11 @@ def lookup(session: Session, element_id: str) -> tuple[str, ElementRecord]:
 
 
 async def verify(ctx: ToolContext, window: WindowInfo, element_id: str) -> tuple[str, LiveElement]:
-    """The live element behind ``element_id``, checked against its fingerprint and window."""
+    """The live element behind ``element_id``, checked against its fingerprint and window
+    (for ``<tableID>:B7``: the table checked, then its cell B7)."""
+    table_id, cell = split_cell_ref(element_id)
+    if cell is not None:
+        return await verify_cell(ctx, window, table_id, cell)
     eid, record = lookup(ctx.session, element_id)
     if record.window != window.xid and not any(
         w.xid == record.window for w in await ctx.desktop.list_windows()
@@ -81,3 +94,26 @@ async def verify(ctx: ToolContext, window: WindowInfo, element_id: str) -> tuple
     if "defunct" in live.states:
         raise ElementGone(eid, "it is defunct")
     return eid, live
+
+
+async def verify_cell(
+    ctx: ToolContext, window: WindowInfo, table_id: str, cell: str
+) -> tuple[str, LiveElement]:
+    """A table's cell named by address (``B7``) or row and column (``R7C2``), live."""
+    eid, table = await verify(ctx, window, table_id)
+    place = parse_cell(cell)
+    if place is None:
+        raise InvalidArguments(
+            f"{cell!r} after @{eid}: is not a cell: name one by its address (B7) or its row "
+            "and column (R7C2)"
+        )
+    key = await ctx.desktop.cell_at(table.key, *place)
+    if key is None:
+        raise ToolError(
+            f"@{eid} ({table.role} {table.name!r}) has no cell {cell}: it is not a table, or "
+            "the cell is outside it. Read the window again."
+        )
+    live = await ctx.desktop.inspect(key)
+    if live is None:
+        raise ElementGone(f"{eid}:{cell}", "the table did not give that cell")
+    return f"{eid}:{cell}", live

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -13,13 +14,14 @@ from deskpilot.ax.render import Renderer
 from deskpilot.ax.roles import TEXT_LIMIT
 from deskpilot.ax.ticking import quiet
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
-from deskpilot.errors import AppNotResponding, ElementGone, NotAnswering
+from deskpilot.desktop.cell_refs import parse_range
+from deskpilot.errors import AppNotResponding, ElementGone, InvalidArguments, NotAnswering, ToolError
 from deskpilot.events import Image
 from deskpilot.policy import Risk
 from deskpilot.tools.answering import answering, check_answered
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
-from deskpilot.tools.elements import lookup, remember
+from deskpilot.tools.elements import lookup, remember, split_cell_ref, verify
 from deskpilot.tools.guidance import guidance_for
 from deskpilot.tools.windows import WindowIDArg, resolve_window
 
@@ -65,6 +67,10 @@ async def read_window(
     With ``baseline`` (a read the model sees in full) it becomes what the next
     ``changes`` read and the next action summary compare with. ``chrome``: a browser's own
     controls line by line (None: as the window's last baseline read had them)."""
+    if element_id is not None:
+        table_id, cells = split_cell_ref(element_id)
+        if cells is not None:
+            return await read_cells(ctx, window, table_id, cells)
     xid = str(window.xid)
     if chrome is None:
         chrome = xid in ctx.session.chrome
@@ -96,6 +102,32 @@ async def read_window(
         ctx.session.chrome = [w for w in ctx.session.chrome if w != xid] + ([xid] if chrome else [])
     body = rendered.text or "(no visible elements in this window)"
     return Read(body, snap, rendered.ids, rendered.lines, previous)
+
+
+async def read_cells(ctx: ToolContext, window: WindowInfo, table_id: str, cells: str) -> Read:
+    """A range of a table's cells (``<tableID>:A40:F80``), read live, rendered as the table's
+    rows."""
+    bounds = parse_range(cells)
+    if bounds is None:
+        raise InvalidArguments(
+            f"{cells!r} after @{table_id}: is not a range of cells: name one by addresses "
+            "(A40:F80) or rows and columns (R40C1:R80C6)"
+        )
+    eid, table = await verify(ctx, window, table_id)
+    start = time.perf_counter()
+    root, problems = await ctx.desktop.read_cells(window, table.key, *bounds)
+    if root is None:
+        raise ToolError(f"@{eid} is not a table whose cells can be read: {'; '.join(problems)}")
+    snap = Snapshot(
+        window, root, partial=bool(problems), problems=problems,
+        elapsed_ms=(time.perf_counter() - start) * 1000,
+    )  # fmt: skip
+    rendered = Renderer(window.geometry, budget=ctx.settings.read_budget_chars).render(
+        root, header=header(window)
+    )
+    remember(ctx.session, window, rendered.ids, rendered.names)
+    previous = ctx.session.last_read.get(str(window.xid))
+    return Read(rendered.text, snap, rendered.ids, rendered.lines, previous)
 
 
 async def change_summary(ctx: ToolContext, window: WindowInfo) -> str:
@@ -133,7 +165,9 @@ async def read_screen_ax(
         str | None,
         Field(
             description="Read only this element's part of the window (an ID from an "
-            "earlier read, e.g. from a '… more' line)."
+            "earlier read, e.g. from a '… more' line); for a table, a range of its cells "
+            "after its ID, on screen or not: '2d.jd:A40:F80' (a spreadsheet) or "
+            "'2d.jd:R40C1:R80C6'."
         ),
     ] = None,
     changes: Annotated[
@@ -207,23 +241,31 @@ async def read_screen_ax(
 
 @tool(risk=Risk.READ_ONLY, title="Computer Use Screenshot", idempotent=True)
 async def computer_use_screenshot(ctx: ToolContext, windowID: WindowIDArg = None) -> ToolResult:
-    """Capture one app window as a PNG image (that window only). Use it only when the goal
-    needs visuals; read_screen_ax is faster and cheaper for finding and using elements.
-    Fails if the window is minimized or hidden."""
+    """Capture one app window as a PNG image: the window as a person sees it, with the app's
+    open menus, lists and tooltips over it (other apps' windows are not in it). Use it only
+    when the goal needs visuals; read_screen_ax is faster and cheaper for finding and using
+    elements. Fails if the window is minimized or hidden."""
     window = await resolve_window(ctx, windowID)
     png = await ctx.desktop.capture(window)
     from PIL import Image as PILImage  # only here: a read needs no imaging library
 
     with PILImage.open(io.BytesIO(png)) as img:
         width, height = img.size
+    g = window.geometry
     text = (
         f"Screenshot of window {window.stable_id}\napp: {window.app.name} "
         f"({window.app.app_id})\ntitle: {window.title}\nwindowID: {window.stable_id}\n"
-        f"dimensions: {width}x{height}"
+        f"dimensions: {width}x{height}\ncovers the screen from ({g.x}, {g.y}) to "
+        f"({g.x + width}, {g.y + height})"
     )
     return ToolResult(
         text,
         images=[Image(png, "image/png", width, height, screen_rect=window.geometry)],
-        data={"window": window.stable_id, "width": width, "height": height},
+        data={
+            "window": window.stable_id,
+            "width": width,
+            "height": height,
+            "covers": [g.x, g.y, width, height],
+        },
         summary=f"{width}x{height} PNG of {window.title!r}",
     )

@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 
 from pydantic import Field
 
-from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.base import AppEntry, WindowInfo
 from deskpilot.errors import InvalidArguments, ToolError, WindowNotFound
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, tool
@@ -205,8 +205,19 @@ async def open_app(
             "name ('Calculator', 'Text Editor'); names are resolved automatically.",
         ),
     ],
+    file: Annotated[
+        str | None,
+        Field(
+            min_length=1,
+            max_length=4096,
+            description="A document to open in the app: an absolute path or a URL. The app "
+            "is started with it even when it already runs (a single-instance app opens it "
+            "in its running instance); the window showing it becomes the target.",
+        ),
+    ] = None,
 ) -> ToolResult:
-    """Launch an app, or use its window if it already runs, and make it the tracked target.
+    """Launch an app, or use its window if it already runs, and make it the tracked target;
+    with a file, open that document in it (the window showing the document is the target).
     Returns the target window's Window ID and Stable Window ID for the following tools."""
     from deskpilot.desktop.apps import resolve_app
 
@@ -214,6 +225,8 @@ async def open_app(
     if not query:
         raise InvalidArguments("Invalid arguments for open_app: bundleId is empty")
     entry = resolve_app(query, await ctx.desktop.apps())
+    if file is not None:
+        return await _open_document(ctx, entry, file)
     running = [
         w for w in await ctx.desktop.list_windows() if w.app.app_id == entry.app_id and not w.hidden
     ]
@@ -238,6 +251,23 @@ async def open_app(
         text,
         data={"window": window_data(window), "launched": not running},
         summary=f"{entry.name} → {window.stable_id}",
+    )
+
+
+async def _open_document(ctx: ToolContext, entry: AppEntry, file: str) -> ToolResult:
+    try:
+        opened = await ctx.desktop.open_document(entry, file.strip(), timeout=60.0)
+    except InvalidArguments as exc:
+        raise InvalidArguments(f"Invalid arguments for open_app: file: {exc}") from None
+    window = opened.window
+    Blocklist.from_settings(ctx.settings).check_window(window)
+    ctx.session.track(window.stable_id)
+    note = opened.note or f"Opened {file.strip()} in {window.app.name}."
+    text = f"{describe_target(window)}\n{PASS_HINT}\n{note}"
+    return ToolResult(
+        text,
+        data={"window": window_data(window), "launched": True, "file": file.strip()},
+        summary=f"{entry.name} with {file.strip().rsplit('/', 1)[-1]} → {window.stable_id}",
     )
 
 

@@ -1,0 +1,159 @@
+"""``fill``: replace a field's content, then check what the field shows — on every kind.
+
+* A field with editable text gets it through ``EditableText`` (no focus needed), read back.
+* A spin button (a number, a time, a month name) keeps the typed text without taking it until
+  it is activated: the fill activates it, then reads it again — a field that did not take the
+  text (GTK puts back its old value) is reported with what it shows, never as filled.
+* An element with no text of its own whose content is one editable text (Impress's title
+  placeholder: a shape around a paragraph) is filled through that text. Typing into it instead
+  meant select-all + Backspace, which in Impress selects every shape on the slide and deletes
+  them all.
+* A spreadsheet cell (no editable text) is filled through the table: :mod:`linux_cells`.
+* Otherwise, only a single-line field (Chromium's inputs have no EditableText) is typed over:
+  focused, select-all (which in a single-line field selects its own text only), the text
+  typed, and read back. Anything else is refused with what to do instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from deskpilot._wait import WaitTimeout, async_wait_for
+from deskpilot.desktop.atspi_elements import shows
+from deskpilot.desktop.base import ActionOutcome, LiveElement, WindowInfo
+from deskpilot.desktop.linux_cells import LinuxCells
+from deskpilot.errors import ActionFailed
+
+#: Roles whose select-all selects only their own text: safe to type over.
+SINGLE_LINE = frozenset({"entry", "password-text", "spin-button", "combo-box", "terminal"})
+#: Roles that take typed text only once activated (Enter).
+COMMIT_ON_ACTIVATE = frozenset({"spin-button"})
+
+
+def _same(shown: str | None, text: str) -> bool:
+    """Whether a field shows the text, or the same number ("7" and "7.00")."""
+    if shown is None:
+        return False
+    if shown.strip() == text.strip():
+        return True
+    try:
+        return float(shown.replace(",", "")) == float(text.replace(",", ""))
+    except ValueError:
+        return False
+
+
+class LinuxFill(LinuxCells):
+    """Filling fields, checked."""
+
+    async def fill_element(
+        self, window: WindowInfo, key: tuple[str, str], text: str
+    ) -> ActionOutcome:
+        live = await self.a11y.inspect(key, window.pid)
+        if live is None:
+            raise ActionFailed("the field is gone; read the window again")
+        editable = "EditableText" in await self.a11y.interfaces(key)
+        if live.role == "table-cell" and not editable:
+            return await self.fill_cell(window, live, text)  # a spreadsheet's cell
+        masked = live.role == "password-text"
+        if editable:
+            how = await self.a11y.set_text(key, text, masked=masked)
+            if how is not None:
+                return await self._committed(live, text, how)
+        else:
+            parts = await self.a11y.editable_parts(key)
+            if len(parts) == 1:
+                how = await self.a11y.set_text(parts[0], text)
+                if how is not None:
+                    return ActionOutcome("atspi", f"its text ({how})")
+            elif len(parts) > 1:
+                raise ActionFailed(
+                    f"it holds {len(parts)} pieces of editable text: fill one of them (read it "
+                    "with read_screen_ax and its elementID), or click into it and use type"
+                )
+        if live.role not in SINGLE_LINE and not (live.role == "text" and editable):
+            raise ActionFailed(
+                f"it has no text of its own to replace ({live.role}); typing over it would "
+                "need select-all, which here would select more than the field. Click where "
+                "the text goes and use type"
+            )
+        return await self._type_over(window, key, text, masked=masked)
+
+    async def _committed(self, live: LiveElement, text: str, how: str) -> ActionOutcome:
+        """For a field that takes its text on activation (a spin button): activate it, then
+        check it kept the text."""
+        if live.role not in COMMIT_ON_ACTIVATE:
+            return ActionOutcome("atspi", how)
+        await self.a11y.activate(live.key)
+        shown = await self._settled_text(live.key, text)
+        value = await self.a11y.current_value(live.key)
+        if not _same(shown, text):
+            number = f" (its value: {value:g})" if value is not None else ""
+            raise ActionFailed(
+                f"the field did not take {text!r}: it shows {shown!r}{number}. It may want "
+                "another format (read it, or its neighbours' values)"
+            )
+        return ActionOutcome("atspi", f"{how}, then activated: it shows {shown!r}")
+
+    async def _settled_text(self, key: tuple[str, str], text: str, timeout: float = 1.5) -> str:
+        last = {"text": ""}
+
+        async def check() -> bool:
+            last["text"] = await self.a11y.read_text(key) or ""
+            return _same(last["text"], text)
+
+        with contextlib.suppress(WaitTimeout):
+            await async_wait_for(check, timeout=timeout, what="the field's text")
+        return last["text"]
+
+    async def _type_over(
+        self, window: WindowInfo, key: tuple[str, str], text: str, *, masked: bool = False
+    ) -> ActionOutcome:
+        async with self._raw_input(window) as outcome:
+            if not await self._focus(key):
+                x, y = await self.element_point(window, key)
+                await self._click(x, y)
+                if not await self._has_focus(key):
+                    raise ActionFailed("the field did not take the keyboard focus")
+            before = "(hidden)" if masked else await self.a11y.read_text(key)
+            self.x.press_combo([self.x.keysym("Control_L"), self.x.keysym("a")])
+            self.x.press_combo([self.x.keysym("BackSpace")])
+            self.x.type_text(text)
+            # key events are queued; the app may still be applying them: wait until the field
+            # shows the text, so that the next action (focusing another field) cannot steal
+            # keystrokes meant for this one
+            if not await self._shows(key, text, masked):
+                shown = "(hidden)" if masked else await self.a11y.read_text(key)
+                raise ActionFailed(
+                    f"typed {len(text)} characters over {before!r} but the field shows "
+                    f"{shown!r}; re-read it"
+                )
+        replaced = f", replacing {before!r}" if before else ""
+        return outcome.done(f"focused the field, selected its text and typed{replaced}")
+
+    async def _shows(
+        self, key: tuple[str, str], text: str, masked: bool = False, timeout: float = 3.0
+    ) -> bool:
+        async def check() -> bool:
+            return shows(await self.a11y.read_text(key), text, masked)
+
+        try:
+            await async_wait_for(check, timeout=timeout, what="the typed text")
+        except WaitTimeout:
+            return False
+        return True
+
+    async def _focus(self, key: tuple[str, str]) -> bool:
+        """GrabFocus, then wait until the element reports FOCUSED (Chromium focuses
+        asynchronously: typing right away would go to the previous field)."""
+        return await self.a11y.grab_focus(key) and await self._has_focus(key)
+
+    async def _has_focus(self, key: tuple[str, str], timeout: float = 1.5) -> bool:
+        async def focused() -> bool:
+            live = await self.a11y.inspect(key)
+            return live is not None and "focused" in live.states
+
+        try:
+            await async_wait_for(focused, timeout=timeout, what="the keyboard focus")
+        except WaitTimeout:
+            return False
+        return True
