@@ -183,7 +183,8 @@ def calc_fods(rows: int = 200) -> str:
     for i in range(1, rows + 1):
         values: list[str | float] = [
             f"{rng.choice(WORDS).capitalize()} {i}", float(rng.randint(1, 50)),
-            round(rng.uniform(1, 100), 2), f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+            round(rng.uniform(1, 100), 2),
+            f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
             rng.choice(WORDS),
         ]  # fmt: skip
         body.append("<table:table-row>" + "".join(cell(v) for v in values) + "</table:table-row>")

@@ -21,7 +21,7 @@ from deskpilot.desktop.base import (
 )
 from deskpilot.desktop.linux_launch import LinuxLaunching
 from deskpilot.desktop.x11 import X11
-from deskpilot.errors import ActionFailed, NotAnswering
+from deskpilot.errors import ActionFailed
 
 #: Pause after moving the pointer and between a button's press and release. GTK 4 apps
 #: (gnome-calculator) drop clicks whose motion, press and release reach them in one burst:

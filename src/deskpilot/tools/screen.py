@@ -15,7 +15,13 @@ from deskpilot.ax.roles import TEXT_LIMIT
 from deskpilot.ax.ticking import quiet
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
 from deskpilot.desktop.cell_refs import parse_range
-from deskpilot.errors import AppNotResponding, ElementGone, InvalidArguments, NotAnswering, ToolError
+from deskpilot.errors import (
+    AppNotResponding,
+    ElementGone,
+    InvalidArguments,
+    NotAnswering,
+    ToolError,
+)
 from deskpilot.events import Image
 from deskpilot.policy import Risk
 from deskpilot.tools.answering import answering, check_answered
