@@ -10,7 +10,8 @@ import pytest
 from pydantic import TypeAdapter
 
 from deskpilot.errors import CheckBroken
-from deskpilot.eval.checks import CheckEnv, evaluate, sha256_file
+from deskpilot.eval.check_env import CheckEnv, sha256_file
+from deskpilot.eval.checks import evaluate
 from deskpilot.eval.oracle import find_element
 from deskpilot.eval.server import RequestLog
 from deskpilot.eval.task import Check, Find

@@ -1,6 +1,6 @@
 """An AT-SPI reader for checkers that is not deskpilot's: pyatspi under Debian's python3.
 
-Run as a script by :mod:`deskpilot.eval.checks_atspi` with the sandbox's environment::
+Run as a script by :mod:`deskpilot.eval.atspi_check` with the sandbox's environment::
 
     /usr/bin/python3 atspi_probe.py APP_REGEX [MAX_NODES]
 

@@ -205,7 +205,7 @@ def convert(data: dict[str, Any], path: Path) -> dict[str, Any]:
     return task
 
 
-# -- evaluation (used by deskpilot.eval.checks for kind = "osworld") ---------------------------
+# -- evaluation (used by deskpilot.eval.check_live for kind = "osworld") -----------------------
 
 Getter = Callable[[dict[str, Any]], Any]
 

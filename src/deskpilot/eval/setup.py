@@ -17,7 +17,7 @@ from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.errors import DeskpilotError, SetupFailed
-from deskpilot.eval.checks import Captured, CheckEnv, sha256_file
+from deskpilot.eval.check_env import Captured, CheckEnv, sha256_file
 from deskpilot.eval.server import RequestLog, serve
 from deskpilot.eval.task import (
     LaunchStep,

@@ -36,7 +36,8 @@ from deskpilot.audit import AuditLog
 from deskpilot.audit.chain import new_run_id
 from deskpilot.config import Settings, load_settings
 from deskpilot.errors import DeskpilotError, ProviderError, SetupFailed
-from deskpilot.eval.checks import CheckEnv, evaluate_all
+from deskpilot.eval.check_env import CheckEnv
+from deskpilot.eval.checks import evaluate_all
 from deskpilot.eval.policies import Outcome, PolicySpec, run_policy, tokens
 from deskpilot.eval.setup import Stage
 from deskpilot.eval.store import write_json

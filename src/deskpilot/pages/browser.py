@@ -26,19 +26,17 @@ import httpx
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.errors import BrowserUnavailable, PageError
+from deskpilot.pages.cdp import CALL_TIMEOUT, exception_text, first_line, send
 from deskpilot.pages.extension import NAME as EXTENSION_NAME
 from deskpilot.pages.store import agent_profile, extension_dir
+from deskpilot.pages.worker import ExtensionWorker
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from playwright.async_api import Browser, CDPSession, Page
 
-    from deskpilot.pages.worker import ExtensionWorker
-
 NOT_WEB = ("chrome:", "chrome-extension:", "devtools:", "chrome-untrusted:", "edge:")
-#: how long one CDP command may take before the browser counts as not answering
-CALL_TIMEOUT = 30.0
 #: how long the browser's HTTP endpoint may take to say it is there
 ANSWER_TIMEOUT = 5.0
 NOT_RUNNING = (
@@ -63,16 +61,6 @@ def extension_id(directory: Path) -> str:
     absolute path, written with the letters a–p)."""
     digest = hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:32]
     return "".join(chr(ord("a") + int(c, 16)) for c in digest)
-
-
-async def send(session: CDPSession, method: str, params: dict[str, Any] | None = None) -> Any:
-    """A CDP command with a deadline: a browser that stops answering is an error, not a hang."""
-    try:
-        return await asyncio.wait_for(session.send(method, params), CALL_TIMEOUT)
-    except TimeoutError as exc:
-        raise PageError(
-            f"the agent browser did not answer {method} in {CALL_TIMEOUT:.0f} s (is it hung?)"
-        ) from exc
 
 
 async def alive(url: str) -> bool:
@@ -158,7 +146,7 @@ class Tab:
         except PageError:
             raise
         except Exception as exc:  # the document went away (navigation), the tab closed
-            raise PageError(f"the page could not run the code ({_first_line(exc)})") from exc
+            raise PageError(f"the page could not run the code ({first_line(exc)})") from exc
         return result
 
     async def _bridge_ready(self) -> int | None:
@@ -213,25 +201,6 @@ async def _frame_id(tab: Tab, url: str) -> str | None:
             return str(node["frame"]["id"])
         stack.extend(node.get("childFrames", []))
     return None
-
-
-def exception_text(details: dict[str, Any]) -> str:
-    exc = details.get("exception") or {}
-    text = exc.get("description") or details.get("text") or "error"
-    first = str(text).splitlines()[0] if text else "error"
-    return first[:500]
-
-
-def exception_line(details: dict[str, Any]) -> tuple[int, int]:
-    """1-based (line, column) of a thrown error in evaluated code."""
-    frames = (details.get("stackTrace") or {}).get("callFrames") or []
-    if frames:
-        return int(frames[0]["lineNumber"]) + 1, int(frames[0]["columnNumber"]) + 1
-    return int(details.get("lineNumber", 0)) + 1, int(details.get("columnNumber", 0)) + 1
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).splitlines() or [type(exc).__name__])[0][:200]
 
 
 class AgentBrowser:
@@ -329,9 +298,7 @@ class AgentBrowser:
         extension's service worker, started if it sleeps; None if the browser runs without
         deskpilot's extension. Reached over CDP: no web tab needs to be open."""
         if self._worker is None:
-            from deskpilot.pages.worker import ExtensionWorker
-
-            self._worker = ExtensionWorker(self)
+            self._worker = ExtensionWorker(self.browser, self.extension, lambda: self.pages)
         return await self._worker.call(expression)
 
 
@@ -353,7 +320,7 @@ async def attach(pw: Any, settings: Settings, url: str) -> AgentBrowser:
         browser = await pw.chromium.connect_over_cdp(url, timeout=15_000)
     except PlaywrightError as exc:
         raise BrowserUnavailable(
-            f"cannot attach to the agent browser at {url} ({_first_line(exc)})"
+            f"cannot attach to the agent browser at {url} ({first_line(exc)})"
         ) from exc
     return AgentBrowser(browser, extension_id(extension_dir(settings)))
 

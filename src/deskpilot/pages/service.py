@@ -15,7 +15,8 @@ import logging
 
 from deskpilot.config import Settings
 from deskpilot.errors import BrowserUnavailable, PageError
-from deskpilot.pages.browser import AgentBrowser, Tab, exception_text, maybe_connect, send
+from deskpilot.pages.browser import AgentBrowser, Tab, maybe_connect
+from deskpilot.pages.cdp import exception_text, send
 from deskpilot.pages.extension import RuleSet, push_script, write_extension
 from deskpilot.pages.library import Library
 from deskpilot.pages.store import extension_dir, open_library

@@ -15,7 +15,8 @@ from pydantic import Field
 
 from deskpilot.errors import InvalidArguments, PageError
 from deskpilot.pages import service
-from deskpilot.pages.browser import AgentBrowser, Tab, exception_line, exception_text
+from deskpilot.pages.browser import AgentBrowser, Tab
+from deskpilot.pages.cdp import exception_line, exception_text
 from deskpilot.pages.extension import asset
 from deskpilot.pages.library import Folder, Group, Library, Rule, structure
 from deskpilot.pages.link import maybe_page_browser, page_browser

@@ -14,16 +14,15 @@ import asyncio
 import contextlib
 import itertools
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.errors import PageError
-from deskpilot.pages.browser import CALL_TIMEOUT, exception_text, send
+from deskpilot.pages.cdp import CALL_TIMEOUT, exception_text, send
 
 if TYPE_CHECKING:
-    from playwright.async_api import CDPSession
-
-    from deskpilot.pages.browser import AgentBrowser
+    from playwright.async_api import Browser, CDPSession, Page
 
 
 class _Gone(Exception):
@@ -31,9 +30,14 @@ class _Gone(Exception):
 
 
 class ExtensionWorker:
-    def __init__(self, agent: AgentBrowser) -> None:
-        self.agent = agent
-        self.url = f"chrome-extension://{agent.extension}/sw.js"
+    """The worker of extension ``extension`` in ``browser``; ``pages`` lists the browser's
+    pages (any one of them can wake the worker)."""
+
+    def __init__(self, browser: Browser, extension: str, pages: Callable[[], list[Page]]) -> None:
+        self.browser = browser
+        self.extension = extension
+        self.pages = pages
+        self.url = f"chrome-extension://{extension}/sw.js"
         self._session: CDPSession | None = None
         self._target: str | None = None
         self._sid: str | None = None
@@ -53,7 +57,7 @@ class ExtensionWorker:
 
     async def _browser(self) -> CDPSession:
         if self._session is None:
-            session = await self.agent.browser.new_browser_cdp_session()
+            session = await self.browser.new_browser_cdp_session()
             session.on("Target.receivedMessageFromTarget", self._received)
             session.on("Target.detachedFromTarget", self._detached)
             self._session = session
@@ -91,13 +95,13 @@ class ExtensionWorker:
         return True
 
     async def _wake(self) -> bool:
-        pages = self.agent.pages
+        pages = self.pages()
         if not pages:
             return False
         session = await pages[0].context.new_cdp_session(pages[0])
         try:
             await send(session, "ServiceWorker.enable")
-            scope = f"chrome-extension://{self.agent.extension}/"
+            scope = f"chrome-extension://{self.extension}/"
             await send(session, "ServiceWorker.startWorker", {"scopeURL": scope})
         except Exception:  # no such registration: the browser runs without the extension
             return False
