@@ -1,52 +1,30 @@
-"""Consequential acts recognised by an element's name or a shortcut.
+"""Consequential acts: the judge of effects, the user's words, and the shortcuts that send.
 
-:class:`ConsequentialRules` holds the words (``[consequential] words`` in the config replaces
-them) and the shortcuts that send or submit; the door asks them about every element a call
-activates and every shortcut it presses.
+:class:`ConsequentialRules` holds the :class:`~deskpilot.policy.effects.Judge` (built-in
+multilingual verbs, or the user's ``[consequential] words`` instead) and the shortcuts that
+send or submit (ctrl+Enter, alt+s); the door asks them about every element a call activates
+and every key it sends.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 from deskpilot.desktop.keys import MODIFIERS, parse_shortcut
 from deskpilot.errors import InvalidArguments
+from deskpilot.policy.effects import Judge
+from deskpilot.policy.vocabulary import VERBS
 
-#: Element names whose activation is consequential (whole-word, case-insensitive).
-DEFAULT_CONSEQUENTIAL_WORDS: tuple[str, ...] = (
-    "Send",
-    "Submit",
-    "Buy",
-    "Pay",
-    "Purchase",
-    "Order",
-    "Checkout",
-    "Delete",
-    "Remove",
-    "Erase",
-    "Publish",
-    "Post",
-    "Confirm",
-    "Transfer",
-    "Sign",
-    "Approve",
-    "Accept",
-    "Uninstall",
-    "Format",
-    "Empty Trash",
-    "Reply",
-    "Tweet",
-    "Share",
-    "Discard",
-)
+#: The built-in verbs of every effect class, all languages (``[consequential] words``
+#: replaces them; places and keys are judged either way).
+DEFAULT_CONSEQUENTIAL_WORDS: tuple[str, ...] = tuple(w for ws in VERBS.values() for w in ws)
 
 #: Shortcuts that send or submit in common apps (ctrl+enter sends mail/chat).
 DEFAULT_CONSEQUENTIAL_SHORTCUTS: tuple[str, ...] = ("ctrl+return", "ctrl+enter", "alt+s")
 
 
 class ConsequentialRules:
-    """Recognise consequential acts by the name of the element or the shortcut."""
+    """Recognise consequential acts by effect (:attr:`judge`) and by shortcut."""
 
     def __init__(
         self,
@@ -54,18 +32,16 @@ class ConsequentialRules:
         shortcuts: Iterable[str] | None = None,
     ) -> None:
         self.words = tuple(words) if words is not None else DEFAULT_CONSEQUENTIAL_WORDS
+        self.judge = Judge(words)
         given = shortcuts if shortcuts is not None else DEFAULT_CONSEQUENTIAL_SHORTCUTS
         # compared as parsed keys: "cmd+enter", "control+Return" and "ctrl+KP_Enter" are all
         # ctrl+Return
         self.shortcuts = {c for c in map(_parsed, given) if c is not None}
-        alts = "|".join(re.escape(w) for w in sorted(self.words, key=len, reverse=True))
-        self._pattern = re.compile(rf"(?<![\w])({alts})(?![\w])", re.IGNORECASE) if alts else None
 
-    def element_reason(self, name: str) -> str | None:
-        if self._pattern is None or not name:
-            return None
-        m = self._pattern.search(name)
-        return f'activates "{name}" (matches "{m.group(1)}")' if m else None
+    def element_reason(self, name: str, role: str = "", description: str = "") -> str | None:
+        """Why activating an element known only by its name is consequential, or None."""
+        found = self.judge.by_name(name, role, description)
+        return found.reason if found is not None else None
 
     def shortcut_reason(self, shortcut: str) -> str | None:
         parsed = _parsed(shortcut)

@@ -152,6 +152,7 @@ async def steps_reach(ctx: ToolContext, window_id: str | None, steps: list[Step]
     click, press or fill, the points they press or move over, the keys they send."""
     window = await peek_window(ctx, window_id)
     reach = Reach.of_window(window)
+    touched: str | None = None  # the element an earlier step acted on (it may have the focus)
     for step in steps:
         if window is not None and (step.point is not None or step.to_point is not None):
             reach.points += [Point(x, y, presses) for x, y, presses in step_points(window, step)]
@@ -166,10 +167,13 @@ async def steps_reach(ctx: ToolContext, window_id: str | None, steps: list[Step]
         if step.toElementID:  # a drop onto an element presses it ("Trash")
             reach.activations.append(Activation(step.toElementID, "press"))
         if step.action == "type" and step.text:
-            reach.keys.append(Keys(text=step.text, element_id=step.elementID, window=window))
+            reach.keys.append(Keys(text=step.text, element_id=step.elementID, window=window,
+                                   maybe_focus=touched))  # fmt: skip
         elif step.action == "shortcut" and step.shortcut:
             combo = parse_shortcut(step.shortcut)
-            reach.keys.append(Keys(combo.keysyms, shown=step.shortcut, window=window))
+            reach.keys.append(Keys(combo.keysyms, shown=step.shortcut, window=window,
+                                   maybe_focus=touched))  # fmt: skip
+        touched = step.elementID or touched
     return reach
 
 

@@ -6,8 +6,9 @@ Before the tool runs:
   window under every point it presses, the window that has the keyboard focus for keys it
   sends, every app it would start: a blocked app anywhere refuses the call
   (:class:`~deskpilot.errors.AppBlocked`); nothing of the app is read.
-* :func:`judge` — whether the call's effect is consequential: the elements it activates (the
-  element under a pressed point too), the shortcuts it presses.
+* :func:`deskpilot.tools.judging.judge` — whether the call's effect is consequential: the
+  elements it activates, presses or fills, the element under a pressed point, the keys it
+  sends, each judged in its window's tree.
 
 After it ran (:func:`screen_result`), nothing that reaches a model shows a blocked window:
 
@@ -32,14 +33,11 @@ from PIL import Image as PILImage
 from PIL import ImageDraw
 
 from deskpilot.desktop.base import Rect, WindowInfo
-from deskpilot.errors import AppBlocked, DeskpilotError
+from deskpilot.errors import AppBlocked
 from deskpilot.events import Image
-from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult
 from deskpilot.tools.blocklist import Blocklist
 from deskpilot.tools.context import ToolContext
-from deskpilot.tools.elements import lookup
-from deskpilot.tools.pointer import element_under
 from deskpilot.tools.reach import Reach
 from deskpilot.tools.windows import peek_window
 
@@ -80,34 +78,6 @@ async def refuse_blocked(ctx: ToolContext, reach: Reach) -> None:
         focused = await ctx.desktop.active_window()
         if focused is not None:
             rules.check_window(focused)
-
-
-async def judge(ctx: ToolContext, reach: Reach) -> tuple[Risk, str] | None:
-    """The consequential risk of what the call does, with the reason; None if it is not."""
-    for act in reach.activations:
-        if act.how not in ("click", "press"):
-            continue
-        try:
-            _eid, record = lookup(ctx.session, act.element_id)
-        except DeskpilotError:
-            continue  # the tool reports the unknown ID
-        # the name the model saw (a GTK4 button named "GtkButton" shows its label "Send")
-        reason = ctx.rules.element_reason(record.label or record.name)
-        if reason:
-            return Risk.CONSEQUENTIAL, reason
-    for point in reach.points:
-        if not point.presses:
-            continue
-        for element in await element_under(ctx, point.x, point.y):
-            reason = ctx.rules.element_reason(element.name)
-            if reason is not None:
-                return Risk.CONSEQUENTIAL, reason
-    for keys in reach.keys:
-        if keys.keysyms:
-            reason = ctx.rules.keys_reason(keys.keysyms, keys.shown or "+".join(keys.keysyms))
-            if reason:
-                return Risk.CONSEQUENTIAL, reason
-    return None
 
 
 # -- after --------------------------------------------------------------------------------------

@@ -38,13 +38,16 @@ class Keys:
     """Keys the call sends to whatever has the focus in ``window`` (None: the active window).
 
     ``keysyms`` is one combination (modifiers first); ``text`` is typed text; ``element_id`` is
-    focused first (``type`` into an element)."""
+    focused first (``type`` into an element); otherwise the keys go to the element with the
+    focus now, or to ``maybe_focus``."""
 
     keysyms: tuple[str, ...] = ()
     text: str = ""
     shown: str = ""  # as the caller wrote it ("ctrl+enter")
     element_id: str | None = None
     window: WindowInfo | None = None
+    #: an element an earlier step of the same call touched: it may hold the focus by then
+    maybe_focus: str | None = None
 
 
 @dataclass(frozen=True)

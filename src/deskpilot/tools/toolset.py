@@ -55,7 +55,7 @@ from deskpilot.policy import (
     is_automatic,
     needs_confirmation,
 )
-from deskpilot.tools import gate
+from deskpilot.tools import gate, judging
 from deskpilot.tools.base import ToolResult, ToolSpec
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.reach import Reach
@@ -257,7 +257,7 @@ class ToolSet:
         """The call's risk: declared, raised by its effect or by the tool's own judgement."""
         verdict = Verdict(spec.risk)
         if spec.risk is not Risk.READ_ONLY and ctx.settings.confirm == "consequential":
-            judged = await gate.judge(ctx, reach)
+            judged = await judging.judge(ctx, reach)
             if judged is not None and judged[0].rank > verdict.risk.rank:
                 verdict = Verdict(*judged)
         if spec.assess is not None:

@@ -1,0 +1,122 @@
+"""Consequential by effect on real apps: the keys that fire a button ask, or are refused when
+nobody can be asked — the two cases of issue #11.
+
+* ``deskpilot run`` (``--confirm consequential``, no terminal) with an obedient scripted model
+  that types "bob@example.org\\n" into the To field of a compose form whose button is Send (a
+  zenity entry dialog, whose Enter fires its default button): declined, the form still open;
+  with ``--confirm none`` the same Enter sends it (zenity exits 0).
+* An MCP client (no elicitation) pressing Enter, space or typing "\\n" on a focused "Delete"
+  button (a zenity question): each refused, the dialog still open; Cancel still works.
+
+Effects are seen outside the tools: the zenity process's exit status and output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+from pathlib import Path
+
+import anyio.to_thread
+import pytest
+from click.testing import CliRunner
+
+from deskpilot.cli import main
+from deskpilot.config import Settings
+from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.linux import LinuxDesktop
+from tests.desktop.conftest import Apps, Call
+from tests.desktop.helpers import find_id
+from tests.desktop.helpers import mcp_text as text
+from tests.e2e.test_mcp_stdio import stdio_session
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+async def compose_form(apps: Apps) -> tuple[WindowInfo, subprocess.Popen[bytes]]:
+    window = await apps.spawn(
+        ["zenity", "--entry", "--title=New message", "--text=To:", "--ok-label=Send"],
+        match=lambda w: w.title == "New message",
+    )  # fmt: skip
+    return window, apps.procs[-1]
+
+
+async def ended(proc: subprocess.Popen[bytes]) -> int:
+    """The exit status once ``proc`` ends (waited for in a thread, up to 10 s)."""
+    return await anyio.to_thread.run_sync(lambda: proc.wait(timeout=10))
+
+
+def run_cli(env: dict[str, str], model: str, *flags: str) -> object:
+    args = ["run", "--model", model, *flags, "write to bob"]
+    return CliRunner().invoke(main, args, env=env, catch_exceptions=False)
+
+
+async def test_enter_typed_in_a_compose_form_does_not_send_without_a_yes(
+    apps: Apps, call: Call, desktop_settings: Settings, tmp_path: Path
+) -> None:
+    window, proc = await compose_form(apps)
+    read = await call("read_screen_ax", {"windowID": window.stable_id})
+    to = find_id(read.text, "textbox")  # the field, under its label "To:"
+    script = tmp_path / "model.json"
+    steps = [
+        {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": window.stable_id}}]},
+        {"tool_calls": [{"name": "perform", "args": {
+            "action": "type", "elementID": to, "text": "bob@example.org\n",
+            "windowID": window.stable_id}}]},
+        "Done.",
+    ]  # fmt: skip
+    script.write_text(json.dumps({"format": "neutral", "replies": steps}))
+    home = tmp_path / "home"
+    env = {**desktop_settings.environ, "DESKPILOT_HOME": str(home), "DESKPILOT_MODEL": "",
+           "DESKPILOT_CONFIRM": ""}  # fmt: skip
+    # the CLI runs its own event loop: in a thread, so the desktop's loop stays free
+    result = await asyncio.to_thread(run_cli, env, f"scripted:{script}")
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert "→ declined: no terminal to ask" in result.stderr  # type: ignore[attr-defined]
+    assert 'fires "Send": send, post or publish' in result.stderr  # type: ignore[attr-defined]
+    assert proc.poll() is None  # the form is still open: nothing was sent
+
+    # the same obedient model with --confirm none: the same Enter sends it
+    result = await asyncio.to_thread(run_cli, env, f"scripted:{script}", "--confirm", "none")
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert "Typed 16 characters" in result.stderr  # type: ignore[attr-defined]
+    assert await ended(proc) == 0  # Enter fired Send (zenity's OK answer)
+
+
+async def delete_dialog(apps: Apps) -> tuple[WindowInfo, subprocess.Popen[bytes]]:
+    window = await apps.spawn(
+        ["zenity", "--question", "--title=Old backups", "--text=Delete 3 old backups?",
+         "--ok-label=Delete", "--cancel-label=Keep"],
+        match=lambda w: w.title == "Old backups",
+    )  # fmt: skip
+    return window, apps.procs[-1]
+
+
+async def test_keys_on_a_focused_delete_button_are_refused_over_mcp(
+    apps: Apps, desktop: LinuxDesktop, desktop_settings: Settings, tmp_path: Path
+) -> None:
+    window, proc = await delete_dialog(apps)
+    snap = await desktop.snapshot(window)  # a reader of the test's own: what has the focus
+    focused = [n for n in snap.nodes() if "focused" in n.states]
+    assert focused and focused[-1].name == "Delete", [(n.role, n.name) for n in focused]
+    env = desktop_settings.environ
+    async with stdio_session(env, tmp_path / "server.log") as session:  # no elicitation
+        wid = {"windowID": window.stable_id}
+        read = await session.call_tool("read_screen_ax", wid)
+        tries = [
+            {"action": "shortcut", "shortcut": "Return"},
+            {"action": "shortcut", "shortcut": "space"},
+            {"action": "shortcut", "shortcut": "KP_Enter"},
+            {"action": "type", "text": "\n"},
+            {"elementID": find_id(text(read), "button", "Delete")},
+        ]
+        for args in tries:
+            refused = await session.call_tool("perform", {**args, **wid})
+            assert refused.is_error, (args, text(refused))
+            assert "this MCP client cannot ask the user" in text(refused), text(refused)
+            assert proc.poll() is None, args  # still open: nothing deleted
+        keep = find_id(text(read), "button", "Keep")
+        kept = await session.call_tool("perform", {"elementID": keep, **wid})
+        assert not kept.is_error, text(kept)
+    assert await ended(proc) == 1  # zenity's cancel answer (Keep): Delete never fired
