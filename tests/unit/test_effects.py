@@ -20,8 +20,14 @@ _paths = itertools.count(1)
 
 
 def n(role: str, name: str = "", *children: Node, states: str = "", **kw: str) -> Node:
-    node = Node(key=(":1.1", f"/n/{next(_paths)}"), role=role, name=name,
-                states=frozenset(states.split()), children=list(children), **kw)  # type: ignore[arg-type]
+    node = Node(
+        key=(":1.1", f"/n/{next(_paths)}"),
+        role=role,
+        name=name,
+        states=frozenset(states.split()),
+        children=list(children),
+        **kw,
+    )  # type: ignore[arg-type]
     for child in children:
         child.parent_key = node.key
     return node
@@ -215,3 +221,97 @@ def test_shift_enter_is_a_new_line_in_a_text_area() -> None:
     assert JUDGE.keys("shift+enter", box, tree) is None
     tree2, parts = compose(to="focused")
     assert JUDGE.keys("shift+enter", parts["to"], tree2) is not None  # submits a field
+
+
+# -- what must not ask (the benign ask rate) ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Order by price", "Remove filter", "Alle Filter entfernen", "Trier par prix",
+     "Ordenar por precio", "Order history", "Format", "Format Cells…"],
+)  # fmt: skip
+def test_a_verb_inside_a_harmless_phrase_or_a_noun_is_not(name: str) -> None:
+    tree = window(button := n("push-button", name), title="Shop")
+    assert effect(button, tree) is None
+
+
+def test_reply_opens_a_draft_unless_it_submits_a_text_box() -> None:
+    reply = n("push-button", "Reply")
+    mail = window(
+        n(
+            "document-web",
+            "Mail",
+            n("article", "Open e-mail", n("paragraph", "Hi"), reply),
+            n("landmark", "New message", n("entry", "To"), n("push-button", "Send")),
+        )
+    )
+    assert effect(reply, mail) is None  # the toolbar/mail view's Reply: a draft opens
+    answer = n("push-button", "Antworten")
+    thread = window(n("document-web", "Forum", n("section", "", n("entry", "Your answer",
+                                                                  states="multi-line"),
+                                                 answer)))  # fmt: skip
+    assert effect(answer, thread) == "send, post or publish"  # it posts the box's text
+    default = n("push-button", "Reply", states="is-default")
+    assert effect(default, window(default)) == "send, post or publish"  # a form's submit
+    assert effect(n("push-button", "Reply")) == "send, post or publish"  # no tree: it may
+
+
+def test_a_search_box_next_to_the_form_is_not_its_text_box() -> None:
+    reply = n("push-button", "Reply")
+    tree = window(n("panel", "", n("entry", "Search mail"), reply))
+    assert effect(reply, tree) is None
+
+
+def test_save_in_a_toolbar_saves_the_document_whatever_it_says() -> None:
+    save = n("push-button", "Save")
+    writer = window(n("tool-bar", "Standard", save),
+                    n("document-text", "", n("paragraph", "", text="Change your password now"),
+                      states="editable"),
+                    title="Security review.odt - LibreOffice Writer")  # fmt: skip
+    assert effect(save, writer) is None
+    ok = n("push-button", "OK")
+    dialog = window(n("dialog", "Change password", n("password-text", "New password"), ok))
+    assert effect(ok, dialog) == "change account or security settings"
+
+
+def test_enter_in_a_multi_line_web_text_box_is_a_new_line() -> None:
+    body = n("entry", "Message", states="multi-line focused")  # Chromium's <textarea>
+    form = n("landmark", "New message", n("entry", "To"), n("entry", "Subject"), body,
+             n("push-button", "Send", states="is-default"))  # fmt: skip
+    mail = window(n("document-web", "Mail", form))
+    assert JUDGE.typed("Hi Sam,\nlunch at noon?", body, mail) is None
+    assert JUDGE.keys("shift+enter", body, mail) is None
+    assert JUDGE.keys("ctrl+enter", body, mail) is not None
+
+
+def test_enter_fires_the_nearest_forms_default_button_not_another_forms() -> None:
+    query = n("entry", "Search", states="focused")
+    search = n("section", "", query, n("push-button", "Search", states="is-default"))
+    send = n("push-button", "Send", states="is-default")
+    page = window(n("document-web", "Mail", search, n("section", "", n("entry", "To"), send)))
+    assert JUDGE.keys("enter", query, page) is None
+    assert JUDGE.keys("enter", page.find(("x", "y")), page) is None  # nothing focused: no tree
+
+
+def test_enter_on_a_page_with_nothing_focused_fires_nothing() -> None:
+    doc = n("document-web", "Mail", n("push-button", "Send", states="is-default"),
+            states="focused")  # fmt: skip
+    assert JUDGE.keys("enter", doc, window(doc)) is None
+
+
+def test_a_fill_with_a_newline_submits_like_typing() -> None:
+    tree, parts = compose()
+    found = JUDGE.fill(parts["subject"], "Re: numbers\n", tree)
+    assert found is not None and found.effect == "send, post or publish"
+    assert JUDGE.fill(parts["subject"], "Re: numbers", tree) is None
+    assert JUDGE.fill(parts["body"], "one\ntwo", tree) is None  # a text area: lines
+    pin = n("password-text", "PIN")
+    assert JUDGE.fill(pin, "4921", window(pin)) is not None
+
+
+def test_a_login_form_submitted_with_enter_asks() -> None:
+    pwd = n("password-text", "Password", states="focused")
+    tree = window(n("form", "Sign in", n("entry", "User"), pwd, n("push-button", "Log in")))
+    found = JUDGE.keys("enter", pwd, tree)
+    assert found is not None and found.effect == "change account or security settings"

@@ -22,7 +22,7 @@ class Line:
     value: str | None
     states: list[str]
     has_id: bool
-    fixed: bool = False  # never pruned (the browser line)
+    fixed: bool = False  # never pruned (the browser line, a sentence)
     #: a line written as is (a table's rows: ax/table.py); "{id}" in it is the ID of ``ref``
     raw: str = ""
     ref: Node | None = None

@@ -160,7 +160,9 @@ class Renderer:
             if node.role in SENTENCES and not is_widget(node) and (said := sentence(node)):
                 # a sentence split by inline markup: one line, its operable pieces under it
                 role = TEXTUAL.get(node.role) or "text"
-                out.append(Line(depth, node, role, cut(said, self.text_limit), None, [], False))
+                # fixed: content, not an empty structure line (a <div> of text is a section)
+                shown = cut(said, self.text_limit)
+                out.append(Line(depth, node, role, shown, None, [], False, fixed=True))
                 for child in self._reading_order(node.children):
                     if operable(child):
                         self._visit(child, depth + 1, said, out, top=False, scope=scope)

@@ -21,39 +21,36 @@ Everything here is pure: it reads a :class:`Tree` (a window's nodes with parent 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from deskpilot.desktop.base import Node
+from deskpilot.policy.places import (
+    BUTTONS,
+    DOCUMENTS,
+    Tree,
+    default_button,
+    is_default,
+    is_field,
+    one_line,
+    place_nodes,
+    quoted,
+    submits,
+    words,
+)
 from deskpilot.policy.vocabulary import (
     COMMIT_SET,
     CONTEXT_SETS,
+    DRAFT_SET,
+    HARMLESS_SET,
     MESSAGE_SET,
+    SEARCH_SET,
     VERB_SETS,
     Effect,
     WordSet,
 )
 
-#: Roles of what a click, Enter or space activates.
-BUTTONS = frozenset({
-    "push-button", "toggle-button", "menu-item", "check-menu-item", "radio-menu-item", "link",
-    "push-button-menu", "check-box", "radio-button", "list-item", "tab", "page-tab",
-})  # fmt: skip
-#: Roles of fields where Enter submits (one line of text).
-ONE_LINE = frozenset({"entry", "password-text", "spin-button", "combo-box", "search-box"})
-#: Roles of text areas (Enter is a new line unless the state says single-line).
-TEXT_AREAS = frozenset({"text", "paragraph", "document-text", "editbar"})
-#: Roles of the places that say what their buttons do.
-PLACES = frozenset({"dialog", "alert", "form", "file-chooser", "color-chooser", "notification"})
-DOCUMENTS = frozenset({"document-web", "document-frame", "document-email", "embedded"})
-#: Roles whose words describe a place (labels, headings, static text, field names).
-WORDY = frozenset({
-    "label", "heading", "static", "paragraph", "text", "caption", "section", "description-term",
-    "entry", "password-text", "combo-box", "spin-button", "frame", "dialog", "alert", "form",
-    "document-web", "document-frame", "title-bar", "status-bar", "page-tab", "link",
-})  # fmt: skip
-#: How many nodes of a place are read for its words.
-PLACE_NODES = 400
+__all__ = ["Finding", "Judge", "Tree", "default_button"]
 
 
 @dataclass(frozen=True)
@@ -68,63 +65,6 @@ class Finding:
         return f"{self.why}: {self.effect}"
 
 
-def quoted(node: Node) -> str:
-    """An element as a person would point at it: its name in quotes, else its role."""
-    label = (node.name or node.label or node.description or "").strip()
-    return f'"{label[:60]}"' if label else f"the {node.role.replace('-', ' ')}"
-
-
-class Tree:
-    """One window's nodes with parent links (what a judgement looks around in)."""
-
-    def __init__(self, root: Node | None, title: str = "") -> None:
-        self.root = root
-        self.title = title
-        self._nodes = root.walk() if root is not None else []
-        self._parent: dict[tuple[str, str], Node] = {}
-        self._by_key: dict[tuple[str, str], Node] = {}
-        for node in self._nodes:
-            self._by_key[node.key] = node
-            for child in node.children:
-                self._parent[child.key] = node
-
-    def find(self, key: tuple[str, str]) -> Node | None:
-        return self._by_key.get(key)
-
-    def ancestors(self, node: Node) -> Iterator[Node]:
-        parent = self._parent.get(node.key)
-        while parent is not None:
-            yield parent
-            parent = self._parent.get(parent.key)
-
-    def focused(self) -> Node | None:
-        """The deepest node with the focus (a document and its field may both say so)."""
-        found = [n for n in self._nodes if "focused" in n.states]
-        return found[-1] if found else None
-
-    def place(self, node: Node) -> Node | None:
-        """The nearest dialog, alert or form around ``node``, else its document, else None."""
-        document = None
-        for up in self.ancestors(node):
-            if up.role in PLACES:
-                return up
-            if document is None and up.role in DOCUMENTS:
-                document = up
-        return document
-
-
-def _words(nodes: Iterable[Node]) -> str:
-    parts: list[str] = []
-    for i, node in enumerate(nodes):
-        if i >= PLACE_NODES:
-            break
-        if node.role in WORDY or node.role in BUTTONS:
-            parts += [node.name, node.label, node.description]
-            if node.role in ("label", "static", "heading", "paragraph", "caption") and node.text:
-                parts.append(node.text[:200])
-    return " · ".join(p for p in parts if p)
-
-
 class Judge:
     """Judges elements and keys (see the module docstring).
 
@@ -136,20 +76,25 @@ class Judge:
 
     # -- elements --------------------------------------------------------------------------
 
-    def named(self, *texts: str) -> tuple[str, str] | None:
-        """(effect, the word) when one of ``texts`` says a consequential verb."""
+    def named(self, *texts: str) -> tuple[str, str, bool] | None:
+        """(effect, the word, whether it is a draft verb) when one of ``texts`` says a
+        consequential verb; a verb inside a harmless phrase ("Order by price") does not count."""
         for text in texts:
             if not text:
                 continue
             if self.custom is not None:
                 word = self.custom.find(text)
                 if word is not None:
-                    return "on your list of consequential words", word
+                    return "on your list of consequential words", word, False
                 continue
+            plain = HARMLESS_SET.without(text)
             for effect, verbs in VERB_SETS.items():
-                word = verbs.find(text)
+                word = verbs.find(plain)
                 if word is not None:
-                    return effect.value, word
+                    return effect.value, word, False
+            word = DRAFT_SET.find(plain)
+            if word is not None:
+                return Effect.SEND.value, word, True
         return None
 
     def place_effect(
@@ -161,27 +106,33 @@ class Judge:
         said by its own verb ("Send"), and "Save" there keeps a draft."""
         place = tree.place(node) if node is not None else None
         scope = place if place is not None else tree.root
-        nodes = scope.walk() if scope is not None else []
-        if any(n.role == "password-text" for n in nodes[:PLACE_NODES]):
+        if scope is None:
+            return None
+        nodes = place_nodes(scope)
+        if any(n.role == "password-text" for n in nodes):
             return Effect.ACCOUNT.value, "a form with a password field"
-        text = " · ".join([tree.title, _words(nodes)])  # the window title says where too
+        page = tree.document_of(scope) if scope.role not in DOCUMENTS else None
+        text = " · ".join([page.name if page is not None else "", words(nodes)])
         order = [Effect.PAY, Effect.DELETE, Effect.SEND, Effect.RUN, Effect.ACCOUNT]
         for effect in [e for e in order if not (commit and e is Effect.SEND)]:
             word = CONTEXT_SETS[effect].find(text)
             if word is not None:
-                where = "a dialog" if place is not None and place.role in ("dialog", "alert") else (
-                    "a form" if place is not None and place.role == "form" else "a window"
-                )  # fmt: skip
+                role = place.role if place is not None else ""
+                where = {"dialog": "a dialog", "alert": "a dialog", "form": "a form",
+                         "landmark": "a part of the page"}.get(role, "a window")  # fmt: skip
                 return effect.value, f'{where} that says "{word}"'
         return None
 
     def element(self, node: Node, tree: Tree | None = None) -> Finding | None:
-        """A click or press on ``node``."""
+        """A click or press on ``node``: its own verb, else (a commit button) its place."""
         hit = self.named(node.name, node.label, node.description)
         if hit is not None:
-            return Finding(hit[0], f"activates {quoted(node)}")
-        if tree is None or node.role not in BUTTONS:
-            return None
+            effect, _word, draft = hit
+            if draft and tree is not None and not submits(node, tree):
+                return None  # "Reply" opens a draft: what sends is the draft's Send
+            return Finding(effect, f"activates {quoted(node)}")
+        if tree is None or node.role not in BUTTONS or tree.in_bar(node):
+            return None  # a toolbar's or menu's Save acts on the document, not on a form
         commit = COMMIT_SET.find(" ".join([node.name, node.label]))
         if commit is None:
             return None
@@ -197,9 +148,13 @@ class Judge:
             return None
         return Finding(hit[0], f'activates "{name.strip()[:60]}"')
 
-    def fill(self, node: Node) -> Finding | None:
+    def fill(self, node: Node, text: str, tree: Tree | None) -> Finding | None:
+        """A fill of ``node`` with ``text``: a password, or a newline that may submit (a web
+        field is filled by typing when it takes no text otherwise)."""
         if node.role == "password-text":
             return Finding(Effect.ACCOUNT.value, f"puts a password into {quoted(node)}")
+        if tree is not None and ("\n" in text or "\r" in text) and one_line(node):
+            return self.keys("enter", node, tree)
         return None
 
     # -- keys ------------------------------------------------------------------------------
@@ -208,13 +163,16 @@ class Judge:
         """``key`` is "enter", "shift+enter", "space" or "ctrl+enter", sent to ``focused``
         (None: not known)."""
         if key == "shift+enter":  # submits a one-line field; a new line in a text area
-            if focused is not None and (focused.role in TEXT_AREAS or focused.role == "terminal"):
+            if focused is not None and (
+                focused.role == "terminal" or (is_field(focused) and not one_line(focused))
+            ):
                 return None
             key = "enter"
+        if focused is not None and focused.role in DOCUMENTS and not focused.editable:
+            return None  # a page with nothing in it focused: Enter and space fire nothing
         if focused is None or not (
-            focused.role in BUTTONS or focused.role in ONE_LINE or focused.role in TEXT_AREAS
-            or focused.role == "terminal" or focused.editable
-        ):  # fmt: skip
+            focused.role in BUTTONS or is_field(focused) or focused.role == "terminal"
+        ):
             if key == "space":
                 return None
             return self._default(focused, tree, key)
@@ -228,14 +186,9 @@ class Judge:
             return Finding(found.effect, f"{_shown(key)} on the focused {what} activates it")
         if key == "space":
             return None
-        one_line = focused.role in ONE_LINE or (
-            focused.role in TEXT_AREAS and "single-line" in focused.states
-        )
-        if one_line and key == "enter":
+        if key == "enter" and one_line(focused):
             return self._submit(focused, tree)
-        if focused.role in TEXT_AREAS or focused.role in ONE_LINE or focused.editable:
-            return self._message_box(key, focused, tree)
-        return None
+        return self._message_box(key, focused, tree)
 
     def typed(self, text: str, focused: Node | None, tree: Tree) -> Finding | None:
         """Typed text: into a password field it is a secret; each newline is an Enter in the
@@ -254,7 +207,7 @@ class Judge:
         scope = tree.place(near) if near is not None else None
         scope = scope or tree.root
         for node in scope.walk() if scope is not None else []:
-            if node.role in BUTTONS and ("is-default" in node.states or "default" in node.states):
+            if node.role in BUTTONS and is_default(node):
                 found = self.element(node, tree)
                 if found is None:
                     return None
@@ -275,6 +228,8 @@ class Judge:
                     found.effect,
                     f"Enter in {quoted(field)} fires {found.why.removeprefix('activates ')}",
                 )
+            if SEARCH_SET.find(" ".join([button.name, button.label])) is not None:
+                return None  # it fires a search
         around = self.place_effect(field, tree)
         if around is not None:
             return Finding(around[0], f"Enter in {quoted(field)} submits {around[1]}")
@@ -302,32 +257,6 @@ class Judge:
                 )
             return None
         return None
-
-
-def default_button(field: Node, tree: Tree) -> Node | None:
-    """The button Enter in ``field`` fires: the form's ``is-default`` button, else the nearest
-    group of buttons' one that commits or has an effect, else the only button near it."""
-    place = tree.place(field)
-    scope = place if place is not None else tree.root
-    if scope is not None:
-        for node in scope.walk():
-            if node.role in BUTTONS and ("is-default" in node.states or "default" in node.states):
-                return node
-    for up in tree.ancestors(field):
-        buttons = [
-            n
-            for n in up.walk()
-            if n.role == "push-button" or (n.role in BUTTONS and n.role != "link")
-        ]
-        if buttons:
-            for button in buttons:
-                label = " ".join([button.name, button.label])
-                if COMMIT_SET.find(label) or any(v.find(label) for v in VERB_SETS.values()):
-                    return button
-            return buttons[0] if len(buttons) == 1 else None
-        if up is place:
-            break
-    return None
 
 
 def _shown(key: str) -> str:

@@ -13,11 +13,11 @@ from collections.abc import Iterable, Sequence
 from deskpilot.desktop.keys import MODIFIERS, parse_shortcut
 from deskpilot.errors import InvalidArguments
 from deskpilot.policy.effects import Judge
-from deskpilot.policy.vocabulary import VERBS
+from deskpilot.policy.vocabulary import DRAFTS, VERBS
 
 #: The built-in verbs of every effect class, all languages (``[consequential] words``
 #: replaces them; places and keys are judged either way).
-DEFAULT_CONSEQUENTIAL_WORDS: tuple[str, ...] = tuple(w for ws in VERBS.values() for w in ws)
+DEFAULT_CONSEQUENTIAL_WORDS: tuple[str, ...] = (*(w for ws in VERBS.values() for w in ws), *DRAFTS)
 
 #: Shortcuts that send or submit in common apps (ctrl+enter sends mail/chat).
 DEFAULT_CONSEQUENTIAL_SHORTCUTS: tuple[str, ...] = ("ctrl+return", "ctrl+enter", "alt+s")

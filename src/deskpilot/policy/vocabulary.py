@@ -7,6 +7,10 @@ Three kinds of words, per :class:`Effect`:
   "Envoyer", "Löschen", "Pay now", "Installieren");
 * **context** — words that make a place consequential ("Subject", "Card number", "IBAN",
   "cannot be undone", "Password"): they turn a generic commit button into the effect;
+* **drafts** — "Reply", "Forward", "Comment": they send only when they submit a text box next
+  to them (else they open a draft);
+* **harmless** phrases that hold a verb but act on the view ("Order by price", "Remove
+  filter");
 * **commit** words (shared) — buttons that carry out what their place is about ("OK",
   "Continue", "Weiter", "Valider", "Speichern"): consequential only in a consequential place.
 
@@ -47,6 +51,11 @@ class WordSet:
         alts = "|".join(re.escape(w) for w in sorted(self.words, key=len, reverse=True))
         self._pattern = re.compile(rf"(?<!\w)({alts})(?!\w)") if alts else None
 
+    def without(self, text: str) -> str:
+        """``text`` normalized, with every phrase of the set cut out."""
+        plain = normalize(text)
+        return self._pattern.sub(" · ", plain) if self._pattern is not None else plain
+
     def find(self, text: str) -> str | None:
         """The first word of the set found in ``text`` (normalized), or None."""
         if self._pattern is None or not text:
@@ -58,38 +67,38 @@ class WordSet:
 VERBS: dict[Effect, tuple[str, ...]] = {
     Effect.SEND: (
         # en
-        "send", "send now", "submit", "post", "post now", "publish", "reply", "reply all",
-        "forward", "tweet", "retweet", "repost", "share", "comment", "broadcast",
+        "send", "send now", "submit", "post", "post now", "publish", "tweet", "retweet",
+        "repost", "share", "broadcast",
         # de
         "senden", "absenden", "abschicken", "versenden", "jetzt senden", "veröffentlichen",
-        "posten", "antworten", "allen antworten", "weiterleiten", "teilen", "einreichen",
+        "posten", "teilen", "einreichen",
         "übermitteln",
         # fr
-        "envoyer", "publier", "poster", "répondre", "répondre à tous", "partager", "soumettre",
+        "envoyer", "publier", "poster", "partager", "soumettre",
         # es
-        "enviar", "publicar", "responder", "responder a todos", "reenviar", "compartir",
+        "enviar", "publicar", "compartir",
         # it
-        "invia", "inviare", "pubblica", "pubblicare", "rispondi", "rispondi a tutti", "inoltra",
-        "condividi",
+        "invia", "inviare", "pubblica", "pubblicare", "condividi",
         # pt
-        "encaminhar", "partilhar", "compartilhar", "submeter",
+        "partilhar", "compartilhar", "submeter",
         # nl
         "verzenden", "versturen", "verstuur", "verzend", "stuur", "publiceren", "plaatsen",
-        "beantwoorden", "doorsturen", "delen", "indienen",
+        "delen", "indienen",
         # pl
-        "wyślij", "opublikuj", "odpowiedz", "przekaż dalej", "udostępnij",
+        "wyślij", "opublikuj", "udostępnij",
         # sv, da, no
-        "skicka", "publicera", "svara", "vidarebefordra", "dela", "publicer", "svar",
+        "skicka", "publicera", "dela", "publicer",
         # cs
-        "odeslat", "publikovat", "odpovědět",
+        "odeslat", "publikovat",
     ),
     Effect.DELETE: (
         # en
         "delete", "delete permanently", "remove", "erase", "discard", "trash", "move to trash",
-        "empty trash", "destroy", "wipe", "purge", "format", "uninstall",
+        "empty trash", "destroy", "wipe", "purge", "format disk", "format drive",
+        "format volume", "format partition", "uninstall",
         # de
         "löschen", "endgültig löschen", "entfernen", "verwerfen", "in den papierkorb",
-        "papierkorb leeren", "deinstallieren",
+        "papierkorb leeren", "deinstallieren", "formatieren",
         # fr
         "supprimer", "effacer", "retirer", "mettre à la corbeille", "vider la corbeille",
         "désinstaller",
@@ -270,7 +279,43 @@ MESSAGE_FIELDS: tuple[str, ...] = (
     "komentarz", "meddelande", "kommentar",
 )  # fmt: skip
 
+#: Verbs that send only when they submit what was written next to them (a comment box's
+#: "Reply"); a mail app's toolbar "Reply" or "Forward" opens a draft, which sends nothing.
+DRAFTS: tuple[str, ...] = (
+    "reply", "reply all", "forward", "comment", "antworten", "allen antworten",
+    "weiterleiten", "kommentieren", "répondre", "répondre à tous", "transférer", "commenter",
+    "responder", "responder a todos", "reenviar", "comentar", "rispondi", "rispondi a tutti",
+    "inoltra", "commenta", "encaminhar", "beantwoorden", "doorsturen", "reageren",
+    "odpowiedz", "przekaż dalej", "skomentuj", "svara", "vidarebefordra", "kommentera", "svar",
+    "odpovědět", "přeposlat",
+)  # fmt: skip
+
+#: Phrases that hold a verb but act on the view, not on data ("Order by price", "Remove
+#: filter"): a verb inside one of them does not count.
+HARMLESS: tuple[str, ...] = (
+    "order by", "sort order", "order history", "order status", "order details",
+    "order number", "track order", "remove filter", "remove filters", "remove all filters",
+    "delete filter", "clear filters", "remove formatting", "remove highlight",
+    "remove from cart", "remove from basket", "remove sort", "post code", "postcode",
+    "sortieren nach", "filter entfernen", "alle filter entfernen", "bestellstatus",
+    "trier par", "supprimer le filtre", "supprimer les filtres", "retirer le filtre",
+    "ordenar por", "eliminar filtro", "eliminar filtros", "quitar filtro", "quitar filtros",
+    "borrar filtros", "ordina per", "rimuovi filtro", "rimuovi filtri", "remover filtro",
+    "remover filtros", "sorteren op", "filter verwijderen", "filters verwijderen",
+    "sortuj według", "usuń filtr", "usuń filtry", "sortera efter", "ta bort filter",
+)  # fmt: skip
+
+#: Names of search fields (what Enter there fires is a search).
+SEARCH_FIELDS: tuple[str, ...] = (
+    "search", "find", "filter", "suche", "suchen", "finden", "rechercher", "recherche",
+    "buscar", "búsqueda", "cerca", "ricerca", "pesquisar", "zoeken", "szukaj", "sök", "søg",
+    "søk", "hledat",
+)  # fmt: skip
+
 VERB_SETS: dict[Effect, WordSet] = {effect: WordSet(words) for effect, words in VERBS.items()}
 CONTEXT_SETS: dict[Effect, WordSet] = {e: WordSet(words) for e, words in CONTEXT.items()}
 COMMIT_SET = WordSet(COMMIT)
+DRAFT_SET = WordSet(DRAFTS)
+HARMLESS_SET = WordSet(HARMLESS)
+SEARCH_SET = WordSet(SEARCH_FIELDS)
 MESSAGE_SET = WordSet(MESSAGE_FIELDS)

@@ -3,9 +3,11 @@
 For each part of a call's reach (:mod:`deskpilot.tools.reach`) the window's tree is read once
 (:class:`Looks`) and the :class:`~deskpilot.policy.effects.Judge` of the context's rules asked:
 
-* an element activated by ID — the node behind the ID in its place (the name the model was
-  shown too: a GTK 4 button named "GtkButton" shows its label "Send"); a fill of a password
-  field;
+* an element activated by ID — by the name the model was shown (a GTK 4 button named
+  "GtkButton" shows its label "Send") when that says it all; a generic commit button ("OK"),
+  a draft verb ("Reply": does it submit?) or a nameless element by its node in its place
+  (only then is the tree read); a fill of a password field, or a fill with a newline (a web
+  field that takes no text is filled by typing: Enter there submits);
 * a pressed screen point — the element under it (through a button's label or icon), in the
   tree of the window under the point;
 * keys — Enter (a typed newline), shift+Enter, space and ctrl+Enter, by the element with the
@@ -26,7 +28,7 @@ from deskpilot.desktop.keys import MODIFIERS
 from deskpilot.errors import DeskpilotError
 from deskpilot.policy import Risk
 from deskpilot.policy.effects import Finding, Tree
-from deskpilot.policy.vocabulary import Effect
+from deskpilot.policy.vocabulary import COMMIT_SET, DRAFT_SET, Effect
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup
 from deskpilot.tools.pointer import element_under
@@ -109,18 +111,33 @@ async def _activations(ctx: ToolContext, reach: Reach, looks: Looks) -> Finding 
             _eid, record = lookup(ctx.session, act.element_id)
         except DeskpilotError:
             continue  # the tool reports the unknown ID
+        shown = record.label or record.name  # the name the model saw ("Send", not "GtkButton")
+        if act.how == "fill":
+            if record.role == "password-text":
+                return Finding(Effect.ACCOUNT.value, f'puts a password into "{shown}"')
+            if "\n" not in (act.text or "") and "\r" not in (act.text or ""):
+                continue  # text in a field fires nothing (no tree to read)
+        elif not needs_place(shown):  # its name says it all: no tree to read
+            found = judge.by_name(shown, record.role)
+            if found is not None:
+                return found
+            continue
         tree = await looks.tree(reach.window)
         node = tree.find(record.key) if tree is not None else None
         if act.how == "fill":
-            if (node.role if node is not None else record.role) == "password-text":
-                name = record.label or record.name or "a password field"
-                return Finding(Effect.ACCOUNT.value, f'puts a password into "{name}"')
-            continue
-        found = judge.element(node, tree) if node is not None else None
-        found = found or judge.by_name(record.label or record.name, record.role)
+            found = judge.fill(node, act.text or "", tree) if node is not None else None
+        else:
+            found = judge.element(node, tree) if node is not None else None
+            found = found or (judge.by_name(shown, record.role) if node is None else None)
         if found is not None:
             return found
     return None
+
+
+def needs_place(name: str) -> bool:
+    """Whether an element called ``name`` is judged by its place too: a generic commit button
+    ("OK", "Continue"), a draft verb ("Reply": does it submit?), or no name at all."""
+    return not name.strip() or bool(COMMIT_SET.find(name) or DRAFT_SET.find(name))
 
 
 async def _points(ctx: ToolContext, reach: Reach, looks: Looks) -> Finding | None:
