@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from deskpilot.errors import RulesError
+from deskpilot.pages.import_plan import apply_plan
 from deskpilot.pages.library import Library
 from deskpilot.pages.patterns import parse_patterns
-from deskpilot.pages.transfer import apply_plan, export_library, plan_deskpilot, plan_import
+from deskpilot.pages.transfer import export_library, plan_deskpilot, plan_import
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "pages"
 

@@ -11,9 +11,10 @@ import click
 
 from deskpilot.cli.common import Context, fail, pass_context, run_async
 from deskpilot.errors import DeskpilotError
-from deskpilot.pages.library import Folder, Group, Library, Rule, Verdict
+from deskpilot.pages.library import Library
 from deskpilot.pages.patterns import KINDS, compile_pattern, normalize_url
 from deskpilot.pages.store import open_library
+from deskpilot.pages.tree import Folder, Group, Rule, Verdict
 
 
 def _library(ctx: Context) -> Library:
@@ -96,7 +97,7 @@ def list_cmd(ctx: Context, url: str | None, as_json: bool) -> None:
         _sync_errors(ctx, lib)
         tree = lib.tree()
         if as_json:
-            from deskpilot.pages.library import structure
+            from deskpilot.pages.tree import structure
 
             click.echo(json.dumps(structure(tree), indent=2, ensure_ascii=False))
             return
@@ -292,7 +293,8 @@ def import_cmd(
     ctx: Context, file: Path, source: str, folder: str | None, dry_run: bool, yes: bool
 ) -> None:
     """Import rules. A Stylus export or a Violentmonkey backup lands in a folder of its own."""
-    from deskpilot.pages.transfer import apply_plan, plan_import
+    from deskpilot.pages.import_plan import apply_plan
+    from deskpilot.pages.transfer import plan_import
 
     try:
         plan = plan_import(file, source, folder)

@@ -10,8 +10,8 @@ import click
 from deskpilot.cli.common import Context, fail, pass_context, run_async
 from deskpilot.cli.rules_cmd import _after_change, _library, rules_group
 from deskpilot.errors import DeskpilotError
-from deskpilot.pages.library import RUN_AT
 from deskpilot.pages.patterns import parse_patterns
+from deskpilot.pages.tree import RUN_AT
 
 _CODE = click.Path(dir_okay=False, allow_dash=True, path_type=Path)
 

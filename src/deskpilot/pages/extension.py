@@ -30,7 +30,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from deskpilot.pages.library import Folder, Group, Library, Rule
+from deskpilot.pages.library import Library
+from deskpilot.pages.tree import Folder, Group, Rule
 
 NAME = "deskpilot page rules"
 KEEP_REVISIONS = 3

@@ -1,0 +1,160 @@
+"""What an import will do, before it does it: folders → groups → rules to create
+(:class:`ImportPlan`, shown by ``deskpilot rules import --dry-run``), and :func:`apply_plan`,
+which writes one in a single transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from deskpilot.errors import InvalidArguments, RulesError
+from deskpilot.pages.library import Library
+from deskpilot.pages.patterns import Pattern, Scope, every_url
+from deskpilot.pages.tree import (
+    Folder,
+    check_code,
+    check_placement,
+    level_of,
+    new_id,
+    shown_pattern,
+)
+
+
+@dataclass
+class RulePlan:
+    name: str
+    css: str | None = None
+    js: str | None = None
+    include: tuple[Pattern, ...] = ()
+    exclude: tuple[Pattern, ...] = ()
+    run_at: str = "document-idle"
+    frames: str = "top"
+    enabled: bool = True
+    origin: str = "user"
+    id: str | None = None
+
+
+@dataclass
+class GroupPlan:
+    name: str
+    include: tuple[Pattern, ...] = ()
+    exclude: tuple[Pattern, ...] = ()
+    enabled: bool = True
+    rules: list[RulePlan] = field(default_factory=list)
+    id: str | None = None
+
+
+@dataclass
+class FolderPlan:
+    name: str
+    label: str | None = None
+    include: tuple[Pattern, ...] = ()
+    exclude: tuple[Pattern, ...] = ()
+    enabled: bool = True
+    groups: list[GroupPlan] = field(default_factory=list)
+    id: str | None = None
+
+
+@dataclass
+class ImportPlan:
+    source: str
+    folders: list[FolderPlan]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> tuple[int, int, int]:
+        groups = [g for f in self.folders for g in f.groups]
+        return len(self.folders), len(groups), sum(len(g.rules) for g in groups)
+
+    def everywhere(self) -> list[str]:
+        """Names of the rules that would apply to every URL."""
+        out = []
+        for f in self.folders:
+            for g in f.groups:
+                for r in g.rules:
+                    scopes = [_scope(f), _scope(g), _scope(r)]
+                    if every_url(scopes):
+                        out.append(f"{f.name} / {g.name} / {r.name}")
+        return out
+
+    def describe(self) -> list[str]:
+        lines = []
+        for f in self.folders:
+            lines.append(f"folder {f.name!r}{_pat(f)}")
+            for g in f.groups:
+                off = "" if g.enabled else " (disabled)"
+                lines.append(f"  group {g.name!r}{off}{_pat(g)}")
+                for r in g.rules:
+                    code = ", ".join(
+                        f"{k} {len(v)} chars" for k, v in (("css", r.css), ("js", r.js)) if v
+                    )
+                    off = "" if r.enabled else ", disabled"
+                    lines.append(f"    rule {r.name!r} ({code}{off}){_pat(r)}")
+        return lines
+
+
+def _scope(node: FolderPlan | GroupPlan | RulePlan) -> Scope:
+    return Scope(node.include, node.exclude)
+
+
+def _pat(node: FolderPlan | GroupPlan | RulePlan) -> str:
+    parts = []
+    if node.include:
+        parts.append("include " + ", ".join(shown_pattern(p) for p in node.include))
+    if node.exclude:
+        parts.append("exclude " + ", ".join(shown_pattern(p) for p in node.exclude))
+    return (" — " + "; ".join(parts)) if parts else ""
+
+
+def apply_plan(library: Library, plan: ImportPlan) -> list[Folder]:
+    """Write the plan in one transaction; ids in the plan are kept when they are free."""
+    taken = {x.id for f in library.tree() for x in _walk(f)}
+    made: list[str] = []
+    with library.change():
+        for fp in plan.folders:
+            fid = _free(fp.id, "f_", taken)
+            library.insert_folder(fid, fp.name, fp.label, fp.enabled)
+            library.put_patterns("folder", fid, fp.include, fp.exclude)
+            made.append(fid)
+            for gp in fp.groups:
+                gid = _free(gp.id, "g_", taken)
+                library.insert_group(gid, fid, gp.name, gp.enabled)
+                library.put_patterns("group", gid, gp.include, gp.exclude)
+                for rp in gp.rules:
+                    rid = _free(rp.id, "r_", taken)
+                    css, js = _checked(rp)
+                    library.insert_rule(
+                        rid, gid, rp.name, css, js, rp.run_at, rp.frames, rp.origin, rp.enabled
+                    )
+                    library.put_patterns("rule", rid, rp.include, rp.exclude)
+    by_id = {f.id: f for f in library.tree()}
+    return [by_id[i] for i in made]
+
+
+def _walk(folder: Folder) -> Iterable[Any]:
+    yield folder
+    for g in folder.groups:
+        yield g
+        yield from g.rules
+
+
+def _free(wanted: str | None, prefix: str, taken: set[str]) -> str:
+    level = level_of(prefix + "x")
+    if wanted and wanted.startswith(prefix) and wanted not in taken and len(wanted) <= 40:
+        taken.add(wanted)
+        return wanted
+    while True:
+        fresh = new_id(level)
+        if fresh not in taken:
+            taken.add(fresh)
+            return fresh
+
+
+def _checked(rp: RulePlan) -> tuple[str | None, str | None]:
+    """The rule's code, and its run_at and frames checked (a RulesError naming the rule)."""
+    try:
+        check_placement(rp.run_at, rp.frames)
+        return check_code(rp.css, rp.js)
+    except InvalidArguments as exc:
+        raise RulesError(f"rule {rp.name!r}: {exc}") from None
