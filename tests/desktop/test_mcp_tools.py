@@ -81,7 +81,10 @@ async def test_calculator_and_every_tool_over_stdio(
         assert png.startswith(b"\x89PNG\r\n\x1a\n")
         width, height = struct.unpack(">II", png[16:24])
         assert f"dimensions: {width}x{height}" in text(shot)
+        assert shot.structured_content is not None
+        covers = shot.structured_content.pop("covers")
         assert shot.structured_content == {"window": window_id, "width": width, "height": height}
+        assert covers[2:] == [width, height]
 
 
 async def test_open_urls_over_stdio(

@@ -79,6 +79,8 @@ class LinuxPixels(LinuxWindows):
     def _with_popups(self, img: Image.Image, xid: int, where: Rect) -> Image.Image:
         """The app's own popups (menus, combo lists, tooltips: override-redirect windows)
         painted over its window's pixels where they overlap it, as a person sees them."""
+        from PIL import Image
+
         for popup, rect in popups_over(self.x.d, self.x.root, xid):
             if not rect.intersects(where):
                 continue

@@ -76,6 +76,9 @@ class Screenshot(_Out):
     window: str = Field(description="Stable window ID of the captured window.")
     width: int
     height: int
+    covers: list[int] = Field(
+        description="The screen area the image shows: [x, y, width, height] in root pixels."
+    )
 
 
 class SequenceRan(_Out):

@@ -224,7 +224,8 @@ class ToolSet:
             gone = lost_reason(ctx.desktop)
             if gone is not None:  # the display or its bus died under the call: no bug
                 log.info("tool %s: the desktop went away (%s)", name, gone)
-                result = ToolResult.error(f"{name} failed: the desktop went away: {gone}. {GONE}")
+                # nothing to screen: the text is ours, and the desktop cannot be listed
+                return ToolResult.error(f"{name} failed: the desktop went away: {gone}. {GONE}")
             else:
                 log.exception("tool %s crashed", name)
                 result = ToolResult.error(
