@@ -1,7 +1,7 @@
-"""The rule library while the agent browser runs: a changed, disabled or deleted JS rule never
-runs its old code in pages loaded afterwards; rule errors reach the CLI whatever tabs are open;
-a session keeps one browser connection and gets over a browser that died or hung.
-
+"""The rule library while the agent browser runs: a changed, disabled or deleted rule (JS at
+document start or later, CSS) never runs its old code in pages loaded afterwards; rule errors
+reach the CLI from any tab, with no web tab open; a session keeps one browser connection and
+gets over a browser that died or hung.
 What a rule did is read through the test's own CDP connection (page globals set by the rule and
 by the page's first script), which the tools do not use; connections are counted in the
 kernel's socket table."""
@@ -57,47 +57,98 @@ def version(v: str) -> str:
     return f"(window.__ran = window.__ran || []).push({json.dumps(v)});"
 
 
+def idle_version(v: str) -> str:
+    return f"(window.__idle = window.__idle || []).push({json.dumps(v)});"
+
+
+def css_version(v: str) -> str:
+    return f":root {{ --dp-version: {json.dumps(v)}; }}"
+
+
 async def ran(page: Page) -> tuple[object, object]:
     """What rules ran in the document, and what the page's first script saw of it."""
     got = await page.evaluate("[window.__ran || null, window.__pageSaw]")
     return got[0], json.loads(got[1]) if isinstance(got[1], str) else got[1]
 
 
-async def test_a_changed_disabled_or_deleted_js_rule_never_runs_its_old_code(
+async def later(page: Page) -> tuple[list[str], str, int]:
+    """What the document-idle rules ran (once the always-on sentinel rule, after them in the
+    same pass, has), the rule CSS in effect, and how many adopted sheets set it (stale
+    sheets left beside the new one would be more than 1)."""
+
+    async def idle_ran() -> list[str] | None:
+        got = await page.evaluate("window.__idle || null")
+        return got if got and "sentinel" in got else None
+
+    idle: list[str] = await async_wait_for(idle_ran, timeout=30, what="the idle rules to run")
+    css, sheets = await page.evaluate(
+        "[getComputedStyle(document.documentElement).getPropertyValue('--dp-version').trim(),"
+        " document.adoptedStyleSheets.filter((s) => [...s.cssRules]"
+        ".some((r) => r.cssText.includes('--dp-version'))).length]"
+    )
+    return idle, css, sheets
+
+
+async def test_a_changed_disabled_or_deleted_rule_never_runs_its_old_code(
     rig: Rig, tmp_path: Path
 ) -> None:
+    """JS at document start (the phase the launch-time set could run stale), JS at
+    document-idle, and CSS: each load after a change has the new version only."""
     base = rig.site.url("")
+    stale = parse_patterns([f"{base}/stale*"], "include")
     with open_library(rig.settings) as lib:
         f = lib.create_folder("Live")
         g = lib.create_group(f.id, "g")
-        rule = lib.create_rule(g.id, "versioned", js=version("v1"), run_at="document-start",
-                               include=parse_patterns([f"{base}/stale*"], "include"))  # fmt: skip
-    # the rule is in the set the browser starts with (its extension's manifest)
+        rule = lib.create_rule(g.id, "versioned", css=css_version("v1"), js=version("v1"),
+                               run_at="document-start", include=stale)  # fmt: skip
+        idle = lib.create_rule(g.id, "idle", js=idle_version("idle-v1"),
+                               run_at="document-idle", include=stale)  # fmt: skip
+        s = lib.create_group(f.id, "always")
+        lib.create_rule(s.id, "sentinel", js=idle_version("sentinel"), run_at="document-idle",
+                        include=stale)  # fmt: skip
+    # the rules are in the set the browser starts with (its extension's manifest)
     page = await rig.restart(rig.site.url("/stale?launch"))
     assert await ran(page) == (["v1"], ["v1"])  # at document start, before the page's script
+    assert await later(page) == (["idle-v1", "sentinel"], '"v1"', 1)
+
+    def run(*args: str) -> None:
+        done = deskpilot(rig.settings, "rules", *args)
+        assert done.returncode == 0, done.stdout + done.stderr
 
     for n, v in enumerate(("v2", "v3"), 1):
-        code = tmp_path / f"{v}.js"
-        code.write_text(version(v))
-        done = deskpilot(rig.settings, "rules", "edit", rule.id, "--js", str(code))
-        assert done.returncode == 0, done.stdout + done.stderr
-        # the editing process has exited; a page loaded right now runs the new code only
+        (tmp_path / f"{v}.js").write_text(version(v))
+        (tmp_path / f"{v}.css").write_text(css_version(v))
+        (tmp_path / f"idle-{v}.js").write_text(idle_version(f"idle-{v}"))
+        run("edit", rule.id, "--js", str(tmp_path / f"{v}.js"), "--css", str(tmp_path / f"{v}.css"))
+        run("edit", idle.id, "--js", str(tmp_path / f"idle-{v}.js"))
+        # the editing processes have exited; a page loaded right now has the new code only
         await page.goto(rig.site.url(f"/stale?edit{n}"))
         assert await ran(page) == ([v], [v])
+        assert await later(page) == ([f"idle-{v}", "sentinel"], f'"{v}"', 1)
 
-    done = deskpilot(rig.settings, "rules", "disable", rule.id)
-    assert done.returncode == 0, done.stderr
+    run("disable", rule.id)
     await page.goto(rig.site.url("/stale?disabled"))
     assert await ran(page) == (None, None)
+    assert await later(page) == (["idle-v3", "sentinel"], "", 0)
 
-    done = deskpilot(rig.settings, "rules", "enable", rule.id)
+    run("disable", g.id)  # the group: everything in it, without touching the rules' flags
+    await page.goto(rig.site.url("/stale?group-disabled"))
+    assert await ran(page) == (None, None)
+    assert await later(page) == (["sentinel"], "", 0)
+
+    run("enable", g.id)
+    run("enable", rule.id)
     await page.goto(rig.site.url("/stale?enabled"))
     assert await ran(page) == (["v3"], ["v3"])
+    assert await later(page) == (["idle-v3", "sentinel"], '"v3"', 1)
 
-    done = deskpilot(rig.settings, "rules", "delete", "--yes", rule.id)
-    assert done.returncode == 0, done.stderr
+    run("delete", "--yes", g.id)
     await page.goto(rig.site.url("/stale?deleted"))
     assert await ran(page) == (None, None)
+    assert await later(page) == (["sentinel"], "", 0)
+    with open_library(rig.settings) as lib:
+        lib.delete(f.id)
+    await service.after_change(rig.settings)
 
 
 async def _stop_worker(rig: Rig, page: Page) -> None:
@@ -136,7 +187,7 @@ async def _stored_errors(rig: Rig) -> list[str]:
     return found
 
 
-async def test_rule_errors_reach_the_cli_with_no_web_tab_open(rig: Rig) -> None:
+async def test_rule_errors_reach_the_cli_from_any_tab_with_no_web_tab_open(rig: Rig) -> None:
     base = rig.site.url("")
     with open_library(rig.settings) as lib:
         f = lib.create_folder("Errors")
@@ -147,8 +198,13 @@ async def test_rule_errors_reach_the_cli_with_no_web_tab_open(rig: Rig) -> None:
                                  include=parse_patterns([f"{base}/boom2"], "include"))  # fmt: skip
     await service.after_change(rig.settings)
 
+    # the first error in the tab the user sees, the second in another tab
     for path, rule, shows in (("/boom1", first, "boom-one"), ("/boom2", second, "TypeError")):
-        page = await goto(rig, path)
+        if rule is first:
+            page = await goto(rig, path)
+        else:
+            page = await rig.browser.contexts[0].new_page()
+            await page.goto(rig.site.url(path))
 
         async def stored(rule_id: str = rule.id) -> bool:
             return any(json.loads(e)["rule"] == rule_id for e in await _stored_errors(rig))
@@ -169,6 +225,7 @@ async def test_rule_errors_reach_the_cli_with_no_web_tab_open(rig: Rig) -> None:
             assert "1 error" in line, listed.stdout
             shown = deskpilot(rig.settings, "rules", "show", rule.id)
             assert shows in shown.stdout
+    await page.close()  # the second tab
     assert await _stored_errors(rig) == []  # taken, not copied: nothing is counted twice
     with open_library(rig.settings) as lib:
         assert [e.count for e in lib.errors(first.id)] == [1]
