@@ -39,6 +39,7 @@ check: setup
 
 bench: setup
 	$(BIN)/python -m bench.snapshot
+	$(BIN)/python -m bench.calc
 	$(BIN)/python -m bench.cli_latency
 	$(BIN)/python -m bench.web
 	$(BIN)/python -m bench.eval_cost

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bench.make_fixtures import PAGE_FILE, TEXT_FILE, WRITER_FILE, write_all
 from deskpilot._wait import async_wait_for
+from deskpilot.config import Settings, load_settings
 from deskpilot.desktop.a11yenv import chromium_flags
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
@@ -82,6 +83,16 @@ APPS: dict[str, AppSpec] = {
         ),
     )
 }
+
+
+def bench_env(sb: Sandbox, home: str) -> tuple[dict[str, str], Settings]:
+    """The environment of the benchmark's apps and readers on the sandbox, and its Settings
+    (a private DESKPILOT_HOME)."""
+    assert sb.info is not None
+    env = sb.app_env()
+    env["DESKPILOT_SANDBOX"] = sb.info.runtime_dir
+    env["DESKPILOT_HOME"] = home
+    return env, load_settings(env=env)
 
 
 def prepare_inputs(sb: Sandbox, run: Path, *, writer: bool = True) -> None:

@@ -34,6 +34,9 @@ from pyatspi import StateType
 #: children past this index are not in its XML.
 MAX_DEPTH = 50
 MAX_WIDTH = 1024
+#: OSWorld's scan of a Calc sheet: cells are asked by index row * columns + column, from the
+#: sheet's top-left, giving up after this many cells that are not showing.
+CALC_GIVE_UP = 500
 FRAME_ROLES = {"frame", "window", "dialog", "alert", "file chooser"}
 
 
@@ -63,11 +66,17 @@ def read_node(acc: Any) -> tuple[str, str, list[str], list[int] | None]:
     return role, name, states, extents
 
 
-def walk(frame: Any, frame_depth: int) -> list[dict[str, Any]]:
-    """One pre-order walk: one call per property per node, children one at a time."""
+def walk(frame: Any, frame_depth: int, *, osworld: bool = False) -> list[dict[str, Any]]:
+    """One pre-order walk: one call per property per node, children one at a time.
+
+    With ``osworld``, children are enumerated the way OSWorld's server does it: at most
+    MAX_WIDTH per node, and a Calc sheet (a ``table`` inside a ``document spreadsheet``,
+    which reports 2^31 - 1 children) by asking its cells one index at a time, row by row,
+    keeping the SHOWING ones (``_create_atspi_node``'s "calc" branch, re-stated here).
+    """
     nodes: list[dict[str, Any]] = []
 
-    def visit(acc: Any, parent: int, depth: int, index: int, kept: bool) -> None:
+    def visit(acc: Any, parent: int, depth: int, index: int, kept: bool, calc: bool) -> None:
         try:
             role, name, states, extents = read_node(acc)
             count = acc.childCount
@@ -88,16 +97,44 @@ def walk(frame: Any, frame_depth: int) -> list[dict[str, Any]]:
                 "osworld": kept,
             }
         )
-        for i in range(count):
+        calc = calc or role == "document spreadsheet"
+        if osworld and calc and role == "table":
+            for i, child in sheet_cells(acc):
+                visit(child, me, depth + 1, i, kept and depth < MAX_DEPTH, calc)
+            return
+        for i in range(min(count, MAX_WIDTH) if osworld else count):
             try:
                 child = acc.getChildAtIndex(i)
             except Exception:
                 continue
             if child is not None:
-                visit(child, me, depth + 1, i, kept and depth < MAX_DEPTH)
+                visit(child, me, depth + 1, i, kept and depth < MAX_DEPTH, calc)
 
-    visit(frame, -1, frame_depth, 0, True)
+    visit(frame, -1, frame_depth, 0, True, False)
     return nodes
+
+
+def sheet_cells(table: Any, columns: int = 16384) -> list[tuple[int, Any]]:
+    """The showing cells of a Calc sheet as OSWorld finds them (LibreOffice >= 7.4 has 16,384
+    columns): row by row from the top-left, each row from the first showing column until a
+    cell is not showing; CALC_GIVE_UP cells without a showing one end a row (or the scan)."""
+    out: list[tuple[int, Any]] = []
+    first: int | None = None
+    for row in range(1_048_576):
+        base = row * columns
+        col = first or 0
+        while col < columns:
+            cell = table.getChildAtIndex(base + col)
+            showing = cell is not None and cell.getState().contains(pyatspi.STATE_SHOWING)
+            if showing:
+                first = col if first is None else first
+                out.append((base + col, cell))
+            elif first is not None or col >= CALC_GIVE_UP:
+                break
+            col += 1
+        if (first is not None and col == first) or (first is None and row >= CALC_GIVE_UP):
+            break
+    return out
 
 
 def read_text(acc: Any) -> str | None:
@@ -151,6 +188,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--title", required=True)
     parser.add_argument("--path", default=None, help="the frame's object path, if known")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--osworld",
+        action="store_true",
+        help="enumerate children as OSWorld does (MAX_WIDTH per node; Calc sheets cell by cell)",
+    )
     args = parser.parse_args(argv)
 
     app, frame = find_frame(args.pid, args.title, args.path)
@@ -158,7 +200,9 @@ def main(argv: list[str] | None = None) -> None:
     nodes: list[dict[str, Any]] = []
     for _ in range(max(1, args.runs)):
         start = time.perf_counter()
-        nodes = walk(frame, 2)  # OSWorld's XML: desktop (0) > application (1) > frame (2)
+        nodes = walk(
+            frame, 2, osworld=args.osworld
+        )  # OSWorld's XML: desktop (0) > application (1) > frame (2)
         times.append((time.perf_counter() - start) * 1000)
     for node in nodes:
         acc = node.pop("acc")

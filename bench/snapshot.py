@@ -36,9 +36,9 @@ from typing import Any
 from rich.console import Console
 
 from bench import report
-from bench.apps import APPS, AppSpec, Launched, launch, prepare_inputs
+from bench.apps import APPS, AppSpec, Launched, bench_env, launch, prepare_inputs
 from bench.measure import Sizes, measure
-from deskpilot.config import Settings, load_settings
+from deskpilot.config import Settings
 from deskpilot.desktop.base import Rect
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.events import discard
@@ -270,11 +270,8 @@ async def run_all(
             console.log(text)
 
         with Sandbox(width=1280, height=800) as sb, tempfile.TemporaryDirectory() as home:
+            env, settings = bench_env(sb, home)
             assert sb.info is not None
-            env = sb.app_env()
-            env["DESKPILOT_SANDBOX"] = sb.info.runtime_dir
-            env["DESKPILOT_HOME"] = home
-            settings = load_settings(env=env)
             run = Path(sb.info.runtime_dir) / "bench"
             step("preparing inputs (soffice --convert-to odt)")
             prepare_inputs(sb, run, writer="libreoffice-writer" in names)

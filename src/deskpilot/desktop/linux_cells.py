@@ -99,12 +99,14 @@ class LinuxCells(LinuxScrolling):
         return outcome.done(detail)
 
     async def _focused(self, key: tuple[str, str], timeout: float = 2.0) -> bool:
+        """Whether the element reports FOCUSED within ``timeout`` seconds."""
+
         async def has() -> bool:
             now = await self.a11y.inspect(key)
             return now is not None and "focused" in now.states
 
         try:
-            await async_wait_for(has, timeout=timeout, what="the cell to take the cursor")
+            await async_wait_for(has, timeout=timeout, what="the keyboard focus")
         except WaitTimeout:
             return False
         return True

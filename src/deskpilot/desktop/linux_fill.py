@@ -9,6 +9,10 @@
   meant select-all + Backspace, which in Impress selects every shape on the slide and deletes
   them all.
 * A spreadsheet cell (no editable text) is filled through the table: :mod:`linux_cells`.
+* A segmented date or time field (spin buttons for month, day, year, hours…) gets each
+  segment typed and every segment checked: :mod:`linux_segments`.
+* A drop-down (a combo box without editable text) gets the item named by the text chosen,
+  and what it shows checked: :mod:`linux_choose`.
 * Otherwise, only a single-line field (Chromium's inputs have no EditableText) is typed over:
   focused, select-all (which in a single-line field selects its own text only), the text
   typed, and read back. Anything else is refused with what to do instead.
@@ -21,7 +25,7 @@ import contextlib
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.atspi_elements import shows
 from deskpilot.desktop.base import ActionOutcome, LiveElement, WindowInfo
-from deskpilot.desktop.linux_cells import LinuxCells
+from deskpilot.desktop.linux_segments import LinuxSegments
 from deskpilot.errors import ActionFailed
 
 #: Roles whose select-all selects only their own text: safe to type over.
@@ -42,7 +46,7 @@ def _same(shown: str | None, text: str) -> bool:
         return False
 
 
-class LinuxFill(LinuxCells):
+class LinuxFill(LinuxSegments):
     """Filling fields, checked."""
 
     async def fill_element(
@@ -70,6 +74,10 @@ class LinuxFill(LinuxCells):
                     f"it holds {len(parts)} pieces of editable text: fill one of them (read it "
                     "with read_screen_ax and its elementID), or click into it and use type"
                 )
+            elif live.role == "combo-box" and "editable" not in live.states:
+                return await self.choose_item(live, text)  # a drop-down: choose its item
+            elif segments := await self.segments(key):  # a date or time field's segments
+                return await self.fill_segments(window, live, segments, text)
         if live.role not in SINGLE_LINE and not (live.role == "text" and editable):
             raise ActionFailed(
                 f"it has no text of its own to replace ({live.role}); typing over it would "
@@ -134,26 +142,13 @@ class LinuxFill(LinuxCells):
         self, key: tuple[str, str], text: str, masked: bool = False, timeout: float = 3.0
     ) -> bool:
         async def check() -> bool:
-            return shows(await self.a11y.read_text(key), text, masked)
+            if shows(await self.a11y.read_text(key), text, masked):
+                return True
+            value = await self.a11y.current_value(key)  # a date's segment: a value, no text
+            return value is not None and _same(f"{value:g}", text)
 
         try:
             await async_wait_for(check, timeout=timeout, what="the typed text")
-        except WaitTimeout:
-            return False
-        return True
-
-    async def _focus(self, key: tuple[str, str]) -> bool:
-        """GrabFocus, then wait until the element reports FOCUSED (Chromium focuses
-        asynchronously: typing right away would go to the previous field)."""
-        return await self.a11y.grab_focus(key) and await self._has_focus(key)
-
-    async def _has_focus(self, key: tuple[str, str], timeout: float = 1.5) -> bool:
-        async def focused() -> bool:
-            live = await self.a11y.inspect(key)
-            return live is not None and "focused" in live.states
-
-        try:
-            await async_wait_for(focused, timeout=timeout, what="the keyboard focus")
         except WaitTimeout:
             return False
         return True

@@ -52,7 +52,9 @@ from deskpilot.tools.wording import describe, how, shown
 
 log = logging.getLogger(__name__)
 
-TEXT_FIELD_ROLES = {"entry", "password-text", "text", "spin-button", "combo-box", "terminal"}
+TEXT_FIELD_ROLES = {
+    "entry", "password-text", "text", "spin-button", "combo-box", "terminal", "date-editor"
+}  # fmt: skip
 
 
 def check_fillable(eid: str, live: LiveElement) -> None:
@@ -104,6 +106,8 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
         check_fillable(eid, live)
         outcome = await ctx.desktop.fill_element(window, live.key, step.text or "")
         n = len(step.text or "")
+        if outcome.detail.startswith("its item "):  # a drop-down: the item was chosen
+            return f"Chose {step.text!r} in {shown(ctx, eid, live)} @{eid} {how(outcome)}."
         return f"Filled {shown(ctx, eid, live)} @{eid} with {n} characters {how(outcome)}."
     if step.action == "type":
         if step.elementID:

@@ -29,7 +29,8 @@ ActionArg = Annotated[
         description="click (default): activate an element (elementID), or click at a point "
         "(x, y); double_click, right_click, hover: the pointer on an element or a point; "
         "drag: press on elementID or (x, y), move to toElementID, (toX, toY) or by (dx, dy), "
-        "release; fill: replace a field's text; type: send keystrokes to whatever has focus; "
+        "release; fill: replace a field's text (a drop-down: choose its item of that name; a "
+        "date or time: '2026-03-07', '14:05'); type: send keystrokes to whatever has focus; "
         "shortcut: a key combination such as 'ctrl+s', 'escape', 'shift+enter', 'cmd+k'."
     ),
 ]

@@ -1,0 +1,102 @@
+"""``fill`` on every kind of field: segmented dates and times, drop-downs, combo entries.
+
+A browser's date and time inputs are rows of spin buttons (month, day, year; hours, minutes,
+AM/PM) without editable text; a ``<select>`` and a GTK combo box have no text at all; a
+``<input list>`` is an editable combo. ``fill`` sets each, or says what the field shows. The
+web page reports every value it takes to the test server; the GTK combo's choice is read by a
+separate AT-SPI reader (its own bus connection).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from deskpilot.config import Settings
+from deskpilot.desktop.atspi_bus import AtspiBus
+from deskpilot.desktop.base import WindowInfo
+from deskpilot.tools.context import ToolContext
+from deskpilot.tools.elements import lookup
+from tests.desktop.conftest import Apps, Call
+from tests.desktop.web import PageServer
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+def element(text: str, line: str) -> str:
+    m = re.search(rf"^\s*{line}.* @(\S+)$", text, re.M)
+    assert m, f"no line {line!r} in:\n{text}"
+    return m.group(1)
+
+
+async def test_web_dates_times_drop_downs_and_combo_entries(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    pages.clear()
+    assert not (await call("open_urls", {"urls": [pages.url("fields.html")]})).is_error
+    page = (await call("read_screen_ax")).text
+    day, at = element(page, 'date "Arrival date"'), element(page, 'date "Arrival time"')
+
+    async def fill(eid: str, text: str) -> str:
+        done = await call("perform", {"action": "fill", "elementID": eid, "text": text})
+        assert not done.is_error, done.text
+        return done.text
+
+    assert "month 3, day 7, year 2026" in await fill(day, "2026-03-07")
+    await pages.wait_for("day", value="2026-03-07")
+    assert "hours 2, minutes 5, PM" in await fill(at, "14:05")
+    await pages.wait_for("at", value="14:05")
+    chose = await fill(element(page, 'combobox "Room"'), "Suite")
+    assert "Chose 'Suite'" in chose and "it shows 'Suite'" in chose, chose
+    await pages.wait_for("room", value="Suite")
+    await fill(element(page, 'combobox "City"'), "Oslo")  # an editable combo: typed, checked
+    await pages.wait_for("city", value="Oslo")
+
+    # what a field cannot take is reported with what it shows, or refused before anything
+    bad = await call("perform", {"action": "fill", "elementID": day, "text": "2026-02-30"})
+    assert bad.is_error and "invalid" in bad.text and "day 30" in bad.text, bad.text
+    vague = await call("perform", {"action": "fill", "elementID": day, "text": "next Tuesday"})
+    assert vague.is_error and "ISO form" in vague.text and "Nothing was typed" in vague.text
+    none = await call("perform", {"action": "fill", "elementID": element(page, 'combobox "Room"'),
+                                  "text": "Palace"})  # fmt: skip
+    assert none.is_error and "'Single', 'Double', 'Twin', 'Suite'" in none.text, none.text
+    assert pages.of("room", value="Palace") == [] and {e["value"] for e in pages.of("room")} == {
+        "Suite"
+    }
+
+
+async def test_a_gtk_combo_box_gets_the_item_named(
+    call: Call, ctx: ToolContext, apps: Apps, desktop_settings: Settings
+) -> None:
+    demo = await apps.spawn(["gtk3-demo", "--run", "combobox"], match=lambda w: "Combo" in w.title)
+    text = (await call("read_screen_ax", {"windowID": demo.stable_id})).text
+    capitals, icons = element(text, 'combobox "Boston"'), element(text, 'combobox "dialog-warning"')
+    reader = await AtspiBus.connect(desktop_settings.session_bus)
+
+    async def choice(eid: str) -> tuple[str, str]:
+        """What the combo shows, read on its own: its name (GTK names a combo by its choice;
+        an icon combo by the icon) and the name of the child it reports selected."""
+        key = lookup(ctx.session, eid)[1].key
+        got = await reader.call(*key, "Selection", "GetSelectedChild", "i", [0])
+        bus, path = got[0]
+        selected = await reader.get_property(str(bus), str(path), "Accessible", "Name")
+        return str(await reader.get_property(*key, "Accessible", "Name")), str(selected)
+
+    try:
+        # "Denver" sits in the submenu "C - D": nested items are chosen too
+        done = await call("perform", {"action": "fill", "elementID": capitals, "text": "denver",
+                                      "windowID": demo.stable_id})  # fmt: skip
+        assert not done.is_error and "Chose 'denver'" in done.text, done.text
+        assert await choice(capitals) == ("Denver", "C - D")  # its submenu
+        done = await call("perform", {"action": "fill", "elementID": icons, "text": "Clear",
+                                      "windowID": demo.stable_id})  # fmt: skip
+        assert not done.is_error, done.text
+        assert await choice(icons) == ("edit-clear", "Clear")
+        missing = await call("perform", {"action": "fill", "elementID": capitals,
+                                         "text": "Chicago"})  # fmt: skip
+        assert missing.is_error and "no item named 'Chicago'" in missing.text, missing.text
+        assert "'Albany'" in missing.text and "(50 in all)" in missing.text
+        assert (await choice(capitals))[0] == "Denver"  # nothing was chosen
+    finally:
+        await reader.close()
