@@ -64,6 +64,28 @@ def write_fodt(path: Path, paragraphs: list[str]) -> Path:
     return path
 
 
+def write_fodp(path: Path, titles: list[str]) -> Path:
+    """A flat ODF presentation: one slide per title (a text frame holding it)."""
+    draw = "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
+    svg = "urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"
+    pages = "".join(
+        f'<draw:page draw:name="page{i}"><draw:frame svg:x="2cm" svg:y="2cm" svg:width="20cm" '
+        f'svg:height="3cm"><draw:text-box><text:p>{escape(t)}</text:p></draw:text-box>'
+        "</draw:frame></draw:page>"
+        for i, t in enumerate(titles, 1)
+    )
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<office:document xmlns:office="{OFFICE}" xmlns:text="{TEXT}" xmlns:draw="{draw}" '
+        f'xmlns:svg="{svg}" office:version="1.3" '
+        'office:mimetype="application/vnd.oasis.opendocument.presentation">'
+        f"<office:body><office:presentation>{pages}</office:presentation></office:body>"
+        "</office:document>\n",
+        encoding="utf-8",
+    )
+    return path
+
+
 @dataclass(frozen=True)
 class Cell:
     text: str

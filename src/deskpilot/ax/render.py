@@ -41,6 +41,7 @@ from deskpilot.ax.page import (
     row_text,
     sentence,
 )
+from deskpilot.ax.popup import more_line, open_popup, scrolled_items
 from deskpilot.ax.prune import Line, prune
 from deskpilot.ax.roles import (
     ALWAYS_STRUCTURAL,
@@ -240,8 +241,23 @@ class Renderer:
             child_depth = depth
         if target is not None:
             return
+        if node.role == "combo-box" and (popup := open_popup(node)) is not None:
+            self._popup(*popup, child_depth, parent_name, out)
+            return
         for child in self._reading_order(node.children):
             self._visit(child, child_depth, parent_name, out, top=False, scope=scope)
+
+    def _popup(self, popup: Node, area: Rect, depth: int, parent: str, out: list[Line]) -> None:
+        """An open drop-down's list: judged by its own rectangle (it may reach past the
+        window); its scrolled-away items on one ``more`` line (:mod:`~deskpilot.ax.popup`)."""
+        window, self.area = self.area, area
+        try:
+            self._visit(popup, depth, parent, out, top=False)
+        finally:
+            self.area = window
+        if hidden := scrolled_items(popup, area):
+            out.append(Line(depth + 1, popup, "text", "", None, [], False, fixed=True,
+                            raw=more_line(hidden)))  # fmt: skip
 
     def _row(self, row: Node, cells: list[Node], depth: int, out: list[Line], scope: bool) -> None:
         """A table row as one line (its cells' texts); the cells to operate under it."""

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from deskpilot.desktop.caret import Caret
+
 MouseButton = Literal["left", "right", "middle", "back", "forward"]
 ScrollDirection = Literal["up", "down", "left", "right"]
 #: Pointer input at one point, aimed at a window (see Desktop.point_at).
@@ -327,6 +329,10 @@ class Desktop(Protocol):
     async def focused_element(self, window: WindowInfo) -> tuple[str, str] | None:
         """The key of the element the window's app last said has the keyboard focus (None
         when it has said nothing since this desktop opened)."""
+        ...
+
+    async def text_caret(self, key: tuple[str, str]) -> Caret | None:
+        """The caret and selections in the element's text (None: it has no text caret)."""
         ...
 
     async def covering(self, window: WindowInfo, key: tuple[str, str]) -> str | None:

@@ -32,6 +32,7 @@ from deskpilot.desktop.base import (
     Snapshot,
     WindowInfo,
 )
+from deskpilot.desktop.caret import Caret
 from deskpilot.desktop.fake_apps import FAKE_APPS, FakeWindow, WindowBuilder, press
 from deskpilot.errors import ActionFailed, DesktopError
 
@@ -189,6 +190,9 @@ class FakeDesktop:
 
     async def covering(self, window: WindowInfo, key: tuple[str, str]) -> str | None:
         return self.covers.get(key)
+
+    async def text_caret(self, key: tuple[str, str]) -> Caret | None:
+        return None  # the fake apps' fields have no caret
 
     async def cell_at(self, key: tuple[str, str], row: int, col: int) -> tuple[str, str] | None:
         return None  # the fake apps have no tables

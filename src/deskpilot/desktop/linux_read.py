@@ -14,7 +14,9 @@ import time
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi import Accessibility
+from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
 from deskpilot.desktop.base import LiveElement, Node, Snapshot, WindowInfo
+from deskpilot.desktop.caret import LINE_SCAN, SHOWN_SELECTION, Caret, line_and_column
 from deskpilot.desktop.cell_refs import Place
 from deskpilot.desktop.linux_pixels import LinuxPixels
 from deskpilot.desktop.x11 import X11
@@ -90,6 +92,33 @@ class LinuxReading(LinuxPixels):
 
     async def focused_element(self, window: WindowInfo) -> tuple[str, str] | None:
         return self.a11y.focus.of(await self.a11y.buses_for_pid(window.pid))
+
+    async def text_caret(self, key: tuple[str, str]) -> Caret | None:
+        bus = self.a11y.bus
+        try:
+            offset = int(await bus.get_property(*key, "Text", "CaretOffset"))
+            length = int(await bus.get_property(*key, "Text", "CharacterCount"))
+            count = int((await bus.call(*key, "Text", "GetNSelections"))[0])
+        except (AtspiCallError, AtspiTimeout):
+            return None  # no Text, or it is gone
+        if offset < 0:
+            return None  # a text without a caret (a label)
+        line = column = None
+        with contextlib.suppress(AtspiCallError, AtspiTimeout):
+            if offset <= LINE_SCAN:
+                before = (await bus.call(*key, "Text", "GetText", "ii", [0, offset]))[0]
+                line, column = line_and_column(str(before))
+        selections: list[tuple[int, int, str]] = []
+        for i in range(min(count, 4)):
+            with contextlib.suppress(AtspiCallError, AtspiTimeout):
+                start, end = (
+                    int(v) for v in await bus.call(*key, "Text", "GetSelection", "i", [i])
+                )
+                if end > start:
+                    stop = min(end, start + SHOWN_SELECTION + 1)
+                    text = (await bus.call(*key, "Text", "GetText", "ii", [start, stop]))[0]
+                    selections.append((start, end, str(text).replace("\ufffc", "")))
+        return Caret(key, offset, line, column, length, selections)
 
     async def _new_window_shown(self, window: WindowInfo, buses: list[str], since: float) -> None:
         """When the app announced another window since ``since`` (a dialog it opened), wait

@@ -14,6 +14,7 @@ from deskpilot.ax.render import Renderer
 from deskpilot.ax.roles import TEXT_LIMIT
 from deskpilot.ax.ticking import quiet
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
+from deskpilot.desktop.caret import describe_caret
 from deskpilot.desktop.cell_refs import parse_range
 from deskpilot.errors import (
     AppNotResponding,
@@ -154,6 +155,19 @@ async def change_summary(ctx: ToolContext, window: WindowInfo) -> str:
     return changes_since(ctx, window, read).summary()
 
 
+async def caret_lines(ctx: ToolContext, window: WindowInfo, ids: dict[str, Node]) -> list[str]:
+    """The caret and the selection in the focused text of the window (a document, a text
+    view, a field), when it has one: where typing goes and what a shortcut would act on."""
+    key = await ctx.desktop.focused_element(window)
+    if key is None:
+        return []
+    caret = await ctx.desktop.text_caret(key)
+    if caret is None:
+        return []
+    eid = next((e for e, n in ids.items() if n.key == key), None)
+    return describe_caret(caret, eid)
+
+
 def changes_since(ctx: ToolContext, window: WindowInfo, read: Read) -> Diff:
     """What changed since the window's last baseline read, ticking texts left out when they
     ticked in the diff before too (:mod:`~deskpilot.ax.ticking`)."""
@@ -225,6 +239,8 @@ async def read_screen_ax(
     focused = [eid for eid, n in ids.items() if "focused" in n.states]
     if focused:
         parts.append(f"Focused: @{focused[0]}")
+    if elementID is None:
+        parts += await caret_lines(ctx, window, ids)
     parts += [body, "</activeAppContext>"]
     guide = guidance_for(window.app, ctx.settings.config_dir / "guidance")
     if guide is not None and (guidance or str(window.xid) not in ctx.session.guided):

@@ -1,0 +1,62 @@
+"""An open combo box's list as a person sees it: every item, the scrolled-away ones as "more".
+
+A drop-down's list is a popup window of its own (GTK's menu, LibreOffice's list, a browser's
+``<select>``), drawn over and often beyond the window it belongs to: judged by the window's
+area, its lower items looked off-screen and were dropped, and a long list showed three of
+sixty. Here the popup's own rectangle is its visible area; items outside it (scrolled out of
+the list) are named on one ``more`` line, so the model knows they exist and can choose one by
+name (``fill`` on the combo box) or scroll the list to it.
+"""
+
+from __future__ import annotations
+
+from deskpilot.ax.roles import is_displayed
+from deskpilot.desktop.base import Node, Rect
+
+#: Roles of a combo box's popup.
+POPUP_ROLES = frozenset({"menu", "list", "list-box", "window", "tree-table", "table"})
+#: Roles of its items.
+ITEM_ROLES = frozenset(
+    {"menu-item", "check-menu-item", "radio-menu-item", "list-item", "option", "table-cell"}
+)
+#: Item names listed at most on a ``more`` line.
+MORE_NAMES = 40
+
+
+def open_popup(combo: Node) -> tuple[Node, Rect] | None:
+    """The open popup under a combo box and its rectangle on screen, if it is open."""
+    for child in combo.children:
+        b = child.bounds
+        if child.role in POPUP_ROLES and is_displayed(child) and b is not None and not b.empty:
+            return child, b
+    return None
+
+
+def scrolled_items(popup: Node, area: Rect) -> list[Node]:
+    """The popup's items outside its visible rectangle (scrolled out of the list), in order;
+    the items of closed submenus are not counted."""
+    out: list[Node] = []
+    stack = list(reversed(popup.children))
+    while stack:
+        node = stack.pop()
+        if node.role in ITEM_ROLES:
+            b = node.bounds
+            away = b is None or b.empty or not b.intersects(area) or not is_displayed(node)
+            if away and node.name.strip():
+                out.append(node)
+            continue
+        if node.role == "menu" and "showing" not in node.states:
+            continue  # a closed submenu ("C - D")
+        stack.extend(reversed(node.children))
+    return out
+
+
+def more_line(items: list[Node]) -> str:
+    """``… 57 more items scrolled out of the list: "Option 4", … (fill the combo box with an
+    item's name to choose it)``."""
+    names = ", ".join(f'"{n.name.strip()}"' for n in items[:MORE_NAMES])
+    rest = f", … ({len(items) - MORE_NAMES} more)" if len(items) > MORE_NAMES else ""
+    return (
+        f"… {len(items)} more items scrolled out of the list: {names}{rest} (fill the combo "
+        "box with an item's name to choose it, or scroll the list)"
+    )
