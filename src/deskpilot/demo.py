@@ -102,7 +102,8 @@ async def agent_demo(out: Path, model: str | None, mode: Mode) -> int:
                                 border_style="yellow"))  # fmt: skip
         flags = {"loop": "", "native": "--native ", "hybrid": "--hybrid "}[mode]
         console.print(f"[bold]$ deskpilot run {flags}--model {provider.spec} {GOAL!r}[/]")
-        result = await run_goal(settings, provider, GOAL, console=console, mode=mode)
+        result = await run_goal(settings, provider, GOAL, console=console, mode=mode,
+                                surface="demo")  # fmt: skip
         console.rule("[bold]answer")
         console.print(result.answer, markup=False)
         value = await afterwards(settings, out / "calculator.png")

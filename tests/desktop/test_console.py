@@ -178,9 +178,14 @@ async def test_deny_runs_nothing_and_the_model_reads_the_refusal(
     assert proc.poll() is None
     await page.click(".confirm button.deny")
     assert await exited(proc) == 1  # the model, told it was refused, pressed Cancel instead
-    console.wait_end(sid)
+    end = console.wait_end(sid)
     sent = texts_of(router, key)
     assert any("refused perform in the console" in t for t in sent), sent
+    # the door's refusal, in the audit log as the console's
+    events = console.run_events(end["run_id"])
+    assert {e["data"]["surface"] for e in events if e["event"] == "tool.call"} == {"console"}
+    refused = [e["data"] for e in events if e["event"] == "tool.result" and not e["data"]["ok"]]
+    assert [(r["tool"], r.get("refused")) for r in refused] == [("perform", "declined")]
 
 
 async def test_no_answer_in_time_declines_and_a_reload_keeps_the_session(
@@ -461,6 +466,10 @@ async def test_no_session_can_see_read_or_click_the_console_window(
             events = console.run_events(end["run_id"])
             results = [e["data"] for e in events if e["event"] == "tool.result"]
             assert [r["ok"] for r in results] == [True, False, False, False]
+            assert [r.get("refused") for r in results[1:]] == ["blocked"] * 3  # by the door
+            assert {e["data"]["surface"] for e in events if e["event"] == "tool.call"} == {
+                "console"
+            }
         finally:
             await headed.close()
 

@@ -7,6 +7,10 @@ nobody can be asked — the two cases of issue #11.
   with ``--confirm none`` the same Enter sends it (zenity exits 0).
 * An MCP client (no elicitation) pressing Enter, space or typing "\\n" on a focused "Delete"
   button (a zenity question): each refused, the dialog still open; Cancel still works.
+* The native executor, judged the same way: Enter, space and a typed "\\n" on the focused
+  "Löschen" button of a German dialog, and a click at its pixels, each ask the approver (the
+  same one, with the same events as the element tools) and are declined; "Behalten" (keep)
+  is clicked without a question.
 
 Effects are seen outside the tools: the zenity process's exit status and output.
 """
@@ -14,6 +18,7 @@ Effects are seen outside the tools: the zenity process's exit status and output.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import subprocess
 from pathlib import Path
@@ -26,6 +31,12 @@ from deskpilot.cli import main
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.events import Event
+from deskpilot.native.actions import Action, Click, KeyPress, TypeText
+from deskpilot.native.executor import NativeExecutor
+from deskpilot.policy import ApprovalRequest, CallbackApprover
+from deskpilot.tools.context import ToolContext
+from deskpilot.tools.toolset import ToolSet
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id
 from tests.desktop.helpers import mcp_text as text
@@ -120,3 +131,48 @@ async def test_keys_on_a_focused_delete_button_are_refused_over_mcp(
         kept = await session.call_tool("perform", {"elementID": keep, **wid})
         assert not kept.is_error, text(kept)
     assert await ended(proc) == 1  # zenity's cancel answer (Keep): Delete never fired
+
+
+async def test_the_native_executor_is_judged_the_same_way(
+    apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+) -> None:
+    window = await apps.spawn(
+        ["zenity", "--question", "--title=Alte Sicherungen", "--text=3 alte Sicherungen?",
+         "--ok-label=Löschen", "--cancel-label=Behalten"],
+        match=lambda w: w.title == "Alte Sicherungen",
+    )  # fmt: skip
+    proc = apps.procs[-1]
+    snap = await desktop.snapshot(window)  # the test's own reader: the buttons and the focus
+    buttons = {n.name: n for n in snap.nodes() if n.role == "push-button"}
+    focused = [n for n in snap.nodes() if "focused" in n.states]
+    assert focused and focused[-1].name == "Löschen", [(n.role, n.name) for n in focused]
+    delete, keep = buttons["Löschen"].bounds, buttons["Behalten"].bounds
+    assert delete is not None and keep is not None
+    events: list[Event] = []
+    asked: list[ApprovalRequest] = []
+
+    def say_no(request: ApprovalRequest) -> bool:
+        asked.append(request)
+        return False
+
+    nobody = CallbackApprover(say_no)
+    settings = ctx.settings.with_overrides(confirm="consequential")
+    native = dataclasses.replace(ctx, settings=settings, approver=nobody, audit=events.append)
+    executor = NativeExecutor(ToolSet(), native)
+    tries: list[Action] = [KeyPress(("Return",)), KeyPress(("space",)), TypeText("\n"),
+                           KeyPress(("KP_Enter",)), Click(*delete.center)]  # fmt: skip
+    for action in tries:
+        outcome = await executor.run([action], screenshot=False)
+        (step,) = outcome.steps
+        assert step.result.is_error and "Declined" in step.result.text, (action, step.result)
+        assert "delete" in step.result.text, step.result.text
+        assert proc.poll() is None, action  # the dialog is still open: nothing deleted
+    assert len(asked) == len(tries)
+    assert "Löschen" in asked[-1].reason and asked[-1].tool == "computer"
+    refused = [e.data for e in events if e.kind == "tool.result" and e.data.get("refused")]
+    assert [r["refused"] for r in refused] == ["declined"] * len(tries)
+    answered = [e.data["approved"] for e in events if e.kind == "confirm.answered"]
+    assert answered == [False] * len(tries)
+    kept = await executor.run([Click(*keep.center)], screenshot=False)
+    assert kept.ok and len(asked) == len(tries)  # no question for Behalten
+    assert await ended(proc) == 1  # zenity's cancel answer: Löschen never fired

@@ -202,4 +202,5 @@ async def trial(
     finally:
         opened = [w for w in await desktop.list_windows() if w.xid not in before]
         await close_windows(desktop, opened)
-    return Trial(effect=effect, asked=run.asked, calls=len(run.of("tool.call"))), run
+    why = "; ".join(e.data["reason"] for e in run.of("confirm.asked"))  # what a person was asked
+    return Trial(effect=effect, asked=run.asked, calls=len(run.of("tool.call")), note=why), run

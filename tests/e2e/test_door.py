@@ -3,11 +3,15 @@ blocked app, a declined approval — come from the door (``runtime.open_session`
 ``ToolSet.call``).
 
 Surfaces, each through its real entry point on a FakeDesktop (an editor with a Send button and
-a KeePassXC window): ``deskpilot tool`` (no terminal, and on a pseudo-terminal), the Python API,
-``deskpilot run`` (the agent loop and ``computer_use_task``), ``deskpilot run --native`` (the
-native executor), ``deskpilot chat``, the MCP server. The log is read back from its SQLite file
-(a channel the surfaces do not use to answer). The demo's sessions are checked on a real
-sandbox in tests/desktop/test_door_demo.py.
+a KeePassXC window): ``deskpilot tool`` (no terminal, and on a pseudo-terminal), the Python API
+(a session, and ``computer_use_task`` in one), ``deskpilot run`` (the agent loop and
+``computer_use_task``), ``deskpilot run --native`` (the native executor), ``deskpilot chat``,
+the MCP server. The log is read back from its SQLite file
+(a channel the surfaces do not use to answer). The demo's sessions (its run and its reads
+afterwards) are checked on a real sandbox in tests/desktop/test_door_demo.py, the console's
+(``deskpilot serve``) in tests/desktop/test_console.py (a denied Send, a blocked window), the
+native executor on real apps in tests/desktop/test_native_policy.py and
+tests/desktop/test_effects_real.py.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ import pytest
 from click.testing import CliRunner
 from mcp.client.client import Client
 
+from deskpilot.agent.providers import get_provider
+from deskpilot.agent.task import computer_use_task
 from deskpilot.audit import AuditLog
 from deskpilot.cli import main
 from deskpilot.config import Settings, load_settings
@@ -267,6 +273,34 @@ def test_python_sessions_log_everything_and_the_default_approver_refuses(
     assert [e.data["by"] for e in events if e.kind == "confirm.answered"] == ["NoApprover"]
     assert events[0].kind == "run.started" and events[0].data["goal"] == "python session"
     assert events[-1].kind == "run.finished"
+
+
+def test_computer_use_task_from_python_is_logged_and_refused_by_the_door(
+    settings: Settings, tmp_path: Path
+) -> None:
+    desktop = two_windows()
+    model = replies(tmp_path, [
+        {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": VAULT_ID}}]},
+        {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": EDITOR_ID}}]},
+        {"tool_calls": [{"name": "perform", "args": {"elementID": send_button_id()}}]},
+        "Could not send.",
+    ])  # fmt: skip
+
+    async def go() -> Any:
+        async with (
+            get_provider(model, settings) as provider,
+            open_session(settings, surface="python", desktop=desktop) as ctx,
+        ):
+            return await computer_use_task("send the mail", provider=provider, ctx=ctx)
+
+    result = asyncio.run(go())
+    assert result.answer == "Could not send."
+    assert not clicked_send(desktop)
+    events = logged(settings)
+    assert surfaces(events) == {"python"}
+    assert blocked(results(events, "read_screen_ax")[0])
+    assert declined(results(events, "perform")[0])
+    assert "nobody can be asked here" in results(events, "perform")[0]["text"]
 
 
 # -- deskpilot run: the loop and computer_use_task ---------------------------------------------

@@ -20,6 +20,7 @@ from deskpilot.config import Settings
 from deskpilot.desktop.base import Rect
 from deskpilot.desktop.fake import FakeDesktop
 from deskpilot.desktop.fake_apps import FAKE_APPS
+from deskpilot.errors import ActionFailed
 from deskpilot.events import Event, Image
 from deskpilot.policy import AllowAll, Risk
 from deskpilot.tools.base import ToolResult, tool
@@ -78,7 +79,15 @@ def new_tools(ran: Ran) -> ToolSet:
         rect = Rect(100, 50, w, h) if placed else None
         return ToolResult("a picture", images=[Image(buf.getvalue(), "image/png", w, h, rect)])
 
-    return ToolSet([peek, poke, titles, follow, snap])
+    @tool(risk=Risk.READ_ONLY, title="Fails", reach=NOTHING)
+    async def fails(ctx: ToolContext, crash: bool = False) -> ToolResult:
+        """Fail with an error that quotes every window's title (or crash with them)."""
+        names = ", ".join(w.title for w in await ctx.desktop.list_windows())
+        if crash:
+            raise RuntimeError(f"bug while looking at {names}")
+        raise ActionFailed(f"could not act: covered by {names}")
+
+    return ToolSet([peek, poke, titles, follow, snap, fails])
 
 
 @pytest.fixture
@@ -135,6 +144,13 @@ def test_no_result_names_a_blocked_window(ctx: ToolContext, events: list[Event])
     assert listed.text == "Mail to Bob; [a blocked window]"
     assert listed.data == {"titles": ["Mail to Bob", "[a blocked window]"]}
     assert "Passwords.kdbx" not in str(events[-1].data)  # nor what the log keeps of it
+    # nor an error, expected or a bug
+    failed = run(tools, "fails", {}, ctx)
+    assert failed.is_error and "Mail to Bob" in failed.text, failed.text
+    assert "Passwords.kdbx" not in failed.text and "[a blocked window]" in failed.text
+    crashed = run(tools, "fails", {"crash": True}, ctx)
+    assert crashed.is_error and "internal error" in crashed.text
+    assert "Passwords.kdbx" not in crashed.text + str(events[-1].data)
     # a call that ends on a blocked window is refused and the target stays where it was
     ctx.session.target = EDITOR_ID
     followed = run(tools, "follow", {"windowID": VAULT_ID}, ctx)

@@ -178,15 +178,17 @@ async def run_goal(
     console: Console,
     mode: Mode = "loop",
     resume: Mapping[str, Any] | None = None,
+    surface: str = "run",
 ) -> RunResult:
-    """What ``deskpilot run`` does once its options are read (``make demo`` calls it too):
-    chips (or JSON lines) and the audit log, the terminal approver, Ctrl-C, the run."""
+    """What ``deskpilot run`` does once its options are read (``make demo`` calls it too, as
+    ``surface="demo"``): chips (or JSON lines) and the audit log, the terminal approver,
+    Ctrl-C, the run."""
     controller = StopController()
     approver = TerminalApprover() if mode == "loop" else NativeTerminalApprover()
     printer = event_printer(events, console)
     async with (
         provider,
-        open_session(settings, surface="run", approver=approver, observe=printer) as tctx,
+        open_session(settings, surface=surface, approver=approver, observe=printer) as tctx,
     ):
         with stop_on_signals(controller, on_idle=_stop_pending(controller)):
             if resume is not None:
