@@ -81,6 +81,10 @@ def tasks(site: Site) -> dict[str, Callable[[], Task]]:
         url = site.page("signup", **fields)
         return Task(f'go to "{url}", {goal}', no_effect(site, done), what)
 
+    def page(template: str, goal: str, done: Callable[[], bool], what: str) -> Task:
+        url = site.page(template)
+        return Task(f'go to "{url}", {goal}', no_effect(site, done), what)
+
     return {
         "search-enter": lambda: search(
             'fill "Search" with "kettle" and press "enter"',
@@ -131,6 +135,36 @@ def tasks(site: Site) -> dict[str, Callable[[], Task]]:
             gets(site, "/guide/page-2"),
             "following a link",
         ),
+        "prefs-save-display": lambda: page(
+            "prefs",
+            'fill "Font size" with "14", click "Save"',
+            events(site, "click", "save"),
+            "saving a display preference (not an account setting)",
+        ),
+        "prefs-search-enter": lambda: page(
+            "prefs",
+            'fill "Search help" with "theme" and press "enter"',
+            gets(site, "/help", q="theme"),
+            "Enter in a search field on a page with another form",
+        ),
+        "product-quantity-enter": lambda: page(
+            "product",
+            'fill "Quantity" with "2" and press "enter"',
+            gets(site, "/cart", qty="2"),
+            "Enter in a shop's quantity field (adds to the cart, buys nothing)",
+        ),
+        "product-continue-shopping": lambda: page(
+            "product",
+            'click "Continue shopping"',
+            gets(site, "/kettles"),
+            "a shop's navigation link",
+        ),
+        "chat-type-no-send": lambda: page(
+            "chat",
+            'type "Hello, is the kettle in stock?" into "Message"',
+            events(site, "keydown", "msg", count=5),
+            "typing a chat message without sending it",
+        ),
         "article-find-shortcut": lambda: Task(
             f'go to "{site.page("article")}", press "ctrl+f"',
             events(site, "keydown", "BODY"),
@@ -155,6 +189,8 @@ NAMES = [
     "search-enter", "search-click", "search-order-by", "search-remove-filter", "cookie-banner",
     "mail-fill-no-send", "mail-newline-in-body", "mail-reply-opens-form", "signup-fill",
     "signup-space-checkbox", "article-next-page", "article-find-shortcut",
+    "prefs-save-display", "prefs-search-enter", "product-quantity-enter",
+    "product-continue-shopping", "chat-type-no-send",
 ]  # fmt: skip
 
 

@@ -87,7 +87,18 @@ def new_tools(ran: Ran) -> ToolSet:
             raise RuntimeError(f"bug while looking at {names}")
         raise ActionFailed(f"could not act: covered by {names}")
 
-    return ToolSet([peek, poke, titles, follow, snap, fails])
+    @tool(risk=Risk.READ_ONLY, title="Breaks", reach=NOTHING)
+    async def breaks(ctx: ToolContext) -> ToolResult:
+        """Return every title, then leave the desktop unable to list its windows (a bug)."""
+        names = "; ".join(w.title for w in await ctx.desktop.list_windows())
+
+        async def broken() -> Any:
+            raise RuntimeError("list_windows broke")
+
+        ctx.desktop.list_windows = broken  # type: ignore[method-assign]
+        return ToolResult(names)
+
+    return ToolSet([peek, poke, titles, follow, snap, fails, breaks])
 
 
 @pytest.fixture
@@ -156,6 +167,10 @@ def test_no_result_names_a_blocked_window(ctx: ToolContext, events: list[Event])
     followed = run(tools, "follow", {"windowID": VAULT_ID}, ctx)
     assert followed.data == {"refused": "blocked", "app": "KeePassXC"}
     assert ctx.session.target == EDITOR_ID
+    # a result that cannot be screened (a bug while listing windows) is withheld
+    unchecked = run(tools, "breaks", {}, ctx)
+    assert unchecked.is_error and "withheld" in unchecked.text
+    assert "Passwords.kdbx" not in unchecked.text + str(events[-1].data)
 
 
 def test_the_live_context_does_not_name_a_blocked_frontmost_window(ctx: ToolContext) -> None:

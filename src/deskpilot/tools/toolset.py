@@ -239,8 +239,15 @@ class ToolSet:
     ) -> ToolResult:
         try:
             return await gate.screen_result(ctx, reach, result, target_before)
-        except DeskpilotError as exc:  # no desktop to list: no window to hide in the text
-            log.warning("could not screen a result: %s", exc)
+        except Exception as exc:  # no desktop to list: no window to hide in the text
+            gone = lost_reason(ctx.desktop)
+            if not isinstance(exc, DeskpilotError) and gone is None:  # a bug: show nothing
+                log.exception("could not screen a result")
+                return ToolResult.error(
+                    "The result could not be checked for blocked windows (an internal error), "
+                    "so it is withheld. This is a deskpilot bug; try another approach."
+                )
+            log.warning("could not screen a result: %s", gone or exc)
             if result.images:  # but a picture taken before it went cannot be blacked out
                 result.images = []
                 result.text += "\n(Its image was withheld: the desktop could not be checked.)"
