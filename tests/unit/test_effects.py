@@ -11,6 +11,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deskpilot.desktop.base import Node
 from deskpilot.policy.effects import Judge, Tree, default_button
@@ -315,3 +317,33 @@ def test_a_login_form_submitted_with_enter_asks() -> None:
     tree = window(n("form", "Sign in", n("entry", "User"), pwd, n("push-button", "Log in")))
     found = JUDGE.keys("enter", pwd, tree)
     assert found is not None and found.effect == "change account or security settings"
+
+
+# -- never a crash, whatever the tree ------------------------------------------------------------
+
+ROLES = ["push-button", "entry", "text", "password-text", "dialog", "form", "landmark",
+         "document-web", "frame", "tool-bar", "label", "link", "terminal", "panel",
+         "check-box"]  # fmt: skip
+STATES = ["focused", "is-default", "multi-line", "single-line", "editable"]
+
+
+@st.composite
+def trees(draw: st.DrawFn, depth: int = 3) -> Node:
+    role = draw(st.sampled_from(ROLES))
+    name = draw(st.text(max_size=30) | st.sampled_from(["Send", "OK", "Reply", "Löschen", ""]))
+    states = " ".join(draw(st.lists(st.sampled_from(STATES), max_size=3)))
+    kids = draw(st.lists(trees(depth - 1), max_size=3)) if depth > 0 else []
+    return n(role, name, *kids, states=states, description=draw(st.text(max_size=20)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees(), st.text(max_size=20), st.sampled_from(["enter", "shift+enter", "space",
+                                                        "ctrl+enter"]))  # fmt: skip
+def test_the_judge_never_raises(root: Node, text: str, key: str) -> None:
+    tree = Tree(root, "Window")
+    for node in root.walk():
+        for found in (JUDGE.element(node, tree), JUDGE.keys(key, node, tree),
+                      JUDGE.typed(text, node, tree), JUDGE.fill(node, text, tree)):  # fmt: skip
+            assert found is None or (found.effect and found.reason)
+    JUDGE.keys(key, None, tree)
+    JUDGE.typed(text + "\n", None, tree)
