@@ -347,3 +347,17 @@ def test_the_judge_never_raises(root: Node, text: str, key: str) -> None:
             assert found is None or (found.effect and found.reason)
     JUDGE.keys(key, None, tree)
     JUDGE.typed(text + "\n", None, tree)
+
+
+def test_ctrl_enter_sends_where_a_send_button_is_and_is_a_page_break_elsewhere() -> None:
+    body = n("text", "Message body", states="multi-line editable focused")
+    compose = window(n("tool-bar", "", n("push-button", "Send"), n("push-button", "Attach")),
+                     n("panel", "", n("tool-bar", "Format", n("toggle-button", "Bold")), body),
+                     title="Write: Q3 numbers")  # fmt: skip
+    found = JUDGE.keys("ctrl+enter", body, compose)
+    assert found is not None and '"Send"' in found.reason  # the compose toolbar's Send
+    page = n("paragraph", "", states="editable focused")
+    writer = window(n("menu-bar", "", n("menu", "File", n("menu-item", "Send"))),
+                    n("document-text", "", page, states="editable"),
+                    title="Notes.odt - LibreOffice Writer")  # fmt: skip
+    assert JUDGE.keys("ctrl+enter", page, writer) is None  # File > Send is not what it fires

@@ -236,27 +236,48 @@ class Judge:
         return None
 
     def _message_box(self, key: str, box: Node, tree: Tree) -> Finding | None:
-        """Enter or ctrl+Enter in a text area that sits next to a Send button (chat apps). In
-        a mail compose window (To, Subject) Enter is a new line; ctrl+Enter sends."""
-        if key == "enter":
-            around = self.place_effect(box, tree)
-            if around is not None and around[0] == Effect.SEND.value:
-                return None
+        """Enter or ctrl+Enter in a text box. ctrl+Enter sends when the box's place (its form,
+        dialog or page, else its window) has a Send button (a toolbar's too: mail compose
+        windows); Enter does when the box is a message box next to a Send button (chat apps) —
+        in a mail compose window (To, Subject) Enter is a new line."""
+        if key == "ctrl+enter":
+            scope = tree.place(box) or tree.root
+            sends = _send_buttons(scope.walk() if scope is not None else [])
+            if sends:
+                return Finding(
+                    Effect.SEND.value,
+                    f"Ctrl+Enter in {quoted(box)} sends it (with {quoted(sends[0])} there)",
+                )
+            return None
+        around = self.place_effect(box, tree)
+        if around is not None and around[0] == Effect.SEND.value:
+            return None
+        if not MESSAGE_SET.find(" ".join([box.name, box.label, box.description])):
+            return None
         for up in tree.ancestors(box):
             buttons = [n for n in up.walk() if n.role in BUTTONS][:40]
             if not buttons:
                 continue
-            sends = [b for b in buttons if VERB_SETS[Effect.SEND].find(" ".join([b.name, b.label]))]
-            messaging = key == "ctrl+enter" or MESSAGE_SET.find(
-                " ".join([box.name, box.label, box.description])
-            )
-            if sends and messaging:
+            sends = _send_buttons(buttons)
+            if sends:
                 return Finding(
                     Effect.SEND.value,
                     f"{_shown(key)} in {quoted(box)} sends it ({quoted(sends[0])} is next to it)",
                 )
             return None
         return None
+
+
+def _send_buttons(nodes: Iterable[Node]) -> list[Node]:
+    """The push buttons among ``nodes`` that send (not menu items: a File > Send menu of an
+    editor is not what ctrl+Enter fires)."""
+    verbs = VERB_SETS[Effect.SEND]
+    return [
+        n
+        for n in nodes
+        if n.role in ("push-button", "toggle-button", "link")
+        and verbs.find(" ".join([n.name, n.label]))
+    ]
 
 
 def _shown(key: str) -> str:

@@ -33,6 +33,9 @@ class ConsequentialRules:
     ) -> None:
         self.words = tuple(words) if words is not None else DEFAULT_CONSEQUENTIAL_WORDS
         self.judge = Judge(words)
+        #: the user's own list (``[consequential] shortcuts``): asked about always; the
+        #: defaults only where the focused element cannot be judged
+        self.custom_shortcuts = shortcuts is not None
         given = shortcuts if shortcuts is not None else DEFAULT_CONSEQUENTIAL_SHORTCUTS
         # compared as parsed keys: "cmd+enter", "control+Return" and "ctrl+KP_Enter" are all
         # ctrl+Return

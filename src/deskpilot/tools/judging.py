@@ -12,8 +12,8 @@ For each part of a call's reach (:mod:`deskpilot.tools.reach`) the window's tree
   tree of the window under the point;
 * keys — Enter (a typed newline), shift+Enter, space and ctrl+Enter, by the element with the
   focus (the one ``type`` focuses first, or one an earlier step of the same call touched);
-  text typed into a password field; the user's consequential shortcuts (ctrl+Enter, alt+s)
-  always;
+  text typed into a password field; the consequential shortcuts (alt+s…) where the keys
+  were not judged by the focus (a user's own list always);
 * a window whose tree cannot be read at all: Enter there is treated as consequential (nobody
   can tell what it would fire); with no window focused, keys fire nothing.
 """
@@ -175,6 +175,7 @@ async def _one_keys(ctx: ToolContext, keys: Keys, looks: Looks) -> Finding | Non
             name = record.label or record.name or "a password field"
             return Finding(Effect.ACCOUNT.value, f'types into the password field "{name}"')
         return None
+    judged = False  # the focused element was judged for these keys (Enter, space, ctrl+Enter)
     if kind is not None or keys.text:
         window = keys.window or await ctx.desktop.active_window()
         tree = await looks.tree(window)
@@ -190,6 +191,7 @@ async def _one_keys(ctx: ToolContext, keys: Keys, looks: Looks) -> Finding | Non
                 candidates = [_node(ctx, tree, keys.element_id)]
             else:
                 candidates = [tree.focused(), _node(ctx, tree, keys.maybe_focus)]
+            judged = any(c is not None for c in candidates)  # the focus is known
             seen: set[int] = set()
             for focused in candidates:
                 if id(focused) in seen:
@@ -202,7 +204,9 @@ async def _one_keys(ctx: ToolContext, keys: Keys, looks: Looks) -> Finding | Non
                 )
                 if found is not None:
                     return found
-    if keys.keysyms:
+    # the shortcuts that may send (alt+s…): the user's always; the defaults where the judge
+    # did not look (ctrl+Enter in a text editor is a page break, not a Send)
+    if keys.keysyms and (ctx.rules.custom_shortcuts or not judged):
         reason = ctx.rules.keys_reason(keys.keysyms, keys.shown or "+".join(keys.keysyms))
         if reason:
             return Finding(Effect.SEND.value, reason)
