@@ -35,6 +35,7 @@ from deskpilot.events import Event
 from deskpilot.native.actions import Action, Click, KeyPress, TypeText
 from deskpilot.native.executor import NativeExecutor
 from deskpilot.policy import ApprovalRequest, CallbackApprover
+from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
 from tests.desktop.conftest import Apps, Call
@@ -176,3 +177,55 @@ async def test_the_native_executor_is_judged_the_same_way(
     kept = await executor.run([Click(*keep.center)], screenshot=False)
     assert kept.ok and len(asked) == len(tries)  # no question for Behalten
     assert await ended(proc) == 1  # zenity's cancel answer: Löschen never fired
+
+
+async def test_a_generic_ok_is_judged_by_its_dialog_and_a_password_by_its_field(
+    apps: Apps, ctx: ToolContext
+) -> None:
+    settings = ctx.settings.with_overrides(confirm="consequential")
+    asked: list[ApprovalRequest] = []
+
+    def say_no(request: ApprovalRequest) -> bool:
+        asked.append(request)
+        return False
+
+    judged = dataclasses.replace(ctx, settings=settings, approver=CallbackApprover(say_no))
+    toolset = computer_use_tools()
+    # "OK" says nothing; its dialog says it deletes
+    window = await apps.spawn(
+        ["zenity", "--question", "--title=Clean up", "--ok-label=OK", "--cancel-label=Cancel",
+         "--text=12 photos will be deleted permanently. This cannot be undone."],
+        match=lambda w: w.title == "Clean up",
+    )  # fmt: skip
+    proc = apps.procs[-1]
+    read = await toolset.call("read_screen_ax", {"windowID": window.stable_id}, judged)
+    ok = find_id(read.text, "button", "OK")
+    refused = await toolset.call("perform", {"elementID": ok, "windowID": window.stable_id},
+                                 judged)  # fmt: skip
+    assert refused.is_error and "Declined" in refused.text, refused.text
+    assert 'activates "OK" in a dialog that says' in asked[-1].reason, asked[-1].reason
+    assert asked[-1].reason.endswith(": delete")
+    assert proc.poll() is None  # still open: nothing deleted
+    # the same generic OK in a harmless dialog runs without a question
+    calm = await apps.spawn(
+        ["zenity", "--question", "--title=Tip", "--ok-label=OK", "--text=Photos are sorted."],
+        match=lambda w: w.title == "Tip",
+    )  # fmt: skip
+    calm_proc = apps.procs[-1]
+    read = await toolset.call("read_screen_ax", {"windowID": calm.stable_id}, judged)
+    before = len(asked)
+    done = await toolset.call("perform", {"elementID": find_id(read.text, "button", "OK"),
+                                          "windowID": calm.stable_id}, judged)  # fmt: skip
+    assert not done.is_error, done.text
+    assert len(asked) == before and await ended(calm_proc) == 0
+    # a password typed into a password dialog, and Enter there, ask
+    secret = await apps.spawn(["zenity", "--password", "--title=Unlock keyring"],
+                              match=lambda w: w.title == "Unlock keyring")  # fmt: skip
+    secret_proc = apps.procs[-1]
+    typed = await toolset.call("perform", {"action": "type", "text": "hunter2\n",
+                                           "windowID": secret.stable_id}, judged)  # fmt: skip
+    assert typed.is_error and "Declined" in typed.text, typed.text
+    assert "password" in asked[-1].reason and asked[-1].reason.endswith(
+        "change account or security settings"
+    ), asked[-1].reason
+    assert secret_proc.poll() is None
