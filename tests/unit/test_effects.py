@@ -361,3 +361,19 @@ def test_ctrl_enter_sends_where_a_send_button_is_and_is_a_page_break_elsewhere()
                     n("document-text", "", page, states="editable"),
                     title="Notes.odt - LibreOffice Writer")  # fmt: skip
     assert JUDGE.keys("ctrl+enter", page, writer) is None  # File > Send is not what it fires
+
+
+def test_other_buttons_links_and_files_do_not_make_a_place_consequential() -> None:
+    save = n("push-button", "Save")
+    display = window(n("document-web", "Preferences", n("link", "Security and passwords"),
+                       n("section", "", n("heading", "Display"), n("entry", "Font size"), save,
+                         n("push-button", "Change password"))))  # fmt: skip
+    assert effect(save, display) is None
+    keep = n("push-button", "Save")
+    chooser = window(n("file-chooser", "Save File", n("list-item", "security-passwords.txt"),
+                       n("entry", "Name"), keep))  # fmt: skip
+    assert effect(keep, chooser) is None
+    ok = n("push-button", "OK")
+    tabs = window(n("dialog", "Preferences", n("page-tab", "Security", states="selected"),
+                    n("label", "Lock the screen after 5 minutes"), ok))  # fmt: skip
+    assert effect(ok, tabs) == "change account or security settings"  # the tab shown

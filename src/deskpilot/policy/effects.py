@@ -106,8 +106,8 @@ class Judge:
         said by its own verb ("Send"), and "Save" there keeps a draft."""
         place = tree.place(node) if node is not None else None
         scope = place if place is not None else tree.root
-        if scope is None:
-            return None
+        if scope is None or scope.role == "file-chooser":
+            return None  # a file chooser's Save or Open writes or reads a file the person names
         nodes = place_nodes(scope)
         if any(n.role == "password-text" for n in nodes):
             return Effect.ACCOUNT.value, "a form with a password field"

@@ -36,7 +36,7 @@ BARS = frozenset({"tool-bar", "menu-bar", "menu", "popup-menu", "status-bar"})
 WORDY = frozenset({
     "label", "heading", "static", "paragraph", "text", "caption", "section", "description-term",
     "entry", "password-text", "combo-box", "spin-button", "frame", "dialog", "alert", "form",
-    "landmark", "document-web", "document-frame", "title-bar", "status-bar", "page-tab", "link",
+    "landmark", "document-web", "document-frame", "title-bar", "status-bar", "page-tab",
 })  # fmt: skip
 #: How many nodes of a place are read for its words.
 PLACE_NODES = 400
@@ -131,10 +131,14 @@ def place_nodes(scope: Node) -> list[Node]:
 
 
 def words(nodes: list[Node]) -> str:
-    """The words of a place: names of its parts, labels' and headings' text."""
+    """The words of a place: its name, its fields' names, labels' and headings' text. Not
+    what its buttons, links, list items and other tabs are called: they name other acts and
+    places ("Change password" beside a display form's Save, a file called "security.txt")."""
     parts: list[str] = []
     for node in nodes:
-        if node.role in WORDY or node.role in BUTTONS:
+        if node.role in BUTTONS and not (node.role == "page-tab" and "selected" in node.states):
+            continue
+        if node.role in WORDY:
             parts += [node.name, node.label, node.description]
             if node.role in ("label", "static", "heading", "paragraph", "caption") and node.text:
                 parts.append(node.text[:200])
