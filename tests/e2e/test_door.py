@@ -142,6 +142,16 @@ def replies(tmp_path: Path, items: list[Any], fmt: str = "neutral", **extra: Any
     return f"scripted:{path}"
 
 
+def read_vault_then_send() -> list[Any]:
+    """A scripted model's replies: read the vault, read the editor, press Send, give up."""
+    return [
+        {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": VAULT_ID}}]},
+        {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": EDITOR_ID}}]},
+        {"tool_calls": [{"name": "perform", "args": {"elementID": send_button_id()}}]},
+        "Could not send.",
+    ]
+
+
 # -- deskpilot tool ---------------------------------------------------------------------------
 
 
@@ -279,12 +289,7 @@ def test_computer_use_task_from_python_is_logged_and_refused_by_the_door(
     settings: Settings, tmp_path: Path
 ) -> None:
     desktop = two_windows()
-    model = replies(tmp_path, [
-        {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": VAULT_ID}}]},
-        {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": EDITOR_ID}}]},
-        {"tool_calls": [{"name": "perform", "args": {"elementID": send_button_id()}}]},
-        "Could not send.",
-    ])  # fmt: skip
+    model = replies(tmp_path, read_vault_then_send())
 
     async def go() -> Any:
         async with (
@@ -309,12 +314,7 @@ def test_computer_use_task_from_python_is_logged_and_refused_by_the_door(
 def test_run_calls_are_logged_and_refused_by_the_door(
     env: dict[str, str], settings: Settings, desktops: list[FakeDesktop], tmp_path: Path
 ) -> None:
-    model = replies(tmp_path, [
-        {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": VAULT_ID}}]},
-        {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": EDITOR_ID}}]},
-        {"tool_calls": [{"name": "perform", "args": {"elementID": send_button_id()}}]},
-        "Could not send.",
-    ])  # fmt: skip
+    model = replies(tmp_path, read_vault_then_send())
     result = CliRunner().invoke(main, ["run", "--model", model, "send the mail"], env=env,
                                 catch_exceptions=False)  # fmt: skip
     assert result.exit_code == 0 and "Could not send." in result.stdout
