@@ -9,7 +9,6 @@ kernel's socket table."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import os
 import signal
@@ -28,7 +27,9 @@ from deskpilot.pages.browser import endpoint, extension_id
 from deskpilot.pages.link import link_of
 from deskpilot.pages.patterns import parse_patterns
 from deskpilot.pages.store import extension_dir, open_library
-from deskpilot.tools.context import SessionResources
+from deskpilot.policy import CallbackApprover
+from deskpilot.runtime import open_session
+from deskpilot.session import Session
 from tests.desktop.pages_rig import (
     Approvals,
     Rig,
@@ -38,7 +39,6 @@ from tests.desktop.pages_rig import (
     goto,
     kill,
     open_rig,
-    tool_ctx,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -258,49 +258,52 @@ async def test_a_session_keeps_one_connection_and_gets_over_a_dead_or_hung_brows
     rig: Rig,
 ) -> None:
     page = await goto(rig, "/article")
-    resources = SessionResources()
-    ctx = dataclasses.replace(tool_ctx(rig, Approvals()), resources=resources)
-    mine = devtools_connections(_port(rig))  # the test's own
-    got = await call(ctx, "query_page", {"selector": ".comment"})
-    assert not got.is_error and got.text.startswith("2 matches"), got.text
-    first = devtools_connections(_port(rig)) - mine  # the session's (Playwright's websocket)
-    assert first
-    for _ in range(2):
+    # the door every surface uses (chat, MCP, runs, the console, Python) gives the session
+    # its kept resources
+    approver = CallbackApprover(Approvals())
+    async with open_session(
+        rig.settings, surface="python", approver=approver, desktop=rig.desktop, session=Session()
+    ) as ctx:
+        mine = devtools_connections(_port(rig))  # the test's own
         got = await call(ctx, "query_page", {"selector": ".comment"})
         assert not got.is_error and got.text.startswith("2 matches"), got.text
-        assert devtools_connections(_port(rig)) - mine <= first  # no new connection
-    pane = await call(ctx, "open_temp_pane", {"kind": "css"})
-    pane_id = pane.data["pane_id"] if pane.data else ""
-    await call(ctx, "set_temp_pane_code", {"pane": pane_id, "code": ".comment{color: red}"})
-    await call(ctx, "close_temp_pane", {"pane": pane_id})
-    assert devtools_connections(_port(rig)) - mine <= first
-    link = link_of(ctx)
-    assert link is not None and link.attaches == 1
+        first = devtools_connections(_port(rig)) - mine  # the session's (Playwright's websocket)
+        assert first
+        for _ in range(2):
+            got = await call(ctx, "query_page", {"selector": ".comment"})
+            assert not got.is_error and got.text.startswith("2 matches"), got.text
+            assert devtools_connections(_port(rig)) - mine <= first  # no new connection
+        pane = await call(ctx, "open_temp_pane", {"kind": "css"})
+        pane_id = pane.data["pane_id"] if pane.data else ""
+        await call(ctx, "set_temp_pane_code", {"pane": pane_id, "code": ".comment{color: red}"})
+        await call(ctx, "close_temp_pane", {"pane": pane_id})
+        assert devtools_connections(_port(rig)) - mine <= first
+        link = link_of(ctx)
+        assert link is not None and link.attaches == 1
 
-    # the browser dies: the next call says so (no hang), and one after a restart works
-    kill(rig.pid)
-    await async_wait_for(lambda: gone(rig.pid), timeout=30, what="the browser to exit")
-    dead = await asyncio.wait_for(call(ctx, "query_page", {"selector": "p"}), NO_HANG_S)
-    assert dead.is_error and "not running" in dead.text, dead.text
-    page = await rig.restart(rig.site.url("/article?again"))
-    mine = devtools_connections(_port(rig))  # the test's own, to the new browser
-    back = await call(ctx, "query_page", {"selector": ".comment"})
-    assert not back.is_error and "2 matches" in back.text, back.text
-    assert link.attaches == 2
+        # the browser dies: the next call says so (no hang), and one after a restart works
+        kill(rig.pid)
+        await async_wait_for(lambda: gone(rig.pid), timeout=30, what="the browser to exit")
+        dead = await asyncio.wait_for(call(ctx, "query_page", {"selector": "p"}), NO_HANG_S)
+        assert dead.is_error and "not running" in dead.text, dead.text
+        page = await rig.restart(rig.site.url("/article?again"))
+        mine = devtools_connections(_port(rig))  # the test's own, to the new browser
+        back = await call(ctx, "query_page", {"selector": ".comment"})
+        assert not back.is_error and "2 matches" in back.text, back.text
+        assert link.attaches == 2
 
-    # the browser hangs: a call fails in bounded time; once it answers again, calls work
-    os.kill(rig.pid, signal.SIGSTOP)
-    try:
-        hung = await asyncio.wait_for(call(ctx, "query_page", {"selector": "p"}), NO_HANG_S)
-    finally:
-        os.kill(rig.pid, signal.SIGCONT)
-    assert hung.is_error and "answer" in hung.text, hung.text
-    again = await call(ctx, "query_page", {"selector": ".comment"})
-    assert not again.is_error, again.text
-    assert link.attaches == 3
+        # the browser hangs: a call fails in bounded time; once it answers again, calls work
+        os.kill(rig.pid, signal.SIGSTOP)
+        try:
+            hung = await asyncio.wait_for(call(ctx, "query_page", {"selector": "p"}), NO_HANG_S)
+        finally:
+            os.kill(rig.pid, signal.SIGCONT)
+        assert hung.is_error and "answer" in hung.text, hung.text
+        again = await call(ctx, "query_page", {"selector": ".comment"})
+        assert not again.is_error, again.text
+        assert link.attaches == 3
 
-    await resources.close()  # what open_session does when the session ends
-
+    # the session ended: its connection is closed
     async def closed() -> bool:
         return not (devtools_connections(_port(rig)) - mine)
 
