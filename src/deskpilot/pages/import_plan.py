@@ -4,7 +4,8 @@ which writes one in a single transaction."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,9 @@ from deskpilot.pages.patterns import Pattern, Scope, every_url
 from deskpilot.pages.tree import (
     Folder,
     check_code,
+    check_label,
     check_placement,
+    clean_name,
     level_of,
     new_id,
     shown_pattern,
@@ -108,7 +111,9 @@ def _pat(node: FolderPlan | GroupPlan | RulePlan) -> str:
 
 
 def apply_plan(library: Library, plan: ImportPlan) -> list[Folder]:
-    """Write the plan in one transaction; ids in the plan are kept when they are free."""
+    """Write the plan in one transaction; ids in the plan are kept when they are free. A plan
+    that does not hold (:func:`check_plan`) writes nothing."""
+    check_plan(plan)
     taken = {x.id for f in library.tree() for x in _walk(f)}
     made: list[str] = []
     with library.change():
@@ -123,9 +128,16 @@ def apply_plan(library: Library, plan: ImportPlan) -> list[Folder]:
                 library.put_patterns("group", gid, gp.include, gp.exclude)
                 for rp in gp.rules:
                     rid = _free(rp.id, "r_", taken)
-                    css, js = _checked(rp)
                     library.insert_rule(
-                        rid, gid, rp.name, css, js, rp.run_at, rp.frames, rp.origin, rp.enabled
+                        rid,
+                        gid,
+                        rp.name,
+                        rp.css,
+                        rp.js,
+                        rp.run_at,
+                        rp.frames,
+                        rp.origin,
+                        rp.enabled,
                     )
                     library.put_patterns("rule", rid, rp.include, rp.exclude)
     by_id = {f.id: f for f in library.tree()}
@@ -151,10 +163,38 @@ def _free(wanted: str | None, prefix: str, taken: set[str]) -> str:
             return fresh
 
 
-def _checked(rp: RulePlan) -> tuple[str | None, str | None]:
-    """The rule's code, and its run_at and frames checked (a RulesError naming the rule)."""
+def check_plan(plan: ImportPlan) -> None:
+    """Every name, label, code and placement in the plan as ``create_*`` would take them
+    (names and code normalised in place); a RulesError naming the first item that does not."""
+    for fn, fp in enumerate(plan.folders, 1):
+        where = f"folder {fn} {fp.name!r}"
+        with _naming(where):
+            fp.name = clean_name(fp.name, "folder")
+            fp.label = check_label(fp.label)
+        for gn, gp in enumerate(fp.groups, 1):
+            where_g = f"{where} / group {gn} {gp.name!r}"
+            with _naming(where_g):
+                gp.name = clean_name(gp.name, "group")
+            for rn, rp in enumerate(gp.rules, 1):
+                with _naming(f"{where_g} / rule {rn} {rp.name!r}"):
+                    rp.name = clean_name(rp.name, "rule")
+                    check_placement(rp.run_at, rp.frames)
+                    rp.css, rp.js = check_code(rp.css, rp.js)
+
+
+@contextmanager
+def _naming(where: str) -> Iterator[None]:
     try:
-        check_placement(rp.run_at, rp.frames)
-        return check_code(rp.css, rp.js)
+        yield
     except InvalidArguments as exc:
-        raise RulesError(f"rule {rp.name!r}: {exc}") from None
+        raise RulesError(f"{where}: {exc}") from None
+
+
+def items_of(value: Any) -> list[Any]:
+    """A list read from an import file, or none (a file of another shape gives nothing)."""
+    return value if isinstance(value, list) else []
+
+
+def object_of(value: Any) -> dict[str, Any]:
+    """An object read from an import file, or an empty one."""
+    return value if isinstance(value, dict) else {}

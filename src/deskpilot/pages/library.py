@@ -30,6 +30,7 @@ from deskpilot.pages.tree import (
     Rule,
     Verdict,
     check_code,
+    check_label,
     check_placement,
     clean_name,
     level_of,
@@ -183,11 +184,10 @@ class Library:
         enabled: bool = True,
     ) -> Folder:
         name = clean_name(name, "folder")
-        if label is not None and not 1 <= len(label.strip()) <= 3:
-            raise InvalidArguments(f"folder label {label!r} must be 1 to 3 characters")
+        label = check_label(label)
         fid = new_id("folder")
         with self.change():
-            self.insert_folder(fid, name, label.strip() if label else None, enabled)
+            self.insert_folder(fid, name, label, enabled)
             self.put_patterns("folder", fid, include, exclude)
         folder: Folder = self._get(fid, Folder)
         return folder

@@ -26,7 +26,9 @@ matches, and none of its exclude patterns matches: exclude wins.
 
 from __future__ import annotations
 
+import functools
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -70,7 +72,7 @@ class Pattern:
 
     def matches(self, url: str) -> bool:
         try:
-            return re.search(self.regex, normalize_url(url)) is not None
+            return compiled(self.regex).search(normalize_url(url)) is not None
         except re.error:  # a JavaScript-only construct in a regex pattern
             return False
 
@@ -118,13 +120,22 @@ def compile_pattern(value: str, kind: str = "glob", mode: str = "include") -> Pa
         raise InvalidArguments(f"URL pattern {text[:40]!r}… is longer than 2048 characters")
     source = _COMPILERS[kind](text)
     try:
-        re.compile(source)
+        compiled(source)
     except re.error as exc:
         if kind != "regex":  # our own output must always compile
             raise
         if not _js_only(text):
             raise InvalidArguments(f"regex pattern {text!r} does not compile: {exc}") from exc
     return Pattern(value=text, kind=kind, mode=mode, regex=source)  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=1024)
+def compiled(source: str) -> re.Pattern[str]:
+    """``source`` compiled, quietly: Python warns (FutureWarning) about sets like ``[[]]``
+    that a JavaScript regex — the page runtime's — reads as they are written."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return re.compile(source)
 
 
 def _js_only(text: str) -> bool:

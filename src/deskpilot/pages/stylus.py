@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from deskpilot.errors import DeskpilotError, RulesError
-from deskpilot.pages.import_plan import FolderPlan, GroupPlan, ImportPlan, RulePlan
+from deskpilot.pages.import_plan import FolderPlan, GroupPlan, ImportPlan, RulePlan, items_of
 from deskpilot.pages.patterns import Pattern, compile_pattern
 
 _SECTION_KINDS = (
@@ -32,7 +32,7 @@ def plan_stylus(data: Any, folder_name: str) -> ImportPlan:
     groups = []
     for style in styles:
         name = str(style.get("name") or "unnamed style")
-        sections = style.get("sections") or []
+        sections = items_of(style.get("sections"))
         source = style.get("sourceCode")
         if isinstance(source, str) and source.strip():
             if re.search(r"@preprocessor\s+(?!default)|@var\s", source):
@@ -47,7 +47,7 @@ def plan_stylus(data: Any, folder_name: str) -> ImportPlan:
                 continue
             include: list[Pattern] = []
             for key, kind in _SECTION_KINDS:
-                for value in sec.get(key) or []:
+                for value in items_of(sec.get(key)):
                     try:
                         include.append(compile_pattern(str(value), kind, "include"))
                     except DeskpilotError as exc:
@@ -84,7 +84,7 @@ def _stylus_order(data: list[Any]) -> dict[str, int]:
             and "sections" not in item
             and isinstance(item.get("order"), dict)
         ):
-            ids = [*(item["order"].get("prio") or []), *(item["order"].get("main") or [])]
+            ids = [*items_of(item["order"].get("prio")), *items_of(item["order"].get("main"))]
             order: dict[str, int] = {}
             for n, i in enumerate(ids):
                 order.setdefault(str(i), n)
@@ -94,7 +94,7 @@ def _stylus_order(data: list[Any]) -> dict[str, int]:
 
 def _globs(values: Any, mode: str, warnings: list[str], owner: str) -> tuple[Pattern, ...]:
     out = []
-    for value in values or []:
+    for value in items_of(values):
         try:
             out.append(compile_pattern(str(value), "glob", mode))
         except DeskpilotError as exc:

@@ -134,6 +134,15 @@ def check_code(css: str | None, js: str | None) -> tuple[str | None, str | None]
     return css, js
 
 
+def check_label(label: str | None) -> str | None:
+    """A folder's label: 1 to 3 characters, or None."""
+    if label is None:
+        return None
+    if not 1 <= len(label.strip()) <= 3:
+        raise InvalidArguments(f"folder label {label!r} must be 1 to 3 characters")
+    return label.strip()
+
+
 def check_placement(run_at: str, frames: str) -> None:
     """A rule's ``run_at`` and ``frames`` must be among the known values."""
     if run_at not in RUN_AT:

@@ -11,7 +11,14 @@ import zipfile
 from typing import Any
 
 from deskpilot.errors import DeskpilotError, RulesError
-from deskpilot.pages.import_plan import FolderPlan, GroupPlan, ImportPlan, RulePlan
+from deskpilot.pages.import_plan import (
+    FolderPlan,
+    GroupPlan,
+    ImportPlan,
+    RulePlan,
+    items_of,
+    object_of,
+)
 from deskpilot.pages.patterns import Pattern, compile_pattern
 from deskpilot.pages.tree import RUN_AT
 
@@ -49,9 +56,12 @@ def plan_violentmonkey(blob: bytes, folder_name: str) -> ImportPlan:
     entries = []
     for fname in files:
         key = fname[: -len(".user.js")]
-        extra = scripts_info.get(key, {}) if isinstance(scripts_info, dict) else {}
+        extra = object_of(object_of(scripts_info).get(key))
         source = archive.read(fname).decode("utf-8", errors="replace")
-        entries.append((int(extra.get("position", 1 << 30)), key, source, extra))
+        position = extra.get("position")
+        if not isinstance(position, int) or isinstance(position, bool):
+            position = 1 << 30
+        entries.append((position, key, source, extra))
     entries.sort(key=lambda e: (e[0], e[1]))
     rules = []
     for _pos, key, source, extra in entries:
@@ -67,12 +77,12 @@ def _userscript_rule(
 ) -> RulePlan | None:
     meta = userscript_meta(source)
     name = (meta.get("name") or [key])[0] or key
-    custom = extra.get("custom") or {}
-    config = extra.get("config") or {}
+    custom = object_of(extra.get("custom"))
+    config = object_of(extra.get("config"))
 
     def merged(tag: str, custom_key: str, orig_key: str) -> list[str]:
         own = meta.get(tag, []) if custom.get(orig_key, True) is not False else []
-        return [*own, *(custom.get(custom_key) or [])]
+        return [*own, *(str(v) for v in items_of(custom.get(custom_key)))]
 
     include: list[Pattern] = []
     exclude: list[Pattern] = []
@@ -84,7 +94,9 @@ def _userscript_rule(
         _add(exclude, value, "match", "exclude", name, warnings)
     for value in merged("exclude", "exclude", "origExclude"):
         _add(exclude, *_vm_glob(value), "exclude", name, warnings)
-    run_at = custom.get("runAt") or (meta.get("run-at") or ["document-end"])[0]
+    run_at = custom.get("runAt")
+    if not isinstance(run_at, str) or not run_at:
+        run_at = (meta.get("run-at") or ["document-end"])[0]
     run_at = {"document-body": "document-end"}.get(run_at, run_at)
     if run_at not in RUN_AT:
         warnings.append(f"script {name!r}: @run-at {run_at!r} unknown, using document-end")
