@@ -44,6 +44,9 @@ CHROMIUM_QUIET_FLAGS = (
     "--disable-sync",
     "--disable-gpu",
     "--password-store=basic",
+    # after a kill (a sandbox stopped, a session ended) the next start would cover the page's
+    # top right with a "Restore pages?" bubble: over the elements a model must click
+    "--hide-crash-restore-bubble",
 )
 
 
