@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from deskpilot.ax.render import Renderer
-from deskpilot.desktop.base import Grid, Node, Rect
+from deskpilot.desktop.base import Node, Rect
+from deskpilot.desktop.grid import Grid
 
 AREA = Rect(0, 0, 1280, 800)
 SHOWN = frozenset({"showing", "visible", "enabled"})

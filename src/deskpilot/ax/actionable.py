@@ -19,7 +19,8 @@ description, else by a hint of what they are in the page (``span.retweet``).
 from __future__ import annotations
 
 from deskpilot.ax.roles import STRUCTURAL, TEXTUAL, clean_name, is_displayed, is_widget
-from deskpilot.desktop.base import OWN_ACTIONS, PLACEHOLDER_NAMES, Node
+from deskpilot.desktop.base import Node
+from deskpilot.desktop.toolkit_names import OWN_ACTIONS, PLACEHOLDER_NAMES
 
 #: Roles that are focusable without being something to operate (the page itself).
 NOT_CONTROLS = frozenset(

@@ -60,7 +60,8 @@ from deskpilot.ax.roles import (
 )
 from deskpilot.ax.table import TABLE_BUDGET, row_lines
 from deskpilot.ax.table import summary as table_summary
-from deskpilot.desktop.base import Grid, Node, Rect
+from deskpilot.desktop.base import Node, Rect
+from deskpilot.desktop.grid import Grid
 
 
 def _quote(text: str) -> str:

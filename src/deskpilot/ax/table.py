@@ -21,8 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deskpilot.ax.roles import clean_name, cut
-from deskpilot.desktop.base import Grid, Node
+from deskpilot.desktop.base import Node
 from deskpilot.desktop.cell_refs import address, column_letters
+from deskpilot.desktop.grid import Grid
 
 #: Characters of row lines a table shows at most in a read (the rest is named for a zoom).
 TABLE_BUDGET = 6000

@@ -19,7 +19,7 @@ from deskpilot.desktop.atspi_bus import AtspiBus
 from deskpilot.desktop.atspi_consts import S_FOCUSABLE
 from deskpilot.desktop.atspi_model import AppTree, RawNode
 from deskpilot.desktop.atspi_partial import settled
-from deskpilot.desktop.base import OWN_ACTIONS
+from deskpilot.desktop.toolkit_names import OWN_ACTIONS
 
 #: Roles whose actions are asked: the ones a read does not already show as widgets, where a
 #: page's listeners turn plain content into something to click.

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from deskpilot.desktop.atspi_consts import S_EDITABLE, state_names
 from deskpilot.desktop.atspi_model import AppTree, RawNode, Span, wants_value
-from deskpilot.desktop.base import Grid, Node, Rect, WindowInfo
+from deskpilot.desktop.base import Node, Rect, WindowInfo
+from deskpilot.desktop.grid import Grid
 
 #: Roles whose text content is worth fetching (their name alone does not show their content).
 TEXT_ROLES = {

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from deskpilot.desktop.caret import Caret
+from deskpilot.desktop.grid import Grid
 
 MouseButton = Literal["left", "right", "middle", "back", "forward"]
 ScrollDirection = Literal["up", "down", "left", "right"]
@@ -107,44 +108,6 @@ class AppEntry:
     @property
     def executable(self) -> str:
         return self.exec_argv[0].rsplit("/", 1)[-1] if self.exec_argv else ""
-
-
-#: AT-SPI action names that operate the element itself: Chromium's "click" (an element with
-#: its own click or mouse listener), "press", "jump" (links), "activate", "check"; GTK's
-#: "click", "press", "activate", "toggle". Chromium's "doDefault" (no handler of its own),
-#: "clickAncestor" (a plain part of an element that has one) and "showContextMenu" are not.
-OWN_ACTIONS = frozenset(
-    {"click", "press", "jump", "activate", "check", "uncheck", "toggle", "open", "select",
-     "expand", "collapse", "switch", "increment", "decrement"}
-)  # fmt: skip
-
-
-#: Names toolkits give elements that have none (Chromium's nameless images): they name nothing.
-PLACEHOLDER_NAMES = frozenset({"To get missing image descriptions, open the context menu."})
-
-
-@dataclass(frozen=True)
-class Grid:
-    """What a read holds of a virtual table or list (a spreadsheet, a tree view, a long list:
-    read by the part on screen): its size and the range read, inclusive."""
-
-    rows: int  # rows of a table, items of a list
-    columns: int  # 0 for a list
-    first_row: int
-    last_row: int
-    first_column: int = 0
-    last_column: int = -1
-    #: column → its header's name (tree views; spreadsheets have none)
-    headers: tuple[tuple[int, str], ...] = ()
-    #: its cells are named by address ("B7"): a spreadsheet
-    addressed: bool = False
-
-    @property
-    def table(self) -> bool:
-        return self.columns > 0
-
-    def header(self, column: int) -> str:
-        return dict(self.headers).get(column, "")
 
 
 @dataclass
