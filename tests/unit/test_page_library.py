@@ -120,3 +120,16 @@ def test_rules_edit_from_the_command_line(tmp_path: Path) -> None:
         assert bad.exit_code != 0 and says in bad.output, (args, bad.output)
     with open_library(settings) as lib:
         assert lib.find(rid).revision == 2  # none of them changed it
+
+
+def test_rules_export_to_a_file_it_cannot_write_says_so(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "DESKPILOT_HOME": str(tmp_path), "DESKPILOT_SANDBOX": ""}
+    with open_library(load_settings(env=env)) as lib:
+        _rule(lib)
+    out = tmp_path / "no" / "such" / "dir" / "rules.json"
+    done = CliRunner().invoke(main, ["rules", "export", "-o", str(out)], env=env)
+    assert done.exit_code == 1 and f"cannot write {out}" in done.output, done.output
+    assert done.exception is None or isinstance(done.exception, SystemExit)
+    good = tmp_path / "rules.json"
+    done = CliRunner().invoke(main, ["rules", "export", "-o", str(good)], env=env)
+    assert done.exit_code == 0 and json.loads(good.read_text())["folders"][0]["name"] == "F"

@@ -271,7 +271,10 @@ def export_cmd(ctx: Context, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    output.write_text(text, encoding="utf-8")
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or exc}")
     click.echo(f"exported to {output}", err=True)
 
 
