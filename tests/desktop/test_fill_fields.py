@@ -100,3 +100,48 @@ async def test_a_gtk_combo_box_gets_the_item_named(
         assert (await choice(capitals))[0] == "Denver"  # nothing was chosen
     finally:
         await reader.close()
+
+
+async def test_a_gtk4_drop_down_whose_list_exists_only_while_open(
+    call: Call, ctx: ToolContext, apps: Apps, desktop_settings: Settings
+) -> None:
+    demo = await apps.spawn(["gtk4-demo", "--run", "dropdown"], match=lambda w: "Select" in w.title)
+    text = (await call("read_screen_ax", {"windowID": demo.stable_id})).text
+    fonts = element(text, r'combobox "\(None\) C059"')
+    reader = await AtspiBus.connect(desktop_settings.session_bus)
+
+    async def shown() -> tuple[list[str], set[str]]:
+        """The labels with a size under the drop-down, and its button's states, read apart."""
+        combo = lookup(ctx.session, fonts)[1].key
+        labels, level, states = [], [combo], set()
+        for depth in range(7):
+            below = []
+            for key in level:
+                for bus, path in (await reader.call(*key, "Accessible", "GetChildren"))[0]:
+                    child = (str(bus), str(path))
+                    role = int((await reader.call(*child, "Accessible", "GetRole"))[0])
+                    if depth == 0 and role == 43:  # ATSPI_ROLE_PUSH_BUTTON: the opener
+                        bits = (await reader.call(*child, "Accessible", "GetState"))[0]
+                        states = {"pressed"} if bits[0] & (1 << 20) else set()  # PRESSED
+                        below.append(child)
+                    elif depth > 0:
+                        box = (await reader.call(*child, "Component", "GetExtents", "u", [0]))[0]
+                        name = str(await reader.get_property(*child, "Accessible", "Name"))
+                        if role == 29 and box[2] > 0 and name:  # ATSPI_ROLE_LABEL, sized
+                            labels.append(name)
+                        below.append(child)
+            level = below
+        return labels, states
+
+    try:
+        assert (await shown())[0] == ["C059"]
+        done = await call("perform", {"action": "fill", "elementID": fonts, "text": "Nimbus Sans",
+                                      "windowID": demo.stable_id})  # fmt: skip
+        assert not done.is_error and "Chose 'Nimbus Sans'" in done.text, done.text
+        assert await shown() == (["Nimbus Sans"], set())  # chosen, and its list closed again
+        missing = await call("perform", {"action": "fill", "elementID": fonts, "text": "Comic",
+                                         "windowID": demo.stable_id})  # fmt: skip
+        assert missing.is_error and "'DejaVu Sans Mono'" in missing.text, missing.text
+        assert await shown() == (["Nimbus Sans"], set())  # unchanged, its list closed
+    finally:
+        await reader.close()

@@ -19,16 +19,23 @@ POPUP_ROLES = frozenset({"menu", "list", "list-box", "window", "tree-table", "ta
 ITEM_ROLES = frozenset(
     {"menu-item", "check-menu-item", "radio-menu-item", "list-item", "option", "table-cell"}
 )
+#: Levels under a combo box searched for its popup.
+POPUP_DEPTH = 6
 #: Item names listed at most on a ``more`` line.
 MORE_NAMES = 40
 
 
 def open_popup(combo: Node) -> tuple[Node, Rect] | None:
-    """The open popup under a combo box and its rectangle on screen, if it is open."""
-    for child in combo.children:
-        b = child.bounds
-        if child.role in POPUP_ROLES and is_displayed(child) and b is not None and not b.empty:
-            return child, b
+    """The open popup under a combo box and its rectangle on screen, if it is open: a menu or
+    list child (GTK 3, LibreOffice, Chromium), or one inside the popover it holds (GTK 4:
+    combo › popover › … › list), at most a few levels down."""
+    level = list(combo.children)
+    for _depth in range(POPUP_DEPTH):
+        for child in level:
+            b = child.bounds
+            if child.role in POPUP_ROLES and is_displayed(child) and b is not None and not b.empty:
+                return child, b
+        level = [g for c in level if c.role not in ITEM_ROLES for g in c.children]
     return None
 
 

@@ -5,7 +5,10 @@ to replace: typing at it either goes nowhere or jumps to the first item starting
 So ``fill`` finds the item whose name is the text among the combo's items (its popup's menu
 items or list items, also nested ones — read live, bounded: the popup may be closed), runs that
 item's action (no pointer, the popup need not be open), and then checks what the combo shows.
-An unknown text is refused with the items there are; nothing is chosen.
+A GTK 4 drop-down has its list only while open and rows without actions: it is opened by its
+action, the row reached with the arrow keys from the focused one and Enter pressed, and a list
+it opened is closed again. An unknown text is refused with the items there are; nothing is
+chosen.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import contextlib
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi_consts import role_name, state_bits, state_names
-from deskpilot.desktop.base import ActionOutcome, LiveElement
+from deskpilot.desktop.base import ActionOutcome, LiveElement, WindowInfo
 from deskpilot.desktop.linux_cells import LinuxCells
+from deskpilot.desktop.linux_input import _Outcome
 from deskpilot.errors import ActionFailed
 
 #: Roles of a combo box's choices.
@@ -37,6 +41,9 @@ def _norm(text: str) -> str:
 
 class LinuxChoosing(LinuxCells):
     """Choosing a combo box's item by its name."""
+
+    #: the raw input of the last choice made with keys (None: by the item's action)
+    _keyed: _Outcome | None = None
 
     async def combo_items(self, key: Key) -> list[tuple[Key, str, frozenset[str]]]:
         """(key, name, states) of the items under a combo box, in order, walked live."""
@@ -62,11 +69,99 @@ class LinuxChoosing(LinuxCells):
                 except (AtspiCallError, AtspiTimeout):
                     continue
                 states = state_names(state_bits(state[0]))
+                if role in ITEM_ROLES and not name.strip():
+                    name = await self._label_of(child)  # GTK 4: the item's label is a child
                 if role in ITEM_ROLES and name.strip():
                     found.append((child, name, states))
                 if role not in ITEM_ROLES or role == "menu-item":
                     queue.append(child)  # a submenu ("A - B") holds items of its own
         return found
+
+    async def _has_size(self, key: Key) -> bool:
+        box = await self.a11y.extents(key)
+        return box is not None and not box.empty
+
+    async def _parts_of(self, key: Key) -> list[tuple[Key, str]]:
+        """(key, role) of an element's children, live."""
+        bus = self.a11y.bus
+        out: list[tuple[Key, str]] = []
+        try:
+            body = await bus.call(*key, "Accessible", "GetChildren")
+            for cbus, cpath in body[0][:MAX_CHILDREN]:
+                child = (str(cbus), str(cpath))
+                role = role_name(int((await bus.call(*child, "Accessible", "GetRole"))[0]))
+                out.append((child, role))
+        except (AtspiCallError, AtspiTimeout):
+            pass
+        return out
+
+    async def _label_of(self, key: Key, depth: int = 3, *, shown: bool = False) -> str:
+        """The first name among an unnamed item's descendants (its label), a few levels;
+        with ``shown``, only of a label with a size (GTK 4 keeps an empty "(None)" one)."""
+        bus = self.a11y.bus
+        level = [key]
+        for _ in range(depth):
+            nxt: list[Key] = []
+            for node in level:
+                try:
+                    body = await bus.call(*node, "Accessible", "GetChildren")
+                except (AtspiCallError, AtspiTimeout):
+                    continue
+                for cbus, cpath in body[0][:8]:
+                    child = (str(cbus), str(cpath))
+                    try:
+                        name = str(await bus.get_property(*child, "Accessible", "Name"))
+                    except (AtspiCallError, AtspiTimeout):
+                        continue
+                    named = name.strip() and not name.startswith("Gtk")  # not a class name
+                    if named and (not shown or await self._has_size(child)):
+                        return name
+                    nxt.append(child)
+            level = nxt
+        return ""
+
+    async def _opened_items(
+        self, live: LiveElement
+    ) -> tuple[Key | None, list[tuple[Key, str, frozenset[str]]]]:
+        """A drop-down whose list exists only while open (GTK 4): open it by its action (or
+        its button's); what opened it, and its items."""
+        opener: Key = live.key
+        if await self.a11y.activate(opener) is None:
+            body = await self.a11y.bus.call(*live.key, "Accessible", "GetChildren")
+            buttons = [(str(b), str(p)) for b, p in body[0]]
+            if not buttons or await self.a11y.activate(buttons[0]) is None:
+                return None, []
+            opener = buttons[0]
+        found: list[tuple[Key, str, frozenset[str]]] = []
+
+        async def listed() -> bool:
+            found[:] = await self.combo_items(live.key)
+            return bool(found)
+
+        with contextlib.suppress(WaitTimeout):
+            await async_wait_for(listed, timeout=3.0, what="the drop-down's list")
+        return opener, found
+
+    async def _key_to_item(
+        self, window: WindowInfo, items: list[tuple[Key, str, frozenset[str]]], item: Key
+    ) -> str | None:
+        """An item without an action of its own (GTK 4's list rows) in the open list: moved
+        to with the arrow keys from the focused item, then Enter, as a person chooses with
+        the keyboard (the list's Selection does not choose it; a pointer click would need
+        the popover's positions, which GTK 4 reports before it has placed it)."""
+        keys = [k for k, _n, _s in items]
+        fresh = [await self.a11y.inspect(k) for k in keys]
+        at = next((i for i, f in enumerate(fresh) if f is not None and "focused" in f.states), None)
+        if at is None or item not in keys:
+            return None
+        steps = keys.index(item) - at
+        arrow = self.x.keysym("Down" if steps > 0 else "Up")
+        async with self._raw_input(window) as outcome:
+            for _ in range(abs(steps)):
+                self.x.press_combo([arrow])
+            self.x.press_combo([self.x.keysym("Return")])
+        self._keyed = outcome
+        return f"{abs(steps)} arrow key(s) from the focused item, then Enter"
 
     async def shown_choice(self, live: LiveElement) -> str:
         """What a combo box shows: its text, else the item it reports selected, else its
@@ -78,6 +173,9 @@ class LinuxChoosing(LinuxCells):
         item = await self.a11y.inspect(chosen) if chosen is not None else None
         if item is not None and item.role in ITEM_ROLES:  # not a submenu ("C - D")
             return item.name.strip()
+        for part in await self._parts_of(live.key):
+            if part[1] == "push-button" and (label := await self._label_of(part[0], 6, shown=True)):
+                return label.strip()  # GTK 4: the choice is the label on its button
         if live.role == "combo-box" and live.name.strip():  # a web page's: named by its label
             marked = [
                 n for _k, n, states in await self.combo_items(live.key) if "selected" in states
@@ -96,11 +194,16 @@ class LinuxChoosing(LinuxCells):
         bus_name, path = body[0]
         return (str(bus_name), str(path)) if bus_name else None
 
-    async def choose_item(self, live: LiveElement, text: str) -> ActionOutcome:
+    async def choose_item(self, window: WindowInfo, live: LiveElement, text: str) -> ActionOutcome:
         items = await self.combo_items(live.key)
+        opener: Key | None = None
+        if not items:
+            opener, items = await self._opened_items(live)
         wanted = _norm(text)
         match = [i for i in items if _norm(i[1]) == wanted]
         if not match:
+            if opener is not None:
+                await self._close_list(window, opener)
             names = [name for _k, name, _s in items]
             shown = ", ".join(repr(n) for n in names[:30])
             more = f" … ({len(names)} in all)" if len(names) > 30 else ""
@@ -114,7 +217,8 @@ class LinuxChoosing(LinuxCells):
             )
         item, name, _states = next((m for m in match if "enabled" in m[2]), match[0])
         before = await self.shown_choice(live)
-        how = await self.a11y.activate(item)
+        self._keyed = None
+        how = await self.a11y.activate(item) or await self._key_to_item(window, items, item)
         if how is None:
             raise ActionFailed(
                 f"its item {name!r} has no action to choose it: click the drop-down to open "
@@ -124,10 +228,7 @@ class LinuxChoosing(LinuxCells):
         async def chosen() -> bool:
             if _norm(await self.shown_choice(live)) == _norm(name):
                 return True
-            if await self.selected_choice(live.key) == item:
-                return True  # GTK names an icon combo by its icon ("edit-clear")
-            now = await self.a11y.inspect(item)
-            return now is not None and bool({"selected", "checked"} & now.states)
+            return await self.selected_choice(live.key) == item  # an icon combo: "edit-clear"
 
         with contextlib.suppress(WaitTimeout):
             await async_wait_for(chosen, timeout=3.0, what="the choice")
@@ -137,6 +238,20 @@ class LinuxChoosing(LinuxCells):
                 f"its item {name!r} was activated but the drop-down shows {shown!r} "
                 f"(before: {before!r}); re-read it"
             )
-        return ActionOutcome(
-            "atspi", f"its item {name!r} (AT-SPI action '{how}'): it shows {shown!r}"
-        )
+        if opener is not None:
+            await self._close_list(window, opener)  # as it found it
+        what = how if " " in how else f"AT-SPI action '{how}'"
+        detail = f"its item {name!r} ({what}): it shows {shown!r}"
+        return self._keyed.done(detail) if self._keyed else ActionOutcome("atspi", detail)
+
+    async def _close_list(self, window: WindowInfo, opener: Key) -> None:
+        """Close the list a choice opened, if it is still open (the drop-down expanded, or its
+        button pressed): Escape, as a person does (GTK 4 keeps its popover open when the
+        button is activated again)."""
+        keys = [opener] + [k for k, role in await self._parts_of(opener) if role == "push-button"]
+        for key in keys:
+            now = await self.a11y.inspect(key)
+            if now is not None and {"pressed", "checked", "expanded"} & now.states:
+                async with self._raw_input(window):
+                    self.x.press_combo([self.x.keysym("Escape")])
+                return

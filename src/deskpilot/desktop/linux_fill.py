@@ -75,7 +75,7 @@ class LinuxFill(LinuxSegments):
                     "with read_screen_ax and its elementID), or click into it and use type"
                 )
             elif live.role == "combo-box" and "editable" not in live.states:
-                return await self.choose_item(live, text)  # a drop-down: choose its item
+                return await self.choose_item(window, live, text)  # a drop-down: choose its item
             elif segments := await self.segments(key):  # a date or time field's segments
                 return await self.fill_segments(window, live, segments, text)
         if live.role not in SINGLE_LINE and not (live.role == "text" and editable):

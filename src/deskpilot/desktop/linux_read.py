@@ -23,6 +23,8 @@ from deskpilot.desktop.x11 import X11
 
 #: A read within this many seconds of keyboard/pointer input first lets the app settle.
 INPUT_SETTLE_S = 1.0
+#: Ancestors of a focused element asked at most to place it in a window.
+MAX_FOCUS_CLIMB = 16
 #: How long a settle waits at most for a window the app announced to reach the screen.
 NEW_WINDOW_S = 3.0
 
@@ -33,6 +35,7 @@ class LinuxReading(LinuxPixels):
     def __init__(self, settings: Settings, x11: X11, a11y: Accessibility) -> None:
         super().__init__(settings, x11, a11y)
         self._last_input = 0.0  # monotonic time of the last keyboard/pointer input
+        self._focus_checked: dict[int, tuple[str, str]] = {}  # window → focus looked for
 
     async def snapshot(
         self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
@@ -44,6 +47,12 @@ class LinuxReading(LinuxPixels):
             await self.settle(window, self._last_input)
         fresh = await self._pixels_changed(window) or fresh
         root, partial, problems = await self.a11y.read_window(window, timeout=timeout, fresh=fresh)
+        if not fresh and root is not None and await self._focus_outside(window, root):
+            # the focus moved into something the tree does not have: a popup the toolkit did
+            # not announce (GTK 4's drop-down list): read the window afresh, once
+            root, partial, problems = await self.a11y.read_window(
+                window, timeout=timeout, fresh=True
+            )
         if window.xid in self._baselines and self._baselines[window.xid] is None:
             self._baselines[window.xid] = asyncio.ensure_future(
                 asyncio.to_thread(self._checksum, self._on_screen(window))
@@ -55,6 +64,27 @@ class LinuxReading(LinuxPixels):
             problems=problems,
             elapsed_ms=(time.perf_counter() - start) * 1000,
         )
+
+    async def _focus_outside(self, window: WindowInfo, root: Node) -> bool:
+        """Whether the app's focused element lies inside this window but is missing from the
+        tree just read (its ancestors, asked live, reach a node of the tree). Decided once per
+        focused element."""
+        focused = self.a11y.focus.of(await self.a11y.buses_for_pid(window.pid))
+        if focused is None:
+            return False
+        known = {n.key for n in root.walk()}
+        if focused in known or self._focus_checked.get(window.xid) == focused:
+            return False
+        self._focus_checked[window.xid] = focused
+        key: tuple[str, str] | None = focused
+        for _ in range(MAX_FOCUS_CLIMB):
+            live = await self.a11y.inspect(key) if key is not None else None
+            if live is None or live.parent_key is None:
+                return False
+            if live.parent_key in known:
+                return True
+            key = live.parent_key
+        return False
 
     async def inspect(self, key: tuple[str, str]) -> LiveElement | None:
         live = await self.a11y.inspect(key)
