@@ -77,6 +77,18 @@ class LinuxChoosing(LinuxCells):
                     queue.append(child)  # a submenu ("A - B") holds items of its own
         return found
 
+    async def in_popover(self, live: LiveElement, levels: int = 12) -> bool:
+        """Whether the element lies in a GTK 4 popover (an ancestor named "GtkPopover")."""
+        key = live.parent_key
+        for _ in range(levels):
+            now = await self.a11y.inspect(key) if key is not None else None
+            if now is None:
+                return False
+            if now.name == "GtkPopover":
+                return True
+            key = now.parent_key
+        return False
+
     async def _has_size(self, key: Key) -> bool:
         box = await self.a11y.extents(key)
         return box is not None and not box.empty
