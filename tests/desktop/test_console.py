@@ -10,6 +10,7 @@ PIDs and X sockets read from /proc and /tmp, and what the model was sent over th
 from __future__ import annotations
 
 import asyncio
+import io
 import subprocess
 import threading
 import types
@@ -19,13 +20,16 @@ from pathlib import Path
 import httpx
 import pytest
 import pytest_asyncio
+from PIL import Image as PILImage
 from playwright.async_api import Browser, Page, async_playwright
 
 from deskpilot import _procfs
 from deskpilot._wait import async_wait_for, wait_for
+from deskpilot.audit import AuditLog
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.events import Event
 from tests.desktop.conftest import Apps
 from tests.desktop.console_kit import (
     CHROMIUM,
@@ -454,6 +458,7 @@ async def test_no_session_can_see_read_or_click_the_console_window(
                 return Decision("done trying")
 
             key = router.add("approve-yourself", brain)
+            await desktop.activate(shown)  # the window a step without a target would show
             card = console.start(f"{key}: find the console and approve", target="desktop")
             end = console.wait_end(card["id"])
             sent = texts_of(router, key)
@@ -470,6 +475,24 @@ async def test_no_session_can_see_read_or_click_the_console_window(
             assert {e["data"]["surface"] for e in events if e["event"] == "tool.call"} == {
                 "console"
             }
+            # each step's frame in the audit log (read from the database itself): the console
+            # window is never captured, and blacked out wherever it shows
+            frames = step_frames(desktop_settings, end["run_id"])
+            assert len(frames) == 4, frames
+            assert any(f.data.get("window") == shown.stable_id for f in frames), frames
+            for frame in frames:
+                img = frame_pixels(frame)
+                if frame.data.get("window") == shown.stable_id:
+                    assert frame.data["blocked"] and max(img.getextrema()) < 10
+                else:
+                    g, rect = shown.geometry, frame.images[0].screen_rect
+                    assert rect is not None
+                    if rect.intersects(g):
+                        sx = img.width / rect.width
+                        box = (g.x - rect.x + 4, g.y - rect.y + 4, g.x + g.width - rect.x - 4,
+                               g.y + g.height - rect.y - 4)  # fmt: skip
+                        part = img.crop(tuple(max(0, int(v * sx)) for v in box))
+                        assert max(part.getextrema()) < 10, frame.data
         finally:
             await headed.close()
 
@@ -515,7 +538,7 @@ async def test_clean_up_when_finished_closes_the_tabs_the_sessions_opened(
 
 
 async def test_the_audit_log_replays_a_run_with_its_screenshots_verifies_and_exports(
-    served: tuple[ConsoleProcess, Router], page: Page
+    served: tuple[ConsoleProcess, Router], page: Page, desktop_settings: Settings
 ) -> None:
     console, router = served
 
@@ -523,6 +546,8 @@ async def test_the_audit_log_replays_a_run_with_its_screenshots_verifies_and_exp
         if view.turns == 0:
             return Decision("", [("open_app", {"bundleId": "Calculator"})])
         if view.turns == 1:
+            return Decision("", [("read_screen_ax", {})])
+        if view.turns == 2:
             return Decision("", [("computer_use_screenshot", {})])
         return Decision("Here is the calculator.")
 
@@ -534,12 +559,30 @@ async def test_the_audit_log_replays_a_run_with_its_screenshots_verifies_and_exp
     await page.wait_for_selector("#verify.ok")
     assert "chain intact" in await page.locator("#verify").inner_text()
     await page.click(f"#runs a:text-is('{key}: show me the calculator')")
-    await page.wait_for_selector("#r-steps .step")
-    steps = await page.locator("#r-steps .step .tool").all_inner_texts()
-    assert steps[:2] == ['open_app {"bundleId": "Calculator"}', "computer_use_screenshot {}"]
-    shot = page.locator("#r-steps img.shot").first
-    await shot.wait_for()
-    await page.wait_for_function("() => document.querySelector('img.shot').naturalWidth > 100")
+    await page.wait_for_selector("#r-steps .step.final")
+    steps = await page.locator("#r-steps .step:not(.final) .tool").all_inner_texts()
+    assert steps == [
+        'open_app {"bundleId": "Calculator"}',
+        "read_screen_ax {}",
+        "computer_use_screenshot {}",
+    ]
+    # every step shows a picture: the screenshot it took, else the frame taken after it
+    per_step = await page.eval_on_selector_all(
+        "#r-steps .step:not(.final)",
+        "steps => steps.map(s => s.querySelectorAll('img.shot').length)",
+    )
+    assert per_step == [1, 1, 1], per_step
+    await page.wait_for_function(
+        "() => [...document.querySelectorAll('img.shot')]"
+        ".every(i => i.complete && i.naturalWidth > 100)"
+    )
+    # the frames, read from the audit database itself: the calculator's window, not a blank
+    frames = step_frames(desktop_settings, end["run_id"])
+    assert [f.data["tool"] for f in frames] == ["open_app", "read_screen_ax"]
+    for frame in frames:
+        assert frame.data["window"] and not frame.data["blocked"], frame.data
+        lo, hi = frame_pixels(frame).getextrema()
+        assert hi - lo > 100  # the calculator's buttons and labels, not one flat colour
     href = await page.locator("#r-export").get_attribute("href")
     export = await page.request.get(f"{console.origin}{href}")
     assert export.ok and "attachment" in export.headers["content-disposition"]
@@ -571,6 +614,17 @@ async def test_open_shows_the_console_in_its_own_shielded_window(
     await async_wait_for(
         lambda: _gone(desktop, window.xid), timeout=30, what="the window to close with the server"
     )
+
+
+def step_frames(settings: Settings, run_id: str) -> list[Event]:
+    with AuditLog(settings.audit_db) as log:
+        return [e for e in log.run_events(run_id) if e.kind == "tool.frame"]
+
+
+def frame_pixels(frame: Event) -> PILImage.Image:
+    (image,) = frame.images
+    assert image.mime == "image/jpeg"
+    return PILImage.open(io.BytesIO(image.data)).convert("L")
 
 
 async def _gone(desktop: LinuxDesktop, xid: int) -> bool:

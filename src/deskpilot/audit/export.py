@@ -1,8 +1,9 @@
 """Exporting a run as Markdown: a readable trace, with its screenshots written beside it.
 
 One section per event (model text, tool calls with their arguments, confirmations, results
-with their text folded and their images linked); images are written once each, named by
-their hash, to the directory given (or only described, without one).
+with their text folded and their images linked, the frame taken after a step); images are
+written once each, named by their hash, to the directory given (or only described, without
+one).
 """
 
 from __future__ import annotations
@@ -89,6 +90,11 @@ def markdown(run_id: str, events: list[Event], image_dir: Path | None, link_pref
             out += [_image_md(run_id, image, image_dir, link_prefix) for image in event.images]
             if event.images:
                 out.append("")
+        elif event.kind == "tool.frame":
+            shown = [_image_md(run_id, image, image_dir, link_prefix) for image in event.images]
+            if d.get("missing"):
+                shown.append(f"_(no frame after `{d.get('tool')}`: {_inline(d['missing'])})_")
+            out += [*shown, ""]
         elif event.kind == "run.finished":
             out += [
                 f"## Finished: {_inline(d.get('outcome'))} · {at}",

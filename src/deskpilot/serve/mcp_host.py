@@ -17,6 +17,7 @@ refusal.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -118,6 +119,7 @@ class McpHost:
                     session=Session(name="mcp"), observe=self.observe, label="MCP server",
                 )
             )  # fmt: skip
+            base = dataclasses.replace(base, step_frames=True)  # the replay's frame per step
             server = DeskpilotMCP(toolset, base, fallback=self.approver_for)
             stack.push_async_callback(server.aclose)
             outer = http_app(server, self.bind, self.tokens)

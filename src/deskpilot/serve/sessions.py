@@ -9,7 +9,9 @@ ConsoleApprover`: confirmation cards) and an observer that turns the recorded ev
 chips and status for the pages (:class:`~deskpilot.serve.hub.Hub`).
 
 A session bound to a window runs with it as ``ToolContext.fallback_window`` (step 3 of the
-window resolution order: used when the model omits windowID and has no tracked target).
+window resolution order: used when the model omits windowID and has no tracked target). Every
+step of a session leaves a picture in the audit log for the replay (``step_frames``: the
+door records a screened frame of its window after each call that took none).
 
 Stop ends a session at once: the run is stopped (its model call and its tool call are
 cancelled), confirmations still open are withdrawn, the provider's connection closes, and the
@@ -286,6 +288,7 @@ class Sessions:
                         label=request.goal,
                     )
                 )
+                ctx = dataclasses.replace(ctx, step_frames=True)  # a frame per step: the replay
                 window = None
                 if request.window:
                     window = await resolve_window(ctx, request.window)

@@ -76,6 +76,9 @@ class ToolContext:
     notices: list[str] = field(default_factory=list)
     #: what the session keeps between calls (None: nothing is kept; each call connects anew)
     resources: SessionResources | None = None
+    #: record a small frame of the session's window after each call that took no picture
+    #: (``tool.frame`` events: the console's replay; :mod:`deskpilot.tools.frames`)
+    step_frames: bool = False
 
     def emit(self, event: Event) -> None:
         """Record ``event`` in the audit log, then show it to the observers."""

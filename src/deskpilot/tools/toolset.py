@@ -16,7 +16,8 @@
 6. screens the result: no blocked window's title in the text or data, blocked windows
    blacked out in every image;
 7. records the result (``tool.result``; a refusal carries ``refused``: ``blocked`` or
-   ``declined``).
+   ``declined``), and with ``ctx.step_frames`` a screened frame of the session's window
+   (``tool.frame``, :mod:`deskpilot.tools.frames`) when the result has no image of its own.
 
 Expected failures become error results the model can read; bugs become a fixed-phrase error
 result (never a traceback in the model's context) and are logged with their traceback. An
@@ -55,7 +56,7 @@ from deskpilot.policy import (
     is_automatic,
     needs_confirmation,
 )
-from deskpilot.tools import gate, judging
+from deskpilot.tools import frames, gate, judging
 from deskpilot.tools.base import ToolResult, ToolSpec
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.reach import Reach
@@ -176,6 +177,8 @@ class ToolSet:
                 images=tuple(result.images),
             )
         )
+        if ctx.step_frames and not result.images:
+            await frames.record(ctx, name, call_id)
         return result
 
     async def _run(

@@ -375,6 +375,15 @@ async function loadRun(id) {
         img.alt = `screenshot after ${d.tool}`;
         li.append(img);
       }
+    } else if (e.event === "tool.frame" && calls.has(d.call_id)) {
+      const li = calls.get(d.call_id);
+      for (const image of e.images || []) {
+        const img = el("img", "shot frame");
+        img.src = image.url;
+        img.alt = d.blocked ? `after ${d.tool}: a blocked app's window (blacked out)` : `the window after ${d.tool}`;
+        li.append(img);
+      }
+      if (d.missing) li.append(el("div", "muted frame-missing", `no frame: ${d.missing}`));
     } else if (e.event === "confirm.answered" && calls.has(d.call_id)) {
       calls.get(d.call_id).append(el("div", d.approved ? "ok" : "error", d.approved ? "approved" : "declined"));
     } else if (e.event === "run.finished") {
