@@ -44,7 +44,7 @@ from tests.desktop.console_kit import (
 from tests.desktop.helpers import find_id, mcp_text, window_id_from
 from tests.e2e.brains import calculator_for, display
 from tests.e2e.test_mcp_http import http_session
-from tests.e2e.wire import Decision, View
+from tests.e2e.wire import Brain, Decision, View
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -316,6 +316,67 @@ async def test_two_sandbox_sessions_run_side_by_side_without_mixing(
         key: {window_id_from(t) for t in reads[key] if "Stable Window ID" in t} for key in (a, b)
     }
     assert windows[a] and windows[b] and not windows[a] & windows[b]
+
+
+async def test_two_sessions_on_one_display_type_and_click_at_once_without_mixing(
+    served: tuple[ConsoleProcess, Router], desktop: LinuxDesktop, apps: Apps, tmp_path: Path
+) -> None:
+    """Two sessions on this desktop, each bound to its own entry dialog, type a long text and
+    click their dialog's OK at a point, both at the same moment (the model's replies are held
+    until both ask). Each dialog writes what its entry holds to its own file when OK is
+    clicked: each must hold its own text, whole and unmixed."""
+    console, router = served
+    texts = {"ta": "alpha bravo charlie " * 6, "tb": "XRAY YANKEE ZULU 0123 " * 6}
+    dialogs: dict[str, tuple[WindowInfo, subprocess.Popen[bytes], Path, tuple[int, int]]] = {}
+    for name in texts:
+        out = tmp_path / f"{name}.txt"
+        window = await apps.spawn(
+            ["sh", "-c", f'exec zenity --entry --title="Typist {name}" --text=Line: > "$0"',
+             str(out)],
+            match=lambda w, n=name: w.title == f"Typist {n}",  # type: ignore[misc]
+        )  # fmt: skip
+        snap = await desktop.snapshot(window)
+        ok = next(n for n in snap.nodes() if n.role == "push-button" and n.name == "OK")
+        assert ok.bounds is not None
+        cx, cy = ok.bounds.center
+        point = (cx - window.geometry.x, cy - window.geometry.y)
+        dialogs[name] = (window, apps.procs[-1], out, point)
+    a, b = (dialogs[n][0].geometry for n in texts)
+    assert a.intersects(b)  # one over the other: a click in the wrong turn hits the other
+    together = threading.Barrier(2, timeout=120)
+
+    def typist(name: str) -> Brain:
+        point = dialogs[name][3]
+
+        def brain(view: View) -> Decision:
+            if view.turns == 0:
+                return Decision("", [("read_screen_ax", {})])
+            if view.turns == 1:
+                together.wait()
+                return Decision("", [("perform", {"action": "type", "text": texts[name]})])
+            if view.turns == 2:
+                together.wait()
+                return Decision(
+                    "", [("perform", {"action": "click", "x": point[0], "y": point[1]})]
+                )
+            return Decision("typed and clicked")
+
+        return brain
+
+    cards = {}
+    for name, (window, *_rest) in dialogs.items():
+        key = router.add(f"typist-{name}", typist(name))
+        cards[name] = console.start(
+            f"{key}: type the line", target="desktop", window=window.stable_id, confirm="none"
+        )
+    for name, (_window, proc, out, _point) in dialogs.items():
+        assert await exited(proc, 120) == 0, f"{name}'s OK was not clicked"
+        assert out.read_text().rstrip("\n") == texts[name], (
+            name,
+            texts_of(router, f"typist-{name}"),
+        )
+    for card in cards.values():
+        assert console.wait_end(card["id"])["state"] == "done"
 
 
 async def test_cards_show_live_thumbnails_and_the_session_view_a_live_preview(

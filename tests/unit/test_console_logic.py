@@ -4,11 +4,13 @@ the request checks, and what a new session may ask for."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 from pathlib import Path
 
 import pytest
 
 from deskpilot.config import load_settings
+from deskpilot.desktop.base import Desktop
 from deskpilot.errors import ActionDeclined, ConfigError
 from deskpilot.events import Event, Image
 from deskpilot.mcp.tokens import load_token
@@ -19,7 +21,7 @@ from deskpilot.serve.chips import chip_data
 from deskpilot.serve.guard import Guard
 from deskpilot.serve.hub import Hub
 from deskpilot.serve.sessions import NewSession
-from deskpilot.serve.shared_input import shared
+from deskpilot.serve.shared_input import INPUT_METHODS, shared
 from deskpilot.serve.status import end_state, status_line
 
 
@@ -167,3 +169,24 @@ def test_sessions_sharing_a_display_take_turns_for_input_only() -> None:
     log = asyncio.run(go())
     assert log.index("end a") < log.index("start b")  # one typist at a time
     assert log.index("read") < log.index("end a")
+
+
+#: Desktop methods that send no keyboard or pointer input and move no focus (reads, launches).
+NOT_INPUT = {
+    "active_window", "apps", "capture", "cell_at", "close", "covering", "element_at",
+    "element_point", "focused_element", "inspect", "launch", "list_windows", "open_document",
+    "open_urls", "pointer_position", "read_cells", "read_text", "screen_size", "settle",
+    "snapshot", "window_at",
+}  # fmt: skip
+
+
+def test_every_desktop_method_is_classed_as_input_or_not() -> None:
+    """A method added to the Desktop protocol must be put on one side: input that takes turns
+    (point_at and drag_in were once missed: two sessions' clicks interleaved)."""
+    methods = {
+        name for name, member in vars(Desktop).items()
+        if inspect.iscoroutinefunction(member) and not name.startswith("_")
+    }  # fmt: skip
+    assert methods >= INPUT_METHODS
+    assert not INPUT_METHODS & NOT_INPUT
+    assert methods - INPUT_METHODS - NOT_INPUT == set(), "class these as input or not"

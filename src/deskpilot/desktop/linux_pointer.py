@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 
+from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.atspi import EVENTS_INCOMPLETE as WEB
 from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi_consts import NULL_PATH
@@ -24,6 +25,8 @@ from deskpilot.errors import ActionFailed
 DRAG_STEPS = 12
 #: Pause between two motion events of a drag (the page handles each one).
 DRAG_STEP_S = 0.02
+#: How long a pointer action waits for its window to be on top at its point.
+COVER_WAIT_S = 2.0
 
 _VERB = {
     "click": "clicked",
@@ -81,6 +84,7 @@ class LinuxPointer(LinuxInput):
     ) -> ActionOutcome:
         self._inside(window, x, y)
         async with self._raw_input(window) as outcome:
+            await self._on_top(window, x, y)
             if action == "hover":
                 self.x.move(x, y)
             elif action == "double_click":  # two clicks apart (Chromium counts two sent in
@@ -88,6 +92,32 @@ class LinuxPointer(LinuxInput):
             else:
                 await self._click(x, y, "right" if action == "right_click" else "left")
         return outcome.done(f"{_VERB[action]} at ({x}, {y})")
+
+    async def _on_top(self, window: WindowInfo, x: int, y: int) -> None:
+        """Wait until the point shows ``window``, not a window over it; else ActionFailed.
+
+        Active is not enough: the window that was over the point may still be there (it is
+        closing, or the window manager has not raised ours yet) — two sessions clicking one
+        spot in turn lost the second click to the first one's closing dialog. Asking for the
+        activation again raises the window."""
+
+        async def shows() -> bool:
+            hit = await self.window_at(x, y)
+            return hit is None or hit.xid == window.xid
+
+        if await shows():
+            return
+        self.x.request_activate(window.xid)
+        try:
+            await async_wait_for(shows, timeout=COVER_WAIT_S, what="the window to be on top")
+        except WaitTimeout:
+            hit = await self.window_at(x, y)
+            over = f"{hit.app.name} window {hit.stable_id}" if hit is not None else "a window"
+            raise ActionFailed(
+                f"the point ({x}, {y}) of window {window.stable_id} is covered by {over} "
+                "that stays on top: nothing was clicked. Close or move it, or act on "
+                "elements instead"
+            ) from None
 
     async def drag_in(
         self, window: WindowInfo, start: tuple[int, int], end: tuple[int, int]
@@ -100,6 +130,7 @@ class LinuxPointer(LinuxInput):
             for i in range(DRAG_STEPS + 1)
         ]
         async with self._raw_input(window) as outcome:
+            await self._on_top(window, x0, y0)
             self.x.move(x0, y0)
             self.x.button("left", True)
             try:

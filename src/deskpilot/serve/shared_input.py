@@ -25,6 +25,8 @@ INPUT_METHODS: frozenset[str] = frozenset(
         "type_text",
         "press_keys",
         "scroll",
+        "point_at",
+        "drag_in",
         "pointer_click",
         "pointer_move",
         "pointer_button",
