@@ -23,6 +23,8 @@ from deskpilot.events import Event
 from deskpilot.pages import service
 from deskpilot.pages.patterns import parse_patterns
 from deskpilot.pages.store import extension_dir, open_library
+from deskpilot.pages.tools import PAGE_TOOL_NAMES
+from tests.desktop.helpers import mcp_text
 from tests.desktop.pages_rig import (
     Approvals,
     Rig,
@@ -35,6 +37,7 @@ from tests.desktop.pages_rig import (
     style_becomes,
     tool_ctx,
 )
+from tests.e2e.test_mcp_stdio import stdio_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -256,6 +259,58 @@ async def test_the_page_tools_by_hand_from_the_cli(rig: Rig) -> None:
     assert done.stdout.startswith("2 matches for '.comment'") and "First!" in done.stdout
     bad = deskpilot(rig.settings, "tool", "query_page", json.dumps({"selector": "div["}))
     assert bad.returncode == 1 and "is not a valid selector" in bad.stdout
+
+
+async def test_the_page_tools_over_mcp_give_structured_results_the_client_validates(
+    rig: Rig, tmp_path: Path
+) -> None:
+    """The official MCP client checks every structured result against the tool's
+    outputSchema (it raises on a mismatch); what the tools did is read back through the
+    test's own CDP connection and the library file."""
+    page = await goto(rig, "/article")
+    args = ("--confirm", "none")
+    async with stdio_session(rig.settings.environ, tmp_path / "server.log", *args) as session:
+        listed = {t.name: t for t in (await session.list_tools()).tools}
+        assert all(listed[n].output_schema for n in PAGE_TOOL_NAMES)
+
+        async def structured(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            result = await session.call_tool(tool, arguments)  # validated by the client
+            assert not result.is_error, mcp_text(result)
+            assert isinstance(result.structured_content, dict), tool
+            return result.structured_content
+
+        query = await structured("query_page", {"selector": ".comment"})
+        assert (
+            query["count"] == 2 == len(query["matches"]) and "First!" in query["matches"][0]["html"]
+        )
+        assert query["url"] == page.url
+        pane = await structured("open_temp_pane", {"kind": "css"})
+        css = ".comments h2 { color: rgb(0, 128, 0); }"
+        applied = await structured("set_temp_pane_code", {"pane": pane["pane_id"], "code": css})
+        assert applied["rules_parsed"] == 1 and "result" not in applied
+        await style_becomes(page, ".comments h2", "color", "rgb(0, 128, 0)")
+        assert (await structured("close_temp_pane", {"pane": pane["pane_id"]}))["ok"] is True
+        await structured("open_temp_pane", {"kind": "js"})
+        ran = await structured("set_temp_pane_code", {"pane": "js", "code": "return 6 * 7;"})
+        assert ran["result"] == "42" and ran["type"] == "number"
+        await structured("close_temp_pane", {"pane": "js"})
+
+        folder = await structured(
+            "create_folder", {"name": "MCP", "include": ["https://mcp.test/*"]}
+        )
+        group = await structured("create_group", {"folder_id": folder["id"], "name": "g"})
+        spec = {"group_id": group["id"], "name": "r", "css": "a{}",
+                "include": ["https://mcp.test/a*"]}  # fmt: skip
+        rule = await structured("create_rule", spec)
+        library = await structured("list_structure", {})
+    with open_library(rig.settings) as lib:
+        saved = lib.find(rule["id"])
+        assert saved is not None and saved.name == "r"
+        lib.delete(folder["id"])
+    (mine,) = [f for f in library["folders"] if f["id"] == folder["id"]]
+    assert mine["include"] == ["https://mcp.test/*"]
+    assert mine["groups"][0]["rules"][0] == {**mine["groups"][0]["rules"][0], "id": rule["id"],
+                                             "css_chars": 3, "js_chars": 0}  # fmt: skip
 
 
 # -- rules apply by themselves ------------------------------------------------------------

@@ -12,7 +12,12 @@ from deskpilot.config import Settings
 from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
 from deskpilot.events import discard
 from deskpilot.session import Session
-from deskpilot.tools.builtin import computer_use_tools
+from deskpilot.pages.library import structure
+from deskpilot.pages.patterns import parse_patterns
+from deskpilot.pages.store import open_library
+from deskpilot.pages.tools import PAGE_TOOL_NAMES
+from deskpilot.tools.base import ToolResult
+from deskpilot.tools.builtin import all_tools, computer_use_tools
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.outputs import OUTPUTS, output_schema, structured
 
@@ -70,3 +75,34 @@ def test_errors_and_plain_tools_carry_no_structure(settings: Settings) -> None:
     waited = run(ctx, "wait", {"seconds": 0.01})
     assert structured(TOOLS.get("wait"), waited) is None
     assert output_schema(TOOLS.get("wait")) is None
+
+
+def test_every_tool_with_a_structured_result_declares_it() -> None:
+    """Only the tools whose result is text alone go without an outputSchema (a new tool with
+    data must get a model in deskpilot.tools.outputs)."""
+    every = all_tools()
+    assert {s.name for s in every.list() if output_schema(s) is None} == {"perform", "wait"}
+    for name in PAGE_TOOL_NAMES:
+        schema = output_schema(every.get(name))
+        assert schema is not None
+        jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def test_the_rule_library_listing_validates(settings: Settings) -> None:
+    with open_library(settings) as lib:
+        folder = lib.create_folder(
+            "Site", label="S", include=parse_patterns(["https://a.test/*"], "include")
+        )
+        group = lib.create_group(folder.id, "Articles")
+        lib.create_group(folder.id, "Empty")
+        lib.create_rule(group.id, "Collapse", css="a{}", js="return 1;", origin="model")
+        data = structure(lib.tree())
+    spec = all_tools().get("list_structure")
+    result = ToolResult("", data=data)
+    checked = structured(spec, result)
+    assert checked == data
+    jsonschema.validate(checked, output_schema(spec))
+    # a PaneSet keeps only the fields the pane gave (no nulls for the other kind's fields)
+    pane = structured(all_tools().get("set_temp_pane_code"), ToolResult("", data={"ok": True,
+                      "applied": True, "rules_parsed": 2}))  # fmt: skip
+    assert pane == {"ok": True, "applied": True, "rules_parsed": 2}

@@ -6,8 +6,9 @@ clients may rely on: MCP serves :func:`output_schema` as each tool's ``outputSch
 sends ``data`` as ``structuredContent`` (checked against the model first).
 
 Objects allow extra fields (a tool may add one without breaking a client that validates);
-the declared ones are required. Tools whose result has no structure (``perform``, ``wait``)
-have no model and send text only.
+the declared ones are required unless they have a default. Every tool whose result carries
+data has a model (the page tools too); the tools whose result is only text (``perform``,
+``wait``) have none and send text only.
 """
 
 from __future__ import annotations
@@ -97,6 +98,78 @@ class TaskOutcome(_Out):
     run_id: str
 
 
+# -- the page tools (deskpilot.pages.tools) ---------------------------------------------------
+
+
+class Match(_Out):
+    i: int = Field(description="Its place among the matches, from 1.")
+    html: str = Field(description="Its outer HTML (script/style bodies and data: URLs elided).")
+    truncated: bool = Field(description="The HTML was cut (see chars).")
+    chars: int = Field(description="The length of its whole outer HTML.")
+
+
+class PageQuery(_Out):
+    url: str = Field(description="The page the selector ran on.")
+    selector: str
+    count: int = Field(description="How many elements match (all of them, not only shown).")
+    shown: int = Field(description="How many matches are in matches.")
+    matches: list[Match]
+
+
+class Scoped(_Out):
+    id: str
+    name: str
+    enabled: bool
+    include: list[str] = Field(description="URL patterns it applies to ([]: everywhere).")
+    exclude: list[str] = Field(description="URL patterns it never applies to.")
+
+
+class RuleEntry(Scoped):
+    run_at: str
+    frames: str
+    css_chars: int = Field(description="Size of its CSS (the code is not listed).")
+    js_chars: int = Field(description="Size of its JS (the code is not listed).")
+
+
+class GroupEntry(Scoped):
+    rules: list[RuleEntry]
+
+
+class FolderEntry(Scoped):
+    label: str | None = Field(description="Up to 3 letters, or null.")
+    groups: list[GroupEntry]
+
+
+class RuleLibrary(_Out):
+    folders: list[FolderEntry]
+
+
+class PaneOpened(_Out):
+    pane_id: str = Field(description="The pane id to pass to set/close_temp_pane.")
+    kind: str = Field(description="css or js.")
+    tab: int
+    url: str
+    already_open: bool
+
+
+class PaneSet(_Out):
+    ok: bool
+    applied: bool | None = Field(None, description="CSS pane: the code is applied.")
+    rules_parsed: int | None = Field(None, description="CSS pane: how many CSS rules parsed.")
+    result: str | None = Field(None, description="JS pane: the value the code returned.")
+    type: str | None = Field(None, description="JS pane: the type of that value.")
+
+
+class Done(_Out):
+    ok: bool
+
+
+class Saved(_Out):
+    ok: bool
+    id: str = Field(description="The id of what was saved (f_…, g_…, r_…).")
+    note: str | None = Field(None, description="Where the saved rule applies now.")
+
+
 OUTPUTS: dict[str, type[BaseModel]] = {
     "list_windows": WindowList,
     "open_app": OpenedApp,
@@ -106,6 +179,14 @@ OUTPUTS: dict[str, type[BaseModel]] = {
     "perform_sequence": SequenceRan,
     "scroll": Scrolled,
     "computer_use_task": TaskOutcome,
+    "query_page": PageQuery,
+    "list_structure": RuleLibrary,
+    "open_temp_pane": PaneOpened,
+    "set_temp_pane_code": PaneSet,
+    "close_temp_pane": Done,
+    "create_folder": Saved,
+    "create_group": Saved,
+    "create_rule": Saved,
 }
 
 
@@ -132,7 +213,9 @@ def structured(spec: ToolSpec, result: ToolResult) -> dict[str, Any] | None:
     if model is None or result.is_error or result.data is None:
         return None
     try:
-        checked: dict[str, Any] = model.model_validate(result.data).model_dump(mode="json")
+        checked: dict[str, Any] = model.model_validate(result.data).model_dump(
+            mode="json", exclude_unset=True
+        )
         return checked
     except ValidationError as exc:  # a tool drifted from its declared shape: a bug
         log.error("%s returned data that does not match its output schema: %s", spec.name, exc)
