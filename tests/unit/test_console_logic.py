@@ -176,7 +176,7 @@ NOT_INPUT = {
     "active_window", "apps", "capture", "cell_at", "close", "covering", "element_at",
     "element_point", "focused_element", "inspect", "launch", "list_windows", "open_document",
     "open_urls", "pointer_position", "read_cells", "read_text", "screen_size", "settle",
-    "snapshot", "window_at",
+    "snapshot", "text_caret", "window_at",
 }  # fmt: skip
 
 

@@ -11,10 +11,10 @@ import pytest
 from deskpilot.config import Settings
 from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
 from deskpilot.events import discard
-from deskpilot.pages.library import structure
 from deskpilot.pages.patterns import parse_patterns
 from deskpilot.pages.store import open_library
 from deskpilot.pages.tools import PAGE_TOOL_NAMES
+from deskpilot.pages.tree import structure
 from deskpilot.session import Session
 from deskpilot.tools.base import ToolResult
 from deskpilot.tools.builtin import all_tools, computer_use_tools
