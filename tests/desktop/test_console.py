@@ -482,6 +482,41 @@ async def test_an_mcp_client_shows_as_a_session_and_is_approved_from_the_page(
     console.wait_card(sid, lambda c: c["state"] == "done", "the MCP card to end")
 
 
+async def test_an_mcp_card_shows_its_window_and_stop_ends_the_client_session(
+    served: tuple[ConsoleProcess, Router], page: Page, apps: Apps
+) -> None:
+    console, _ = served
+    window, proc = await send_dialog(apps, "Stop over MCP")
+    endpoint = types.SimpleNamespace(url=f"{console.origin}/mcp", token=console.token)
+    async with http_session(endpoint) as mcp:  # type: ignore[arg-type]
+        read = await mcp.call_tool("read_screen_ax", {"windowID": window.stable_id})
+        assert not read.is_error, mcp_text(read)
+        # the card names the client's window and shows it live (its tracked target)
+        card = await page.wait_for_selector(".card:has(.meta:text-matches('Stop over MCP'))")
+        assert card is not None
+        sid = await card.get_attribute("data-session")
+        assert sid is not None
+        await page.wait_for_selector(f'canvas[data-thumb="{sid}"][data-seq]', timeout=30000)
+        # a long call, stopped from the card: it ends at once, later calls are refused
+        waiting = asyncio.create_task(mcp.call_tool("wait", {"seconds": 600}))
+        await asyncio.to_thread(
+            console.wait_card, sid, lambda c: c["status"] == "Waiting", "the card to show the wait"
+        )
+        await page.click(f'[data-session="{sid}"] button.stop')
+        stopped = await asyncio.wait_for(waiting, 30)
+        assert stopped.is_error and "stopped this deskpilot session" in mcp_text(stopped)
+        end = console.wait_card(sid, lambda c: c["state"] == "stopped", "the card to stop")
+        later = await mcp.call_tool("list_windows", {})
+        assert later.is_error and "was not run" in mcp_text(later)
+        assert proc.poll() is None  # the user's window is left alone
+    finished = [e for e in console.run_events(end["run_id"]) if e["event"] == "run.finished"]
+    assert [e["data"]["outcome"] for e in finished] == ["stopped"]
+    results = [e["data"] for e in console.run_events(end["run_id"]) if e["event"] == "tool.result"]
+    assert [r["tool"] for r in results] == ["read_screen_ax", "wait"]  # the refused call ran not
+    assert "cancelled" in results[-1]["summary"]
+    assert await page.locator(f'[data-session="{sid}"] button.stop').is_hidden()
+
+
 async def test_no_session_can_see_read_or_click_the_console_window(
     served: tuple[ConsoleProcess, Router], desktop_settings: Settings, desktop: LinuxDesktop
 ) -> None:

@@ -51,6 +51,10 @@ class ClientState:
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     calls: int = 0
     used: float = field(default_factory=time.monotonic)
+    #: stopped by the user (the console's Stop): its calls are refused from then on
+    stopped: bool = False
+    #: the scope of the call running now, cancelled by a stop
+    scope: anyio.CancelScope | None = None
 
 
 def connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection:

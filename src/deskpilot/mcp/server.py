@@ -75,6 +75,13 @@ def package_version() -> str:
 Approver = ElicitingApprover | RoundTripApprover
 
 
+#: What a client reads after the user stopped its session from the console.
+STOPPED = (
+    "{tool} {when}: the user stopped this deskpilot session from the deskpilot console. "
+    "Do not retry; tell the user. (A new connection starts a new session.)"
+)
+
+
 class DeskpilotMCP:
     """deskpilot's tools over MCP. ``server`` is the SDK Server to run on a transport.
 
@@ -116,6 +123,19 @@ class DeskpilotMCP:
     async def aclose(self) -> None:
         self._clients.close()
 
+    def stop(self, run_id: str) -> bool:
+        """Stop a client's session (the console's Stop): its running call is cancelled, its
+        run ends as ``stopped`` and its later calls are refused (a new connection starts a
+        new session). False when no live client has that run."""
+        state = self._clients.live.get(run_id)
+        if state is None:
+            return False
+        state.stopped = True
+        if state.scope is not None:
+            state.scope.cancel()
+        self._clients.finish(state, "stopped")
+        return True
+
     # -- handlers ----------------------------------------------------------------------------
 
     async def _list_tools(
@@ -144,14 +164,23 @@ class DeskpilotMCP:
             tool_ctx = dataclasses.replace(
                 self.base, session=state.session, approver=approver, run_id=state.run_id
             )
+            if state.stopped:
+                return error_result(STOPPED.format(tool=params.name, when="was not run"))
             async with state.lock:
                 state.calls += 1
-                result = await self._with_progress(
-                    ctx,
-                    params.name,
-                    approver,
-                    lambda: self.toolset.call(params.name, params.arguments, tool_ctx),
-                )
+                with anyio.CancelScope() as scope:
+                    state.scope = scope
+                    result = await self._with_progress(
+                        ctx,
+                        params.name,
+                        approver,
+                        lambda: self.toolset.call(params.name, params.arguments, tool_ctx),
+                    )
+                state.scope = None
+                if scope.cancelled_caught:
+                    return error_result(
+                        STOPPED.format(tool=params.name, when="was stopped while it ran")
+                    )
         except AuditError as exc:
             log.error("audit log failed during %s: %s", params.name, exc)
             return error_result(

@@ -184,8 +184,6 @@ class ConsoleRoutes:
         session = self.sessions.get(request.path_params["id"])
         if session is None:
             return error(404, "no such session")
-        if session.kind != "task":
-            return error(409, "an MCP client's session ends when the client disconnects")
         await self.sessions.stop(session)
         return JSONResponse(session.card(self.sessions.confirmations), headers=NO_STORE)
 

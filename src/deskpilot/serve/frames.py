@@ -69,9 +69,12 @@ class Previews:
     # -- capturers ----------------------------------------------------------------------------
 
     def _started(self, session: ConsoleSession) -> None:
-        if session.place is None or self.loop is None:
+        # a task's place, or an MCP client's display (this desktop: its tracked window)
+        display = session.place.display if session.place is not None else session.display
+        if not display or self.loop is None:
             return
-        mode: Mode = "root" if session.place.target == "sandbox" else "window"
+        sandbox = session.place is not None and session.place.target == "sandbox"
+        mode: Mode = "root" if sandbox else "window"
         loop = self.loop
 
         def target() -> int | None:
@@ -83,7 +86,7 @@ class Previews:
         def seen(what: Seen) -> None:
             loop.call_soon_threadsafe(self._seen, session.id, what)
 
-        capturer = Capturer(session.id, session.place.display, mode, target, emit, seen)
+        capturer = Capturer(session.id, display, mode, target, emit, seen)
         self.capturers[session.id] = capturer
         capturer.start()
         self._update(session.id)

@@ -9,9 +9,10 @@ use and reopened after a loss (:class:`~deskpilot.desktop.live.LiveDesktop`), wi
 taking turns with the console's sessions on the same display.
 
 What the console adds: an observer that turns each client's audit run into a card (its calls
-as chips; the card ends when the client disconnects), and a fallback approver: a confirmation
-the client cannot ask its user (no elicitation) becomes a card in the console instead of a
-refusal.
+as chips, a thumbnail of the window it works on; the card ends when the client disconnects),
+Stop on that card (the client's running call is cancelled and its later calls are refused),
+and a fallback approver: a confirmation the client cannot ask its user (no elicitation)
+becomes a card in the console instead of a refusal.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -74,10 +76,13 @@ class McpHost:
         self.sessions.observer(session)(event)
         if event.kind == "run.finished" and event.run_id == session.run_id:
             self.sessions.confirmations.cancel_all(session.id)
-            session.state = "done"
-            session.status = f"Client {event.data.get('outcome') or 'left'}"
+            outcome = str(event.data.get("outcome") or "left")
+            session.state = "stopped" if outcome == "stopped" else "done"
+            session.status = "Stopped" if outcome == "stopped" else f"Client {outcome}"
             session.ended = event.ts
             self.sessions.changed(session.id)
+            for hook in self.sessions.on_end:
+                hook(session)
 
     def _card(self, event: Event) -> ConsoleSession:
         label = str(event.data.get("goal") or "MCP client")
@@ -91,9 +96,27 @@ class McpHost:
             state="running",
             status="Connected",
             run_id=event.run_id,
+            display=self.sessions.settings.display or "",
         )
+        state = self.server.clients.get(event.run_id) if self.server is not None else None
+        if state is not None:
+            session.session = state.session  # its tracked window: the card's thumbnail
+        session.on_stop = lambda: self._stop(session)
         self.sessions.add(session)
+        for hook in self.sessions.on_running:
+            hook(session)
         return session
+
+    async def _stop(self, session: ConsoleSession) -> None:
+        """The card's Stop: the client's running call is cancelled, its confirmations are
+        withdrawn, its later calls are refused; the apps it opened stay (they are on the
+        user's desktop, and several clients' launches are not told apart)."""
+        session.state = "stopping"
+        self.sessions.confirmations.cancel_all(session.id)
+        self.sessions.changed(session.id)
+        if self.server is None or not self.server.stop(session.run_id):
+            session.state, session.status, session.ended = "stopped", "Stopped", time.time()
+            self.sessions.changed(session.id)
 
     def approver_for(self, state: ClientState) -> ConsoleApprover:
         session = self._by_run.get(state.run_id)

@@ -27,7 +27,7 @@ import dataclasses
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,6 +133,8 @@ class ConsoleSession:
     task: asyncio.Task[None] | None = field(default=None, repr=False)
     place: Place | None = field(default=None, repr=False)
     session: Session | None = field(default=None, repr=False)
+    #: how a session that is not a task of ours stops (an MCP client's: its host ends it)
+    on_stop: Callable[[], Awaitable[None]] | None = field(default=None, repr=False)
 
     @property
     def stopping(self) -> bool:
@@ -346,6 +348,9 @@ class Sessions:
 
     async def stop(self, session: ConsoleSession, timeout: float = 30.0) -> None:
         """Stop ``session`` and wait until its place is taken down (see the module docstring)."""
+        if session.live and session.on_stop is not None:
+            await session.on_stop()
+            return
         if not session.live or session.task is None:
             return
         if session.state != "stopping":

@@ -147,7 +147,7 @@ function renderCard(card, fresh) {
 }
 
 function canStop(card) {
-  return card.kind === "task" && !["done", "needs_attention", "stopped", "stopping"].includes(card.state);
+  return !["done", "needs_attention", "stopped", "stopping"].includes(card.state);
 }
 
 function meta(card) {
