@@ -77,17 +77,35 @@ class LinuxChoosing(LinuxCells):
                     queue.append(child)  # a submenu ("A - B") holds items of its own
         return found
 
-    async def in_popover(self, live: LiveElement, levels: int = 12) -> bool:
+    async def in_popover(self, live: LiveElement) -> bool:
         """Whether the element lies in a GTK 4 popover (an ancestor named "GtkPopover")."""
+        return await self._popover_of(live) is not None
+
+    async def _popover_of(self, live: LiveElement, levels: int = 12) -> Key | None:
         key = live.parent_key
         for _ in range(levels):
             now = await self.a11y.inspect(key) if key is not None else None
             if now is None:
-                return False
+                return None
             if now.name == "GtkPopover":
-                return True
+                return now.key
             key = now.parent_key
-        return False
+        return None
+
+    async def element_point(self, window: WindowInfo, key: Key) -> tuple[int, int]:
+        """Where to point at an element; in a GTK 4 popover, where its popup window really
+        is (see :meth:`popover_shift`), not where GTK's extents put it."""
+        live = await self.a11y.inspect(key)
+        popover = await self._popover_of(live) if live is not None else None
+        if popover is None:
+            return await super().element_point(window, key)
+        rect, box = await self.a11y.extents(key), await self.a11y.extents(popover)
+        located = await self.a11y.locate(window)
+        if rect is None or rect.empty or box is None or located is None:
+            raise ActionFailed("the element has no on-screen position to point at")
+        offset = located[2]
+        dx, dy = self.popover_shift(window, box.offset(*offset))
+        return rect.offset(offset[0] + dx, offset[1] + dy).center
 
     async def _has_size(self, key: Key) -> bool:
         box = await self.a11y.extents(key)

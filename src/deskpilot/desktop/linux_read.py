@@ -15,14 +15,17 @@ from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi import Accessibility
 from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
-from deskpilot.desktop.base import LiveElement, Node, Snapshot, WindowInfo
+from deskpilot.desktop.base import LiveElement, Node, Rect, Snapshot, WindowInfo
 from deskpilot.desktop.caret import LINE_SCAN, SHOWN_SELECTION, Caret, line_and_column
 from deskpilot.desktop.cell_refs import Place
 from deskpilot.desktop.linux_pixels import LinuxPixels
 from deskpilot.desktop.x11 import X11
+from deskpilot.desktop.x11_popups import popups_over
 
 #: A read within this many seconds of keyboard/pointer input first lets the app settle.
 INPUT_SETTLE_S = 1.0
+#: How far (width + height, px) a popup window's size may differ from a GTK 4 popover's.
+POPOVER_MISFIT = 40
 #: Ancestors of a focused element asked at most to place it in a window.
 MAX_FOCUS_CLIMB = 16
 #: How long a settle waits at most for a window the app announced to reach the screen.
@@ -53,6 +56,8 @@ class LinuxReading(LinuxPixels):
             root, partial, problems = await self.a11y.read_window(
                 window, timeout=timeout, fresh=True
             )
+        if root is not None:
+            self._place_popovers(window, root)
         if window.xid in self._baselines and self._baselines[window.xid] is None:
             self._baselines[window.xid] = asyncio.ensure_future(
                 asyncio.to_thread(self._checksum, self._on_screen(window))
@@ -64,6 +69,32 @@ class LinuxReading(LinuxPixels):
             problems=problems,
             elapsed_ms=(time.perf_counter() - start) * 1000,
         )
+
+    def popover_shift(self, window: WindowInfo, believed: Rect) -> tuple[int, int]:
+        """How far a GTK 4 popover really is from where its extents put it. GTK 4 reports a
+        popover's extents as if it lay inside its window, but on X11 it is a popup window of
+        its own, placed elsewhere (26 px lower for a drop-down's list: a click by its rows'
+        extents hit the row above). The app's popup window closest in size is taken."""
+        best: tuple[int, Rect] | None = None
+        for _xid, rect in popups_over(self.x.d, self.x.root, window.xid):
+            misfit = abs(rect.width - believed.width) + abs(rect.height - believed.height)
+            if misfit <= POPOVER_MISFIT and (best is None or misfit < best[0]):
+                best = (misfit, rect)
+        if best is None:
+            return (0, 0)
+        return (best[1].x - believed.x, best[1].y - believed.y)
+
+    def _place_popovers(self, window: WindowInfo, root: Node) -> None:
+        """Move the nodes of open GTK 4 popovers to where their popup windows are."""
+        for node in root.walk():
+            if node.name != "GtkPopover" or node.bounds is None or node.bounds.empty:
+                continue
+            dx, dy = self.popover_shift(window, node.bounds)
+            if (dx, dy) == (0, 0):
+                continue
+            for part in node.walk():
+                if part.bounds is not None:
+                    part.bounds = part.bounds.offset(dx, dy)
 
     async def _focus_outside(self, window: WindowInfo, root: Node) -> bool:
         """Whether the app's focused element lies inside this window but is missing from the
