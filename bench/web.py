@@ -44,8 +44,11 @@ from deskpilot.tools.context import ToolContext
 from deskpilot.tools.screen import header, read_window
 
 RESULTS = Path(__file__).parent / "results"
-#: The pages measured (pointer.html has nothing to click until a right click opens its menu).
-DEFAULT_PAGES = sorted(p.name for p in PAGES.glob("*.html") if p.name != "pointer.html")
+#: The pages measured (pointer.html has nothing to click until a right click opens its menu;
+#: frame.html is shown inside components.html).
+DEFAULT_PAGES = sorted(
+    p.name for p in PAGES.glob("*.html") if p.name not in ("pointer.html", "frame.html")
+)
 
 
 async def measure_page(
@@ -56,7 +59,7 @@ async def measure_page(
     opened = await tools.call("open_urls", {"urls": [server.url(page)]}, ctx)
     if opened.is_error:
         raise RuntimeError(opened.text)
-    operables = (await server.wait_for("operables"))["items"]
+    operables = (await server.wait_for("operables", page=f"/{page}"))["items"]
     window = next(w for w in await ctx.desktop.list_windows() if w.stable_id == ctx.session.target)
     lean = await read_window(ctx, window, chrome=False)
     full = await read_window(ctx, window, chrome=True)

@@ -1,8 +1,9 @@
 """The command line's fast paths import only what they use (latency is in bench/cli_latency).
 
 One ``deskpilot tool`` call, run as a script would run it on the session's sandbox desktop,
-must not import the model providers, MCP, rich or the agent loop; ``--version`` must not even
-import the tools. Checked on ``sys.modules`` of the real process, after the command ran.
+must not import the model providers, MCP, rich, Pillow or the agent loop; ``--version``
+must not even import the tools. Checked on ``sys.modules`` of the real process, after the
+command ran.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ except SystemExit as exc:
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
 """
 HEAVY = ("mcp", "rich", "httpx", "anthropic", "openai", "google", "playwright", "uvicorn",
-         "starlette")  # fmt: skip
+         "starlette", "PIL")  # fmt: skip
 
 
 def loaded(argv: list[str], env: dict[str, str]) -> tuple[int, list[str]]:

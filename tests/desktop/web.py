@@ -117,13 +117,17 @@ def color_center(png: bytes, rgb: tuple[int, int, int]) -> tuple[int, int]:
     return (min(xs) + max(xs)) // 2, (min(ys) + max(ys)) // 2
 
 
+#: Controls whose icon a person clicks to press them.
+CONTROLS = frozenset({"push-button", "toggle-button", "link", "menu-item", "page-tab"})
+
+
 async def reached(
     desktop: Any, window: Any, operables: list[dict[str, Any]]
 ) -> list[tuple[str, tuple[str, str] | None, str]]:
     """For each operable element a page reported: (label, the node a read must show for it,
     what was hit). Its centre is hit-tested on the accessibility tree (``element_at``, a
-    channel the read does not use); from the node hit, text nodes are passed up to the
-    element they belong to."""
+    channel the read does not use); from the node hit, text nodes (and an icon inside a
+    button) are passed up to the element they belong to."""
     snap = await desktop.snapshot(window, fresh=True)
     doc = next(n for n in snap.nodes() if n.role == "document-web" and "showing" in n.states)
     out = []
@@ -131,9 +135,17 @@ async def reached(
         x, y = doc.bounds.x + item["x"], doc.bounds.y + item["y"]
         node = await desktop.element_at(x, y)
         for _ in range(4):
-            if node is None or node.role not in ("static", "text", "label"):
+            if node is None or node.parent_key is None:
                 break
-            node = await desktop.inspect(node.parent_key) if node.parent_key else None
+            if node.role in ("image", "icon"):  # an icon inside a button is the button
+                parent = await desktop.inspect(node.parent_key)
+                if parent is None or parent.role not in CONTROLS:
+                    break
+                node = parent
+                continue
+            if node.role not in ("static", "text", "label"):
+                break
+            node = await desktop.inspect(node.parent_key)
         what = f"{node.role} {node.name!r}" if node is not None else "nothing"
         out.append((item["label"], node.key if node is not None else None, f"at {x},{y}: {what}"))
     return out

@@ -93,3 +93,40 @@ def test_a_table_reads_by_rows_with_the_cells_to_operate_under_them() -> None:
     assert 'header "Item | Price"' in text
     assert 'row "Invoice 2 | $35"' in text
     assert 'cell "Invoice 2" @' in text and 'cell "$35"' not in text
+
+
+def test_a_frame_s_document_reads_once_inside_its_page() -> None:
+    inner = node("document-web", "Frame", node("push-button", "Open", at=(20, 300, 60, 20)),
+                 at=(10, 280, 400, 90))  # fmt: skip
+    inner.states = inner.states | {"showing"}
+    frame = node("internal-frame", "Same-site frame", inner, at=(10, 280, 400, 90))
+    lines = Renderer(AREA, 10000, chrome=False).render(browser(frame)).text.splitlines()
+    assert sum(1 for ln in lines if ln.strip().startswith('document "Frame"')) == 1
+    assert sum(1 for ln in lines if 'button "Open" @' in ln) == 1
+
+
+def test_a_label_over_its_field_says_its_text_once() -> None:
+    field = node("entry", "Account number", text="ACC-1234", at=(120, 120, 100, 20),
+                 states=frozenset({"showing", "visible", "read-only", "focusable"}))  # fmt: skip
+    label = node("label", "Account number", static("Account number"), field,
+                 at=(10, 120, 300, 20))  # fmt: skip
+    lines = Renderer(AREA, 10000, chrome=False).render(browser(label)).text.splitlines()
+    at = next(i for i, ln in enumerate(lines) if "Account number" in ln)
+    assert lines[at].strip() == 'text "Account number"'
+    assert lines[at + 1].strip().startswith('textbox = "ACC-1234" [readonly] @')
+
+
+def test_editable_areas_nameless_buttons_and_closed_selects() -> None:
+    editable = frozenset({"showing", "visible", "enabled", "editable", "focusable"})
+    area = node("entry", "Biography", node("static", "Hello", states=editable), text="Hello",
+                states=editable, at=(10, 120, 300, 40))  # fmt: skip
+    icon = node("push-button", "", node("image", "", at=(10, 200, 24, 24)), hint="div.tool",
+                at=(10, 200, 24, 24))  # fmt: skip
+    chosen = node("menu-item", "Small", states=frozenset({"showing", "visible", "selected"}))
+    popup = node("menu", "", chosen)
+    select = node("combo-box", "Size", popup, at=(10, 260, 100, 20),
+                  states=frozenset({"showing", "visible", "enabled", "collapsed"}))  # fmt: skip
+    text = Renderer(AREA, 10000, chrome=False).render(browser(area, icon, select)).text
+    assert 'textbox "Biography" = "Hello" @' in text and "static" not in text
+    assert "button (div.tool) @" in text
+    assert 'combobox "Size" = "Small" [collapsed] @' in text and "menuitem" not in text

@@ -40,7 +40,21 @@ async def test_a_closed_menu_s_items_are_listed_without_reading_them() -> None:
     assert tree.nodes["/menu"].closed and not tree.partial
     assert tree.nodes["/menu"].children == ["/item0", "/item1", "/item2"]
     assert all(tree.nodes[f"/item{i}"].stub for i in range(3))
-    assert not any(path.startswith("/item") for _member, path in app.asked)
+    # only the first item's state is asked (is the menu showing its items?), nothing else
+    asked = {(member, path) for member, path in app.asked if path.startswith("/item")}
+    assert asked == {("GetState", "/item0")}
+
+
+async def test_a_menu_in_a_menu_bar_that_shows_its_items_is_read() -> None:
+    """A web page's menu inside its menu bar has no expanded state of its own: its items
+    showing is what says it is open."""
+    app = an_app_with_a_closed_menu()
+    for i in range(3):
+        app.objects[f"/item{i}"].states.add("showing")
+    reader = TreeReader(AtspiBus(app))  # type: ignore[arg-type]
+    tree = await reader.read_app(APP, lazy_hidden=True)
+    assert not tree.nodes["/menu"].closed
+    assert [tree.nodes[f"/item{i}"].name for i in range(3)] == ["Item 0", "Item 1", "Item 2"]
 
 
 async def test_a_menu_that_opens_gets_its_items_read() -> None:

@@ -19,6 +19,10 @@ from deskpilot.desktop.base import Node
 #: Roles of what a browser pops up over its window: read in full even without ``chrome``.
 POPUPS = frozenset({"dialog", "alert", "file-chooser", "popup-menu", "menu", "tool-tip",
                     "notification", "window"})  # fmt: skip
+#: Fields a label wraps: not pieces of a sentence (their names are the label's own text).
+FIELDS = frozenset({"entry", "password-text", "spin-button", "combo-box", "slider",
+                    "date-editor", "check-box", "radio-button", "switch", "toggle-button",
+                    "list-box"})  # fmt: skip
 #: Roles whose children are inline by HTML's content model (a <p> holds no <div>).
 PHRASING = frozenset({"paragraph", "heading", "caption", "label"})
 #: Roles whose inline pieces make one sentence (and generic containers of text only).
@@ -27,8 +31,17 @@ SENTENCES = frozenset({"paragraph", "heading", "caption", "label", "section", "s
 
 
 def pages_of(root: Node) -> list[Node]:
-    """The web documents a browser window shows (one per visible tab)."""
-    return [n for n in root.walk() if n.role == "document-web" and "showing" in n.states]
+    """The web documents a browser window shows (one per visible tab); a document inside
+    another (an iframe's) is part of that page, not a page of its own."""
+    found: list[Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.role == "document-web" and "showing" in node.states:
+            found.append(node)
+            continue
+        stack.extend(reversed(node.children))
+    return found
 
 
 def chrome_line(root: Node, pages: list[Node]) -> Line:
@@ -98,6 +111,8 @@ def sentence(node: Node) -> str | None:
     kids = [c for c in node.children if is_displayed(c)]
     if len(kids) < 2 or not any(c.role in ("static", "text") for c in kids):
         return None
+    if any(c.role in FIELDS or c.editable for c in kids):
+        return None  # a label over its field: the field's name is that label's text
     text = ""
     for kid in kids:
         if kid.role in ("static", "text") and not kid.children:

@@ -185,6 +185,8 @@ class Renderer:
                 )
                 if not name and role not in ("entry", "password-text", "text", "scroll-bar"):
                     name = self._label_text(node) or clean_name(node.description)[:60]
+                if not name and node.hint and not node.editable:
+                    shown_role = f"{shown_role} ({node.hint})"  # an icon button: its tag, class
                 if node.editable or role in ("entry", "spin-button", "combo-box", "text"):
                     if role == "password-text":
                         value = "•••" if text else ""
@@ -238,6 +240,8 @@ class Renderer:
             parent_name = full_name or parent_name
             if widget and node.children and folded_text(node) in ("", name):
                 return  # its content is its name: nothing more to list
+            if role == "combo-box" and "expanded" not in node.states and value is not None:
+                return  # closed: its lifted item is the value shown
         else:
             child_depth = depth
         if target is not None:
@@ -246,6 +250,8 @@ class Renderer:
             self._popup(*popup, child_depth, parent_name, out)
             return
         for child in self._reading_order(node.children):
+            if node.editable and child.role == "static" and not child.children:
+                continue  # a text run of an editable area: its text is the area's
             self._visit(child, child_depth, parent_name, out, top=False, scope=scope)
 
     def _popup(self, popup: Node, area: Rect, depth: int, parent: str, out: list[Line]) -> None:

@@ -97,10 +97,22 @@ class ActionReader:
             tree.nodes[path].hint = _hint(attrs) or "-"
 
 
+#: Widgets by role that a page may leave nameless (an icon button): named by their hint.
+NAMELESS_WIDGETS = frozenset(
+    {"push-button", "toggle-button", "link", "menu-item", "page-tab", "check-box",
+     "radio-button", "switch", "list-item", "tree-item", "push-button-menu"}
+)  # fmt: skip
+
+
 def _wants_hint(node: RawNode) -> bool:
     """Every actionable node of an asked role: nameless ones are named by it, and a clickable
-    one's tag tells whether its listener is the page's own (on the body)."""
-    return not node.hint and node.role_name in ASKED_ROLES and actionable(node)
+    one's tag tells whether its listener is the page's own (on the body); and nameless
+    widgets (a ``role=button`` holding only an icon)."""
+    if node.hint:
+        return False
+    if node.role_name in NAMELESS_WIDGETS:
+        return not node.name and not node.description and node.has("Action")
+    return node.role_name in ASKED_ROLES and actionable(node)
 
 
 def _hint(attrs: dict[str, str]) -> str:

@@ -37,6 +37,10 @@ TEXT_ROLES = {
 }
 
 
+#: Fields whose text is their value, editable or not (a read-only field is still read).
+FIELD_ROLES = frozenset({"entry", "password-text", "spin-button", "combo-box"})
+
+
 @dataclass
 class WindowTree:
     app: AppTree
@@ -51,8 +55,8 @@ def wants_text(node: RawNode) -> bool:
         return True
     if not node.has("Text"):
         return False
-    if node.has("EditableText") or node.states & S_EDITABLE:
-        return True
+    if node.has("EditableText") or node.states & S_EDITABLE or node.role_name in FIELD_ROLES:
+        return True  # a read-only field's text is what a person reads in it
     return node.role_name in TEXT_ROLES and not node.name
 
 

@@ -38,11 +38,18 @@ from deskpilot.desktop.atspi_consts import (
     ROOT_PATH,
     S_EXPANDED,
     S_SELECTED,
+    state_bits,
 )
-from deskpilot.desktop.atspi_lazy import closed_menu, needs_live_children, skip_hidden
+from deskpilot.desktop.atspi_lazy import (
+    closed_menu,
+    needs_live_children,
+    shows_state,
+    skip_hidden,
+)
 from deskpilot.desktop.atspi_model import AppTree, Dirty, RawNode, node_from_item
 from deskpilot.desktop.atspi_partial import guard
 from deskpilot.desktop.atspi_virtual import VirtualReader, is_virtual
+from deskpilot.errors import DesktopError
 
 #: Nodes read per app at most.
 MAX_NODES = 30000
@@ -194,7 +201,7 @@ class TreeReader(VirtualReader):
         if len(tree.nodes) + len(unknown) > MAX_NODES:
             tree.note(f"tree larger than {MAX_NODES} nodes: truncated")
             unknown = unknown[: max(0, MAX_NODES - len(tree.nodes))]
-        if tree.lazy_hidden and closed_menu(tree, path):
+        if tree.lazy_hidden and closed_menu(tree, path) and not await self._shows(tree, unknown):
             # its items are hidden until it opens: listed, not read (LibreOffice's menu bar,
             # read live, has ~300 of them); opening it re-reads them (see refresh)
             for kid, parent in unknown:
@@ -218,6 +225,18 @@ class TreeReader(VirtualReader):
         await asyncio.gather(
             *(self._expand(tree, p, deadline, expanded, budget) for p in [*known, *deeper])
         )
+
+    async def _shows(self, tree: AppTree, kids: list[tuple[str, str]]) -> bool:
+        """Whether the first of a menu's items is on screen: a menu that shows its items is
+        open whatever its own states say (a web page's menu inside its menu bar)."""
+        if not kids:
+            return False
+        kid = kids[0][0]
+        try:
+            body = await self.bus.call(tree.bus, kid, "Accessible", "GetState")
+        except DesktopError:
+            return False  # the shortcut stands: the items are read when the menu opens
+        return shows_state(tree, state_bits(body[0]))
 
     async def _live_children(self, tree: AppTree, path: str) -> list[str] | None:
         node = tree.nodes[path]

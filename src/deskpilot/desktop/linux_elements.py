@@ -13,6 +13,9 @@ from deskpilot.desktop.linux_cells import selects_first
 from deskpilot.desktop.linux_fill import LinuxFill
 from deskpilot.errors import ActionFailed
 
+#: Fields an AT-SPI action focuses as a click would (their caret is their own business).
+FIELDS = frozenset({"entry", "password-text", "spin-button", "combo-box", "terminal"})
+
 
 class LinuxElements(LinuxFill):
     """Actions on elements of a window's tree."""
@@ -21,7 +24,11 @@ class LinuxElements(LinuxFill):
         live = await self.a11y.inspect(key, window.pid)
         if live is not None and selects_first(live):
             return await self.click_cell(window, live)
-        name = await self.a11y.activate(key)
+        # an editable area (a contenteditable, a document's paragraph): a person's click puts
+        # the caret where it lands; an action would leave the focus where it was, and the next
+        # keys would go there
+        area = live is not None and "editable" in live.states and live.role not in FIELDS
+        name = None if area else await self.a11y.activate(key)
         if name is not None:
             return ActionOutcome("atspi", f"AT-SPI action '{name}'")
         if live is not None and await self.in_popover(live):

@@ -155,6 +155,8 @@ class LinuxPointer(LinuxInput):
         if text is not None:
             points.append(visible_center(text.offset(*where.offset), rect))
         mine = await self._lineage(key)
+        if await self._in_popup(mine[1:3]):
+            return None  # a <select>'s list pops up over the page, outside its hit test
         cover: tuple[str, str] | None = None
         for point in dict.fromkeys(p for p in points if p is not None):
             hit = await self.a11y.element_at(window, *point)
@@ -180,6 +182,18 @@ class LinuxPointer(LinuxInput):
                 break
             out.append(parent)
         return out
+
+    async def _in_popup(self, ancestors: list[tuple[str, str]]) -> bool:
+        """Whether these (the nearest ancestors of an element) include a combo box: its
+        items are in a popup drawn over the page."""
+        for bus, path in ancestors:
+            try:
+                role = await self.a11y.bus.call(bus, path, "Accessible", "GetRoleName")
+            except (AtspiCallError, AtspiTimeout):
+                return False
+            if str(role[0]) == "combo box":
+                return True
+        return False
 
     async def _coverer(
         self, hit: tuple[str, str], target: tuple[str, str], mine: list[tuple[str, str]]

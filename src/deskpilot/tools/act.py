@@ -59,6 +59,11 @@ TEXT_FIELD_ROLES = {
 
 def check_fillable(eid: str, live: LiveElement) -> None:
     """Raise ActionFailed unless ``live`` is a text field ``fill`` can write to."""
+    if "read-only" in live.states:
+        raise ActionFailed(
+            f"@{eid} is a read-only {describe(live)}: its text cannot be changed (it is not "
+            "disabled: it can be focused, read and copied). Nothing was typed"
+        )
     if "editable" not in live.states and live.role not in TEXT_FIELD_ROLES:
         raise ActionFailed(
             f"@{eid} is a {describe(live)}, not a text field: fill needs an editable field "

@@ -29,9 +29,6 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from PIL import Image as PILImage
-from PIL import ImageDraw
-
 from deskpilot.desktop.base import Rect, WindowInfo
 from deskpilot.errors import AppBlocked
 from deskpilot.events import Image
@@ -185,6 +182,9 @@ def _covered(image: Image, rect: Rect, blocked: list[Rect]) -> Image:
         return (
             image if image.screen_rect is not None else dataclasses.replace(image, screen_rect=rect)
         )
+    from PIL import Image as PILImage  # only here: a tool call that blacks nothing out does
+    from PIL import ImageDraw  # not pay for Pillow's import (issue 9's CLI latency)
+
     with PILImage.open(io.BytesIO(image.data)) as opened:
         img = opened.convert("RGB")
     sx, sy = img.width / rect.width, img.height / rect.height
