@@ -83,6 +83,12 @@ async def tool(
     deskpilot tool open_app '{"bundleId": "Calculator"}'
     deskpilot tool read_screen_ax '{"windowID": "4280/12345"}'
     deskpilot tool perform '{"action": "type", "text": "12*7\\n"}'
+    deskpilot tool perform '{"action": "double_click", "x": 120, "y": 80}'
+    deskpilot tool perform '{"action": "drag", "elementID": "2.ax", "dx": 150}'
+
+    Pointer actions (double_click, right_click, hover, drag, click at x, y) are XTest input on
+    the window; a point is in the pixels of its computer_use_screenshot (`deskpilot tools`
+    lists every argument).
 
     Images (screenshots) are saved to files whose paths are printed. Exit code 0 on success,
     1 on a tool error (a declined or refused action too). The tracked target window and

@@ -20,6 +20,7 @@ from Xlib import XK, X, Xatom, display, error
 from Xlib.ext import composite, xtest
 from Xlib.protocol import event as xevent
 
+from deskpilot.desktop import x11probe
 from deskpilot.desktop.base import MouseButton, Rect
 from deskpilot.errors import DesktopError, DisplayUnavailable
 
@@ -59,7 +60,7 @@ class X11:
                 "`deskpilot sandbox run -- CMD`), or run deskpilot inside your X11 session."
             )
         try:
-            self.d = display.Display(display_name)
+            self.d = x11probe.adopt(display_name) or display.Display(display_name)
         except (error.DisplayError, error.DisplayConnectionError, OSError) as exc:
             raise DisplayUnavailable(
                 f"cannot open X display {display_name}: {exc}. Is the X server (or the sandbox "
