@@ -1,8 +1,8 @@
 """Pointer actions on real pages, found the way a pixel agent finds them (in a screenshot).
 
-double_click, right_click, hover, drag (a mouse-event drag and an HTML5 drag and drop) and
-click at a point of a canvas, each driven only through the tools; each page reports what the
-pointer did to the test server.
+double_click, right_click, hover, drag (a mouse-event drag, an HTML5 drag and drop, an element
+onto another by their IDs) and click at a point of a canvas, each driven only through the
+tools; each page reports what the pointer did to the test server.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 
 from deskpilot.desktop.base import WindowInfo
 from tests.desktop.conftest import Call
+from tests.desktop.helpers import id_of_line
 from tests.desktop.web import PageServer, color_center
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -75,6 +76,13 @@ async def test_drag_by_mouse_events_and_html5_drop(
     assert not done.is_error, done.text
     assert "by (" in done.text
     await pages.wait_for("drop", item="pear")
+
+    # from one element to another, by their IDs: a sortable list's item onto another
+    page = (await call("read_screen_ax")).text
+    wash, fold = id_of_line(page, 'Wash"'), id_of_line(page, 'Fold"')  # "1. Wash"
+    done = await call("perform", {"action": "drag", "elementID": wash, "toElementID": fold})
+    assert not done.is_error, done.text
+    assert (await pages.wait_for("order"))["order"] == ["Dry", "Fold", "Wash"]
 
 
 async def test_click_points_on_a_canvas(call: Call, pages: PageServer, browser: WindowInfo) -> None:

@@ -240,8 +240,9 @@ class Renderer:
             parent_name = full_name or parent_name
             if widget and node.children and folded_text(node) in ("", name):
                 return  # its content is its name: nothing more to list
-            if role == "combo-box" and "expanded" not in node.states and value is not None:
-                return  # closed: its lifted item is the value shown
+            closed = "collapsed" in node.states or "expandable" in node.states
+            if role == "combo-box" and closed and "expanded" not in node.states and value:
+                return  # closed (it says so): its lifted item is the value shown
         else:
             child_depth = depth
         if target is not None:
