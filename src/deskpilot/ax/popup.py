@@ -28,15 +28,38 @@ MORE_NAMES = 40
 def open_popup(combo: Node) -> tuple[Node, Rect] | None:
     """The open popup under a combo box and its rectangle on screen, if it is open: a menu or
     list child (GTK 3, LibreOffice, Chromium), or one inside the popover it holds (GTK 4:
-    combo › popover › … › list), at most a few levels down."""
+    combo › popover › … › list), at most a few levels down.
+
+    A rectangle that holds none of the items that show is not where the list is drawn
+    (Chromium gives a ``<select>``'s list the combo box's place, 11 pixels high): the items
+    that show then tell it."""
     level = list(combo.children)
     for _depth in range(POPUP_DEPTH):
         for child in level:
             b = child.bounds
             if child.role in POPUP_ROLES and is_displayed(child) and b is not None and not b.empty:
-                return child, b
+                return child, _drawn(child, b)
         level = [g for c in level if c.role not in ITEM_ROLES for g in c.children]
     return None
+
+
+def _drawn(popup: Node, rect: Rect) -> Rect:
+    """Where the popup is drawn: its rectangle, unless none of the items that show is in it."""
+    shown = [
+        n.bounds for n in popup.walk()[1:]
+        if n.role in ITEM_ROLES and "showing" in n.states
+        and n.bounds is not None and not n.bounds.empty
+    ]  # fmt: skip
+    if shown and not any(r.intersects(rect) for r in shown):
+        return _union(shown)
+    return rect
+
+
+def _union(rects: list[Rect]) -> Rect:
+    left, top = min(r.x for r in rects), min(r.y for r in rects)
+    right = max(r.x + r.width for r in rects)
+    bottom = max(r.y + r.height for r in rects)
+    return Rect(left, top, right - left, bottom - top)
 
 
 def scrolled_items(popup: Node, area: Rect) -> list[Node]:
