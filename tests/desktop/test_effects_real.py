@@ -11,6 +11,10 @@ nobody can be asked — the two cases of issue #11.
   "Löschen" button of a German dialog, and a click at its pixels, each ask the approver (the
   same one, with the same events as the element tools) and are declined; "Behalten" (keep)
   is clicked without a question.
+* A generic "OK" judged by its GTK dialog ("will be deleted permanently") and not in a
+  harmless one; a password typed into a password dialog.
+* A click at a point (the element tools' pixels) judged by the element under it (a Spanish
+  "Publicar"); moving the pointer over it asks nothing.
 
 Effects are seen outside the tools: the zenity process's exit status and output.
 """
@@ -229,3 +233,35 @@ async def test_a_generic_ok_is_judged_by_its_dialog_and_a_password_by_its_field(
         "change account or security settings"
     ), asked[-1].reason
     assert secret_proc.poll() is None
+
+
+async def test_a_click_at_a_point_is_judged_by_the_element_under_it(
+    apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+) -> None:
+    window = await apps.spawn(
+        ["zenity", "--question", "--title=Publish post", "--text=Your post is ready.",
+         "--ok-label=Publicar", "--cancel-label=Later"],
+        match=lambda w: w.title == "Publish post",
+    )  # fmt: skip
+    proc = apps.procs[-1]
+    snap = await desktop.snapshot(window)  # the test's own reader: where the button is
+    button = next(n for n in snap.nodes() if n.role == "push-button" and n.name == "Publicar")
+    assert button.bounds is not None
+    cx, cy = button.bounds.center
+    point = {"x": cx - window.geometry.x, "y": cy - window.geometry.y}  # screenshot pixels
+    asked: list[ApprovalRequest] = []
+
+    def say_no(request: ApprovalRequest) -> bool:
+        asked.append(request)
+        return False
+
+    settings = ctx.settings.with_overrides(confirm="consequential")
+    judged = dataclasses.replace(ctx, settings=settings, approver=CallbackApprover(say_no))
+    toolset = computer_use_tools()
+    args = {"action": "click", **point, "windowID": window.stable_id}
+    refused = await toolset.call("perform", args, judged)
+    assert refused.is_error and "Declined" in refused.text, refused.text
+    assert 'activates "Publicar": send, post or publish' in asked[-1].reason, asked[-1].reason
+    assert proc.poll() is None  # nothing published
+    moved = await toolset.call("perform", {**args, "action": "hover"}, judged)
+    assert not moved.is_error and len(asked) == 1  # moving over it presses nothing
