@@ -12,6 +12,7 @@ Config file (all keys optional)::
     timeout = 600
     tool_protocol = "native"                 # native | text
     browser = "agent"                        # agent (deskpilot's Chromium) | default (xdg-open)
+    step_frames = false                      # a frame of the window per step in the audit log
 
     [blocklist]
     add = ["org.gnome.Settings"]             # extra blocked apps (desktop id, WM_CLASS, exe, name)
@@ -93,6 +94,8 @@ class Settings:
     read_budget_chars: int = 12000
     #: the Ray cluster of ``deskpilot eval --backend ray`` (RAY_ADDRESS, as Ray reads it)
     ray_address: str | None = None
+    #: a small frame of the window in the audit log after every step (the console: always)
+    step_frames: bool = False
 
     def with_overrides(self, **changes: Any) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -236,7 +239,19 @@ def load_settings(
             None if words_cfg is None else _as_str_list(words_cfg, "[consequential] words")
         ),
         ray_address=env.get("RAY_ADDRESS") or None,
+        step_frames=_as_bool(pick("step_frames", "DESKPILOT_STEP_FRAMES"), "step_frames"),
     )
+
+
+def _as_bool(value: object, key: str) -> bool:
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    text = str(value).strip().casefold()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise ConfigError(f"{key} must be true or false, not {value!r}")
 
 
 #: What to do when no display is found (the end of every "no display" message).

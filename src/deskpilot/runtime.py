@@ -116,6 +116,7 @@ async def open_session(
             surface=surface,
             rules=rules_for(settings),
             resources=resources,
+            step_frames=settings.step_frames,
         )
         try:
             yield ctx

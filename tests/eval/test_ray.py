@@ -84,15 +84,20 @@ def cluster(deskpilot_eval: Eval) -> Iterator[Eval]:
 def test_the_suite_on_a_ray_cluster_gives_the_local_results(
     cluster: Eval, proof: dict[str, Any], tmp_path: Path
 ) -> None:
-    tasks = "zenity.checklist,web.newsletter,multi.web-to-note,mousepad.new-file"
-    summary = cluster.run("starter", "--policy", "oracle", "--tasks", tasks, "--backend", "ray",
-                          "--out", str(tmp_path / "ray"))  # fmt: skip
-    local = {r["id"]: r["oracle"][:1] for r in proof["tasks"]}
-    assert statuses(summary) == {t: local[t] for t in tasks.split(",")}
+    """The whole starter suite on the cluster (one trial per task of the oracle and of doing
+    nothing): each task's statuses are the local -j 2 proof's."""
+    out = tmp_path / "ray"
+    summary = cluster.run("check", "starter", "--trials", "1", "--backend", "ray",
+                          "--out", str(out), check=False)  # fmt: skip
+    local = {r["id"]: (r["oracle"][:1], r["noop"][:1]) for r in proof["tasks"]}
+    on_ray = {r["id"]: (r["oracle"], r["noop"]) for r in summary["tasks"]}
+    assert on_ray == local and len(on_ray) >= 20, summary["_stderr"][-3000:]
+    assert summary["proved"] is True and summary["_code"] == 0
     assert "2 Ray desktop slot(s)" in summary["_stderr"]
-    rows = [json.loads(x) for x in (tmp_path / "ray" / "results.jsonl").read_text().splitlines()]
+    rows = [json.loads(x) for x in (out / "oracle" / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == len(local)
     for row in rows:  # the trial's files came back from the node
-        folder = tmp_path / "ray" / "trials" / row["task"] / "t1-a1"
+        folder = out / "oracle" / "trials" / row["task"] / "t1-a1"
         assert json.loads((folder / "result.json").read_text())["status"] == "passed"
         assert (folder / "transcript.md").is_file()
 

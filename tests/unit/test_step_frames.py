@@ -8,13 +8,16 @@ import io
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image as PILImage
 from PIL import ImageStat
 
 from deskpilot.audit import AuditLog
-from deskpilot.config import Settings
+from deskpilot.config import Settings, load_settings
 from deskpilot.desktop.fake import FAKE_APPS, FakeDesktop
+from deskpilot.errors import ConfigError
 from deskpilot.events import Event
+from deskpilot.runtime import open_session
 from deskpilot.session import Session
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
@@ -120,3 +123,22 @@ def test_no_frames_unless_asked(settings: Settings, tmp_path: Path) -> None:
     call(ctx, "read_screen_ax")
     assert frames_of(log) == []
     assert [e.kind for e in log.run_events("run1")].count("tool.result") == 2
+
+
+def test_other_surfaces_record_frames_when_the_setting_is_on(home: Path) -> None:
+    env = {"HOME": str(home), "DESKPILOT_HOME": str(home)}
+    assert load_settings(env=env).step_frames is False
+    with pytest.raises(ConfigError, match="step_frames must be true or false"):
+        load_settings(env={**env, "DESKPILOT_STEP_FRAMES": "sometimes"})
+    settings = load_settings(env={**env, "DESKPILOT_STEP_FRAMES": "1"})
+
+    async def go() -> None:
+        async with open_session(settings, surface="cli", desktop=FakeDesktop()) as ctx:
+            assert ctx.step_frames
+            await TOOLS.call("list_windows", {}, ctx)
+
+    asyncio.run(go())
+    with AuditLog(settings.audit_db) as log:
+        (run,) = log.list_runs()
+        kinds = [e.kind for e in log.run_events(run.id)]
+    assert kinds.count("tool.frame") == kinds.count("tool.result") == 1
