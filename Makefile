@@ -44,6 +44,7 @@ bench: setup
 	$(BIN)/python -m bench.web
 	$(BIN)/python -m bench.eval_cost
 	$(BIN)/python -m bench.console
+	$(BIN)/python -m bench.frames
 	$(BIN)/python -m bench.judging
 	$(BIN)/python -m bench.pages
 
