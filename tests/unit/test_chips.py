@@ -108,6 +108,7 @@ def test_declined_and_unknown_events() -> None:
         [
             Event("confirm.answered", {"tool": "click", "approved": False, "by": "DenyAll"}),
             Event("session.saved", {"path": "/tmp/s.json"}),
+            Event("tool.frame", {"tool": "click", "call_id": "c1"}, images=(Image(SHOT),)),
             Event(
                 "run.finished",
                 {"outcome": "needs_attention", "answer": "", "steps": 8, "reason": "budget"},

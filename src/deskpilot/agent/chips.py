@@ -116,6 +116,8 @@ class ChipPrinter:
                     (extra, "dim"),
                 )
             ]
+        if event.kind == "tool.frame":  # a picture for the replay: its step has its chip
+            return []
         if event.kind == "run.finished":
             outcome = clean(d.get("outcome")) or "finished"
             took = f" · {clean(d['reason'])}" if d.get("reason") and outcome != "done" else ""
