@@ -63,5 +63,6 @@ def test_version_imports_nothing_of_the_library(env: dict[str, str]) -> None:
     code, modules = loaded(["--version"], env)
     assert code == 0
     assert not [m for m in modules if m.startswith(("deskpilot.tools", "deskpilot.desktop",
-                                                    "pydantic", "dbus_fast"))]  # fmt: skip
+                                                    "pydantic", "dbus_fast",
+                                                    "importlib.metadata"))]  # fmt: skip
     assert heavy(modules) == []

@@ -145,7 +145,7 @@ COVERAGE_PAGES = [
     "overlay.html", "modal.html", "spans.html", "icons.html", "tree.html", "menu.html",
     "aria-menu.html", "slider.html", "spinner.html", "scroll-list.html", "tabs.html",
     "drag.html", "canvas.html", "profile.html", "select.html", "components.html", "menubar.html",
-    "compose.html",
+    "compose.html", "fields.html",
 ]  # fmt: skip
 
 

@@ -10,6 +10,7 @@ import importlib
 
 import click
 
+from deskpilot._version import VERSION
 from deskpilot.cli.common import Context, main_options
 
 #: Each command's name and the module (in deskpilot.cli) that defines it in COMMANDS.
@@ -50,9 +51,7 @@ class LazyGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @main_options
-@click.version_option(
-    version=None, package_name="deskpilot", message="%(prog)s, version %(version)s"
-)
+@click.version_option(version=VERSION, message="%(prog)s, version %(version)s")
 @click.pass_context
 def main(ctx: click.Context, /, **options: object) -> None:
     """deskpilot — a computer-use agent for Linux desktops.
