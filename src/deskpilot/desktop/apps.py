@@ -8,7 +8,6 @@ exactly one app wins; several apps in the best tier is an "ambiguous" error list
 
 from __future__ import annotations
 
-import configparser
 import os
 import shlex
 from collections.abc import Callable, Iterable, Mapping
@@ -37,16 +36,36 @@ def parse_exec(line: str) -> tuple[str, ...]:
     return tuple(a.replace("%%", "%") for a in argv if a not in _FIELD_CODES)
 
 
+def desktop_entry(text: str) -> dict[str, str] | None:
+    """The keys of a desktop file's ``[Desktop Entry]`` group (a later key wins), or None.
+
+    The format is ``Key=Value`` lines under ``[Group]`` headers, ``#`` comments
+    (freedesktop's Desktop Entry Specification): a few lines of parsing, where configparser
+    cost every ``deskpilot tool`` call ~5 ms to import and ~7 ms to read 20 files."""
+    group: str | None = None
+    entry: dict[str, str] | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            group = line[1:-1].strip()
+            if group == "Desktop Entry" and entry is None:
+                entry = {}
+            continue
+        key, sep, value = line.partition("=")
+        if sep and group == "Desktop Entry" and entry is not None:
+            entry[key.strip()] = value.strip()
+    return entry
+
+
 def read_desktop_file(path: Path, app_id: str) -> AppEntry | None:
-    parser = configparser.RawConfigParser(strict=False, interpolation=None)
-    parser.optionxform = str  # type: ignore[assignment,method-assign]
     try:
-        parser.read(path, encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError, OSError):
+        entry = desktop_entry(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, OSError):
         return None
-    if not parser.has_section("Desktop Entry"):
+    if entry is None:
         return None
-    entry = parser["Desktop Entry"]
     if entry.get("Type", "Application") != "Application":
         return None
     if entry.get("Hidden", "false").lower() == "true":
