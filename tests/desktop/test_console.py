@@ -379,6 +379,51 @@ async def test_two_sessions_on_one_display_type_and_click_at_once_without_mixing
         assert console.wait_end(card["id"])["state"] == "done"
 
 
+async def test_a_window_opened_by_one_session_takes_no_keys_another_is_typing(
+    served: tuple[ConsoleProcess, Router], apps: Apps, tmp_path: Path
+) -> None:
+    """One session types a long line into its dialog while another session on the same
+    display opens an app, at the same moment: the new window takes the focus when it maps,
+    so it must not map in the middle of the typing (the launch takes its turn). The dialog's
+    file must hold the whole line."""
+    console, router = served
+    out = tmp_path / "long.txt"
+    window = await apps.spawn(
+        ["sh", "-c", 'exec zenity --entry --title="Typist long" --text=Line: > "$0"', str(out)],
+        match=lambda w: w.title == "Typist long",
+    )
+    proc = apps.procs[-1]
+    line = "the quick brown fox jumps over the lazy dog " * 80
+    together = threading.Barrier(2, timeout=120)
+
+    def typist(view: View) -> Decision:
+        if view.turns == 0:
+            together.wait()
+            return Decision("", [("perform", {"action": "type", "text": line})])
+        if view.turns == 1:
+            return Decision("", [("perform", {"action": "shortcut", "shortcut": "enter"})])
+        return Decision("typed")
+
+    def opener(view: View) -> Decision:
+        if view.turns == 0:
+            together.wait()
+            return Decision("", [("open_app", {"bundleId": "Calculator"})])
+        return Decision("opened")
+
+    typing = router.add("typist-long", typist)
+    opening = router.add("opener-now", opener)
+    first = console.start(f"{typing}: type", target="desktop", window=window.stable_id,
+                          confirm="none")  # fmt: skip
+    second = console.start(f"{opening}: open", target="desktop", confirm="none")
+    assert await exited(proc, 120) == 0, texts_of(router, typing)
+    assert out.read_text().rstrip("\n") == line, texts_of(router, typing)
+    for card in (first, second):
+        await asyncio.to_thread(console.wait_end, card["id"])
+    for w in await apps.desktop.list_windows():
+        if w.app.name == "Calculator":
+            await apps.adopt(w)
+
+
 async def test_cards_show_live_thumbnails_and_the_session_view_a_live_preview(
     served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:

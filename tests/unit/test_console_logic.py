@@ -171,11 +171,10 @@ def test_sessions_sharing_a_display_take_turns_for_input_only() -> None:
     assert log.index("read") < log.index("end a")
 
 
-#: Desktop methods that send no keyboard or pointer input and move no focus (reads, launches).
+#: Desktop methods that send no keyboard or pointer input and move no focus (reads).
 NOT_INPUT = {
     "active_window", "apps", "capture", "cell_at", "close", "covering", "element_at",
-    "element_point", "focused_element", "inspect", "launch", "list_windows", "open_document",
-    "open_urls", "pointer_position", "read_cells", "read_text", "screen_size", "settle",
+    "element_point", "focused_element", "inspect", "list_windows", "pointer_position", "read_cells", "read_text", "screen_size", "settle",
     "snapshot", "text_caret", "window_at",
 }  # fmt: skip
 

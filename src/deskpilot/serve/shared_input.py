@@ -15,7 +15,8 @@ from typing import Any, cast
 
 from deskpilot.desktop.base import Desktop
 
-#: Desktop methods that send keyboard/pointer input or change the active window.
+#: Desktop methods that send keyboard/pointer input or change the active window (launches
+#: too: the window manager gives the focus to a new window; they wait for it to map).
 INPUT_METHODS: frozenset[str] = frozenset(
     {
         "activate",
@@ -34,6 +35,10 @@ INPUT_METHODS: frozenset[str] = frozenset(
         "wheel",
         "key_event",
         "type_raw",
+        # a new window takes the focus when it maps: not in the middle of another's typing
+        "launch",
+        "open_urls",
+        "open_document",
     }
 )
 
