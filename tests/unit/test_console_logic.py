@@ -174,8 +174,8 @@ def test_sessions_sharing_a_display_take_turns_for_input_only() -> None:
 #: Desktop methods that send no keyboard or pointer input and move no focus (reads).
 NOT_INPUT = {
     "active_window", "apps", "capture", "cell_at", "close", "covering", "element_at",
-    "element_point", "focused_element", "inspect", "list_windows", "pointer_position", "read_cells", "read_text", "screen_size", "settle",
-    "snapshot", "text_caret", "window_at",
+    "element_point", "focused_element", "inspect", "list_windows", "pointer_position",
+    "read_cells", "read_text", "screen_size", "settle", "snapshot", "text_caret", "window_at",
 }  # fmt: skip
 
 
