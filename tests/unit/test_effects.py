@@ -377,3 +377,15 @@ def test_other_buttons_links_and_files_do_not_make_a_place_consequential() -> No
     tabs = window(n("dialog", "Preferences", n("page-tab", "Security", states="selected"),
                     n("label", "Lock the screen after 5 minutes"), ok))  # fmt: skip
     assert effect(ok, tabs) == "change account or security settings"  # the tab shown
+
+
+def test_a_documents_title_and_what_is_typed_are_not_place_words() -> None:
+    cell = n("table-cell", "B2", states="focused")
+    line = n("paragraph", "", states="editable", text="Payment to the security deposit")
+    title = "payments-security.ods - LibreOffice Calc"
+    calc = window(n("panel", "", n("entry", "Name Box"), line), n("table", "Sheet1", cell),
+                  title=title)  # fmt: skip
+    assert JUDGE.keys("enter", cell, calc) is None  # Enter in a spreadsheet moves down
+    ok = n("push-button", "OK")
+    dialog = Tree(n("dialog", "Delete sheet", n("label", "Delete the sheet permanently?"), ok))
+    assert effect(ok, dialog) == "delete"  # a dialog's own name and text still count

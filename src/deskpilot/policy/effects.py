@@ -112,7 +112,10 @@ class Judge:
         if any(n.role == "password-text" for n in nodes):
             return Effect.ACCOUNT.value, "a form with a password field"
         page = tree.document_of(scope) if scope.role not in DOCUMENTS else None
-        text = " · ".join([page.name if page is not None else "", words(nodes)])
+        # the whole window: its title names the document open in it ("payments.ods"), not
+        # what a button does
+        said = words(nodes[1:] if place is None else nodes)
+        text = " · ".join([page.name if page is not None else "", said])
         order = [Effect.PAY, Effect.DELETE, Effect.SEND, Effect.RUN, Effect.ACCOUNT]
         for effect in [e for e in order if not (commit and e is Effect.SEND)]:
             word = CONTEXT_SETS[effect].find(text)

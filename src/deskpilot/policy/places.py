@@ -140,7 +140,8 @@ def words(nodes: list[Node]) -> str:
             continue
         if node.role in WORDY:
             parts += [node.name, node.label, node.description]
-            if node.role in ("label", "static", "heading", "paragraph", "caption") and node.text:
+            roles = ("label", "static", "heading", "paragraph", "caption")
+            if node.role in roles and node.text and not node.editable:  # not what is typed
                 parts.append(node.text[:200])
     return " · ".join(p for p in parts if p)
 

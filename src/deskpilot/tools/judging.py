@@ -28,7 +28,7 @@ from deskpilot.desktop.keys import MODIFIERS
 from deskpilot.errors import DeskpilotError
 from deskpilot.policy import Risk
 from deskpilot.policy.effects import Finding, Tree
-from deskpilot.policy.vocabulary import COMMIT_SET, DRAFT_SET, Effect
+from deskpilot.policy.vocabulary import COMMIT_SET, DRAFT_SET, MESSAGE_SET, Effect
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup
 from deskpilot.tools.pointer import element_under
@@ -90,6 +90,37 @@ async def judge(ctx: ToolContext, reach: Reach) -> tuple[Risk, str] | None:
         if found is not None:
             return Risk.CONSEQUENTIAL, found.reason
     return None
+
+
+#: Roles whose focus takes Enter as "the next cell" (a spreadsheet's sheet, a grid).
+GRIDS = frozenset({"table", "table-cell", "tree-table"})
+
+
+async def _plainly_typing(ctx: ToolContext, window: WindowInfo, keys: Keys) -> bool:
+    """A quick look at the focus (no tree read) for the commonest keys: text typed into a
+    field that is not a password field, and Enter (or a typed newline) in a document being
+    edited (a new line) or in a spreadsheet (the next cell). False: judge with the tree."""
+    if keys.keysyms and (
+        ctx.rules.custom_shortcuts or key_kind(keys.keysyms) not in ("enter", "shift+enter")
+    ):
+        return False  # the user's own shortcuts are always asked about
+    if "\t" in keys.text:
+        return False  # a tab moves the focus first
+    key = await ctx.desktop.focused_element(window)
+    live = await ctx.desktop.inspect(key) if key is not None else None
+    if live is None or live.pid != window.pid or "focused" not in live.states:
+        return False  # the focus is not known for sure
+    enter = bool(keys.keysyms) or "\n" in keys.text or "\r" in keys.text
+    if not enter:
+        return live.role != "password-text" and "editable" in live.states
+    if live.role in GRIDS and "editable" in live.states:
+        return True
+    return (
+        "editable" in live.states
+        and "multi-line" in live.states
+        and live.role not in ("password-text", "terminal")
+        and not MESSAGE_SET.find(live.name)  # a chat box: Enter may send
+    )
 
 
 def _node(ctx: ToolContext, tree: Tree | None, element_id: str | None) -> Node | None:
@@ -178,6 +209,8 @@ async def _one_keys(ctx: ToolContext, keys: Keys, looks: Looks) -> Finding | Non
     judged = False  # the focused element was judged for these keys (Enter, space, ctrl+Enter)
     if kind is not None or keys.text:
         window = keys.window or await ctx.desktop.active_window()
+        if window is not None and not keys.element_id and await _plainly_typing(ctx, window, keys):
+            return None
         tree = await looks.tree(window)
         if window is None:
             pass  # no window has the focus: the keys fire nothing
