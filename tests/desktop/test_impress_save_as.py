@@ -2,8 +2,8 @@
 
 The title placeholder is a shape around a paragraph: ``fill`` on it fills its paragraph (the
 fallback to typing selected every shape of the slide and deleted them). Opening and closing
-the Save As dialog is reported by the actions that do it; the typed path ending in Enter says
-the dialog closed. The saved .odp is parsed.
+the Save As dialog is reported by the actions that do it: a folder typed with Enter says the
+dialog is still open, the file's path with Enter says it closed. The saved .odp is parsed.
 """
 
 from __future__ import annotations
@@ -62,9 +62,22 @@ async def test_fill_a_title_then_save_as_through_the_dialog(
     save = await call("perform", {"action": "shortcut", "shortcut": "ctrl+shift+s",
                                   "windowID": main})  # fmt: skip
     assert "A new window opened" in save.text, save.text  # the Save As dialog, now the target
-    target = tmp_path / "deck.odp"
-    typed = await call("perform", {"action": "type", "text": f"{target}\n"})
-    assert "closed" in typed.text, typed.text  # Enter saved: the dialog says it closed
+    dialog = re.search(r"\(windowID (\S+)\)", save.text)
+    assert dialog, save.text
+    # a folder and Enter: the dialog opens the folder and stays, and the result says so
+    (tmp_path / "decks").mkdir()
+    into = await call("perform", {"action": "type", "text": f"{tmp_path}/decks/\n"})
+    assert "is still open" in into.text, into.text
+    # the file's name in its field, then Enter: the dialog closes, and the result says so
+    read = (await call("read_screen_ax")).text
+    name = re.search(r'^\s*textbox "Name:?"[^@\n]* @(\S+)$', read, re.M)
+    assert name, read
+    filled = await call("perform", {"action": "fill", "elementID": name.group(1),
+                                    "text": "deck.odp"})  # fmt: skip
+    assert not filled.is_error, filled.text
+    typed = await call("perform", {"action": "shortcut", "shortcut": "enter"})
+    assert f"The window {dialog.group(1)} closed." in typed.text, typed.text
+    target = tmp_path / "decks" / "deck.odp"
 
     async def saved() -> list[str] | None:
         try:

@@ -63,3 +63,18 @@ def test_an_open_combo_list_is_judged_by_its_own_rectangle() -> None:
     assert "… 25 more items scrolled out of the list" in text
     closed = node("combo-box", "Pick", kids=[node("menu", states=frozenset({"enabled"}))])
     assert open_popup(closed) is None
+
+
+def test_which_steps_may_open_a_window() -> None:
+    from deskpilot.tools.steps import Step
+    from deskpilot.tools.window_changes import may_open_window, presses_enter
+
+    def key(s: str) -> list[Step]:
+        return [Step(action="shortcut", shortcut=s)]
+
+    assert all(may_open_window(key(s)) for s in ("ctrl+s", "ctrl+shift+s", "alt+f4", "f12",
+                                                    "enter", "ctrl+o"))  # fmt: skip
+    assert not any(may_open_window(key(s)) for s in ("ctrl+c", "ctrl+shift+right", "shift+tab",
+                                                        "escape", "down"))  # fmt: skip
+    assert presses_enter([Step(action="type", text="/tmp/a.odp\n")])
+    assert not presses_enter([Step(action="type", text="12*7")])

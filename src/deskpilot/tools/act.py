@@ -47,6 +47,7 @@ from deskpilot.tools.steps import (
     YArg,
     check_step,
 )
+from deskpilot.tools.window_changes import may_open_window, presses_enter, window_changes
 from deskpilot.tools.windows import WindowIDArg, peek_window, resolve_window
 from deskpilot.tools.wording import describe, how, shown
 
@@ -138,24 +139,6 @@ def _check_sequence(values: Mapping[str, Any]) -> None:
         check_step(step, f"steps.{i - 1} (step {i})")
 
 
-async def window_changes(
-    ctx: ToolContext, window: WindowInfo, before: dict[int, WindowInfo]
-) -> str:
-    """Describe windows the action opened or closed; follow a new dialog as the target."""
-    after = {w.xid: w for w in await ctx.desktop.list_windows()}
-    notes = []
-    opened = [w for x, w in after.items() if x not in before and w.pid == window.pid]
-    for w in opened:
-        notes.append(f'A new window opened: "{w.title}" (windowID {w.stable_id}).')
-    if opened:
-        target = next((w for w in opened if w.active), opened[-1])
-        ctx.session.track(target.stable_id)
-        notes.append("It is now the tracked target; read it with read_screen_ax.")
-    if window.xid not in after:
-        notes.append(f"The window {window.stable_id} closed.")
-    return (" " + " ".join(notes)) if notes else ""
-
-
 async def steps_reach(ctx: ToolContext, window_id: str | None, steps: list[Step]) -> Reach:
     """What these steps reach in the window they would run in, for the door: the elements they
     click, press or fill, the points they press or move over, the keys they send."""
@@ -228,7 +211,9 @@ async def perform(
     line = await run_step(ctx, window, step)
     await ctx.desktop.settle(window, since)
     line += await focus_moved(ctx, window, focus)
-    line += await window_changes(ctx, window, before)
+    line += await window_changes(
+        ctx, window, before, enter=presses_enter([step]), grace=may_open_window([step])
+    )
     line = _with_summary(line, await change_summary(ctx, window))
     return ToolResult(line, summary=line.split(" via ")[0])
 
@@ -303,7 +288,9 @@ async def perform_sequence(
     await ctx.desktop.settle(window, since)
     text = f"All {len(steps)} steps ran:\n" + "\n".join(done)
     text += await focus_moved(ctx, window, focus)
-    text += await window_changes(ctx, window, before)
+    text += await window_changes(
+        ctx, window, before, enter=presses_enter(steps), grace=may_open_window(steps)
+    )
     text = _with_summary(text, await change_summary(ctx, window))
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")
 

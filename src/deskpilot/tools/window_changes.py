@@ -1,0 +1,133 @@
+"""What an action did to the app's windows: the dialogs it opened (followed as the target),
+the window it closed, and — after Enter in a dialog — whether that dialog closed or stayed.
+
+Issue 10 (item 6): without this, a model learned of a dialog only by listing windows, and a
+path typed into a Save As dialog with a newline answered "Typed 64 characters" while the
+dialog stayed open.
+"""
+
+from __future__ import annotations
+
+from deskpilot._wait import WaitTimeout, async_wait_for
+from deskpilot.desktop.base import WindowInfo
+from deskpilot.errors import DeskpilotError
+from deskpilot.tools.context import ToolContext
+from deskpilot.tools.steps import Step
+
+ENTER_KEYS = frozenset({"enter", "return", "kp_enter"})
+
+
+#: Modifier and key names of a shortcut that commonly opens a window (ctrl+s, alt+f4, f12).
+OPENERS = frozenset({"ctrl", "control", "alt", "super", "cmd", "meta"})
+#: Keys that with ctrl (and shift) edit or move, never open a window: no wait after them.
+EDITING = frozenset({
+    "a", "c", "x", "v", "z", "y", "b", "i", "u", "d", "home", "end", "left", "right", "up",
+    "down", "backspace", "delete", "tab", "page_up", "page_down", "prior", "next", "space",
+})  # fmt: skip
+#: How long, after the app went quiet, such a shortcut is given to open a window (a dialog
+#: LibreOffice builds after its events stop, on a loaded machine: Save As seen 1 in 4).
+OPEN_GRACE_S = 1.0
+
+
+def may_open_window(steps: list[Step]) -> bool:
+    """Whether the last step is a shortcut that commonly opens a window (with a modifier, or
+    a function key), or a press of Enter."""
+    last = steps[-1] if steps else None
+    if last is None or last.action != "shortcut":
+        return presses_enter(steps)
+    parts = {p.strip().casefold() for p in (last.shortcut or "").split("+")}
+    keys = parts - OPENERS - {"shift"}
+    if parts & OPENERS <= {"ctrl", "control", "cmd"} and keys <= EDITING:
+        return presses_enter(steps)  # ctrl+c, ctrl+shift+right: editing, not a window
+    fkey = any(len(p) in (2, 3) and p.startswith("f") and p[1:].isdigit() for p in keys)
+    return bool(parts & OPENERS) or fkey or presses_enter(steps)
+
+
+def presses_enter(steps: list[Step]) -> bool:
+    """Whether the last step typed a newline or pressed Enter (what submits a dialog)."""
+    last = steps[-1] if steps else None
+    if last is None:
+        return False
+    if last.action == "type":
+        return (last.text or "").endswith("\n")
+    return last.action == "shortcut" and (last.shortcut or "").strip().casefold() in ENTER_KEYS
+
+
+async def window_changes(
+    ctx: ToolContext,
+    window: WindowInfo,
+    before: dict[int, WindowInfo],
+    *,
+    enter: bool = False,
+    grace: bool = False,
+) -> str:
+    """Describe windows the action opened or closed; follow a new dialog as the target. After
+    Enter, say so when nothing opened or closed (a dialog that stayed open). With ``grace``
+    (a shortcut that may open a window), a window still coming is waited for briefly."""
+    after = {w.xid: w for w in await ctx.desktop.list_windows()}
+    if grace and window.xid in after and not _new(after, before, window):
+        after = await _late_window(ctx, window, before) or after
+    notes = []
+    opened = _new(after, before, window)
+    for w in opened:
+        notes.append(f'A new window opened: "{w.title}" (windowID {w.stable_id}).')
+    if opened:
+        target = next((w for w in opened if w.active), opened[-1])
+        ctx.session.track(target.stable_id)
+        notes.append("It is now the tracked target; read it with read_screen_ax.")
+    if window.xid not in after:
+        notes.append(f"The window {window.stable_id} closed.")
+    elif enter and not notes and await _is_dialog(ctx, window):
+        # Enter in a dialog: give it a moment to close (saving may come first), then say
+        # whether it did
+        if await _closes(ctx, window):
+            notes.append(f"The window {window.stable_id} closed.")
+        else:
+            notes.append(f'No window opened or closed: the dialog "{window.title}" is still open.')
+    return (" " + " ".join(notes)) if notes else ""
+
+
+#: Roles of a window's accessible root that make it a dialog.
+DIALOG_ROLES = frozenset({"dialog", "file-chooser", "alert", "color-chooser", "font-chooser"})
+#: How long a window Enter was pressed in is given to close before it is said to stay open.
+CLOSE_WAIT_S = 2.0
+
+
+def _new(
+    after: dict[int, WindowInfo], before: dict[int, WindowInfo], window: WindowInfo
+) -> list[WindowInfo]:
+    return [w for x, w in after.items() if x not in before and w.pid == window.pid]
+
+
+async def _late_window(
+    ctx: ToolContext, window: WindowInfo, before: dict[int, WindowInfo]
+) -> dict[int, WindowInfo] | None:
+    """The windows once one of the app's opened within OPEN_GRACE_S, else None."""
+
+    async def opened() -> dict[int, WindowInfo] | None:
+        now = {w.xid: w for w in await ctx.desktop.list_windows()}
+        return now if _new(now, before, window) or window.xid not in now else None
+
+    try:
+        return await async_wait_for(opened, timeout=OPEN_GRACE_S, what="a window to open")
+    except WaitTimeout:
+        return None
+
+
+async def _is_dialog(ctx: ToolContext, window: WindowInfo) -> bool:
+    try:
+        snap = await ctx.desktop.snapshot(window)
+    except DeskpilotError:
+        return False  # it closed meanwhile, or does not answer: nothing to say here
+    return snap.root is not None and snap.root.role in DIALOG_ROLES
+
+
+async def _closes(ctx: ToolContext, window: WindowInfo) -> bool:
+    async def gone() -> bool:
+        return all(w.xid != window.xid for w in await ctx.desktop.list_windows())
+
+    try:
+        await async_wait_for(gone, timeout=CLOSE_WAIT_S, what="the window to close")
+    except WaitTimeout:
+        return False
+    return True
