@@ -138,6 +138,19 @@ async def test_keys_on_a_focused_delete_button_are_refused_over_mcp(
     assert await ended(proc) == 1  # zenity's cancel answer (Keep): Delete never fired
 
 
+def judged_by_nobody(ctx: ToolContext) -> tuple[ToolContext, list[ApprovalRequest]]:
+    """``ctx`` with the policy on (consequential) and a person who says no to everything;
+    the questions they were asked, in order."""
+    asked: list[ApprovalRequest] = []
+
+    def say_no(request: ApprovalRequest) -> bool:
+        asked.append(request)
+        return False
+
+    settings = ctx.settings.with_overrides(confirm="consequential")
+    return dataclasses.replace(ctx, settings=settings, approver=CallbackApprover(say_no)), asked
+
+
 async def test_the_native_executor_is_judged_the_same_way(
     apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
 ) -> None:
@@ -154,15 +167,8 @@ async def test_the_native_executor_is_judged_the_same_way(
     delete, keep = buttons["Löschen"].bounds, buttons["Behalten"].bounds
     assert delete is not None and keep is not None
     events: list[Event] = []
-    asked: list[ApprovalRequest] = []
-
-    def say_no(request: ApprovalRequest) -> bool:
-        asked.append(request)
-        return False
-
-    nobody = CallbackApprover(say_no)
-    settings = ctx.settings.with_overrides(confirm="consequential")
-    native = dataclasses.replace(ctx, settings=settings, approver=nobody, audit=events.append)
+    judged, asked = judged_by_nobody(ctx)
+    native = dataclasses.replace(judged, audit=events.append)
     executor = NativeExecutor(ToolSet(), native)
     tries: list[Action] = [KeyPress(("Return",)), KeyPress(("space",)), TypeText("\n"),
                            KeyPress(("KP_Enter",)), Click(*delete.center)]  # fmt: skip
@@ -186,14 +192,7 @@ async def test_the_native_executor_is_judged_the_same_way(
 async def test_a_generic_ok_is_judged_by_its_dialog_and_a_password_by_its_field(
     apps: Apps, ctx: ToolContext
 ) -> None:
-    settings = ctx.settings.with_overrides(confirm="consequential")
-    asked: list[ApprovalRequest] = []
-
-    def say_no(request: ApprovalRequest) -> bool:
-        asked.append(request)
-        return False
-
-    judged = dataclasses.replace(ctx, settings=settings, approver=CallbackApprover(say_no))
+    judged, asked = judged_by_nobody(ctx)
     toolset = computer_use_tools()
     # "OK" says nothing; its dialog says it deletes
     window = await apps.spawn(
@@ -249,14 +248,7 @@ async def test_a_click_at_a_point_is_judged_by_the_element_under_it(
     assert button.bounds is not None
     cx, cy = button.bounds.center
     point = {"x": cx - window.geometry.x, "y": cy - window.geometry.y}  # screenshot pixels
-    asked: list[ApprovalRequest] = []
-
-    def say_no(request: ApprovalRequest) -> bool:
-        asked.append(request)
-        return False
-
-    settings = ctx.settings.with_overrides(confirm="consequential")
-    judged = dataclasses.replace(ctx, settings=settings, approver=CallbackApprover(say_no))
+    judged, asked = judged_by_nobody(ctx)
     toolset = computer_use_tools()
     args = {"action": "click", **point, "windowID": window.stable_id}
     refused = await toolset.call("perform", args, judged)
