@@ -542,7 +542,13 @@ async def test_an_mcp_card_shows_its_window_and_stop_ends_the_client_session(
         sid = await card.get_attribute("data-session")
         assert sid is not None
         await page.wait_for_selector(f'canvas[data-thumb="{sid}"][data-seq]', timeout=30000)
-        # a long call, stopped from the card: it ends at once, later calls are refused
+        opened = await mcp.call_tool("open_app", {"bundleId": "Calculator"})
+        assert not opened.is_error and opened.structured_content, mcp_text(opened)
+        assert opened.structured_content["launched"] is True
+        calculator = int(opened.structured_content["window"]["pid"])
+        apps.pids.add(calculator)
+        # a long call, stopped from the card: it ends at once, later calls are refused, the
+        # app the client started is ended (the dialog it only read is left alone)
         waiting = asyncio.create_task(mcp.call_tool("wait", {"seconds": 600}))
         await asyncio.to_thread(
             console.wait_card, sid, lambda c: c["status"] == "Waiting", "the card to show the wait"
@@ -554,10 +560,13 @@ async def test_an_mcp_card_shows_its_window_and_stop_ends_the_client_session(
         later = await mcp.call_tool("list_windows", {})
         assert later.is_error and "was not run" in mcp_text(later)
         assert proc.poll() is None  # the user's window is left alone
+        await asyncio.to_thread(
+            wait_for, lambda: _procfs.is_zombie(calculator), timeout=30, what="its app to end"
+        )
     finished = [e for e in console.run_events(end["run_id"]) if e["event"] == "run.finished"]
     assert [e["data"]["outcome"] for e in finished] == ["stopped"]
     results = [e["data"] for e in console.run_events(end["run_id"]) if e["event"] == "tool.result"]
-    assert [r["tool"] for r in results] == ["read_screen_ax", "wait"]  # the refused call ran not
+    assert [r["tool"] for r in results] == ["read_screen_ax", "open_app", "wait"]  # not the refused
     assert "cancelled" in results[-1]["summary"]
     assert await page.locator(f'[data-session="{sid}"] button.stop').is_hidden()
 

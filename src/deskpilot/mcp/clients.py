@@ -55,6 +55,8 @@ class ClientState:
     stopped: bool = False
     #: the scope of the call running now, cancelled by a stop
     scope: anyio.CancelScope | None = None
+    #: processes of the apps its open_app calls started (a stop may end them)
+    launched: set[int] = field(default_factory=set)
 
 
 def connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection:

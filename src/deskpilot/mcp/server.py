@@ -48,6 +48,7 @@ from deskpilot.mcp.approval import (
 from deskpilot.mcp.clients import Clients, ClientState
 from deskpilot.mcp.definitions import call_result, error_result, tool_definition
 from deskpilot.policy import Approver as PolicyApprover
+from deskpilot.tools.base import ToolResult
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
 
@@ -123,18 +124,19 @@ class DeskpilotMCP:
     async def aclose(self) -> None:
         self._clients.close()
 
-    def stop(self, run_id: str) -> bool:
+    def stop(self, run_id: str) -> ClientState | None:
         """Stop a client's session (the console's Stop): its running call is cancelled, its
         run ends as ``stopped`` and its later calls are refused (a new connection starts a
-        new session). False when no live client has that run."""
+        new session). Its state (``launched``: the apps it started), or None when no live
+        client has that run."""
         state = self._clients.live.get(run_id)
         if state is None:
-            return False
+            return None
         state.stopped = True
         if state.scope is not None:
             state.scope.cancel()
         self._clients.finish(state, "stopped")
-        return True
+        return state
 
     # -- handlers ----------------------------------------------------------------------------
 
@@ -181,6 +183,7 @@ class DeskpilotMCP:
                     return error_result(
                         STOPPED.format(tool=params.name, when="was stopped while it ran")
                     )
+                state.launched |= _launched(params.name, result)
         except AuditError as exc:
             log.error("audit log failed during %s: %s", params.name, exc)
             return error_result(
@@ -226,3 +229,13 @@ class DeskpilotMCP:
                 return await run()
             finally:
                 tg.cancel_scope.cancel()
+
+
+def _launched(tool: str, result: ToolResult) -> set[int]:
+    """The process an open_app call started (none when the app was running already)."""
+    data = result.data or {}
+    window = data.get("window") if tool == "open_app" and not result.is_error else None
+    if not data.get("launched") or not isinstance(window, dict):
+        return set()
+    pid = window.get("pid")
+    return {pid} if isinstance(pid, int) and pid > 0 else set()

@@ -10,7 +10,8 @@ taking turns with the console's sessions on the same display.
 
 What the console adds: an observer that turns each client's audit run into a card (its calls
 as chips, a thumbnail of the window it works on; the card ends when the client disconnects),
-Stop on that card (the client's running call is cancelled and its later calls are refused),
+Stop on that card (the client's running call is cancelled, its later calls are refused, the
+apps it launched are ended),
 and a fallback approver: a confirmation the client cannot ask its user (no elicitation)
 becomes a card in the console instead of a refusal.
 """
@@ -27,6 +28,7 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from deskpilot.desktop.live import LiveDesktop, as_desktop
+from deskpilot.errors import SandboxError
 from deskpilot.events import Event
 from deskpilot.mcp import build_toolset
 from deskpilot.mcp.clients import ClientState
@@ -36,6 +38,7 @@ from deskpilot.mcp.tokens import TokenFile
 from deskpilot.mcp.transports import MCP_PATH, Bind, http_app
 from deskpilot.runtime import open_session
 from deskpilot.serve.approver import ConsoleApprover
+from deskpilot.serve.places import kill_all
 from deskpilot.serve.sessions import ConsoleSession, Sessions
 from deskpilot.serve.shared_input import shared
 from deskpilot.session import Session
@@ -109,14 +112,21 @@ class McpHost:
 
     async def _stop(self, session: ConsoleSession) -> None:
         """The card's Stop: the client's running call is cancelled, its confirmations are
-        withdrawn, its later calls are refused; the apps it opened stay (they are on the
-        user's desktop, and several clients' launches are not told apart)."""
+        withdrawn, its later calls are refused, and the apps its open_app calls started are
+        ended (as a console session's on this desktop are; apps that were running already
+        are left alone)."""
         session.state = "stopping"
         self.sessions.confirmations.cancel_all(session.id)
         self.sessions.changed(session.id)
-        if self.server is None or not self.server.stop(session.run_id):
+        state = self.server.stop(session.run_id) if self.server is not None else None
+        if state is None:
             session.state, session.status, session.ended = "stopped", "Stopped", time.time()
             self.sessions.changed(session.id)
+            return
+        try:
+            await kill_all(state.launched)
+        except SandboxError as exc:
+            log.warning("MCP session %s: %s", session.id, exc)
 
     def approver_for(self, state: ClientState) -> ConsoleApprover:
         session = self._by_run.get(state.run_id)
