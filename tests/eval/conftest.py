@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,22 +32,36 @@ class Eval:
         return [sys.executable, "-m", "deskpilot", "eval", *args]
 
     def run(self, *args: str, timeout: float = 1800, check: bool = True) -> dict[str, Any]:
-        done = subprocess.run(
+        return self.finish(self.start(*args), timeout=timeout, check=check)
+
+    def start(self, *args: str) -> subprocess.Popen[str]:
+        """``deskpilot eval … --json`` started in the background; :meth:`finish` collects it."""
+        return subprocess.Popen(
             self.command(*args, "--json"),
             env=self.env,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=timeout,
-            check=False,
         )
-        if check and done.returncode != 0:
-            raise AssertionError(f"deskpilot eval {args} exited {done.returncode}:\n{done.stderr}")
+
+    @staticmethod
+    def finish(
+        proc: subprocess.Popen[str], timeout: float = 1800, check: bool = True
+    ) -> dict[str, Any]:
         try:
-            data: dict[str, Any] = json.loads(done.stdout)
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
+        if check and proc.returncode != 0:
+            raise AssertionError(f"deskpilot eval {proc.args} exited {proc.returncode}:\n{stderr}")
+        try:
+            data: dict[str, Any] = json.loads(stdout)
         except ValueError as exc:
-            raise AssertionError(f"no JSON on stdout:\n{done.stdout}\n{done.stderr}") from exc
-        data["_stderr"] = done.stderr
-        data["_code"] = done.returncode
+            raise AssertionError(f"no JSON on stdout:\n{stdout}\n{stderr}") from exc
+        data["_stderr"] = stderr
+        data["_code"] = proc.returncode
         return data
 
     @property
@@ -63,7 +78,33 @@ def deskpilot_eval(tmp_path_factory: pytest.TempPathFactory) -> Eval:
 
 
 @pytest.fixture(scope="session")
-def proof(deskpilot_eval: Eval, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def serial_started(
+    deskpilot_eval: Eval, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[subprocess.Popen[str]]:
+    """The whole starter suite at -j 1 (one trial per task of the oracle and of doing nothing),
+    started beside the -j 2 proof: the two runs share no desktop, and the suite's wall time
+    does not pay for it twice."""
+    out = tmp_path_factory.mktemp("j1")
+    proc = deskpilot_eval.start("check", "starter", "--trials", "1", "-j", "1", "--out", str(out))
+    yield proc
+    if proc.poll() is None:  # its test did not run: end it with its trials
+        proc.terminate()
+        proc.communicate(timeout=60)
+
+
+@pytest.fixture(scope="session")
+def serial(serial_started: subprocess.Popen[str]) -> dict[str, Any]:
+    return Eval.finish(serial_started, check=False)
+
+
+@pytest.fixture(scope="session")
+def proof(
+    deskpilot_eval: Eval,
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
+) -> dict[str, Any]:
+    if any("serial" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        request.getfixturevalue("serial_started")  # the -j 1 run goes beside this one
     out = tmp_path_factory.mktemp("proof")
     data = deskpilot_eval.run("check", "starter", "--trials", "3", "-j", "2", "--out", str(out),
                               check=False)  # fmt: skip

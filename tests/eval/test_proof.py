@@ -47,12 +47,10 @@ def test_each_trial_links_its_files_and_its_audit_run(
 
 
 def test_j1_finishes_the_suite_with_the_same_per_task_results_as_j2(
-    proof: dict[str, Any], deskpilot_eval: Eval, tmp_path: Path
+    proof: dict[str, Any], serial: dict[str, Any]
 ) -> None:
     """The whole starter suite at -j 1 (one desktop at a time): one trial per task of the
     oracle and of doing nothing, each the same status as every trial of the -j 2 proof."""
-    serial = deskpilot_eval.run("check", "starter", "--trials", "1", "-j", "1",
-                                "--out", str(tmp_path / "j1"), check=False)  # fmt: skip
     parallel = {r["id"]: (r["oracle"], r["noop"]) for r in proof["tasks"]}
     one_by_one = {r["id"]: (r["oracle"], r["noop"]) for r in serial["tasks"]}
     assert len(one_by_one) == len(load_suite("starter").tasks) >= 20

@@ -34,6 +34,9 @@ CHROMIUM_NAMES = {
     "vivaldi",
 }
 OFFICE_NAMES = {"libreoffice", "soffice", "localc", "lowriter", "loimpress", "lodraw", "loffice"}
+#: How long a browser document must stay idle with nothing in it to count as loaded (an
+#: about:blank page never gets content; a real page gets it well within this).
+EMPTY_PAGE_S = 1.5
 ELECTRON_HINTS = {"electron", "code", "slack", "discord", "signal-desktop", "obsidian"}
 
 
@@ -275,14 +278,22 @@ class LinuxLaunching(LinuxReading):
     async def wait_page_loaded(self, window: WindowInfo, timeout: float = 15.0) -> bool:
         """Wait until the browser window shows a loaded web document (not busy, has content)."""
 
+        empty_since: list[float] = []  # when an idle document with nothing in it was first seen
+
         async def loaded() -> bool:
             # full reads: Chromium's tree can lag its paint by more than PIXEL_SETTLE_S on a
             # busy machine, and it does not always announce that its document now shows
             snap = await self.snapshot(window, timeout=2.0, fresh=True)
-            return any(
-                n.role == "document-web" and "busy" not in n.states and n.children
-                for n in snap.nodes()
-            )
+            idle = [n for n in snap.nodes() if n.role == "document-web" and "busy" not in n.states]
+            if any(n.children for n in idle):
+                return True
+            if not idle:
+                empty_since.clear()
+                return False
+            # an empty page (about:blank) never gets children: idle and empty for a while is
+            # loaded too, rather than the whole timeout
+            empty_since[:1] = empty_since[:1] or [time.monotonic()]
+            return time.monotonic() - empty_since[0] >= EMPTY_PAGE_S
 
         try:
             await async_wait_for(loaded, timeout=timeout, what="the page to load", interval=0.1)
