@@ -24,18 +24,9 @@ from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import id_of_line
-from tests.desktop.web import PageServer, color_center
+from tests.desktop.web import PageServer, color_center, open_page
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-async def open_page(call: Call, pages: PageServer, page: str) -> str:
-    pages.clear()
-    opened = await call("open_urls", {"urls": [pages.url(page)]})
-    assert not opened.is_error, opened.text
-    read = await call("read_screen_ax")
-    assert not read.is_error, read.text
-    return read.text
 
 
 async def ok(call: Call, name: str, args: dict[str, object]) -> str:

@@ -18,19 +18,9 @@ from deskpilot.desktop.base import WindowInfo
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Call
 from tests.desktop.helpers import id_of_line
-from tests.desktop.web import PageServer, uncovered
+from tests.desktop.web import PageServer, open_page, uncovered
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-async def open_page(call: Call, pages: PageServer, page: str) -> str:
-    """Open a fixture page through the tools; its first read."""
-    pages.clear()
-    opened = await call("open_urls", {"urls": [pages.url(page)]})
-    assert not opened.is_error, opened.text
-    read = await call("read_screen_ax")
-    assert not read.is_error, read.text
-    return read.text
 
 
 async def click(call: Call, element_id: str) -> str:

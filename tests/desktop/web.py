@@ -12,9 +12,12 @@ import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskpilot._wait import async_wait_for
+
+if TYPE_CHECKING:
+    from tests.desktop.conftest import Call
 
 PAGES = Path(__file__).parent.parent / "fixtures" / "web"
 
@@ -163,3 +166,13 @@ async def uncovered(
         for label, key, where in await reached(desktop, window, operables)
         if key not in keys
     ]
+
+
+async def open_page(call: Call, pages: PageServer, page: str) -> str:
+    """Open a fixture page through the tools; its first read."""
+    pages.clear()
+    opened = await call("open_urls", {"urls": [pages.url(page)]})
+    assert not opened.is_error, opened.text
+    read = await call("read_screen_ax")
+    assert not read.is_error, read.text
+    return read.text
