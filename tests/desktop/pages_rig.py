@@ -58,9 +58,11 @@ class Site:
 
     def __init__(self) -> None:
         site = self
+        self.requests: list[str] = []  # every path asked for, with its query
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
+                site.requests.append(self.path)
                 path = self.path.split("?")[0]
                 if path == "/outer":
                     csp, body = (

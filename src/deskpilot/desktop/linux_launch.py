@@ -15,6 +15,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deskpilot import _procfs
 from deskpilot._wait import WaitTimeout, async_wait_for
@@ -22,6 +23,9 @@ from deskpilot.desktop.a11yenv import chromium_flags
 from deskpilot.desktop.base import AppEntry, WindowInfo
 from deskpilot.desktop.linux_read import LinuxReading
 from deskpilot.errors import DeskpilotError, DesktopError
+
+if TYPE_CHECKING:
+    from deskpilot.pages.launch import LaunchRules
 
 CHROMIUM_NAMES = {
     "chromium",
@@ -223,16 +227,16 @@ class LinuxLaunching(LinuxReading):
 
         return agent_profile(self.settings)
 
-    def agent_browser_extras(self) -> list[str]:
-        """Flags for the page side: the page-rules extension, written fresh from the library
+    def agent_browser_rules(self) -> LaunchRules:
+        """The page side of a start: the page-rules extension, written fresh from the library
         (rules then apply with no deskpilot process running)."""
-        from deskpilot.pages.service import launch_flags
+        from deskpilot.pages.launch import LaunchRules, launch_rules
 
         try:
-            return launch_flags(self.settings)
+            return launch_rules(self.settings)
         except DeskpilotError as exc:  # a broken library must not stop the browser
             _log.warning("page rules not loaded into the agent browser: %s", exc)
-            return []
+            return LaunchRules([], 0)
 
     async def open_urls(
         self, urls: Sequence[str], *, browser: str = "agent", timeout: float = 30.0
@@ -255,14 +259,19 @@ class LinuxLaunching(LinuxReading):
                 "the agent browser (Debian's chromium) is not installed: apt install chromium, "
                 'or set browser = "default" in the config to use the system browser'
             )
+        from deskpilot.pages.launch import ensure_first_pages_ruled, running
+
         profile = self.agent_browser_profile()
         profile.mkdir(parents=True, exist_ok=True)
+        rules = self.agent_browser_rules()
+        # only a browser this process starts can load its first pages before the rules
+        starts = rules.rules > 0 and not await running(self.settings)
         argv = [
             chromium,
             *chromium_flags(),
             f"--user-data-dir={profile}",
             "--remote-debugging-port=0",
-            *self.agent_browser_extras(),
+            *rules.flags,
             "--new-window",
             *urls,
         ]
@@ -273,6 +282,8 @@ class LinuxLaunching(LinuxReading):
         window = await self._wait_new_window(before, proc, entry, timeout, handoff=False)
         await self.wait_tree_ready(window, timeout)
         await self.wait_page_loaded(window, timeout)
+        if starts and await ensure_first_pages_ruled(self.settings, timeout):
+            await self.wait_page_loaded(window, timeout)
         return (await self._refresh(window)) or window
 
     async def wait_page_loaded(self, window: WindowInfo, timeout: float = 15.0) -> bool:

@@ -24,14 +24,6 @@ from deskpilot.pages.store import extension_dir, open_library
 log = logging.getLogger(__name__)
 
 
-def launch_flags(settings: Settings) -> list[str]:
-    """Chromium flags that load the page-rules extension, written fresh from the library."""
-    directory = extension_dir(settings)
-    with open_library(settings) as lib:
-        write_extension(lib, directory, for_launch=True)
-    return [f"--load-extension={directory}"]
-
-
 async def after_change(settings: Settings) -> str:
     """Rewrite the extension and bring a running browser up to date (attaching for this
     alone); a note for people."""
