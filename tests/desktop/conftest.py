@@ -5,6 +5,9 @@ Fixtures:
     desktop_settings Settings pointing at it, with a private DESKPILOT_HOME (session)
     desktop          a LinuxDesktop on it (session, on the session event loop)
     apps             launch apps for one test; they are closed (killed) when the test ends
+    slow_approval    the 90 s approval scenario, started with the run's first desktop test and
+                     run beside the rest on a desktop of its own (None unless its test is
+                     selected)
     ctx              a fresh ToolContext (new in-memory session) for one test
     call             await call("tool_name", {...}) -> ToolResult through the real ToolSet
 """
@@ -34,6 +37,8 @@ from deskpilot.session import Session
 from deskpilot.tools.base import ToolResult
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
+from tests.desktop.slow_approval import TEST as SLOW_APPROVAL_TEST
+from tests.desktop.slow_approval import SlowApproval, running_slow_approval
 from tests.desktop.web import PageServer
 
 
@@ -64,6 +69,17 @@ async def desktop(desktop_settings: Settings) -> AsyncIterator[LinuxDesktop]:
     desk = await LinuxDesktop.open(desktop_settings)
     yield desk
     await desk.close()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session", autouse=True)
+async def slow_approval(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[SlowApproval | None]:
+    if not any(item.nodeid.endswith(SLOW_APPROVAL_TEST) for item in request.session.items):
+        yield None
+        return
+    async with running_slow_approval(tmp_path_factory.mktemp("slow-approval")) as job:
+        yield job
 
 
 class Apps:

@@ -17,21 +17,16 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import anyio
 import anyio.to_thread
 import pytest
 
-from deskpilot.config import Settings
 from deskpilot.tools.builtin import all_tools
-from tests.desktop.conftest import Apps
+from tests.desktop.slow_approval import HOLD_MS, NODE, TIMEOUT_MS, TS, SlowApproval
 from tests.e2e.test_mcp_http import DESKPILOT, server_env
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-TS = Path(__file__).parents[1] / "ts"
-NODE = TS / "node_modules" / ".bin" / "node"
 
 
 def node() -> str:
@@ -43,47 +38,26 @@ def node() -> str:
     return str(NODE)
 
 
-async def run_node(script: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
-    with anyio.fail_after(timeout):
-        done = await anyio.run_process(
-            [node(), str(TS / script), json.dumps(payload)], cwd=TS, check=False, stderr=None
-        )
-    lines = done.stdout.decode().strip().splitlines()
-    assert done.returncode == 0 and lines, f"{script} failed ({done.returncode})"
-    out: dict[str, Any] = json.loads(lines[-1])
-    return out
-
-
 async def test_a_90_second_approval_reaches_a_client_with_a_60_second_timeout(
-    desktop_settings: Settings, apps: Apps
+    slow_approval: SlowApproval | None,
 ) -> None:
-    window = await apps.spawn(
-        ["zenity", "--question", "--title=Slow approval", "--text=Send?", "--ok-label=Send"],
-        match=lambda w: w.title == "Slow approval",
-    )
-    proc = apps.procs[-1]
-    payload = {
-        "command": DESKPILOT,
-        "env": dict(desktop_settings.environ),
-        "windowID": window.stable_id,
-        "holdMs": 90_000,
-        "timeoutMs": 60_000,
-    }
-    started = time.monotonic()
-    out = await run_node("approval_progress.mjs", payload, timeout=240)
+    """The scenario runs beside the rest of the suite (tests/desktop/slow_approval.py): a
+    dialog asking "Send?", the client's click on Send held HOLD_MS for the user's approval."""
+    assert slow_approval is not None  # the fixture starts it whenever this test is selected
+    out = await slow_approval.outcome(timeout=240)
     assert "error" not in out, out
     assert out["isError"] is False, out["text"]
-    assert out["elapsedMs"] >= 90_000
+    assert out["elapsedMs"] >= HOLD_MS
     assert len(out["questions"]) == 1 and out["elementID"] in out["questions"][0]
     # progress kept the call alive: one at least every PROGRESS_INTERVAL, none later than 60 s
     # after the previous one (else the client would have timed out)
     stamps = [0, *(p["at"] for p in out["progress"]), out["elapsedMs"]]
     assert len(out["progress"]) >= 8, out["progress"]
-    assert max(b - a for a, b in itertools.pairwise(stamps)) < 60_000
-    waiting = [p["message"] for p in out["progress"] if p["at"] < 89_000]
+    assert max(b - a for a, b in itertools.pairwise(stamps)) < TIMEOUT_MS
+    waiting = [p["message"] for p in out["progress"] if p["at"] < HOLD_MS - 1_000]
     assert waiting and all("waiting for the user's approval" in m for m in waiting), waiting
-    assert await anyio.to_thread.run_sync(lambda: proc.wait(timeout=10)) == 0  # Send was clicked
-    assert time.monotonic() - started >= 90
+    assert await slow_approval.dialog_exit(timeout=10) == 0  # Send was clicked
+    assert time.monotonic() - slow_approval.started >= HOLD_MS / 1000
 
 
 def sandboxes_of(home: Path) -> list[int]:
