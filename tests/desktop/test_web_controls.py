@@ -74,6 +74,32 @@ async def test_read_only_disabled_editable_and_date_fields(
     assert not pages.of("input", on="account")
 
 
+async def test_fill_a_rich_text_editor_with_no_role(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    """A contenteditable with no role and paragraphs in it (how many rich-text editors are
+    built): fill replaces the area's text, through the area or through a paragraph that is
+    all of it; a paragraph beside other text is refused and nothing changes."""
+    page = await open_page(call, pages, "editor.html")
+    first = id_of_line(page, 'para "Once upon a time"')
+    refused = await call("perform", {"action": "fill", "elementID": first, "text": "X"})
+    assert refused.is_error and "one part of an editable area" in refused.text, refused.text
+    assert "Once upon a time" in refused.text and "The end" in refused.text
+    story = id_of_line(page, 'section "Once upon a time')
+    done = await ok(call, "perform", {"action": "fill", "elementID": story,
+                                      "text": "Chapter one\nIt was dark"})  # fmt: skip
+    assert "replacing 'Once upon a time\\nThe end'" in done, done
+    empty = id_of_line(page, "para @")  # the empty editor's one paragraph: all of its text
+    await ok(call, "perform", {"action": "fill", "elementID": empty, "text": "Hello there"})
+    await ok(call, "perform", {"elementID": id_of_line(page, 'button "Check"')})
+    check = await pages.wait_for("check")
+    lines = [ln for ln in check["story"].splitlines() if ln.strip()]  # <p>s: a blank line apart
+    assert lines == ["Chapter one", "It was dark"], check
+    assert check["empty"] == "Hello there", check
+    # the refused fill typed nothing: the story's first input event is the fill of the area
+    assert pages.of("input", on="story")[0]["value"] != "X"
+
+
 async def test_a_select_its_popup_a_list_box_and_details(
     call: Call, pages: PageServer, browser: WindowInfo
 ) -> None:

@@ -22,6 +22,9 @@ ACTIVATE_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "sel
 #: Default actions that do not operate the element itself (Chromium's "doDefault" on an element
 #: without a handler of its own).
 NOT_OWN_ACTIONS = frozenset({"dodefault", "showcontextmenu"})
+#: Roles of an editable area's children that sit on lines of their own (not inline spans).
+BLOCKS = frozenset({"paragraph", "section", "heading", "list", "list-item", "block-quote",
+                    "table", "form", "article"})  # fmt: skip
 
 
 class ElementActions:
@@ -241,6 +244,47 @@ class ElementActions:
         except AtspiCallError:
             return None
         return str(body[0])
+
+    async def deep_text(self, key: tuple[str, str], limit: int = 200) -> str | None:
+        """The element's text with each embedded child (U+FFFC) replaced by that child's own
+        deep text: what a web editable area shows across its paragraphs and spans. At most
+        ``limit`` nodes are asked; None when the element has no text."""
+        budget = [limit]
+
+        async def walk(node: tuple[str, str]) -> str | None:
+            budget[0] -= 1
+            text = await self.read_text(node)
+            if text is None or "\ufffc" not in text or budget[0] <= 0:
+                return text
+            try:
+                body = await self.bus.call(node[0], node[1], "Accessible", "GetChildren")
+            except (AtspiCallError, AtspiTimeout):
+                return text.replace("\ufffc", "")
+            children = [(str(b), str(p)) for b, p in body[0]]
+            pieces, i = [], 0
+            for ch in text:
+                if ch != "\ufffc":
+                    pieces.append(ch)
+                    continue
+                child = children[i] if i < len(children) else None
+                i += 1
+                inner = await walk(child) if child is not None else None
+                if inner and child is not None and await self._is_block(child):
+                    inner = f"\n{inner}\n"  # a paragraph: on lines of its own
+                pieces.append(inner or "")
+            return "".join(pieces)
+
+        text = await walk(key)
+        if text is None:
+            return None
+        return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+    async def _is_block(self, key: tuple[str, str]) -> bool:
+        try:
+            role = await self.bus.call(key[0], key[1], "Accessible", "GetRole")
+        except (AtspiCallError, AtspiTimeout):
+            return False
+        return role_name(int(role[0])) in BLOCKS
 
     async def grab_focus(self, key: tuple[str, str]) -> bool:
         try:

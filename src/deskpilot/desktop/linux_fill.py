@@ -15,7 +15,13 @@
   and what it shows checked: :mod:`linux_choose`.
 * Otherwise, only a single-line field (Chromium's inputs have no EditableText) is typed over:
   focused, select-all (which in a single-line field selects its own text only), the text
-  typed, and read back. Anything else is refused with what to do instead.
+  typed, and read back.
+* A web page's editable area (``contenteditable``, no role: a rich-text editor's paragraphs)
+  is typed over the same way, since select-all in it selects the area's content only: the
+  area itself, or a part of it (a paragraph) that is all of the area's text — a part beside
+  other text is refused, as typing over the area would replace that text too. What the area
+  shows afterwards is read across its paragraphs and compared, whitespace aside.
+  Anything else is refused with what to do instead.
 """
 
 from __future__ import annotations
@@ -32,6 +38,11 @@ from deskpilot.errors import ActionFailed
 SINGLE_LINE = frozenset({"entry", "password-text", "spin-button", "combo-box", "terminal"})
 #: Roles that take typed text only once activated (Enter).
 COMMIT_ON_ACTIVATE = frozenset({"spin-button"})
+
+
+def _bare(text: str) -> str:
+    """Text without its whitespace: an editable area's paragraphs, however they are joined."""
+    return "".join(text.split())
 
 
 def _same(shown: str | None, text: str) -> bool:
@@ -79,6 +90,9 @@ class LinuxFill(LinuxSegments):
             elif segments := await self.segments(key):  # a date or time field's segments
                 return await self.fill_segments(window, live, segments, text)
         if live.role not in SINGLE_LINE and not (live.role == "text" and editable):
+            area = await self._web_area(live)
+            if area is not None:
+                return await self._type_over_area(window, live, area, text)
             raise ActionFailed(
                 f"it has no text of its own to replace ({live.role}); typing over it would "
                 "need select-all, which here would select more than the field. Click where "
@@ -137,6 +151,68 @@ class LinuxFill(LinuxSegments):
                 )
         replaced = f", replacing {before!r}" if before else ""
         return outcome.done(f"focused the field, selected its text and typed{replaced}")
+
+    async def _web_area(self, live: LiveElement, depth: int = 40) -> LiveElement | None:
+        """The editable area (the outermost editable ancestor, or the element) an editable
+        element of a web page belongs to; None outside web pages (in a desktop document
+        select-all selects the whole document)."""
+        if "editable" not in live.states:
+            return None
+        area, node, inside = live, live, True
+        for _ in range(depth):
+            if node.parent_key is None:
+                return None
+            parent = await self.a11y.inspect(node.parent_key, live.pid)
+            if parent is None:
+                return None
+            if parent.role == "document-web":
+                return area
+            if inside and "editable" in parent.states:
+                area = parent
+            else:
+                inside = False  # the area ends here; what lies above only says where it is
+            node = parent
+        return None
+
+    async def _type_over_area(
+        self, window: WindowInfo, live: LiveElement, area: LiveElement, text: str
+    ) -> ActionOutcome:
+        before = (await self.a11y.deep_text(area.key) or "").strip()
+        if area.key != live.key:
+            part = (await self.a11y.deep_text(live.key) or "").strip()
+            if _bare(part) != _bare(before):
+                raise ActionFailed(
+                    f"it is one part of an editable area that holds more ({before[:120]!r}): "
+                    "select-all there would replace all of it. Fill the area itself (the "
+                    f"{area.role} around it) to replace everything, or click where the text "
+                    "goes and use type"
+                )
+        async with self._raw_input(window) as outcome:
+            if not await self._focus(area.key):
+                x, y = await self.element_point(window, live.key)
+                await self._click(x, y)
+                if not await self._has_focus(area.key):
+                    raise ActionFailed("the editable area did not take the keyboard focus")
+            self.x.press_combo([self.x.keysym("Control_L"), self.x.keysym("a")])
+            self.x.press_combo([self.x.keysym("BackSpace")])
+            self.x.type_text(text)
+            shown = {"text": ""}
+
+            async def check() -> bool:
+                shown["text"] = (await self.a11y.deep_text(area.key) or "").strip()
+                return _bare(shown["text"]) == _bare(text)
+
+            try:
+                await async_wait_for(check, timeout=3.0, what="the typed text")
+            except WaitTimeout:
+                raise ActionFailed(
+                    f"typed {len(text)} characters over {before!r} but the editable area "
+                    f"shows {shown['text'][:200]!r}; re-read it"
+                ) from None
+        replaced = f", replacing {before!r}" if before else ""
+        return outcome.done(
+            f"focused the editable area, selected all of its text and typed{replaced}"
+        )
 
     async def _shows(
         self, key: tuple[str, str], text: str, masked: bool = False, timeout: float = 3.0
