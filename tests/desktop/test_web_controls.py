@@ -81,11 +81,12 @@ async def test_fill_a_rich_text_editor_with_no_role(
     built): fill replaces the area's text, through the area or through a paragraph that is
     all of it; a paragraph beside other text is refused and nothing changes."""
     page = await open_page(call, pages, "editor.html")
-    first = id_of_line(page, 'para "Once upon a time"')
+    assert 'para = "Once upon a time"' in page  # named by its own text: said once
+    first = id_of_line(page, 'para = "Once upon a time"')
     refused = await call("perform", {"action": "fill", "elementID": first, "text": "X"})
     assert refused.is_error and "one part of an editable area" in refused.text, refused.text
     assert "Once upon a time" in refused.text and "The end" in refused.text
-    story = id_of_line(page, 'section "Once upon a time')
+    story = id_of_line(page, 'section "Once upon a time The end"')  # each text once
     done = await ok(call, "perform", {"action": "fill", "elementID": story,
                                       "text": "Chapter one\nIt was dark"})  # fmt: skip
     assert "replacing 'Once upon a time\\nThe end'" in done, done

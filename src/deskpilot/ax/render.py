@@ -125,8 +125,8 @@ class Renderer:
         for d in node.walk()[1:]:
             if not is_displayed(d) or d.role in INTERACTIVE:
                 continue
-            t = clean_name(d.name) or clean_name(d.text or "")
-            if t and t not in parts and t not in BULLETS:
+            t = " ".join((clean_name(d.name) or clean_name(d.text or "")).split())
+            if t and t not in BULLETS and not any(t in p for p in parts):  # a part's own text
                 parts.append(t)
             if len(parts) >= limit:
                 break
@@ -203,6 +203,8 @@ class Renderer:
                 if node.value is not None and role in ("slider", "spin-button", "scroll-bar"):
                     # a spin button shows its text ("January", "05:30"); its number is apart
                     value = node.value if not text or text == node.value else text
+                if node.editable and value and name == " ".join(value.split()):
+                    name = ""  # an editable paragraph named by its own text: said once
                 if role == "combo-box" and not text:
                     chosen = next(
                         (c for c in node.walk()[1:] if "selected" in c.states and c.name), None
