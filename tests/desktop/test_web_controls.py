@@ -74,12 +74,13 @@ async def test_read_only_disabled_editable_and_date_fields(
     assert not pages.of("input", on="account")
 
 
-async def test_fill_a_rich_text_editor_with_no_role(
+async def test_fill_rich_text_editors_and_composers(
     call: Call, pages: PageServer, browser: WindowInfo
 ) -> None:
     """A contenteditable with no role and paragraphs in it (how many rich-text editors are
     built): fill replaces the area's text, through the area or through a paragraph that is
-    all of it; a paragraph beside other text is refused and nothing changes."""
+    all of it; a paragraph beside other text is refused and nothing changes. A composer with a
+    textbox role and paragraphs (chat and mail) is filled and read back across them."""
     page = await open_page(call, pages, "editor.html")
     assert 'para = "Once upon a time"' in page  # named by its own text: said once
     first = id_of_line(page, 'para = "Once upon a time"')
@@ -92,11 +93,19 @@ async def test_fill_a_rich_text_editor_with_no_role(
     assert "replacing 'Once upon a time\\nThe end'" in done, done
     empty = id_of_line(page, "para @")  # the empty editor's one paragraph: all of its text
     await ok(call, "perform", {"action": "fill", "elementID": empty, "text": "Hello there"})
+    # a composer with a textbox role holds paragraphs: its text is read across them
+    message = id_of_line(page, 'textbox "Message"')
+    done = await ok(call, "perform", {"action": "fill", "elementID": message,
+                                      "text": "Hello Ann\nBye"})  # fmt: skip
+    assert "replacing 'Hi Bob,\\nSee you'" in done and "\ufffc" not in done, done
+    plain = id_of_line(page, 'section = "Plain text here"')
+    await ok(call, "perform", {"action": "fill", "elementID": plain, "text": "New plain"})
     await ok(call, "perform", {"elementID": id_of_line(page, 'button "Check"')})
     check = await pages.wait_for("check")
     lines = [ln for ln in check["story"].splitlines() if ln.strip()]  # <p>s: a blank line apart
     assert lines == ["Chapter one", "It was dark"], check
-    assert check["empty"] == "Hello there", check
+    assert check["empty"] == "Hello there" and check["plain"] == "New plain", check
+    assert [ln for ln in check["compose"].splitlines() if ln.strip()] == ["Hello Ann", "Bye"]
     # the refused fill typed nothing: the story's first input event is the fill of the area
     assert pages.of("input", on="story")[0]["value"] != "X"
 

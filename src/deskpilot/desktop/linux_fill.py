@@ -136,7 +136,7 @@ class LinuxFill(LinuxSegments):
                 await self._click(x, y)
                 if not await self._has_focus(key):
                     raise ActionFailed("the field did not take the keyboard focus")
-            before = "(hidden)" if masked else await self.a11y.read_text(key)
+            before = "(hidden)" if masked else await self._plain_text(key)
             self.x.press_combo([self.x.keysym("Control_L"), self.x.keysym("a")])
             self.x.press_combo([self.x.keysym("BackSpace")])
             self.x.type_text(text)
@@ -144,13 +144,21 @@ class LinuxFill(LinuxSegments):
             # shows the text, so that the next action (focusing another field) cannot steal
             # keystrokes meant for this one
             if not await self._shows(key, text, masked):
-                shown = "(hidden)" if masked else await self.a11y.read_text(key)
+                shown = "(hidden)" if masked else await self._plain_text(key)
                 raise ActionFailed(
                     f"typed {len(text)} characters over {before!r} but the field shows "
                     f"{shown!r}; re-read it"
                 )
         replaced = f", replacing {before!r}" if before else ""
         return outcome.done(f"focused the field, selected its text and typed{replaced}")
+
+    async def _plain_text(self, key: tuple[str, str]) -> str | None:
+        """The field's text; a web textbox holding paragraphs (its text is one U+FFFC per
+        paragraph) read across them."""
+        text = await self.a11y.read_text(key)
+        if text is not None and "\ufffc" in text:
+            return await self.a11y.deep_text(key)
+        return text
 
     async def _web_area(self, live: LiveElement, depth: int = 40) -> LiveElement | None:
         """The editable area (the outermost editable ancestor, or the element) an editable
@@ -183,9 +191,9 @@ class LinuxFill(LinuxSegments):
             if _bare(part) != _bare(before):
                 raise ActionFailed(
                     f"it is one part of an editable area that holds more ({before[:120]!r}): "
-                    "select-all there would replace all of it. Fill the area itself (the "
-                    f"{area.role} around it) to replace everything, or click where the text "
-                    "goes and use type"
+                    "select-all there would replace all of it. Fill the area itself (its "
+                    "parent in the read) to replace everything, or click where the text goes "
+                    "and use type"
                 )
         async with self._raw_input(window) as outcome:
             if not await self._focus(area.key):
@@ -218,7 +226,11 @@ class LinuxFill(LinuxSegments):
         self, key: tuple[str, str], text: str, masked: bool = False, timeout: float = 3.0
     ) -> bool:
         async def check() -> bool:
-            if shows(await self.a11y.read_text(key), text, masked):
+            shown = await self.a11y.read_text(key)
+            if shown is not None and "\ufffc" in shown:  # a web textbox holding paragraphs
+                deep = await self.a11y.deep_text(key)
+                return deep is not None and _bare(deep) == _bare(text)
+            if shows(shown, text, masked):
                 return True
             value = await self.a11y.current_value(key)  # a date's segment: a value, no text
             return value is not None and _same(f"{value:g}", text)
