@@ -214,6 +214,10 @@ async def test_hybrid_uses_element_tools_and_the_computer_tool_in_one_run(
             return message(use(7, "read_screen_ax", windowID=win))
         (tree,) = result_texts(req)
         m = re.search(r'textbox = "([^"]*)"', tree)
+        if m and "×" in m.group(1) and i < 12:
+            # the display still shows the sum, not its result: the app is behind the clicks
+            # (seen once in five full runs); a model reads again
+            return message(use(7 + i, "read_screen_ax", windowID=win))
         return answer("anthropic", f"12 × 7 = {m.group(1) if m else '?'}")
 
     events: list[Event] = []
@@ -224,9 +228,11 @@ async def test_hybrid_uses_element_tools_and_the_computer_tool_in_one_run(
     await shows(desktop, calc, "84")
     assert result.outcome == "done" and result.answer == "12 × 7 = 84"
     tools = [e.data["tool"] for e in events if e.kind == "tool.result"]
-    assert [t for t in tools if t != "computer_view"] == [
+    acted = [t for t in tools if t != "computer_view"]
+    assert acted[:10] == [
         "read_screen_ax", "perform", "perform", "computer", "computer_call", "computer",
         "computer_call", "computer", "computer_call", "read_screen_ax"]  # fmt: skip
+    assert set(acted[10:]) <= {"read_screen_ax"}  # reads again while the display catches up
     assert server.requests[0].body["tools"][0]["type"] == "computer_20250124"
     assert "the computer tool acts at pixel coordinates" in server.requests[0].body["system"]
 
