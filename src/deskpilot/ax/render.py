@@ -126,7 +126,7 @@ class Renderer:
             if not is_displayed(d) or d.role in INTERACTIVE:
                 continue
             t = " ".join((clean_name(d.name) or clean_name(d.text or "")).split())
-            if t and t not in BULLETS and not any(t in p for p in parts):  # a part's own text
+            if t and t not in BULLETS and not any(f" {t} " in f" {p} " for p in parts):
                 parts.append(t)
             if len(parts) >= limit:
                 break
