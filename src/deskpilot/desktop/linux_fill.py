@@ -128,11 +128,19 @@ class LinuxFill(LinuxSegments):
         return last["text"]
 
     async def _type_over(
-        self, window: WindowInfo, key: tuple[str, str], text: str, *, masked: bool = False
+        self,
+        window: WindowInfo,
+        key: tuple[str, str],
+        text: str,
+        *,
+        masked: bool = False,
+        point: tuple[str, str] | None = None,
     ) -> ActionOutcome:
+        """Focus the field (else click it, at ``point``'s element if given), select its text,
+        type, and check it shows the text."""
         async with self._raw_input(window) as outcome:
             if not await self._focus(key):
-                x, y = await self.element_point(window, key)
+                x, y = await self.element_point(window, point or key)
                 await self._click(x, y)
                 if not await self._has_focus(key):
                     raise ActionFailed("the field did not take the keyboard focus")
@@ -185,8 +193,8 @@ class LinuxFill(LinuxSegments):
     async def _type_over_area(
         self, window: WindowInfo, live: LiveElement, area: LiveElement, text: str
     ) -> ActionOutcome:
-        before = (await self.a11y.deep_text(area.key) or "").strip()
         if area.key != live.key:
+            before = (await self.a11y.deep_text(area.key) or "").strip()
             part = (await self.a11y.deep_text(live.key) or "").strip()
             if _bare(part) != _bare(before):
                 raise ActionFailed(
@@ -195,32 +203,7 @@ class LinuxFill(LinuxSegments):
                     "parent in the read) to replace everything, or click where the text goes "
                     "and use type"
                 )
-        async with self._raw_input(window) as outcome:
-            if not await self._focus(area.key):
-                x, y = await self.element_point(window, live.key)
-                await self._click(x, y)
-                if not await self._has_focus(area.key):
-                    raise ActionFailed("the editable area did not take the keyboard focus")
-            self.x.press_combo([self.x.keysym("Control_L"), self.x.keysym("a")])
-            self.x.press_combo([self.x.keysym("BackSpace")])
-            self.x.type_text(text)
-            shown = {"text": ""}
-
-            async def check() -> bool:
-                shown["text"] = (await self.a11y.deep_text(area.key) or "").strip()
-                return _bare(shown["text"]) == _bare(text)
-
-            try:
-                await async_wait_for(check, timeout=3.0, what="the typed text")
-            except WaitTimeout:
-                raise ActionFailed(
-                    f"typed {len(text)} characters over {before!r} but the editable area "
-                    f"shows {shown['text'][:200]!r}; re-read it"
-                ) from None
-        replaced = f", replacing {before!r}" if before else ""
-        return outcome.done(
-            f"focused the editable area, selected all of its text and typed{replaced}"
-        )
+        return await self._type_over(window, area.key, text, point=live.key)
 
     async def _shows(
         self, key: tuple[str, str], text: str, masked: bool = False, timeout: float = 3.0
