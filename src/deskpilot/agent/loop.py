@@ -23,6 +23,10 @@ repeated bad format  ``needs_attention``  3          a progress summary
 Every step is reported as events (``run.started``, ``model.text``, the ToolSet's ``tool.*`` and
 ``confirm.*``, ``run.finished``) through ``ctx.emit``. The final answer travels in
 ``run.finished``; ``model.text`` carries the model's text from steps that call tools.
+
+With an :class:`~deskpilot.agent.inbox.Inbox`, what a person says mid-run joins the
+conversation at the next model turn (``user.message``), and the run waits while they hold the
+screen (see :mod:`deskpilot.agent.inbox`).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from deskpilot.agent.conversation import (
     ToolProtocol,
     ToolResultPart,
 )
+from deskpilot.agent.inbox import NOT_RUN_TAKEN_OVER, Inbox
 from deskpilot.agent.prompts import final_call_note
 from deskpilot.agent.providers.base import Provider
 from deskpilot.errors import ProviderError
@@ -106,6 +111,7 @@ class StoppableRun(ABC):
         self.controller = controller
         self._stopping = False
         self._task: asyncio.Task[RunResult] | None = None
+        self._deadline: asyncio.Timeout | None = None
 
     def stop(self) -> None:
         """End the run now, with a progress summary (no model call, no retry)."""
@@ -127,10 +133,16 @@ class StoppableRun(ABC):
 
     async def _body(self) -> RunResult:
         try:
-            async with asyncio.timeout(self.options.timeout):
+            async with asyncio.timeout(self.options.timeout) as self._deadline:
                 return await self._work()
         except TimeoutError:
             return await self._timed_out()
+
+    def _extend(self, seconds: float) -> None:
+        """Move the timeout ``seconds`` later (time a person held the run: see agent.inbox)."""
+        when = self._deadline.when() if self._deadline is not None else None
+        if seconds > 0 and when is not None and self._deadline is not None:
+            self._deadline.reschedule(when + seconds)
 
     @abstractmethod
     async def _work(self) -> RunResult:
@@ -192,10 +204,13 @@ class AgentRun(StoppableRun):
         constraints: Sequence[str] = (),
         controller: StopController | None = None,
         parent_run: str | None = None,
+        inbox: Inbox | None = None,
     ) -> None:
         super().__init__(options or RunOptions(), controller)
         self.provider = provider
         self.parent_run = parent_run
+        self.inbox = inbox
+        self._pauses = 0  # the inbox's pauses when this turn's model call started
         self.tools = tools
         self.run_id = ctx.run_id or uuid.uuid4().hex[:16]
         self.ctx = (
@@ -235,6 +250,8 @@ class AgentRun(StoppableRun):
                 answer = await self._last_answer(reason)
                 notice = f"⚠ Step budget reached ({self.options.max_steps} steps)"
                 return self._finish("needs_attention", "budget", f"{notice}.\n\n{answer}")
+            if self.inbox is not None:
+                await self._read_inbox()
             self._asking = True  # left set if the time runs out here (see _timed_out)
             try:
                 turn = await self.provider.complete(
@@ -270,8 +287,15 @@ class AgentRun(StoppableRun):
         message = self.conversation.add_results([])  # filled as calls finish (stop keeps them)
         failed = False
         for call in calls:
-            if failed or call.error is not None:
-                text = NOT_RUN_AFTER_FAILURE if failed else str(call.error)
+            taken_over = self.inbox is not None and await self._taken_over()
+            if taken_over or failed or call.error is not None:
+                text = (
+                    NOT_RUN_TAKEN_OVER
+                    if taken_over
+                    else NOT_RUN_AFTER_FAILURE
+                    if failed
+                    else str(call.error)
+                )
                 self._emit_unrun(call, text)
                 message.results.append(ToolResultPart(call.id, call.name, text, is_error=True))
                 failed = True
@@ -284,6 +308,21 @@ class AgentRun(StoppableRun):
             )
             failed = result.is_error
         return message.results
+
+    async def _read_inbox(self) -> None:
+        """Wait while a person has the screen; what they said joins the conversation."""
+        assert self.inbox is not None
+        self._extend(await self.inbox.gate())
+        self._pauses = self.inbox.pauses
+        for text in self.inbox.take():
+            self.conversation.add_user(text)
+            self._emit("user.message", {"text": text, "step": self.steps})
+
+    async def _taken_over(self) -> bool:
+        """Whether a person took the screen over since this turn's model call started."""
+        assert self.inbox is not None
+        self._extend(await self.inbox.gate())
+        return self.inbox.pauses != self._pauses
 
     async def _last_answer(self, reason: str) -> str:
         """One last call without tools, to answer with what the run has."""

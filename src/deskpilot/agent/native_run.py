@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from deskpilot.agent.conversation import Conversation as NeutralConversation
+from deskpilot.agent.inbox import Inbox
 from deskpilot.agent.loop import (
     NOT_RUN_TIMEOUT,
     Outcome,
@@ -58,7 +59,12 @@ from deskpilot.agent.native_setup import (
     native_target,
     provider_send,
 )
-from deskpilot.agent.native_wire import final_request, prune_images, without_calls
+from deskpilot.agent.native_wire import (
+    final_request,
+    note_in_history,
+    prune_images,
+    without_calls,
+)
 from deskpilot.agent.prompts import final_call_note, gather_context, negative_constraints
 from deskpilot.agent.providers.base import Provider
 from deskpilot.agent.providers.scripted import ScriptedProvider
@@ -109,9 +115,11 @@ class NativeRun(StoppableRun):
         controller: StopController | None = None,
         send: Send | None = None,
         checkpoint: Mapping[str, Any] | None = None,
+        inbox: Inbox | None = None,
     ) -> None:
         super().__init__(options or default_options(ctx), controller)
         self.plan = plan
+        self.inbox = inbox
         self.provider = provider
         self.run_id = plan.run_id = plan.run_id or uuid.uuid4().hex[:16]
         self.events = RunEvents()  # watches what was recorded, for the progress summary
@@ -166,6 +174,11 @@ class NativeRun(StoppableRun):
         return self._outcome(result)
 
     async def _send(self, conv: Conversation, body: dict[str, Any]) -> Mapping[str, Any]:
+        if self.inbox is not None:  # a person's messages join the history (agent.inbox)
+            self._extend(await self.inbox.gate())
+            for text in self.inbox.take():
+                note_in_history(conv.vendor, body, text)
+                self._emit("user.message", {"text": text, "step": self.steps})
         self._last_body = body
         self._sent += 1
         if self._sent > self.options.max_steps:
@@ -288,10 +301,12 @@ async def run_native_task(
     hybrid: bool = False,
     controller: StopController | None = None,
     send: Send | None = None,
+    inbox: Inbox | None = None,
 ) -> RunResult:
     """Run ``goal`` through ``provider``'s native computer tool (``hybrid``: plus the nine
     element tools). Raises ProviderNotConfigured when the provider has no native computer tool.
-    With ``window_id`` the target is that window (coordinates relative to it)."""
+    With ``window_id`` the target is that window (coordinates relative to it); with ``inbox``
+    a person's messages reach the model mid-run."""
     vendor, model = native_target(provider)
     window = None
     if window_id:
@@ -303,7 +318,7 @@ async def run_native_task(
                       native_system_prompt(live, constraints, hybrid=hybrid),
                       constraints)  # fmt: skip
     run = NativeRun(plan, provider, ctx, tools=tools, options=options, controller=controller,
-                    send=send)  # fmt: skip
+                    send=send, inbox=inbox)  # fmt: skip
     return await run.run()
 
 

@@ -11,8 +11,10 @@ run (:mod:`deskpilot.agent.native_run`) applies the agent loop's rules to them o
   user message and tool use is switched off (``tool_choice`` none / function calling mode NONE).
 * :func:`without_calls` — a reply to that last call is read for its text only: any tool calls
   it still holds are dropped, so nothing runs after the budget is used up.
+* :func:`note_in_history` — a person's message for the next turn (:mod:`deskpilot.agent.inbox`).
 
-Bodies are never changed in place: they share lists with the conversation's history.
+Bodies are never changed in place (they share lists with the conversation's history), except by
+:func:`note_in_history`, whose point is to reach that history.
 """
 
 from __future__ import annotations
@@ -128,6 +130,28 @@ def final_request(vendor: Vendor, body: Mapping[str, Any], note: str) -> dict[st
     out["contents"] = contents
     out["toolConfig"] = {"functionCallingConfig": {"mode": "NONE"}}
     return out
+
+
+def note_in_history(vendor: Vendor, body: dict[str, Any], text: str) -> None:
+    """Add ``text`` from the user to ``body``'s last user message, in place, so that it stays
+    in the conversation: Anthropic's and Gemini's bodies hold the history's own message objects
+    (resent every turn); OpenAI's hold only the new input items (the server keeps them in the
+    ``previous_response_id`` chain)."""
+    if vendor == "openai":
+        message = {"type": "message", "role": "user",
+                   "content": [{"type": "input_text", "text": text}]}  # fmt: skip
+        body["input"] = [*(body.get("input") or []), message]
+        return
+    key, part = ("messages", {"type": "text", "text": text})
+    if vendor != "anthropic":
+        key, part = "contents", {"text": text}
+    history = body.get(key)
+    last = history[-1] if isinstance(history, list) and history else None
+    inner = "content" if vendor == "anthropic" else "parts"
+    if isinstance(last, dict) and last.get("role") == "user" and isinstance(last.get(inner), list):
+        last[inner].append(part)
+    else:  # no user message to join (never so in a running conversation): send it once
+        body[key] = [*(history or []), {"role": "user", inner: [part]}]
 
 
 def _is_call(part: Mapping[str, Any]) -> bool:

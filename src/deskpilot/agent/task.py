@@ -22,6 +22,7 @@ from typing import Annotated
 from pydantic import Field
 
 from deskpilot.agent.conversation import Conversation
+from deskpilot.agent.inbox import Inbox
 from deskpilot.agent.loop import AgentRun, RunOptions, RunResult, StopController
 from deskpilot.agent.prompts import (
     computer_use_system_prompt,
@@ -86,8 +87,10 @@ async def computer_use_task(
     options: RunOptions | None = None,
     controller: StopController | None = None,
     parent_run: str | None = None,
+    inbox: Inbox | None = None,
 ) -> RunResult:
-    """Run the subagent on ``goal`` until it answers, runs out of steps or time, or is stopped."""
+    """Run the subagent on ``goal`` until it answers, runs out of steps or time, or is stopped.
+    With ``inbox``, a person's messages reach it mid-run (see :mod:`deskpilot.agent.inbox`)."""
     target = None
     if window_id:
         target = await resolve_window(ctx, window_id)
@@ -113,6 +116,7 @@ async def computer_use_task(
         constraints=constraints,
         controller=controller,
         parent_run=parent_run,
+        inbox=inbox,
     )
     return await run.run()
 

@@ -68,6 +68,22 @@ def _say(message: str) -> None:
     "session can see, read or click (so an agent cannot approve its own actions).",
 )
 @click.option(
+    "--keep-finished",
+    type=click.FloatRange(0, 86400),
+    default=600,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long a finished session keeps its desktop (its sandbox, or the apps it opened "
+    "here) so that a follow-up message continues it there; 0 closes it at once. Stop closes "
+    "it sooner.",
+)
+@click.option(
+    "--takeover-here",
+    is_flag=True,
+    help='Allow "Take over" for sessions on this desktop too (by default only on their own '
+    "sandbox desktops): the page then drives your real screen's pointer and keyboard.",
+)
+@click.option(
     "--cleanup/--no-cleanup",
     default=False,
     show_default=True,
@@ -87,6 +103,8 @@ def serve_command(
     no_mcp: bool,
     no_preview: bool,
     open_window: bool,
+    keep_finished: float,
+    takeover_here: bool,
     cleanup: bool,
 ) -> None:
     """Serve the web console: start tasks in the background, watch them, approve, stop.
@@ -100,7 +118,14 @@ def serve_command(
     turns), up to six at once, with a live preview, its tool calls as chips, and a card for
     every action that needs your yes (no answer in time, or no page open: declined). Stop
     ends the model call, the tool call, the sandbox and every process the session started.
-    The audit log (runs, replays, verify, Markdown export) is under "Audit log".
+
+    Talk to a session while it works (its next model turn reads the message; "Interrupt"
+    stops the step first), continue it after it ends (same context, same desktop, kept for
+    --keep-finished seconds), or run it again. "Take over" on the live preview hands you its
+    pointer and keyboard (its agent waits) and hands back with a note the model reads. Each
+    step shows its tokens and cost (prices: the Prices page, ~/.config/deskpilot/prices.toml)
+    and its raw model request and reply. The audit log (runs, replays, verify, Markdown
+    export with pictures) is under "Audit log".
 
     MCP clients connect to /mcp on the same port (bearer token: `deskpilot mcp token`); each
     connection shows as a session, and what a client cannot ask its user is asked here.
@@ -123,6 +148,8 @@ def serve_command(
         previews=not no_preview,
         mcp=not no_mcp,
         cleanup=cleanup,
+        keep_finished=keep_finished,
+        takeover_here=takeover_here,
     )
     # uvicorn re-raises SIGINT/SIGTERM to the handler it found after its graceful shutdown:
     # make that a no-op so the sessions' cleanup runs and the process exits normally

@@ -2,8 +2,9 @@
 
 Pages (one static page; its script picks the view from the path)::
 
-    GET  /  /s/{id}  /audit  /audit/{run}    the console page
-    GET  /login?token=…                      one-time link → cookie, 303 to /
+    GET  /  /s/{id}  /audit  /audit/{run}  /prices      the console page
+    GET  /login?token=…[&next=/s/…]          one-time link → cookie, 303 to next (or /); a
+                                             link that fails: the login page saying why
     POST /api/login {token}                  the kept token → cookie (the login page)
     GET  /healthz                            {"ok": true}, no login needed
 
@@ -11,10 +12,20 @@ API (JSON; state changes are JSON POSTs)::
 
     GET  /api/config                         defaults for the new-session form
     GET  /api/sessions                       every card
-    POST /api/sessions {goal, model, confirm, target, window?, max_steps?}   → 201 card
+    POST /api/sessions {goal, model, confirm, target, window?, max_steps?, timeout?,
+                        tool_protocol?, mode?}   → 201 card
     GET  /api/sessions/{id}                  one card
-    POST /api/sessions/{id}/stop             → the card once stopped
+    POST /api/sessions/{id}/stop             → the card once stopped (a finished one: its
+                                             kept desktop closed)
+    POST /api/sessions/{id}/messages {text, interrupt?}  → {taken: queued|interrupted|
+                                             continued}; 409 once its desktop is closed
+    POST /api/sessions/{id}/again            → 201 a new session, same goal and settings
+    POST /api/sessions/{id}/takeover {on, note?}          take the desktop over / hand back
+    POST /api/sessions/{id}/input {events}   pointer and keyboard while taken over
+    GET  /api/sessions/{id}/steps            each model call: tokens, cost (current prices)
+    GET  /api/sessions/{id}/exchanges/{n}    one model call's raw request and reply
     POST /api/sessions/{id}/confirmations/{call_id} {approved}  → 200, 404, 409 (answered)
+    GET  /api/prices   POST /api/prices {prices: {model: {input, output, …}}}   the price table
     GET  /api/events                         Server-Sent Events (Last-Event-ID replays)
     GET  /api/frames?watch={id}&thumbs=1     the live previews (see deskpilot.serve.frames)
     GET  /api/windows                        windows of this desktop (for binding a session)
@@ -33,6 +44,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
+    HTMLResponse,
     JSONResponse,
     RedirectResponse,
     Response,
@@ -42,10 +54,16 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
-from deskpilot.errors import DeskpilotError
+from deskpilot.errors import ConfigError, DeskpilotError
 from deskpilot.serve.approver import Answer
 from deskpilot.serve.auth import ConsoleAuth
-from deskpilot.serve.sessions import NewSession, SessionLimit, Sessions
+from deskpilot.serve.sessions import (
+    ConsoleSession,
+    NewSession,
+    SessionClosed,
+    SessionLimit,
+    Sessions,
+)
 
 STATIC = Path(str(resources.files("deskpilot"))) / "serve" / "static"
 NO_STORE = {"cache-control": "no-store"}
@@ -60,6 +78,13 @@ async def read_json(request: Request) -> Any:
 
 def error(status: int, text: str) -> JSONResponse:
     return JSONResponse({"error": text}, status, headers=NO_STORE)
+
+
+def safe_next(value: str | None) -> str:
+    """Where to go after logging in: a path of this console only (never another site)."""
+    if value and value.startswith("/") and not value.startswith(("//", "/\\")):
+        return value
+    return "/"
 
 
 class ConsoleRoutes:
@@ -80,6 +105,7 @@ class ConsoleRoutes:
             Route("/s/{id}", page),
             Route("/audit", page),
             Route("/audit/{run}", page),
+            Route("/prices", page),
             Route("/login", self.login),
             Route("/api/login", self.login_post, methods=["POST"]),
             Route("/healthz", self.health),
@@ -89,6 +115,14 @@ class ConsoleRoutes:
             Route("/api/sessions", self.new_session, methods=["POST"]),
             Route("/api/sessions/{id}", self.one_session),
             Route("/api/sessions/{id}/stop", self.stop, methods=["POST"]),
+            Route("/api/sessions/{id}/messages", self.message, methods=["POST"]),
+            Route("/api/sessions/{id}/again", self.again, methods=["POST"]),
+            Route("/api/sessions/{id}/takeover", self.takeover, methods=["POST"]),
+            Route("/api/sessions/{id}/input", self.input, methods=["POST"]),
+            Route("/api/sessions/{id}/steps", self.steps),
+            Route("/api/sessions/{id}/exchanges/{n:int}", self.exchange),
+            Route("/api/prices", self.get_prices, methods=["GET"]),
+            Route("/api/prices", self.set_prices, methods=["POST"]),
             Route("/api/sessions/{id}/confirmations/{call_id}", self.confirm, methods=["POST"]),
             Route("/api/events", self.events),
             Route("/api/frames", self.frame_stream),
@@ -111,13 +145,16 @@ class ConsoleRoutes:
 
     async def login(self, request: Request) -> Response:
         token = request.query_params.get("token", "")
+        why = "expired" if request.query_params.get("why") == "expired" else ""
         if token:
             secret = self.auth.redeem(token)
             if secret is not None:
-                return self._logged_in(secret, "/")
-        return FileResponse(
-            STATIC / "login.html", headers=NO_STORE, status_code=401 if token else 200
-        )
+                return self._logged_in(secret, safe_next(request.query_params.get("next")))
+            why = self.auth.why(token)
+        # the page says why (a fixed word, never text from the request)
+        html = (STATIC / "login.html").read_text(encoding="utf-8")
+        html = html.replace('data-why=""', f'data-why="{why}"', 1)
+        return HTMLResponse(html, status_code=401 if token else 200, headers=NO_STORE)
 
     async def login_post(self, request: Request) -> Response:
         try:
@@ -144,6 +181,11 @@ class ConsoleRoutes:
                 "max_sessions": self.sessions.max_live,
                 "confirm_timeout": self.sessions.confirm_timeout,
                 "cleanup": bool(self.cleanup and self.cleanup.enabled),
+                "max_steps": s.max_steps,
+                "timeout": s.timeout,
+                "tool_protocol": s.tool_protocol or "",
+                "keep_finished": self.sessions.keep,
+                "takeover_here": self.sessions.takeover_here,
                 **self.extra,
             },
             headers=NO_STORE,
@@ -161,7 +203,7 @@ class ConsoleRoutes:
         return JSONResponse({"cleanup": cleanup}, headers=NO_STORE)
 
     async def list_sessions(self, request: Request) -> Response:
-        cards = [s.card(self.sessions.confirmations) for s in self.sessions.all.values()]
+        cards = [self.sessions.card(s) for s in self.sessions.all.values()]
         return JSONResponse(cards, headers=NO_STORE)
 
     async def new_session(self, request: Request) -> Response:
@@ -172,20 +214,137 @@ class ConsoleRoutes:
             return error(409, str(exc))
         except DeskpilotError as exc:
             return error(400, str(exc))
-        return JSONResponse(session.card(self.sessions.confirmations), 201, headers=NO_STORE)
+        return JSONResponse(self.sessions.card(session), 201, headers=NO_STORE)
+
+    def _session(self, request: Request) -> ConsoleSession | None:
+        return self.sessions.get(request.path_params["id"])
 
     async def one_session(self, request: Request) -> Response:
-        session = self.sessions.get(request.path_params["id"])
+        session = self._session(request)
         if session is None:
             return error(404, "no such session")
-        return JSONResponse(session.card(self.sessions.confirmations), headers=NO_STORE)
+        return JSONResponse(self.sessions.card(session), headers=NO_STORE)
 
     async def stop(self, request: Request) -> Response:
-        session = self.sessions.get(request.path_params["id"])
+        session = self._session(request)
         if session is None:
             return error(404, "no such session")
         await self.sessions.stop(session)
-        return JSONResponse(session.card(self.sessions.confirmations), headers=NO_STORE)
+        return JSONResponse(self.sessions.card(session), headers=NO_STORE)
+
+    # -- talking to a session, taking it over ---------------------------------------------
+
+    async def message(self, request: Request) -> Response:
+        session = self._session(request)
+        if session is None:
+            return error(404, "no such session")
+        try:
+            body = await read_json(request)
+            if not isinstance(body, dict) or not isinstance(body.get("text"), str):
+                raise ConfigError('send {"text": "…"} (and "interrupt": true to stop it first)')
+            taken = self.sessions.message(
+                session, body["text"], interrupt=body.get("interrupt") is True
+            )
+        except SessionClosed as exc:
+            return error(409, str(exc))
+        except DeskpilotError as exc:
+            return error(400, str(exc))
+        return JSONResponse({"taken": taken, "card": self.sessions.card(session)}, headers=NO_STORE)
+
+    async def again(self, request: Request) -> Response:
+        session = self._session(request)
+        if session is None:
+            return error(404, "no such session")
+        try:
+            fresh = self.sessions.again(session)
+        except SessionLimit as exc:
+            return error(409, str(exc))
+        except DeskpilotError as exc:
+            return error(400, str(exc))
+        return JSONResponse(self.sessions.card(fresh), 201, headers=NO_STORE)
+
+    async def takeover(self, request: Request) -> Response:
+        session = self._session(request)
+        if session is None:
+            return error(404, "no such session")
+        try:
+            body = await read_json(request)
+            on = body.get("on") if isinstance(body, dict) else None
+            if not isinstance(on, bool):
+                raise ConfigError('send {"on": true} to take over, {"on": false, "note": "…"} '
+                                  "to hand back")  # fmt: skip
+            note = body.get("note") or ""
+            if not isinstance(note, str):
+                raise ConfigError("note must be text")
+            said = await self.sessions.take_over(session, on, note)
+        except SessionClosed as exc:
+            return error(409, str(exc))
+        except DeskpilotError as exc:
+            return error(409, str(exc))
+        card = self.sessions.card(session)
+        return JSONResponse({"card": card, "told": said}, headers=NO_STORE)
+
+    async def input(self, request: Request) -> Response:
+        session = self._session(request)
+        if session is None or session.takeover is None:
+            return error(404, "no such session (or it has no desktop)")
+        try:
+            body = await read_json(request)
+            events = body.get("events") if isinstance(body, dict) else None
+            applied = await session.takeover.send(events)
+        except DeskpilotError as exc:
+            return error(409 if not session.takeover.active else 400, str(exc))
+        return JSONResponse({"applied": applied}, headers=NO_STORE)
+
+    # -- costs and the raw exchange ---------------------------------------------------------
+
+    async def steps(self, request: Request) -> Response:
+        session = self._session(request)
+        if session is None:
+            return error(404, "no such session")
+        prices = self.sessions.prices
+        rows = [
+            {**x.summary(), "cost": prices.cost(session.model, x.tokens)}
+            for x in session.exchanges.all.values()
+        ]
+        card = self.sessions.card(session)
+        return JSONResponse(
+            {"steps": rows, "tokens": card["tokens"], "cost": card["cost"]}, headers=NO_STORE
+        )
+
+    async def exchange(self, request: Request) -> Response:
+        session = self._session(request)
+        found = session.exchanges.get(request.path_params["n"]) if session else None
+        if session is None or found is None:
+            return error(404, "no such model call in this session")
+        return JSONResponse(
+            {
+                **found.summary(),
+                "cost": self.sessions.prices.cost(session.model, found.tokens),
+                "request": found.request,
+                "response": found.response,
+                "kept": bool(found.request),
+            },
+            headers=NO_STORE,
+        )
+
+    async def get_prices(self, request: Request) -> Response:
+        return JSONResponse(self.sessions.prices.as_dict(), headers=NO_STORE)
+
+    async def set_prices(self, request: Request) -> Response:
+        try:
+            body = await read_json(request)
+            rows = body.get("prices") if isinstance(body, dict) else None
+            if not isinstance(rows, dict):
+                raise ConfigError('send {"prices": {"provider:model": {"input": …, "output": …}}}')
+            self.sessions.prices.replace(rows)
+        except OSError as exc:
+            return error(500, f"cannot write the price table: {exc}")
+        except DeskpilotError as exc:
+            return error(400, str(exc))
+        for session in self.sessions.all.values():
+            self.sessions.changed(session.id)  # the cards' costs, at the new prices
+        return JSONResponse(self.sessions.prices.as_dict(), headers=NO_STORE)
 
     async def confirm(self, request: Request) -> Response:
         try:

@@ -62,11 +62,14 @@ class Frame:
     height: int
     taken: float  # time.time() of the grab
     jpeg: bytes
+    left: int = 0  # where the shown window's top-left corner is on the screen
+    top: int = 0
 
     def header(self) -> dict[str, Any]:
         return {
             "s": self.session, "k": self.kind, "n": self.seq, "x": self.x, "y": self.y,
             "w": self.w, "h": self.h, "W": self.width, "H": self.height, "t": self.taken,
+            "X": self.left, "Y": self.top,
         }  # fmt: skip
 
 
@@ -135,6 +138,7 @@ class Capturer(threading.Thread):
         self.stopping = threading.Event()
         self.frames = 0
         self._seq = 0
+        self._origin = (0, 0)  # the shown window's place on the screen (for a take-over)
 
     def want(self, *, full: bool, thumbs: bool) -> None:
         if full and not self.full:
@@ -216,7 +220,7 @@ class Capturer(threading.Thread):
                     continue
                 ox, oy, width, height = geometry
                 if mirror is None or mirror.size != (width, height) or (ox, oy) != origin:
-                    origin = (ox, oy)
+                    origin = self._origin = (ox, oy)
                     mirror = Image.new("RGB", (width, height))
                     dirty = (0, 0, width, height)
                     self.keyframe.set()
@@ -285,7 +289,15 @@ class Capturer(threading.Thread):
         self.frames += 1
         quality = THUMB_QUALITY if kind == "thumb" else FULL_QUALITY
         frame = Frame(
-            self.session, kind, self._seq, *box, width, height, taken, jpeg(image, quality)
+            self.session,
+            kind,
+            self._seq,
+            *box,
+            width,
+            height,
+            taken,
+            jpeg(image, quality),
+            *self._origin,
         )
         self.emit(frame)
 

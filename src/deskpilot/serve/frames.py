@@ -8,8 +8,11 @@ a browser's six connections per host, whatever the number of sessions).
 
 :class:`Previews` owns one :class:`~deskpilot.serve.capture.Capturer` per live session and
 tells each what is wanted (full frames while a page watches it, thumbnails while a page shows
-the cards, nothing otherwise). A page that falls behind does not slow the others: its queue
-is emptied and its next full frame is a keyframe; thumbnails keep only the latest.
+the cards, nothing otherwise); a capturer lives as long as its session's desktop (a finished
+session that keeps its desktop is still shown), and each session's last thumbnail is kept
+and sent to every page that shows the cards, so a finished session keeps its picture. A page
+that falls behind does not slow the others: its queue is emptied and its next full frame is a
+keyframe; thumbnails keep only the latest.
 """
 
 from __future__ import annotations
@@ -65,10 +68,14 @@ class Previews:
         self.latest: dict[str, Frame] = {}  # each session's last thumbnail
         sessions.on_running.append(self._started)
         sessions.on_end.append(self._ended)
+        sessions.on_close.append(self._closed)
 
     # -- capturers ----------------------------------------------------------------------------
 
     def _started(self, session: ConsoleSession) -> None:
+        if session.id in self.capturers:  # a continued session: its desktop is still shown
+            self._update(session.id)
+            return
         # a task's place, or an MCP client's display (this desktop: its tracked window)
         display = session.place.display if session.place is not None else session.display
         if not display or self.loop is None:
@@ -92,6 +99,12 @@ class Previews:
         self._update(session.id)
 
     def _ended(self, session: ConsoleSession) -> None:
+        if session.kind == "task":
+            return  # its desktop stays open for a follow-up: still shown until it closes
+        self._closed(session)
+
+    def _closed(self, session: ConsoleSession) -> None:
+        """Stop capturing before the desktop goes (the last thumbnail stays the real one)."""
         capturer = self.capturers.pop(session.id, None)
         if capturer is not None:
             capturer.stop()

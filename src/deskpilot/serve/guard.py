@@ -11,7 +11,10 @@ In order (each answer is final, nothing behind it runs):
    relies on the cookie must carry our ``Origin`` (browsers always send it on POST).
 4. Outside the public paths (login, health, the login page's files) the cookie or
    ``Authorization: Bearer`` is required: else 401. ``/mcp`` has its own bearer check
-   (:class:`deskpilot.mcp.transports.BearerAuth`), so this one is skipped there.
+   (:class:`deskpilot.mcp.transports.BearerAuth`), so this one is skipped there. A page
+   opened without a login (a bookmark; a tab reopened after a restart) is sent to the login
+   page instead (303 to ``/login?next=…``, with ``why=expired`` when it had an old cookie),
+   which comes back to it after logging in.
 
 Every answer gets a strict Content-Security-Policy (scripts and styles only from this server,
 no inline code, images from here or blob:, no framing), ``X-Frame-Options: DENY``, nosniff and
@@ -20,10 +23,12 @@ no referrer, so text from a screen can never run as code in the page that approv
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from http.cookies import SimpleCookie
+from urllib.parse import quote
 
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, RedirectResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from deskpilot.serve.auth import ConsoleAuth
@@ -42,6 +47,8 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"cross-origin-resource-policy", b"same-origin"),
 ]
 PUBLIC = ("/login", "/api/login", "/healthz", "/static/login.js", "/static/console.css")
+#: The console's pages (what a browser opens; the API and static files are not pages).
+PAGES = re.compile(r"/(s/[^/]+|audit(/[^/]+)?|prices)?")
 MCP_PREFIX = "/mcp"
 
 
@@ -64,6 +71,9 @@ class Guard:
         problem = self.check(scope, headers)
         if problem is not None:
             status, text = problem
+            if status == 401 and scope["method"] == "GET" and PAGES.fullmatch(scope["path"]):
+                await _to_login(scope, receive, send, headers, self.auth.cookie_name)
+                return
             await _answer(scope, receive, send, status, text)
             return
 
@@ -124,3 +134,14 @@ def _cookie(header: str, name: str) -> str | None:
 async def _answer(scope: Scope, receive: Receive, send: Send, status: int, text: str) -> None:
     headers = {"cache-control": "no-store", **{k.decode(): v.decode() for k, v in SECURITY_HEADERS}}
     await JSONResponse({"error": text}, status, headers=headers)(scope, receive, send)
+
+
+async def _to_login(
+    scope: Scope, receive: Receive, send: Send, headers: dict[str, str], cookie: str
+) -> None:
+    """A page opened without a login: to the login page, which brings the person back."""
+    stale = _cookie(headers.get("cookie", ""), cookie) is not None
+    target = f"/login?next={quote(str(scope['path']), safe='/')}" + ("&why=expired" * stale)
+    extra = {k.decode(): v.decode() for k, v in SECURITY_HEADERS}
+    response = RedirectResponse(target, 303, headers={"cache-control": "no-store", **extra})
+    await response(scope, receive, send)

@@ -33,7 +33,8 @@ from deskpilot.serve.guard import Guard
 from deskpilot.serve.hub import Hub
 from deskpilot.serve.mcp_host import McpHost
 from deskpilot.serve.picker import WindowPicker
-from deskpilot.serve.sessions import MAX_SESSIONS, Sessions
+from deskpilot.serve.prices import PriceTable
+from deskpilot.serve.sessions import KEEP_FINISHED, MAX_SESSIONS, Sessions
 from deskpilot.serve.shared_input import InputLocks
 
 Say = Callable[[str], None]
@@ -53,6 +54,10 @@ class ServeOptions:
     previews: bool = True
     mcp: bool = True
     cleanup: bool = False
+    #: seconds a finished session keeps its desktop for a follow-up (0: closed at once)
+    keep_finished: float = KEEP_FINISHED
+    #: allow taking over sessions that run on this desktop (not only sandboxes)
+    takeover_here: bool = False
 
 
 def hosts_for(bind: Bind, port: int) -> set[str]:
@@ -80,13 +85,15 @@ class Console:
         self.auth = ConsoleAuth(self.tokens, port)
         self.hub = Hub()
         self.locks = InputLocks()
+        self.prices = PriceTable(self.settings.config_dir / "prices.toml")
         self.sessions = Sessions(
             self.settings, self.hub, max_live=options.max_sessions,
             confirm_timeout=options.confirm_timeout, locks=self.locks,
+            keep=options.keep_finished, takeover_here=options.takeover_here, prices=self.prices,
         )  # fmt: skip
         self.audit = AuditLog(self.settings.audit_db)
         self.routes = ConsoleRoutes(self.sessions, self.auth, {"mcp": options.mcp, "port": port})
-        self.extra_routes: list[Route | Mount] = [*AuditViews(self.audit).routes()]
+        self.extra_routes: list[Route | Mount] = [*AuditViews(self.audit, self.prices).routes()]
         self.picker = WindowPicker(self.settings, self.locks)
         self.routes.windows = self.picker
         # parts running with the server: each has running() (a context) and maybe wrap(app)

@@ -3,8 +3,9 @@
 Pure functions over :class:`~deskpilot.events.Event` data, shared by the console's sessions
 (:mod:`deskpilot.serve.sessions`) and its MCP cards (:mod:`deskpilot.serve.mcp_host`).
 
-States: ``starting`` → ``running`` (``waiting`` while a confirmation is open) → one of the
-end states. The runtime's outcomes map to the seed's three endings:
+States: ``starting`` → ``running`` (``waiting`` while a confirmation is open, ``taken_over``
+while a person drives its desktop) → one of the end states; a continued session runs again.
+The runtime's outcomes map to the seed's three endings:
 
 ==================  ==================
 runtime outcome     card
@@ -20,13 +21,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-State = Literal["starting", "running", "waiting", "stopping", "done", "needs_attention", "stopped"]
+State = Literal[
+    "starting", "running", "waiting", "taken_over", "stopping", "done", "needs_attention", "stopped"
+]
 END_STATES: frozenset[str] = frozenset({"done", "needs_attention", "stopped"})
 
 LABELS: dict[str, str] = {
     "starting": "Starting",
     "running": "Running",
     "waiting": "Waiting for your approval",
+    "taken_over": "You have the controls",
     "stopping": "Stopping",
     "done": "Done",
     "needs_attention": "Needs attention",
@@ -73,4 +77,8 @@ def status_line(kind: str, data: dict[str, Any]) -> str | None:
         return line[:160]
     if kind == "model.text":
         return "Thinking"
+    if kind == "user.message":
+        return "Reading your message"
+    if kind == "takeover.ended":
+        return "Handed back: reading your note"
     return None
