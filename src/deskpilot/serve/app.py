@@ -109,6 +109,7 @@ class ConsoleRoutes:
             Route("/login", self.login),
             Route("/api/login", self.login_post, methods=["POST"]),
             Route("/healthz", self.health),
+            Route("/favicon.ico", self.no_icon),
             Route("/api/config", self.config),
             Route("/api/settings", self.change_settings, methods=["POST"]),
             Route("/api/sessions", self.list_sessions, methods=["GET"]),
@@ -134,6 +135,9 @@ class ConsoleRoutes:
 
     async def page(self, request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers=NO_STORE)
+
+    async def no_icon(self, request: Request) -> Response:
+        return Response(status_code=204, headers={"cache-control": "max-age=86400"})
 
     async def health(self, request: Request) -> Response:
         return JSONResponse({"ok": True})

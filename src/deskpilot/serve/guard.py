@@ -46,7 +46,14 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
 ]
-PUBLIC = ("/login", "/api/login", "/healthz", "/static/login.js", "/static/console.css")
+PUBLIC = (
+    "/login",
+    "/api/login",
+    "/healthz",
+    "/static/login.js",
+    "/static/console.css",
+    "/favicon.ico",
+)
 #: The console's pages (what a browser opens; the API and static files are not pages).
 PAGES = re.compile(r"/(s/[^/]+|audit(/[^/]+)?|prices)?")
 MCP_PREFIX = "/mcp"

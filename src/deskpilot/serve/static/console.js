@@ -21,15 +21,43 @@ function el(tag, cls, text) {
   return node;
 }
 
+// The login ended (the server restarted, or the cookie was cleared): to the login page, which
+// brings this page back afterwards.
+function toLogin() {
+  location.assign(`/login?why=expired&next=${encodeURIComponent(location.pathname)}`);
+}
+
+async function get(url) {
+  const r = await fetch(url);
+  if (r.status === 401) { toLogin(); throw new Error("not logged in"); }
+  return r;
+}
+
 async function post(url, body) {
   const r = await fetch(url, {
     method: "POST",
     headers: {"content-type": "application/json"},
     body: JSON.stringify(body || {}),
   });
+  if (r.status === 401) toLogin();
   let data = {};
   try { data = await r.json(); } catch (e) { data = {}; }
   return {ok: r.ok, status: r.status, data};
+}
+
+function money(cost) {
+  if (cost === null || cost === undefined) return "";
+  return "$" + (cost >= 1 ? cost.toFixed(2) : cost >= 0.01 ? cost.toFixed(3) : cost.toFixed(4));
+}
+
+function count(n) { return Number(n || 0).toLocaleString("en-US"); }
+
+function usageText(tokens, cost, model) {
+  const t = tokens || {};
+  const parts = [`${count(t.input)} in`, `${count(t.output)} out`];
+  if (t.cached) parts.push(`${count(t.cached)} cached`);
+  parts.push(cost === null || cost === undefined ? "no price" + (model ? ` for ${model}` : "") : money(cost));
+  return parts.join(" · ");
 }
 
 // -- routing -----------------------------------------------------------------------------
@@ -40,6 +68,7 @@ function route() {
   if ((m = path.match(/^\/s\/([^/]+)$/))) return {name: "session", id: decodeURIComponent(m[1])};
   if ((m = path.match(/^\/audit\/([^/]+)$/))) return {name: "run", id: decodeURIComponent(m[1])};
   if (path === "/audit") return {name: "audit"};
+  if (path === "/prices") return {name: "prices"};
   return {name: "list"};
 }
 
@@ -50,13 +79,14 @@ function go(url) {
 
 function show() {
   state.view = route();
-  for (const name of ["list", "session", "audit", "run"]) {
+  for (const name of ["list", "session", "audit", "run", "prices"]) {
     $("view-" + name).hidden = state.view.name !== name;
   }
   if (state.view.name === "list") renderCards();
   if (state.view.name === "session") renderSession(true);
   if (state.view.name === "audit") loadAudit();
   if (state.view.name === "run") loadRun(state.view.id);
+  document.dispatchEvent(new CustomEvent("deskpilot:view", {detail: state.view}));
   if (window.deskpilotFrames) {
     const v = state.view;
     window.deskpilotFrames.watch(v.name === "session" ? v.id : null, v.name === "list");
@@ -77,7 +107,15 @@ window.addEventListener("popstate", show);
 function connect() {
   const source = new EventSource("/api/events");
   source.onopen = () => { state.connected = true; $("conn").textContent = "live"; $("conn").className = "conn live"; };
-  source.onerror = () => { state.connected = false; $("conn").textContent = "reconnecting…"; $("conn").className = "conn"; };
+  source.onerror = () => {
+    state.connected = false; $("conn").textContent = "reconnecting…"; $("conn").className = "conn";
+    if (source.readyState === EventSource.CLOSED) {  // refused, not cut: logged out?
+      fetch("/api/config").then((r) => {
+        if (r.status === 401) toLogin();
+        else setTimeout(connect, 2000);
+      }, () => setTimeout(connect, 2000));
+    }
+  };
   source.onmessage = (msg) => {
     const item = JSON.parse(msg.data);
     if (item.kind === "session") onCard(item.data);
@@ -91,6 +129,11 @@ function onCard(card) {
   if (!state.chips.has(card.id)) state.chips.set(card.id, []);
   if (state.view.name === "list") renderCard(card, !known);
   if (state.view.name === "session" && state.view.id === card.id) renderSession(false);
+  if (state.focusNew === card.id && state.view.name === "list") {  // the card just started
+    state.focusNew = null;
+    const link = $("cards").querySelector(`[data-session="${CSS.escape(card.id)}"] a.goal`);
+    if (link) link.focus();
+  }
 }
 
 function onEvent(sessionId, seq, item) {
@@ -105,11 +148,13 @@ function onEvent(sessionId, seq, item) {
 
 // -- the list of sessions ------------------------------------------------------------------
 
+// Cards are kept from one drawing of the list to the next (re-ordered, never re-made): their
+// thumbnails keep their pictures, finished sessions' too.
 function renderCards() {
   const box = $("cards");
-  box.replaceChildren();
   const cards = [...state.sessions.values()].sort((a, b) => b.created - a.created);
-  for (const card of cards) renderCard(card, true);
+  for (const card of cards) renderCard(card, false);
+  for (const card of cards) box.append(box.querySelector(`[data-session="${CSS.escape(card.id)}"]`));
   $("no-sessions").hidden = cards.length > 0;
   $("mcp-url").textContent = state.config.mcp ? `${location.origin}/mcp` : "(MCP is off)";
 }
@@ -123,6 +168,7 @@ function renderCard(card, fresh) {
     const thumb = el("canvas", "thumb");
     thumb.width = 320; thumb.height = 200;
     thumb.dataset.thumb = card.id;
+    thumb.setAttribute("role", "img");
     const link = el("a", "goal");
     link.href = `/s/${encodeURIComponent(card.id)}`;
     link.dataset.nav = "";
@@ -134,16 +180,20 @@ function renderCard(card, fresh) {
     $("no-sessions").hidden = true;
   }
   node.dataset.state = card.state;
+  node.setAttribute("aria-label", `Session: ${card.goal}`);
   const goal = node.querySelector(".goal");
   goal.textContent = card.goal;
   goal.title = card.goal;
+  node.querySelector(".thumb").setAttribute("aria-label", `Live thumbnail of the session's window (${card.label}): ${card.goal}`);
   node.querySelector(".state").textContent = card.label;
   node.querySelector(".status").textContent = card.status;
   node.querySelector(".meta").textContent = meta(card);
   const badge = node.querySelector(".badge");
   badge.textContent = card.pending.length ? `${card.pending.length} waiting for your approval` : "";
   badge.hidden = !card.pending.length;
-  node.querySelector(".stop").hidden = !canStop(card);
+  const stop = node.querySelector(".stop");
+  stop.hidden = !canStop(card) && !card.kept;
+  stop.textContent = card.kept ? "Close desktop" : "Stop";
 }
 
 function canStop(card) {
@@ -156,6 +206,8 @@ function meta(card) {
   if (card.app) parts.push(card.title ? `${card.app}: ${card.title}` : card.app);
   if (card.model && card.kind === "task") parts.push(card.model);
   parts.push(`${card.steps} step${card.steps === 1 ? "" : "s"}`);
+  if (card.kind === "task" && card.cost !== null && card.cost !== undefined) parts.push(money(card.cost));
+  if (card.kept) parts.push("desktop kept: write to continue");
   return parts.join(" · ");
 }
 
@@ -167,12 +219,14 @@ async function stopSession(id) {
 // -- new session form ----------------------------------------------------------------------
 
 async function loadConfig() {
-  const r = await fetch("/api/config");
+  const r = await get("/api/config");
   state.config = await r.json();
   const form = $("new-session");
   form.elements.model.value = state.config.model || "";
   form.elements.confirm.value = state.config.confirm || "consequential";
   form.elements.cleanup.checked = !!state.config.cleanup;
+  form.elements.max_steps.placeholder = String(state.config.max_steps || "");
+  form.elements.timeout.placeholder = String(state.config.timeout || "");
 }
 
 $("new-session").elements.cleanup.addEventListener("change", async (ev) => {
@@ -184,7 +238,7 @@ async function loadWindows() {
   const select = $("new-session").elements.window;
   select.replaceChildren(el("option", null, "(none: the model picks)"));
   select.firstChild.value = "";
-  const r = await fetch("/api/windows");
+  const r = await get("/api/windows");
   if (!r.ok) return;
   for (const w of await r.json()) {
     const option = el("option", null, w.blocked ? `${w.app} (blocked)` : `${w.app}: ${w.title}`);
@@ -194,20 +248,39 @@ async function loadWindows() {
   }
 }
 
+// The Window field is for this desktop only: it hides for a sandbox, and a window chosen
+// before switching is cleared out loud (a sandbox is a new desktop: none of its windows exist).
 $("new-session").elements.target.addEventListener("change", (ev) => {
   const here = ev.target.value === "desktop";
+  const select = $("new-session").elements.window;
   $("window-field").hidden = !here;
+  $("window-cleared").textContent = "";
+  if (!here && select.value) {
+    const chosen = select.options[select.selectedIndex].textContent;
+    select.value = "";
+    $("window-cleared").textContent = `The window you chose (${chosen}) was cleared: a sandbox is a new desktop, none of this desktop's windows are on it.`;
+  }
   if (here) loadWindows();
 });
+
+function numberField(input) {
+  const text = input.value.trim();
+  return text === "" ? undefined : Number(text);
+}
 
 $("new-session").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const f = ev.target.elements;
   const body = {goal: f.goal.value, model: f.model.value, confirm: f.confirm.value, target: f.target.value};
-  if (f.target.value === "desktop" && f.window.value) body.window = f.window.value;
+  if (f.window.value) body.window = f.window.value;  // the server refuses one for a sandbox
+  const steps = numberField(f.max_steps), timeout = numberField(f.timeout);
+  if (steps !== undefined) body.max_steps = steps;
+  if (timeout !== undefined) body.timeout = timeout;
+  if (f.tool_protocol.value) body.tool_protocol = f.tool_protocol.value;
+  if (f.mode.value && f.mode.value !== "elements") body.mode = f.mode.value;
   const r = await post("/api/sessions", body);
   $("form-error").textContent = r.ok ? "" : (r.data.error || `refused (${r.status})`);
-  if (r.ok) { f.goal.value = ""; onCard(r.data); }
+  if (r.ok) { f.goal.value = ""; $("window-cleared").textContent = ""; state.focusNew = r.data.id; onCard(r.data); }
 });
 
 // -- one session ---------------------------------------------------------------------------
@@ -223,12 +296,19 @@ function renderSession(fresh) {
   $("s-meta").textContent = meta(card);
   $("s-stop").hidden = !canStop(card);
   $("s-stop").onclick = () => stopSession(id);
-  const run = $("s-run");
-  run.hidden = !card.run_id;
-  if (card.run_id) run.href = `/audit/${encodeURIComponent(card.run_id)}`;
+  $("s-close").hidden = !card.kept;
+  $("s-close").onclick = () => stopSession(id);
+  $("s-again").hidden = card.kind !== "task";
+  $("s-cost").textContent = card.kind === "task"
+    ? `Tokens and cost: ${usageText(card.tokens, card.cost, card.model)} · ${card.calls} tool call${card.calls === 1 ? "" : "s"}`
+    : "";
+  renderRuns(card);
   const done = ["done", "needs_attention", "stopped"].includes(card.state);
   $("s-answer-box").hidden = !(done && card.answer);
   $("s-answer").textContent = card.answer || "";
+  $("preview").setAttribute("aria-label", card.taken_over
+    ? "Your controls: pointer and keys here go to the session's desktop"
+    : `Live preview of the session's window: ${card.title || card.goal}`);
   renderPending(card);
   if (fresh) {
     const canvas = $("preview");
@@ -238,6 +318,22 @@ function renderSession(fresh) {
     $("chips").replaceChildren();
     for (const item of state.chips.get(id) || []) addChip(item);
   }
+  document.dispatchEvent(new CustomEvent("deskpilot:session", {detail: {card, fresh}}));
+}
+
+function renderRuns(card) {
+  const box = $("s-runs");
+  const ids = card.runs && card.runs.length ? card.runs : (card.run_id ? [card.run_id] : []);
+  if (box.dataset.runs === ids.join(",")) return;
+  box.dataset.runs = ids.join(",");
+  box.replaceChildren();
+  ids.forEach((run, i) => {
+    const a = el("a", null, ids.length > 1 ? `run ${i + 1} in the audit log ›` : "audit log ›");
+    a.href = `/audit/${encodeURIComponent(run)}`;
+    a.dataset.nav = "";
+    a.className = "run-link";
+    box.append(a, " ");
+  });
 }
 
 function renderPending(card) {
@@ -278,7 +374,9 @@ function renderPending(card) {
   }
 }
 
-const CHIP_KINDS = new Set(["tool.call", "tool.result", "confirm.asked", "confirm.answered", "model.text", "run.finished", "computer.call"]);
+const CHIP_KINDS = new Set(["tool.call", "tool.result", "confirm.asked", "confirm.answered", "model.text", "run.finished", "computer.call",
+  "run.started", "user.message", "model.usage", "takeover.started", "takeover.ended"]);
+let chipSerial = 0;
 
 function addChip(item) {
   if (!CHIP_KINDS.has(item.event)) return;
@@ -303,11 +401,44 @@ function addChip(item) {
   chip.dataset.shownAt = String(item.shownAt || now());
   if (d.call_id) chip.dataset.call = d.call_id;
   if (item.event === "tool.call" || item.event === "computer.call") {
-    chip.append(el("span", "tool", d.tool || "computer"), el("span", "args", d.args_json || ""), el("span", "result", "…"));
+    // a button: opened with a click or from the keyboard (Enter, Space)
+    const toggle = el("button", "chip-toggle");
+    toggle.type = "button";
+    toggle.setAttribute("aria-expanded", "false");
+    toggle.append(el("span", "tool", d.tool || "computer"), el("span", "args", d.args_json || ""), el("span", "result", "…"));
     const more = el("pre", "more");
+    more.id = `chip-more-${++chipSerial}`;
     more.hidden = true;
-    chip.append(more);
-    chip.addEventListener("click", () => chip.classList.toggle("open"));
+    toggle.setAttribute("aria-controls", more.id);
+    toggle.addEventListener("click", () => {
+      const open = chip.classList.toggle("open");
+      toggle.setAttribute("aria-expanded", String(open));
+    });
+    chip.append(toggle, more);
+  } else if (item.event === "run.started") {
+    const first = !list.querySelector('li[data-event="run.started"]');
+    chip.className = "chip note request";
+    chip.append(el("span", "tool", first ? "goal" : "you"), el("span", "text", d.goal || ""));
+  } else if (item.event === "user.message") {
+    chip.className = "chip note request";
+    chip.append(el("span", "tool", "read your message"), el("span", "text", d.text || ""));
+  } else if (item.event === "model.usage") {
+    chip.className = "chip step";
+    chip.dataset.exchange = String(d.exchange);
+    const label = d.error ? `model call failed: ${d.error}` : usageText(d.tokens, d.cost, d.model);
+    chip.append(el("span", "tool", `step ${d.exchange}`), el("span", "usage", label));
+    const raw = el("button", "raw-open", "raw");
+    raw.type = "button";
+    raw.setAttribute("aria-label", `Raw request and reply of step ${d.exchange}`);
+    raw.addEventListener("click", () => window.deskpilotCosts && window.deskpilotCosts.openRaw(state.view.id, d.exchange, raw));
+    chip.append(raw);
+  } else if (item.event === "takeover.started") {
+    chip.className = "chip note takeover";
+    chip.append(el("span", "tool", "you took over"), el("span", "text", "the agent waits"));
+  } else if (item.event === "takeover.ended") {
+    chip.className = "chip note takeover";
+    const note = d.note ? `note: ${d.note}` : "no note";
+    chip.append(el("span", "tool", `you handed back after ${Math.round(d.seconds || 0)} s`), el("span", "text", `${d.clicks || 0} clicks, ${d.keys || 0} keys · ${note}`));
   } else if (item.event === "confirm.asked") {
     chip.append(el("span", "tool", `asks: ${d.tool}`), el("span", "args", d.reason || ""));
   } else if (item.event === "confirm.answered") {
@@ -327,7 +458,7 @@ function addChip(item) {
 // -- the audit log -------------------------------------------------------------------------
 
 async function loadAudit() {
-  const [runs, verify] = await Promise.all([fetch("/api/runs").then((r) => r.json()), fetch("/api/audit/verify").then((r) => r.json())]);
+  const [runs, verify] = await Promise.all([get("/api/runs").then((r) => r.json()), get("/api/audit/verify").then((r) => r.json())]);
   $("verify").textContent = verify.ok
     ? `verified: ${verify.events} events in ${verify.runs} runs, chain intact (head #${verify.head.seq} ${verify.head.hash.slice(0, 16)})`
     : `BROKEN: ${verify.problems.join("; ")}`;
@@ -347,7 +478,7 @@ async function loadAudit() {
 }
 
 async function loadRun(id) {
-  const r = await fetch(`/api/runs/${encodeURIComponent(id)}`);
+  const r = await get(`/api/runs/${encodeURIComponent(id)}`);
   const steps = $("r-steps");
   steps.replaceChildren();
   if (!r.ok) { $("r-goal").textContent = "No such run"; return; }
@@ -355,12 +486,24 @@ async function loadRun(id) {
   const start = run.events.find((e) => e.event === "run.started");
   const end = [...run.events].reverse().find((e) => e.event === "run.finished");
   $("r-goal").textContent = start ? start.data.goal : run.id;
-  $("r-meta").textContent = `${run.id} · ${start ? start.data.model : ""} · ${end ? end.data.outcome : "not finished"}`;
-  $("r-export").href = `/api/runs/${encodeURIComponent(run.id)}/export.md`;
+  const stepCount = end && Number.isInteger(end.data.steps) ? ` · ${end.data.steps} step${end.data.steps === 1 ? "" : "s"}` : "";
+  $("r-meta").textContent = `${run.id} · ${start ? start.data.model : ""} · ${end ? end.data.outcome : "not finished"}${stepCount}`;
+  const used = run.usage || {};
+  $("r-cost").textContent = used.model ? `Tokens and cost: ${usageText(used.tokens, used.cost, used.model)}` : "";
+  $("r-export").href = `/api/runs/${encodeURIComponent(run.id)}/export.zip`;
+  $("r-export-md").href = `/api/runs/${encodeURIComponent(run.id)}/export.md`;
   const calls = new Map();
   for (const e of run.events) {
     const d = e.data || {};
-    if (e.event === "tool.call") {
+    if (e.event === "model.usage") {
+      const li = el("li", "step usage");
+      li.append(el("div", "muted", `model call ${d.exchange}: ${d.error ? "failed: " + d.error : usageText(d.tokens, d.cost, d.model)}`));
+      steps.append(li);
+    } else if (e.event === "user.message" || e.event === "takeover.ended") {
+      const li = el("li", "step note");
+      li.append(el("div", "muted", e.event === "user.message" ? `your message: ${d.text}` : `you took over for ${Math.round(d.seconds || 0)} s; note: ${d.note || "(none)"}`));
+      steps.append(li);
+    } else if (e.event === "tool.call") {
       const li = el("li", "step");
       li.append(el("div", "tool", `${d.tool} ${d.args_json || ""}`), el("div", "result muted"));
       calls.set(d.call_id, li);
@@ -393,6 +536,24 @@ async function loadRun(id) {
     }
   }
 }
+
+// -- keyboard: a new confirmation card takes the focus -----------------------------------------
+// (watching the pinned area, so the card's own code is untouched). The card itself is focused,
+// not its Approve button: Enter never approves by accident. Someone typing keeps their focus.
+
+new MutationObserver((changes) => {
+  for (const change of changes) {
+    for (const node of change.addedNodes) {
+      if (!(node instanceof HTMLElement) || !node.classList.contains("confirm")) continue;
+      node.tabIndex = -1;
+      node.setAttribute("role", "alertdialog");
+      const title = node.querySelector("h3");
+      if (title) { title.id = title.id || `confirm-${node.dataset.call}`; node.setAttribute("aria-labelledby", title.id); }
+      const typing = document.activeElement && document.activeElement.matches("textarea, input, select, canvas[tabindex]");
+      if (!typing) node.focus();
+    }
+  }
+}).observe($("pending"), {childList: true});
 
 // -- start ---------------------------------------------------------------------------------
 

@@ -78,6 +78,7 @@
         }
         canvas.getContext("2d").drawImage(bitmap, h.x, h.y);
         canvas.dataset.seq = String(h.n);
+        api.origin = {s: h.s, X: h.X || 0, Y: h.Y || 0, W: h.W, H: h.H};  // for a take-over
         if (api.onDraw) api.onDraw(h, canvas);  // the benchmark's probe
         const note = document.getElementById("preview-note");
         if (note) note.hidden = true;
@@ -88,6 +89,6 @@
     if (log.length > 2000) log.splice(0, log.length - 2000);
   }
 
-  const api = {watch, log, onDraw: null};
+  const api = {watch, log, onDraw: null, origin: null};
   window.deskpilotFrames = api;
 })();
