@@ -155,6 +155,26 @@ def console_process(
         out.close()
 
 
+async def logged_in(browser: Any, console: ConsoleProcess, path: str = "/") -> Any:
+    """A new browser context logged in with the kept token, showing ``path`` live."""
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    login = await context.request.post(f"{console.origin}/api/login", data={"token": console.token})
+    assert login.ok, await login.text()
+    page = await context.new_page()
+    await page.goto(f"{console.origin}{path}")
+    await page.wait_for_selector("#conn.live")
+    return page
+
+
+def on_display(display: str, marker: bytes) -> set[int]:
+    """Live processes on ``display`` whose command line holds ``marker``."""
+    return {
+        p
+        for p in alive(processes_with(f"DISPLAY={display}".encode()))
+        if marker in _procfs.read(f"/proc/{p}/cmdline")
+    }
+
+
 def alive(pids: set[int]) -> set[int]:
     return {p for p in pids if not _procfs.is_zombie(p)}
 

@@ -43,6 +43,8 @@ class View:
 class Decision:
     text: str = ""
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: the reply's usage object, in the provider's own shape (None: a fixed small one)
+    usage: dict[str, Any] | None = None
 
 
 Brain = Callable[[View], Decision]
@@ -199,7 +201,7 @@ def encode_anthropic(d: Decision, view: View, n: int) -> dict[str, Any]:
         "content": content,
         "stop_reason": "tool_use" if d.calls else "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 5},
+        "usage": d.usage or {"input_tokens": 10, "output_tokens": 5},
     }
 
 
@@ -233,7 +235,7 @@ def encode_openai(d: Decision, view: View, n: int) -> dict[str, Any]:
         "object": "response",
         "status": "completed",
         "output": output,
-        "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
+        "usage": d.usage or {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
     }
 
 
@@ -258,7 +260,7 @@ def encode_compatible(d: Decision, view: View, n: int) -> dict[str, Any]:
         "object": "chat.completion",
         "model": "local",
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+        "usage": d.usage or {"prompt_tokens": 10, "completion_tokens": 5},
     }
 
 
@@ -276,7 +278,7 @@ def encode_gemini(d: Decision, view: View, n: int) -> dict[str, Any]:
         "candidates": [
             {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
         ],
-        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5},
+        "usageMetadata": d.usage or {"promptTokenCount": 10, "candidatesTokenCount": 5},
     }
 
 
