@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 import subprocess
 import threading
 import types
+import zipfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -733,11 +735,26 @@ async def test_the_audit_log_replays_a_run_with_its_screenshots_verifies_and_exp
         assert frame.data["window"] and not frame.data["blocked"], frame.data
         lo, hi = frame_pixels(frame).getextrema()
         assert hi - lo > 100  # the calculator's buttons and labels, not one flat colour
+    # the Markdown download carries its pictures: a zip of run.md and the images it links
     href = await page.locator("#r-export").get_attribute("href")
     export = await page.request.get(f"{console.origin}{href}")
     assert export.ok and "attachment" in export.headers["content-disposition"]
-    text = await export.text()
-    assert f"{key}: show me the calculator" in text and "computer_use_screenshot" in text
+    assert export.headers["content-type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(await export.body())) as archive:
+        names = set(archive.namelist())
+        top = f"deskpilot-run-{end['run_id']}"
+        text = archive.read(f"{top}/run.md").decode()
+        assert f"{key}: show me the calculator" in text and "computer_use_screenshot" in text
+        links = re.findall(r"!\[[^\]]*\]\((images/[^)]+)\)", text)
+        assert len(links) == 3, text  # a picture per step: the screenshot, two frames
+        for link in links:
+            assert f"{top}/{link}" in names
+            picture = PILImage.open(io.BytesIO(archive.read(f"{top}/{link}")))
+            assert picture.width > 100 and picture.height > 100
+    alone = await page.request.get(
+        f"{console.origin}{await page.locator('#r-export-md').get_attribute('href')}"
+    )
+    assert alone.ok and f"{key}: show me the calculator" in await alone.text()
 
 
 async def test_open_shows_the_console_in_its_own_shielded_window(

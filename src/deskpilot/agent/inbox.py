@@ -12,8 +12,8 @@ The loop asks the inbox at the start of every model turn (:meth:`Inbox.gate`, th
 :meth:`Inbox.take`): it waits while the inbox is paused, and every message posted since the
 last turn becomes a user message of the conversation before the model is asked again (as a
 chat's next user turn does). Before each tool call the loop waits again, and a call decided
-before a take-over is not run (the screen changed under it; the model reads why). Time spent
-paused does not count against the run's timeout.
+before a take-over is not run (the screen changed under it; the model reads why). The run's
+timeout stands still while it is paused.
 
 Pure asyncio, no desktop and no model: a console, a chat or a test can hold one.
 """
@@ -76,7 +76,8 @@ class Inbox:
     # -- the loop's side ----------------------------------------------------------------------
 
     async def gate(self) -> float:
-        """Wait while paused; the seconds waited (0 when not paused)."""
+        """Wait while paused; the seconds waited (0 when not paused). (A run calls it through
+        ``StoppableRun._gate``, which stops its timeout meanwhile.)"""
         if self._running.is_set():
             return 0.0
         start = time.monotonic()

@@ -138,11 +138,20 @@ class StoppableRun(ABC):
         except TimeoutError:
             return await self._timed_out()
 
-    def _extend(self, seconds: float) -> None:
-        """Move the timeout ``seconds`` later (time a person held the run: see agent.inbox)."""
-        when = self._deadline.when() if self._deadline is not None else None
-        if seconds > 0 and when is not None and self._deadline is not None:
-            self._deadline.reschedule(when + seconds)
+    async def _gate(self, inbox: Inbox) -> None:
+        """Wait while ``inbox`` is paused (a person holds the screen: see agent.inbox), with
+        the timeout stopped meanwhile."""
+        deadline = self._deadline
+        when = deadline.when() if deadline is not None else None
+        if not inbox.paused or deadline is None or when is None:
+            await inbox.gate()
+            return
+        start = asyncio.get_running_loop().time()
+        deadline.reschedule(None)
+        try:
+            await inbox.gate()
+        finally:
+            deadline.reschedule(when + asyncio.get_running_loop().time() - start)
 
     @abstractmethod
     async def _work(self) -> RunResult:
@@ -312,7 +321,7 @@ class AgentRun(StoppableRun):
     async def _read_inbox(self) -> None:
         """Wait while a person has the screen; what they said joins the conversation."""
         assert self.inbox is not None
-        self._extend(await self.inbox.gate())
+        await self._gate(self.inbox)
         self._pauses = self.inbox.pauses
         for text in self.inbox.take():
             self.conversation.add_user(text)
@@ -321,7 +330,7 @@ class AgentRun(StoppableRun):
     async def _taken_over(self) -> bool:
         """Whether a person took the screen over since this turn's model call started."""
         assert self.inbox is not None
-        self._extend(await self.inbox.gate())
+        await self._gate(self.inbox)
         return self.inbox.pauses != self._pauses
 
     async def _last_answer(self, reason: str) -> str:

@@ -175,7 +175,7 @@ class NativeRun(StoppableRun):
 
     async def _send(self, conv: Conversation, body: dict[str, Any]) -> Mapping[str, Any]:
         if self.inbox is not None:  # a person's messages join the history (agent.inbox)
-            self._extend(await self.inbox.gate())
+            await self._gate(self.inbox)
             for text in self.inbox.take():
                 note_in_history(conv.vendor, body, text)
                 self._emit("user.message", {"text": text, "step": self.steps})

@@ -496,11 +496,11 @@ async function loadRun(id) {
   for (const e of run.events) {
     const d = e.data || {};
     if (e.event === "model.usage") {
-      const li = el("li", "step usage");
+      const li = el("li", "usage-line");
       li.append(el("div", "muted", `model call ${d.exchange}: ${d.error ? "failed: " + d.error : usageText(d.tokens, d.cost, d.model)}`));
       steps.append(li);
     } else if (e.event === "user.message" || e.event === "takeover.ended") {
-      const li = el("li", "step note");
+      const li = el("li", "note-line");
       li.append(el("div", "muted", e.event === "user.message" ? `your message: ${d.text}` : `you took over for ${Math.round(d.seconds || 0)} s; note: ${d.note || "(none)"}`));
       steps.append(li);
     } else if (e.event === "tool.call") {
