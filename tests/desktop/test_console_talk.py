@@ -514,3 +514,60 @@ async def test_costs_match_the_providers_usage_fields_and_the_raw_exchange_is_on
     finally:
         close(console, sid)
         console.post("/api/prices", {"prices": {}})
+
+
+def anthropic_reply(n: int, *content: dict[str, Any]) -> dict[str, Any]:
+    stop = "tool_use" if any(c["type"] == "tool_use" for c in content) else "end_turn"
+    return {"id": f"msg_{n}", "type": "message", "role": "assistant", "content": list(content),
+            "stop_reason": stop, "usage": {"input_tokens": 10, "output_tokens": 2}}  # fmt: skip
+
+
+async def test_a_native_session_runs_the_vendors_computer_tool_and_continues_on_its_desktop(
+    served: tuple[ConsoleProcess, Router, ModelServer], page: Page, tmp_path: Path
+) -> None:
+    """Mode "native" from the form: the vendor's computer tool (a recorded Anthropic
+    conversation), its screenshot taken on the session's sandbox; continuing it starts a new
+    vendor conversation that recalls the goal and the answer, on the same desktop."""
+    console, _, _ = served
+    recording = tmp_path / "native.json"
+    recording.write_text(json.dumps({"format": "anthropic", "model": "claude-sonnet-4-5",
+                                     "replies": [
+        anthropic_reply(1, {"type": "tool_use", "id": "toolu_1", "name": "computer",
+                            "input": {"action": "screenshot"}}),
+        anthropic_reply(2, {"type": "text", "text": "Native: I saw the desktop."}),
+        anthropic_reply(3, {"type": "text", "text": "Native again."}),
+    ]}))  # fmt: skip
+    await page.goto(f"{console.origin}/")
+    goal = "native-mode: look at the screen"
+    await page.fill("#new-session textarea[name=goal]", goal)
+    await page.fill("#new-session input[name=model]", f"scripted:{recording}")
+    await page.select_option("#new-session select[name=confirm]", "none")
+    await page.click("#run-settings summary")
+    await page.select_option("#new-session select[name=mode]", "native")
+    await page.click("#new-session button[type=submit]")
+    node = await page.wait_for_selector(f'.card:has(a.goal:text-is("{goal}"))')
+    assert node is not None
+    sid = str(await node.get_attribute("data-session"))
+    try:
+        end = await asyncio.to_thread(console.wait_end, sid)
+        assert end["state"] == "done" and end["answer"] == "Native: I saw the desktop.", end
+        events = console.run_events(end["run_id"])
+        started = next(e["data"] for e in events if e["event"] == "run.started")
+        assert started["mode"] == "native" and started["tool_protocol"] == "native"
+        shots = [e for e in events if e["event"] == "tool.result" and e["images"]]
+        assert shots and shots[0]["images"][0]["width"] > 0  # its sandbox's screen
+        console.post(f"/api/sessions/{sid}/messages", {"text": "Look once more."})
+        later = await asyncio.to_thread(
+            console.wait_card, sid, lambda c: len(c["runs"]) == 2 and c["state"] == "done",
+            "the native continuation",
+        )  # fmt: skip
+        assert later["answer"] == "Native again." and later["display"] == end["display"]
+        again = console.run_events(later["runs"][1])
+        goal2 = next(e["data"]["goal"] for e in again if e["event"] == "run.started")
+        assert goal2.startswith("This continues earlier work on this same desktop.")
+        assert (
+            f"Request 1: {goal}" in goal2 and "Your answer 1: Native: I saw the desktop." in goal2
+        )
+        assert goal2.endswith("Now: Look once more.")
+    finally:
+        close(console, sid)
