@@ -614,7 +614,7 @@ class Sessions:
             raise SessionClosed("this session has no desktop open to take over")
         if on:
             over.start()
-            self._status(session, "You have the controls; the agent waits")
+            self._status(session, "The agent waits until you hand back")
             return ""
         said = await over.hand_back(note)
         self._status(session, "Handed back" if session.live else session.status)
