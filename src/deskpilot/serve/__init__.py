@@ -1,4 +1,5 @@
-"""``deskpilot serve``: the web console — background sessions you can watch, approve and stop.
+"""``deskpilot serve``: the web console — background sessions you watch, approve, talk to, take
+over and stop, with what each step costs.
 
 One process on loopback owns the sessions (up to six at once, each on a new sandbox desktop
 or on this desktop) and serves the console page and the MCP server on one port:
@@ -9,7 +10,12 @@ or on this desktop) and serves the console page and the MCP server on one port:
     guard        every request: Host, Origin, Sec-Fetch-Site, JSON POSTs, login, strict CSP
     auth         one-time login link → cookie; the kept token for scripts
     app          the routes (pages, sessions, confirmations, events, frames, windows)
-    sessions     starting, running (through runtime.open_session) and stopping sessions
+    sessions     starting, running (through runtime.open_session), talking to and stopping
+                 sessions; a finished one keeps its desktop for a follow-up
+    runs         a session's runs: the goal's, then each continuation in the same context
+    takeover     a person drives a session's desktop from the preview; the agent waits
+    metering     every model call as sent and answered: tokens, the raw exchange
+    prices       tokens from each provider's usage fields; the editable price table
     places       where a session runs: its own sandbox, or this desktop (and its cleanup)
     shared_input sessions on one display take turns for raw input
     approver     confirmation cards: first answer wins, timeout or no page → declined
