@@ -617,6 +617,10 @@ class Sessions:
             self._status(session, "The agent waits until you hand back")
             return ""
         said = await over.hand_back(note)
+        if not session.live and note.strip():
+            # its run ended meanwhile: the note is what it carries on with (no note: it waits
+            # in the inbox for the next message)
+            session.mailbox.put_nowait("\n\n".join(session.inbox.take()))
         self._status(session, "Handed back" if session.live else session.status)
         return said
 
