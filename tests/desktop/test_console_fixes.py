@@ -213,7 +213,7 @@ async def test_finished_sessions_keep_their_thumbnails_when_the_list_redraws(
     try:
         end = await asyncio.to_thread(console.wait_end, sid)
         assert end["state"] == "done"
-        await page.wait_for_selector(f"{thumb}[data-seq]", timeout=30000)
+        await page.wait_for_selector(f"{thumb}[data-seq]", timeout=60000)
         before = await lightness(page, thumb)
         assert before > 60
         console.post(f"/api/sessions/{sid}/stop")  # its desktop closes too: nothing new comes
@@ -224,7 +224,7 @@ async def test_finished_sessions_keep_their_thumbnails_when_the_list_redraws(
         await page.wait_for_selector("#view-list:not([hidden])")
         assert await lightness(page, thumb) == pytest.approx(before, abs=1)  # still there
         await page.reload()
-        await page.wait_for_selector(f"{thumb}[data-seq]", timeout=30000)
+        await page.wait_for_selector(f"{thumb}[data-seq]", timeout=60000)
         assert await lightness(page, thumb) == pytest.approx(before, abs=1)  # and after a reload
     finally:
         console.post(f"/api/sessions/{sid}/stop")

@@ -127,6 +127,8 @@ class Previews:
     # -- frames -------------------------------------------------------------------------------
 
     def _deliver(self, frame: Frame) -> None:
+        if frame.session not in self.capturers:
+            return  # grabbed as its desktop was closing: the last real picture stays
         if frame.kind == "thumb":
             self.latest[frame.session] = frame
         for viewer in self.viewers:

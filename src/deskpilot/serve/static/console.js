@@ -178,6 +178,7 @@ function renderCard(card, fresh) {
     node.append(thumb, link, el("div", "state"), el("div", "status"), el("div", "meta muted"), el("div", "badge"), stop);
     box.prepend(node);
     $("no-sessions").hidden = true;
+    if (window.deskpilotFrames) window.deskpilotFrames.paint(thumb);  // its picture, if it came first
   }
   node.dataset.state = card.state;
   node.setAttribute("aria-label", `Session: ${card.goal}`);

@@ -51,9 +51,21 @@
     }
   }
 
+  const thumbs = new Map();  // session -> its last thumbnail {h, blob}: for cards drawn later
+
   function show(h, body) {
-    const decoding = createImageBitmap(new Blob([body], {type: "image/jpeg"}));
+    const blob = new Blob([body], {type: "image/jpeg"});
+    if (h.k === "thumb") thumbs.set(h.s, {h, blob});
+    const decoding = createImageBitmap(blob);
     chain = chain.then(() => decoding).then((bitmap) => draw(h, bitmap), () => {});
+  }
+
+  // a card's canvas made after its thumbnail came (a reload: the frames can beat the cards)
+  function paint(canvas) {
+    const last = thumbs.get(canvas.dataset.thumb);
+    if (!last) return;
+    const decoding = createImageBitmap(last.blob);
+    chain = chain.then(() => decoding).then((bitmap) => draw(last.h, bitmap), () => {});
   }
 
   function draw(h, bitmap) {
@@ -89,6 +101,6 @@
     if (log.length > 2000) log.splice(0, log.length - 2000);
   }
 
-  const api = {watch, log, onDraw: null, origin: null};
+  const api = {watch, log, paint, onDraw: null, origin: null};
   window.deskpilotFrames = api;
 })();
