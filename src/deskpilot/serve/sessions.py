@@ -591,7 +591,7 @@ class Sessions:
                               f"{MAX_MESSAGE})")  # fmt: skip
         if session.kind != "task":
             raise SessionClosed("an MCP client's session takes its instructions from the client")
-        if not session.open or session.stopping:
+        if not session.open or session.stopping or (not session.live and not session.kept):
             raise SessionClosed(
                 "this session's desktop is closed, so it cannot continue: use Run again to "
                 "start it afresh with the same goal and settings"
