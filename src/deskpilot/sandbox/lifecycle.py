@@ -1,4 +1,6 @@
-"""A private headless desktop: Xvfb, a session bus, the AT-SPI bus and a window manager.
+"""A private headless desktop: Xvfb, a session bus, the AT-SPI bus and a window manager — or,
+for ``kind="sway"``/``"gnome"``, a headless Wayland compositor run as the sandbox's unprivileged
+user (:mod:`~deskpilot.sandbox.wayland_session`).
 
 The recipe's pieces are in :mod:`~deskpilot.sandbox.recipe`. Every process the
 sandbox starts joins one fresh process group (not the caller's); ``stop()`` kills that group and
@@ -29,6 +31,8 @@ from typing import IO
 
 from deskpilot._wait import WaitTimeout, wait_for
 from deskpilot.errors import SandboxError
+from deskpilot.sandbox.compositors import check_kind
+from deskpilot.sandbox.compositors import check_requirements as check_kind_requirements
 from deskpilot.sandbox.info import DESKTOP_VARS, SandboxInfo, sandbox_app_env
 from deskpilot.sandbox.processes import teardown
 from deskpilot.sandbox.recipe import (
@@ -40,10 +44,12 @@ from deskpilot.sandbox.recipe import (
     prepare_home,
     read_line,
 )
+from deskpilot.sandbox.user import SandboxUser, claim_user
 
 
 class Sandbox:
-    """A headless X11 desktop with a working accessibility bus. Context manager."""
+    """A headless desktop (X11, sway or GNOME) with a working accessibility bus. Context
+    manager."""
 
     def __init__(
         self,
@@ -55,7 +61,9 @@ class Sandbox:
         base_env: Mapping[str, str] | None = None,
         keep: bool = False,
         startup_timeout: float = 15.0,
+        kind: str = "x11",
     ) -> None:
+        self.kind = check_kind(kind)
         if not (64 <= width <= 8192 and 64 <= height <= 8192):
             raise SandboxError(f"sandbox size {width}x{height} is out of range (64..8192)")
         if depth not in (16, 24):
@@ -73,6 +81,8 @@ class Sandbox:
         self._runtime_dir: str | None = None
         self._reaper_fd: int | None = None
         self._reaper: subprocess.Popen[bytes] | None = None
+        #: who the desktop's programs run as (Wayland kinds; None on X11: deskpilot's own)
+        self.user: SandboxUser | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -87,6 +97,7 @@ class Sandbox:
         if self.info is not None:
             return self.info
         check_requirements()
+        check_kind_requirements(self.kind)
         self._runtime_dir = tempfile.mkdtemp(prefix="deskpilot-sandbox-")
         os.chmod(self._runtime_dir, 0o700)
         try:
@@ -102,6 +113,16 @@ class Sandbox:
         base = {k: v for k, v in self.base_env.items() if k not in DESKTOP_VARS}
         base["XDG_RUNTIME_DIR"] = run
         base["HOME"] = home
+        if self.kind != "x11":
+            from deskpilot.sandbox.wayland_session import start_wayland
+
+            self.user = claim_user(run, home=home)
+            self.user.own(run)
+            self.info = start_wayland(self, self.kind, base)
+            self.info.save()
+            if not self.keep:
+                self._start_reaper()
+            return self.info
 
         # 1. Xvfb; it writes the display number to -displayfd when it accepts clients.
         rfd, wfd = os.pipe()
@@ -189,6 +210,7 @@ class Sandbox:
             height=self.height,
             pids={"xvfb": xvfb.pid},
         )
+        self.info.save()
         if not self.keep:
             self._start_reaper()
         return self.info
@@ -246,6 +268,28 @@ class Sandbox:
 
     # -- processes -------------------------------------------------------------------------
 
+    @property
+    def runtime_dir(self) -> str:
+        if self._runtime_dir is None:
+            raise SandboxError("the sandbox is not running")
+        return self._runtime_dir
+
+    @property
+    def pgid(self) -> int | None:
+        return self._pgid
+
+    def daemon(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        log: str,
+        pass_fds: Sequence[int] = (),
+    ) -> subprocess.Popen[bytes]:
+        """Start one of the desktop's own processes, as its user, logged to ``log``."""
+        wrapped = self.user.wrap(argv) if self.user is not None else list(argv)
+        return self._spawn_daemon(wrapped, env, pass_fds=pass_fds, log=log)
+
     def _spawn_daemon(
         self,
         argv: Sequence[str],
@@ -298,6 +342,10 @@ class Sandbox:
         if self.info is None:
             raise SandboxError("the sandbox is not running")
         full_env = sandbox_app_env(self.base_env, self.info)
+        if self.user is not None:
+            full_env.update(self.user.env())
+            full_env["HOME"] = self.info.home
+            argv = self.user.wrap(argv)
         if env:
             full_env.update(env)
         out: IO[bytes] | int = subprocess.DEVNULL

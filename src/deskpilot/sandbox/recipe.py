@@ -30,6 +30,7 @@ SESSION_BUS_CONFIG = """<busconfig>
   <listen>unix:path={bus}</listen>
   <auth>EXTERNAL</auth>
   <policy context="default">
+    <allow user="*"/>
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
     <allow own="*"/>

@@ -1,0 +1,51 @@
+"""The Wayland tier: real headless compositors (sway, mutter) with real apps.
+
+Each module starts what it needs; these fixtures give one sandbox of each kind per module and a
+way to wait for an app on the accessibility bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from deskpilot.sandbox import Sandbox
+from deskpilot.sandbox.compositors import REQUIREMENTS
+
+
+def require(kind: str) -> None:
+    missing = [b for b in REQUIREMENTS[kind] if shutil.which(b) is None]
+    if missing:
+        pytest.skip(f"{kind} sandbox needs {', '.join(missing)} (scripts/apt-packages.txt)")
+
+
+@pytest.fixture(scope="module", params=["sway", "gnome"])
+def wayland_box(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    """One sandbox of each Wayland kind for the module's tests."""
+    require(request.param)
+    with Sandbox(kind=request.param, width=1024, height=768) as sb:
+        yield sb
+
+
+async def _app_frames(session_bus: str) -> dict[int, list[str]]:
+    from deskpilot.desktop.atspi import Accessibility
+    from deskpilot.desktop.atspi_bus import AtspiBus
+
+    bus = await AtspiBus.connect(session_bus)
+    try:
+        acc = Accessibility(bus)
+        out: dict[int, list[str]] = {}
+        for name in await bus.app_buses():
+            pid = await bus.pid_of(name)
+            out[pid] = [f[1] for f in await acc.frames_of(name)]
+        return out
+    finally:
+        await bus.close()
+
+
+def frames_by_pid(session_bus: str) -> dict[int, list[str]]:
+    """{pid: [frame titles]} of every app on the sandbox's accessibility bus (read as root)."""
+    return asyncio.run(_app_frames(session_bus))
