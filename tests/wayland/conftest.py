@@ -49,3 +49,35 @@ async def _app_frames(session_bus: str) -> dict[int, list[str]]:
 def frames_by_pid(session_bus: str) -> dict[int, list[str]]:
     """{pid: [frame titles]} of every app on the sandbox's accessibility bus (read as root)."""
     return asyncio.run(_app_frames(session_bus))
+
+
+async def _find(session_bus: str, pid: int, role: str, name: str) -> tuple[int, int, int, int]:
+    """Window-relative extents of the first element of ``pid`` with ``role`` and ``name``."""
+    from deskpilot.desktop.atspi_bus import AtspiBus
+    from deskpilot.desktop.atspi_consts import ROOT_PATH
+
+    bus = await AtspiBus.connect(session_bus)
+    try:
+        for app in await bus.app_buses():
+            if await bus.pid_of(app) != pid:
+                continue
+            todo = [ROOT_PATH]
+            while todo:
+                path = todo.pop(0)
+                kids = await bus.call(app, path, "Accessible", "GetChildren")
+                for _b, child in kids[0]:
+                    todo.append(str(child))
+                    got_role = await bus.call(app, str(child), "Accessible", "GetRoleName")
+                    got_name = await bus.get_property(app, str(child), "Accessible", "Name")
+                    if got_role[0] == role and got_name == name:
+                        ext = await bus.call(app, str(child), "Component", "GetExtents", "u", [1])
+                        x, y, w, h = (int(v) for v in ext[0])
+                        return x, y, w, h
+        raise LookupError(f"no {role} {name!r} in app {pid}")
+    finally:
+        await bus.close()
+
+
+def window_extents(session_bus: str, pid: int, role: str, name: str) -> tuple[int, int, int, int]:
+    """(x, y, w, h) of an element relative to its window, read over AT-SPI."""
+    return asyncio.run(_find(session_bus, pid, role, name))

@@ -26,6 +26,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeVar
@@ -140,6 +141,17 @@ def _start_sway(
 
     ipc = _wait(ipc_ready, timeout, "sway to serve its IPC socket", run, "sway.log")
     wayland = _wait(lambda: _wayland_socket(run), timeout, "sway's Wayland socket", run, "sway.log")
+    # a headless sway has no input devices: hold a virtual keyboard and pointer from the start
+    # (deskpilot.desktop.wayland.seat_keeper says why)
+    keeper = spawner.daemon(
+        [sys.executable, "-m", "deskpilot.desktop.wayland.seat_keeper", wayland, str(width),
+         str(height)],
+        env, log="seat-keeper.log",
+    )  # fmt: skip
+    _wait(
+        lambda: _seat_has_devices(ipc) or _dead(keeper, "seat-keeper", run),
+        timeout, "the seat's virtual keyboard and pointer", run, "seat-keeper.log",
+    )  # fmt: skip
     x_display = _wait_x_display(proc.pid, timeout)
     return Compositor(
         kind="sway",
@@ -277,3 +289,13 @@ def _has_name(env: Mapping[str, str], name: str) -> bool:
         check=False,
     )
     return "boolean true" in done.stdout
+
+
+def _seat_has_devices(ipc_path: str) -> bool:
+    """Whether sway's first seat has a keyboard and a pointer (capabilities 3)."""
+    from deskpilot.desktop.wayland.sway import GET_SEATS, request_once
+
+    seats = request_once(ipc_path, GET_SEATS)
+    return isinstance(seats, list) and any(
+        isinstance(s, dict) and int(s.get("capabilities", 0)) & 3 == 3 for s in seats
+    )
