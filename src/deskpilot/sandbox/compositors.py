@@ -144,8 +144,8 @@ def _start_sway(
     # a headless sway has no input devices: hold a virtual keyboard and pointer from the start
     # (deskpilot.desktop.wayland.seat_keeper says why)
     keeper = spawner.daemon(
-        [sys.executable, "-m", "deskpilot.desktop.wayland.seat_keeper", wayland, str(width),
-         str(height)],
+        [sys.executable, "-m", "deskpilot.desktop.wayland.seat_keeper", "wlr", wayland,
+         str(width), str(height)],
         env, log="seat-keeper.log",
     )  # fmt: skip
     _wait(
@@ -195,6 +195,18 @@ def _start_mutter(
     _wait(ready, timeout, "mutter's ScreenCast and RemoteDesktop services", run, "mutter.log")
     wayland = _wait(lambda: _wayland_socket(run), timeout, "mutter's Wayland socket", run,
                     "mutter.log")  # fmt: skip
+    # a headless mutter has no input devices: a RemoteDesktop session held from the start
+    # gives its seat a keyboard and a pointer (deskpilot.desktop.wayland.seat_keeper)
+    keeper = spawner.daemon(
+        [sys.executable, "-m", "deskpilot.desktop.wayland.seat_keeper", "mutter",
+         env["DBUS_SESSION_BUS_ADDRESS"]],
+        env, log="seat-keeper.log",
+    )  # fmt: skip
+    _wait(
+        lambda: "ready" in _read(os.path.join(run, "seat-keeper.log"))
+        or _dead(keeper, "seat-keeper", run),
+        timeout, "the seat's keyboard and pointer", run, "seat-keeper.log",
+    )  # fmt: skip
     auth = sorted(glob.glob(os.path.join(run, ".mutter-Xwaylandauth.*")))
     return Compositor(
         kind="gnome",
@@ -299,3 +311,11 @@ def _seat_has_devices(ipc_path: str) -> bool:
     return isinstance(seats, list) and any(
         isinstance(s, dict) and int(s.get("capabilities", 0)) & 3 == 3 for s in seats
     )
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return ""

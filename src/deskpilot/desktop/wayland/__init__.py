@@ -13,10 +13,13 @@ Low-level clients, one idea each, none importing the X11 backend:
 - :mod:`.wlr_capture` — output and region capture through wlr-screencopy into shared memory;
 - :mod:`.mutter` — Mutter's RemoteDesktop + ScreenCast over D-Bus (``dbus-fast``);
 - :mod:`.pipewire` — frames of a PipeWire stream (a ScreenCast node) through GStreamer;
+- :mod:`.seat_keeper` — holds a headless compositor's keyboard and pointer for a sandbox's
+  life (without it the first keys sent are lost);
 - :mod:`.portal` — xdg-desktop-portal RemoteDesktop/ScreenCast/Screenshot for a user's own
   session, consent asked once and its restore token kept.
 
-May import: the standard library, ``dbus_fast``, ``PIL``, :mod:`deskpilot.errors`,
+May import: the standard library, ``dbus_fast``, ``PIL``, ``Xlib.XK`` (the keysym table:
+data, no X connection), :mod:`deskpilot.errors`,
 :mod:`deskpilot._wait`, :mod:`deskpilot.desktop.a11yenv`. Nothing here reads ``os.environ``:
 callers pass addresses and environments in.
 """

@@ -115,8 +115,8 @@ class ScreenCopy:
             if frame.failed:
                 raise WaylandError("the compositor failed to copy the screen")
             with mmap.mmap(fd, size, prot=mmap.PROT_READ) as mem:
-                image = Image.frombuffer(
-                    "RGB", (frame.width, frame.height), bytes(mem), "raw", mode, frame.stride, 1
+                image = Image.frombytes(
+                    "RGB", (frame.width, frame.height), bytes(mem), "raw", mode, frame.stride
                 )
         finally:
             os.close(fd)

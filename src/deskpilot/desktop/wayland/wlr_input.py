@@ -40,6 +40,9 @@ MODIFIER_KEYS: dict[str, tuple[int, int]] = {
     "Alt_L": (11, 1 << 3),
     "Super_L": (12, 1 << 6),
 }
+#: right-hand and alias modifiers → the one deskpilot's keymap has
+RIGHT_MODIFIERS = {"Control_R": "Control_L", "Shift_R": "Shift_L", "Alt_R": "Alt_L",
+                   "Super_R": "Super_L", "Meta_L": "Alt_L", "Meta_R": "Alt_L"}  # fmt: skip
 _MODIFIER_MAP = {"Shift_L": "Shift", "Control_L": "Control", "Alt_L": "Mod1", "Super_L": "Mod4"}
 FIRST_FREE, LAST_CODE = 13, 255
 #: Scroll: one wheel notch as libinput reports it (15 units, one discrete step).
@@ -213,7 +216,9 @@ class VirtualInput:
     def press(self, keysyms: Sequence[str]) -> None:
         """Press a combination (modifiers first, e.g. ``["Control_L", "a"]``) and release it.
         Each item is a keysym name (``Return``, ``Left``, ``F5``) or one character."""
-        keysyms = [keysym_for_char(k) if len(k) == 1 else k for k in keysyms]
+        keysyms = [
+            keysym_for_char(k) if len(k) == 1 else RIGHT_MODIFIERS.get(k, k) for k in keysyms
+        ]
         self._prepare(keysyms)
         mask = 0
         for keysym in keysyms:
