@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
 from deskpilot.sandbox import Sandbox
 from deskpilot.sandbox.compositors import REQUIREMENTS
 
@@ -39,8 +40,11 @@ async def _app_frames(session_bus: str) -> dict[int, list[str]]:
         acc = Accessibility(bus)
         out: dict[int, list[str]] = {}
         for name in await bus.app_buses():
-            pid = await bus.pid_of(name)
-            out[pid] = [f[1] for f in await acc.frames_of(name)]
+            try:
+                pid = await bus.pid_of(name)
+                out[pid] = [f[1] for f in await acc.frames_of(name)]
+            except (AtspiTimeout, AtspiCallError):
+                continue  # busy or leaving: not there yet
         return out
     finally:
         await bus.close()
@@ -59,7 +63,10 @@ async def _find(session_bus: str, pid: int, role: str, name: str) -> tuple[int, 
     bus = await AtspiBus.connect(session_bus)
     try:
         for app in await bus.app_buses():
-            if await bus.pid_of(app) != pid:
+            try:
+                if await bus.pid_of(app) != pid:
+                    continue
+            except (AtspiTimeout, AtspiCallError):
                 continue
             todo = [ROOT_PATH]
             while todo:
@@ -81,3 +88,69 @@ async def _find(session_bus: str, pid: int, role: str, name: str) -> tuple[int, 
 def window_extents(session_bus: str, pid: int, role: str, name: str) -> tuple[int, int, int, int]:
     """(x, y, w, h) of an element relative to its window, read over AT-SPI."""
     return asyncio.run(_find(session_bus, pid, role, name))
+
+
+async def _act(session_bus: str, pid: int, role: str, name: str) -> bool:
+    from deskpilot.desktop.atspi_bus import AtspiBus
+    from deskpilot.desktop.atspi_consts import ROOT_PATH
+
+    bus = await AtspiBus.connect(session_bus)
+    try:
+        for app in await bus.app_buses():
+            try:
+                if await bus.pid_of(app) != pid:
+                    continue
+            except (AtspiTimeout, AtspiCallError):
+                continue
+            todo = [ROOT_PATH]
+            while todo:
+                path = todo.pop(0)
+                kids = await bus.call(app, path, "Accessible", "GetChildren")
+                for _b, child in kids[0]:
+                    todo.append(str(child))
+                    got_role = await bus.call(app, str(child), "Accessible", "GetRoleName")
+                    got_name = await bus.get_property(app, str(child), "Accessible", "Name")
+                    if got_role[0] == role and got_name == name:
+                        await bus.call(app, str(child), "Action", "DoAction", "i", [0])
+                        return True
+        return False
+    finally:
+        await bus.close()
+
+
+def do_action(session_bus: str, pid: int, role: str, name: str) -> bool:
+    """Run the first action of an app's element found by role and name (False: not there)."""
+    return asyncio.run(_act(session_bus, pid, role, name))
+
+
+async def _checked(session_bus: str, pid: int, role: str, name: str) -> bool | None:
+    from deskpilot.desktop.atspi_bus import AtspiBus
+    from deskpilot.desktop.atspi_consts import ROOT_PATH
+
+    bus = await AtspiBus.connect(session_bus)
+    try:
+        for app in await bus.app_buses():
+            try:
+                if await bus.pid_of(app) != pid:
+                    continue
+            except (AtspiTimeout, AtspiCallError):
+                continue
+            todo = [ROOT_PATH]
+            while todo:
+                path = todo.pop(0)
+                kids = await bus.call(app, path, "Accessible", "GetChildren")
+                for _b, child in kids[0]:
+                    todo.append(str(child))
+                    got_role = await bus.call(app, str(child), "Accessible", "GetRoleName")
+                    got_name = await bus.get_property(app, str(child), "Accessible", "Name")
+                    if got_role[0] == role and got_name == name:
+                        states = await bus.call(app, str(child), "Accessible", "GetState")
+                        return bool(states[0][0] & (1 << 4))  # ATSPI_STATE_CHECKED
+        return None
+    finally:
+        await bus.close()
+
+
+def is_checked(session_bus: str, pid: int, role: str, name: str) -> bool | None:
+    """Whether an app's element (by role and name) is checked; None when it is not there."""
+    return asyncio.run(_checked(session_bus, pid, role, name))
