@@ -154,8 +154,14 @@ class PortalSession:
 
     async def pipewire_fd(self) -> int:
         """A PipeWire connection with access to this session's streams (caller closes it)."""
-        msg = Message(destination=PORTAL_BUS, path=PORTAL_PATH, interface=SC,
-                      member="OpenPipeWireRemote", signature="oa{sv}", body=[self.handle, {}])  # fmt: skip
+        msg = Message(
+            destination=PORTAL_BUS,
+            path=PORTAL_PATH,
+            interface=SC,
+            member="OpenPipeWireRemote",
+            signature="oa{sv}",
+            body=[self.handle, {}],
+        )
         reply = await self.bus.call(msg)
         if reply is None or reply.message_type == MessageType.ERROR:
             raise PortalError(f"the portal gave no PipeWire connection: {_error_text(reply)}")
