@@ -4,9 +4,9 @@ One ``gst-launch-1.0`` pipeline per stream — ``pipewiresrc`` → ``videoconver
 the stream's size → stdout — runs for as long as the stream is wanted; a reader thread keeps
 the latest frame (RGBA: a window stream's alpha tells the window's opaque body from its
 shadow — :func:`opaque_box`). Compositors send a frame only when something on screen changed
-(damage), so an idle desktop costs nothing, and the latest frame *is* the screen. Measured on this machine
-(headless mutter 43.8, 1280x800): a one-shot pipeline per screenshot took 5.6 s (negotiation,
-then waiting for damage), which is why the pipeline stays up.
+(damage), so an idle desktop costs nothing, and the latest frame *is* the screen. Measured on
+this machine (headless mutter 43.8, 1280x800): a one-shot pipeline per screenshot took 5.6 s
+(negotiation, then waiting for damage), which is why the pipeline stays up.
 
 The pipeline needs ``gstreamer1.0-tools`` and ``gstreamer1.0-pipewire``; it connects to the
 PipeWire daemon of ``runtime_dir`` (``XDG_RUNTIME_DIR``), optionally through a PipeWire remote
