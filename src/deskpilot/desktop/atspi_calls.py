@@ -22,7 +22,7 @@ from typing import Any
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
-from deskpilot.errors import AccessibilityUnavailable, DesktopError, NotAnswering
+from deskpilot.errors import AccessibilityUnavailable, ElementCallFailed, NotAnswering
 
 A11Y = "org.a11y.atspi."
 #: How often the watchdog looks for calls past their timeout (seconds).
@@ -57,7 +57,7 @@ GONE_ERRORS = frozenset(
 )
 
 
-class AtspiCallError(DesktopError):
+class AtspiCallError(ElementCallFailed):
     """An AT-SPI call returned a D-Bus error."""
 
     def __init__(self, member: str, error_name: str, message: str = "") -> None:

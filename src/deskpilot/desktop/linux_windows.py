@@ -54,7 +54,7 @@ class LinuxWindows:
         exe = exe_name(w.pid) if w.pid else ""
         app = appcat.identify(w.pid, w.wm_class, exe, catalogue)
         return WindowInfo(
-            xid=w.xid,
+            handle=w.xid,
             pid=w.pid,
             title=w.title,
             app=app,
