@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 from deskpilot.desktop.caret import Caret
@@ -404,3 +405,39 @@ class Desktop(Protocol):
     async def element_at(self, x: int, y: int) -> LiveElement | None: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class OpenedDesktop(Desktop, Protocol):
+    """A desktop a surface opened itself (:func:`deskpilot.desktop.registry.open_desktop`):
+    besides the Desktop, what its owner may ask of it."""
+
+    @property
+    def backend(self) -> str:
+        """The name of the backend it was built from ("x11", …)."""
+        ...
+
+    def lost(self) -> str | None:
+        """Why it can no longer be used (the display or its accessibility is gone)."""
+        ...
+
+    def launched_pids(self) -> list[int]:
+        """The apps it started that still run."""
+        ...
+
+    async def window_handles(self) -> dict[WindowHandle, int]:
+        """Each window's handle with its pid, cheaply: to tell new windows later
+        (:func:`~deskpilot.desktop.ports.identity.is_new`)."""
+        ...
+
+    async def wait_tree_ready(self, window: WindowInfo, timeout: float = 20.0) -> None:
+        """Wait until the window's accessible tree is there and stable."""
+        ...
+
+    async def minimize(self, window: WindowInfo) -> None: ...
+
+    async def close_window(self, window: WindowInfo) -> None: ...
+
+    def agent_browser_profile(self) -> Path:
+        """The agent browser's profile directory."""
+        ...

@@ -61,6 +61,14 @@ class Settled:
     new_window: bool = False
 
 
+def shows(shown: str | None, expected: str, masked: bool) -> bool:
+    """Whether a field's text is ``expected`` (password fields show one mask per character):
+    how :meth:`Accessibility.set_text` and the skills check a field after filling it."""
+    if shown is None:
+        return False
+    return len(shown) == len(expected) if masked else shown == expected
+
+
 @runtime_checkable
 class Accessibility(Protocol):
     # -- windows' trees ---------------------------------------------------------------------

@@ -497,6 +497,9 @@ class FakeLauncher:
     def launched_pids(self) -> list[int]:
         return list(self.world.launched)
 
+    def reap(self) -> None:
+        pass
+
     def family(self, pids: Iterable[int]) -> set[int]:
         return set(pids)
 

@@ -48,6 +48,10 @@ class Launcher(Protocol):
 
     def launched_pids(self) -> list[int]: ...
 
+    def reap(self) -> None:
+        """Forget (and collect) the started processes that exited."""
+        ...
+
     def family(self, pids: Iterable[int]) -> set[int]:
         """The processes and all their descendants (to tell whose a new window is)."""
         ...
