@@ -22,7 +22,8 @@ from deskpilot.config import Settings
 from deskpilot.desktop.base import OpenedDesktop
 from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.desktop.ports.bundle import Ports
-from deskpilot.errors import ConfigError, DisplayUnavailable
+from deskpilot.desktop.ports.capture import PixelWatch
+from deskpilot.errors import ConfigError, DesktopError, DisplayUnavailable
 
 #: Modules of the built-in backends, each with a ``BACKEND``.
 BUILTIN = ("deskpilot.desktop.x11.backend",)
@@ -47,6 +48,9 @@ class Backend:
     priority: int = 0
     #: one line for ``--help`` and errors
     summary: str = ""
+    #: a live preview's pixels on a display, for the console ("root": the screen is the
+    #: session's alone; "window": only the window's own pixels); None: no previews
+    preview: Callable[[str, str], PixelWatch] | None = None
 
 
 _REGISTERED: dict[str, Backend] = {}
@@ -101,6 +105,15 @@ def choose(settings: Settings) -> Backend:
 def resolve(settings: Settings) -> Settings:
     """The settings with the chosen backend's desktop filled in where they leave it out."""
     return choose(settings).resolve(settings)
+
+
+def open_preview(backend: str, display: str, mode: str) -> PixelWatch:
+    """A pixel watch on ``display`` from the backend named (DesktopError when it has none)."""
+    known = {b.name: b for b in backends()}
+    chosen = known.get(backend)
+    if chosen is None or chosen.preview is None:
+        raise DesktopError(f"the {backend} backend has no live preview")
+    return chosen.preview(display, mode)
 
 
 async def open_resolved(settings: Settings) -> OpenedDesktop:

@@ -28,13 +28,13 @@ class NodeFetcher:
     def __init__(self, bus: AtspiBus) -> None:
         self.bus = bus
 
-    async def _fetch_node(
+    async def fetch_node(
         self, tree: AppTree, path: str, parent: str | None, state: list[Any] | None = None
     ) -> RawNode | None:
         """Read one node live (its state may be known already: one call fewer)."""
-        return (await self._fetch_nodes(tree, [(path, parent, state)]))[0]
+        return (await self.fetch_nodes(tree, [(path, parent, state)]))[0]
 
-    async def _fetch_nodes(
+    async def fetch_nodes(
         self, tree: AppTree, wanted: list[tuple[str, str | None, list[Any] | None]]
     ) -> list[RawNode | None]:
         """Read nodes live, all calls in flight together. A node whose state is given and

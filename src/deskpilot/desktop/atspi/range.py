@@ -32,16 +32,16 @@ async def read_range(
 ) -> tuple[Node | None, list[str]]:
     """The table at ``path`` with the cells of first..last as children; and what went wrong."""
     tree = AppTree(bus)
-    table = await reader._fetch_node(tree, path, None)
+    table = await reader.fetcher.fetch_node(tree, path, None)
     if table is None or not table.has("Table"):
         return None, [*tree.problems, "it is not a table"]
     tree.nodes[path] = table
-    size = await reader.table_size(tree, path)
+    size = await reader.tables.table_size(tree, path)
     if size is None:
         return None, tree.problems or ["the table did not say its size"]
     span = Span(*size)
     clip(span, first, last)
-    await reader.read_cells(tree, path, span)
+    await reader.tables.read_cells(tree, path, span)
     node = _node(tree, table, None)
     node.grid = grid_of(span)
     for cell, place in span.cells.items():

@@ -23,6 +23,7 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
+from deskpilot.desktop.atspi.bus import AtspiBus
 from deskpilot.desktop.atspi.calls import DBUS_PROPS, AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi.consts import NULL_PATH, S_FOCUSED, S_SELECTED, state_bits
 from deskpilot.desktop.atspi.fetch import ACCESSIBLE, NodeFetcher
@@ -40,10 +41,14 @@ MAX_COLUMNS = 40
 _PROBES = (2, 12, 28, 44)
 
 
-class TableReader(NodeFetcher):
+class TableReader:
     """Reads the visible range of tables, and finds what lies at a container's corners."""
 
-    async def _corners(self, tree: AppTree, path: str) -> tuple[str | None, str | None] | None:
+    def __init__(self, bus: AtspiBus, fetcher: NodeFetcher) -> None:
+        self.bus = bus
+        self.fetcher = fetcher
+
+    async def corners(self, tree: AppTree, path: str) -> tuple[str | None, str | None] | None:
         """The children at the top-left and bottom-right of a container's viewport."""
         ext = await guard(
             tree, "GetExtents", self.bus.call(tree.bus, path, "Component", "GetExtents", "u", [0])
@@ -114,7 +119,7 @@ class TableReader(NodeFetcher):
 
     async def _visible_range(self, tree: AppTree, path: str, span: Span) -> None:
         """The rows and columns on screen (within MAX_CELLS and MAX_COLUMNS)."""
-        corners = await self._corners(tree, path)
+        corners = await self.corners(tree, path)
         top, bottom = corners if corners is not None else (None, None)
         first, last = await asyncio.gather(
             self._cell_place(tree, path, top), self._cell_place(tree, path, bottom)
@@ -198,7 +203,7 @@ class TableReader(NodeFetcher):
         wanted: list[tuple[str, str | None, list[Any] | None]] = [
             (cell, table, None) for c, cell in unread.items() if c not in templates
         ]
-        for node in await self._fetch_nodes(tree, wanted):
+        for node in await self.fetcher.fetch_nodes(tree, wanted):
             if node is None:
                 continue
             node.index = -1

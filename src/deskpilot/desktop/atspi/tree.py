@@ -31,6 +31,7 @@ import asyncio
 import time
 from typing import Any
 
+from deskpilot.desktop.atspi.bus import AtspiBus
 from deskpilot.desktop.atspi.calls import AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi.consts import (
     CACHE_PATH,
@@ -40,6 +41,7 @@ from deskpilot.desktop.atspi.consts import (
     S_SELECTED,
     state_bits,
 )
+from deskpilot.desktop.atspi.fetch import NodeFetcher
 from deskpilot.desktop.atspi.lazy import (
     closed_menu,
     needs_live_children,
@@ -48,6 +50,7 @@ from deskpilot.desktop.atspi.lazy import (
 )
 from deskpilot.desktop.atspi.model import AppTree, Dirty, RawNode, node_from_item
 from deskpilot.desktop.atspi.partial import guard
+from deskpilot.desktop.atspi.table import TableReader
 from deskpilot.desktop.atspi.virtual import VirtualReader, is_virtual
 from deskpilot.errors import DesktopError
 
@@ -57,8 +60,16 @@ MAX_NODES = 30000
 MAX_CALLS = 8000
 
 
-class TreeReader(VirtualReader):
-    """Reads application trees from an :class:`AtspiBus`: the bulk cache, then live repairs."""
+class TreeReader:
+    """Reads application trees from an :class:`AtspiBus`: the bulk cache, then live repairs
+    (single nodes by :class:`.fetch.NodeFetcher`, virtual containers by
+    :class:`.virtual.VirtualReader` and its :class:`.table.TableReader`)."""
+
+    def __init__(self, bus: AtspiBus) -> None:
+        self.bus = bus
+        self.fetcher = NodeFetcher(bus)
+        self.tables = TableReader(bus, self.fetcher)
+        self.virtual = VirtualReader(bus, self.tables)
 
     async def read_app(
         self,
@@ -96,7 +107,7 @@ class TreeReader(VirtualReader):
         """Repair one window's subtree of a tree (read live what the cache lacks there)."""
         tree.frames.add(frame)
         if frame not in tree.nodes:
-            node = await self._fetch_node(tree, frame, ROOT_PATH)
+            node = await self.fetcher.fetch_node(tree, frame, ROOT_PATH)
             if node is None:
                 return
             tree.nodes[frame] = node
@@ -148,7 +159,7 @@ class TreeReader(VirtualReader):
         """Ask live for children the cache lacks. Each node is expanded as soon as it is
         known (no level-by-level barrier), so the calls stay pipelined down deep trees."""
         if ROOT_PATH not in tree.nodes:
-            root = await self._fetch_node(tree, ROOT_PATH, None)
+            root = await self.fetcher.fetch_node(tree, ROOT_PATH, None)
             if root is None:
                 return
             tree.nodes[ROOT_PATH] = root
@@ -211,7 +222,7 @@ class TreeReader(VirtualReader):
         wanted: list[tuple[str, str | None, list[Any] | None]] = [(k, p, None) for k, p in unknown]
         if tree.lazy_hidden:
             wanted = list(await skip_hidden(self.bus, tree, unknown))
-        fetched = await self._fetch_nodes(tree, wanted)
+        fetched = await self.fetcher.fetch_nodes(tree, wanted)
         deeper = []
         for node in fetched:
             if node is None or node.path in tree.nodes:
@@ -241,7 +252,7 @@ class TreeReader(VirtualReader):
     async def _live_children(self, tree: AppTree, path: str) -> list[str] | None:
         node = tree.nodes[path]
         if is_virtual(node):  # never listed: read by what it shows
-            return await self.virtual_children(tree, path)
+            return await self.virtual.virtual_children(tree, path)
         body = await guard(
             tree, "GetChildren", self.bus.call(tree.bus, path, "Accessible", "GetChildren")
         )
@@ -279,7 +290,9 @@ class TreeReader(VirtualReader):
             dirty.containers -= rest.containers
         self._virtual_changes(tree, dirty, frame)
         props = [p for p in dirty.props if p in tree.nodes]
-        fetched = await self._fetch_nodes(tree, [(p, tree.nodes[p].parent, None) for p in props])
+        fetched = await self.fetcher.fetch_nodes(
+            tree, [(p, tree.nodes[p].parent, None) for p in props]
+        )
         opened: list[str] = []
         for path, node in zip(props, fetched, strict=True):
             old = tree.nodes[path]

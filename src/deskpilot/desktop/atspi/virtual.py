@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from deskpilot.desktop.atspi.bus import AtspiBus
 from deskpilot.desktop.atspi.calls import AtspiTimeout
 from deskpilot.desktop.atspi.consts import NULL_PATH, S_MANAGES_DESCENDANTS
 from deskpilot.desktop.atspi.model import AppTree, RawNode, Span
@@ -37,8 +38,12 @@ def is_virtual(node: RawNode) -> bool:
     return bool(node.states & S_MANAGES_DESCENDANTS) or node.child_count > ABSURD_CHILDREN
 
 
-class VirtualReader(TableReader):
+class VirtualReader:
     """Reads the children of virtual containers by what they show."""
+
+    def __init__(self, bus: AtspiBus, tables: TableReader) -> None:
+        self.bus = bus
+        self.tables = tables
 
     async def virtual_children(self, tree: AppTree, path: str) -> list[str] | None:
         """The children to read of a virtual container (None when it did not answer)."""
@@ -55,7 +60,7 @@ class VirtualReader(TableReader):
         if node.child_count <= 0:
             span, kids = Span(0), []
         elif node.has("Table"):
-            span, kids = await self.read_table(tree, path)
+            span, kids = await self.tables.read_table(tree, path)
         else:
             span, kids = await self._list(tree, path, node.child_count)
         if span is None:
@@ -107,7 +112,7 @@ class VirtualReader(TableReader):
 
     async def _on_screen_indexes(self, tree: AppTree, path: str) -> tuple[int, int] | None:
         """Index in parent of the first and last children on screen."""
-        corners = await self._corners(tree, path)
+        corners = await self.tables.corners(tree, path)
         if corners is None:
             return None
         top, bottom = corners

@@ -28,3 +28,31 @@ class Capture(Protocol):
     def checksum(self, region: Region | None) -> int | None: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class PixelWatch(Protocol):
+    """A window's (or the screen's) pixels as they change, for a live preview: a connection of
+    its own, used from one thread. Boxes are (x, y, width, height); a lost display raises
+    :class:`~deskpilot.errors.DesktopLost`.
+
+    ``watch`` starts following a window by handle (0: the whole screen; None: nothing);
+    ``geometry`` is where
+    a window is and how big (None once it is gone); ``changes`` waits up to ``timeout``
+    seconds for drawing and returns the boxes drawn since the last call, in the window's own
+    coordinates (``origin``: where the window is on the screen); ``grab`` is a box of the
+    window's pixels (None once it is gone); ``title`` and ``app`` name it."""
+
+    def watch(self, handle: int | None) -> None: ...
+
+    def geometry(self, handle: int) -> Region | None: ...
+
+    def changes(self, timeout: float, origin: tuple[int, int]) -> list[Region]: ...
+
+    def grab(self, handle: int, box: Region, origin: tuple[int, int]) -> Image.Image | None: ...
+
+    def title(self, handle: int) -> str: ...
+
+    def app(self, handle: int) -> str: ...
+
+    def close(self) -> None: ...

@@ -286,8 +286,8 @@ class FakeCapture:
                 if node.bounds is not None and node.role == "text":
                     b = node.bounds.offset(-origin[0] + 4, -origin[1] + 4)
                     draw.text((b.x, b.y), w.display, fill="black")
-                    y = b.y - w.scroll * 10
-                    draw.line([b.x, y, b.x + 20, y], fill="black")
+                    y = b.y + (w.scroll * 3) % max(1, b.height - 8)  # where the content is
+                    draw.line([b.x + b.width - 30, y, b.x + b.width - 10, y], fill="black")
         return img
 
     def checksum(self, region: Region | None) -> int | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from deskpilot.config import Settings, resolve_desktop
 from deskpilot.desktop.ports.bundle import Ports
+from deskpilot.desktop.ports.capture import PixelWatch
 from deskpilot.desktop.registry import Backend
 
 
@@ -51,6 +52,12 @@ def detect(settings: Settings) -> str:
     return "the fallback: discovery looks for an X display"
 
 
+def open_preview(display: str, mode: str) -> PixelWatch:
+    from deskpilot.desktop.x11.preview import X11PixelWatch
+
+    return X11PixelWatch(display, "root" if mode == "root" else "window")
+
+
 BACKEND = Backend(
     name="x11",
     open=open_ports,
@@ -58,4 +65,5 @@ BACKEND = Backend(
     resolve=resolve_desktop,
     priority=0,
     summary="an X11 display (EWMH, XTest, composite capture) with AT-SPI",
+    preview=open_preview,
 )
