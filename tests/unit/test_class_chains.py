@@ -62,14 +62,16 @@ def project_classes() -> dict[tuple[str, str], ClassInfo]:
                 target: tuple[str, str] | None = None
                 if isinstance(base, ast.Name):
                     target = names.get(base.id, (module, base.id))
-                elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name):
-                    if base.value.id in modules:
-                        target = (modules[base.value.id], base.attr)
+                elif (
+                    isinstance(base, ast.Attribute)
+                    and isinstance(base.value, ast.Name)
+                    and base.value.id in modules
+                ):
+                    target = (modules[base.value.id], base.attr)
                 info.bases.append(target)
                 if isinstance(base, ast.Name) and base.id in {"Exception", "BaseException"}:
                     info.exception = True
             found[(module, node.name)] = info
-    # a name imported from a package that re-exports it: follow the package's own imports
     return found
 
 
