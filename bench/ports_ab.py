@@ -57,6 +57,18 @@ async def _timed(coro: Any) -> float:
     return _ms(start)
 
 
+def _label(node: Any) -> str:
+    """A button's label: its name, else its labelling text, else its first named part (GTK 4
+    names a button after its class and puts the label in a child)."""
+    for text in (node.name, node.label):
+        if text and not text.startswith("Gtk"):
+            return str(text)
+    for part in node.walk()[1:]:
+        if part.name and not part.name.startswith("Gtk"):
+            return str(part.name)
+    return ""
+
+
 async def worker(reads: int, actions: int) -> dict[str, float]:
     from deskpilot.config import load_settings
 
@@ -75,9 +87,11 @@ async def worker(reads: int, actions: int) -> dict[str, float]:
                 [await _timed(desktop.snapshot(window)) for _ in range(reads)]
             )
         snap = await desktop.snapshot(calc)
-        buttons = {n.name: n for n in snap.nodes() if n.role in ("push-button", "button")}
-        digit = next(buttons[k] for k in ("1", "2", "3") if k in buttons)
-        other = next(buttons[k] for k in ("7", "8", "9") if k in buttons)
+        buttons = {_label(n): n for n in snap.nodes() if n.role in ("push-button", "button")}
+        digit = next((buttons[k] for k in ("1", "2", "3") if k in buttons), None)
+        other = next((buttons[k] for k in ("7", "8", "9") if k in buttons), None)
+        if digit is None or other is None:
+            raise SystemExit(f"no digit buttons among {sorted(buttons)[:40]}")
         times: dict[str, list[float]] = {}
         for _ in range(actions):
             for label, coro in (

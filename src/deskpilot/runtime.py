@@ -44,10 +44,12 @@ __all__ = ["SessionLog", "open_desktop", "open_session", "rules_for"]
 
 async def open_desktop(settings: Settings) -> OpenedDesktop:
     """The real desktop named by the settings, or found where they name none, through the
-    backend the settings choose (:mod:`deskpilot.desktop.registry`)."""
-    from deskpilot.desktop.registry import open_desktop as open_chosen
+    backend the settings choose (:mod:`deskpilot.desktop.place`, the place every surface
+    gets its desktop from)."""
+    from deskpilot.desktop.place import open_here
 
-    return await open_chosen(settings)
+    _here, desktop = await open_here(settings)
+    return desktop
 
 
 def rules_for(settings: Settings) -> ConsequentialRules:

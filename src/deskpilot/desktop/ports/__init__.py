@@ -15,7 +15,8 @@ and nothing else; the skills (:mod:`deskpilot.desktop.skills`) and the facade
   values and tables, and what their events said;
 * :mod:`.launching` — the app catalogue and starting processes in the desktop's environment;
 * :mod:`.bundle` — the five together, as a backend hands them over;
-* :mod:`.fake` — an in-memory desktop behind all five, for unit tests.
+* :mod:`.fake` — an in-memory desktop behind all five, for unit tests (its state:
+  :mod:`.fake_world`; its accessibility: :mod:`.fake_accessibility`).
 
 May import: :mod:`deskpilot.desktop.base` (the value types), :mod:`deskpilot.errors`, the
 standard library. Never a platform library (Xlib, D-Bus, …): those belong to a backend.

@@ -1,10 +1,12 @@
 """An in-memory desktop behind all five ports, for unit tests of the skills and the facade.
 
-:class:`FakeWorld` holds the windows of the fake apps of :mod:`deskpilot.desktop.fake_apps` (a
-working calculator, a text editor, a password manager), the active window, the pointer and the
-keyboard focus, and logs every effect in ``log``. Each port is a thin view of it —
-:class:`FakeWindows`, :class:`FakeInput`, :class:`FakeCapture`, :class:`FakeAccessibility`,
-:class:`FakeLauncher` — and :func:`fake_ports` bundles them. Launching one of the fake apps'
+:class:`~deskpilot.desktop.ports.fake_world.FakeWorld` holds the windows of the fake apps of
+:mod:`deskpilot.desktop.fake_apps` (a working calculator, a text editor, a password manager),
+the active window, the pointer and the keyboard focus, and logs every effect in ``log``. Each
+port is a thin view of it —
+:class:`FakeWindows`, :class:`FakeInput`, :class:`FakeCapture`, :class:`FakeLauncher` and
+:class:`~deskpilot.desktop.ports.fake_accessibility.FakeAccessibility` (the trees and elements,
+a module of its own) — and :func:`fake_ports` bundles them. Launching one of the fake apps'
 commands opens its window; input goes to the active window (a calculator presses its buttons,
 an editor takes the text); a pointer click on a button presses it.
 
@@ -15,34 +17,28 @@ whole-Desktop fake for the tools' own tests is :class:`~deskpilot.desktop.fake.F
 from __future__ import annotations
 
 import contextlib
-import copy
-import itertools
 import zlib
 from collections.abc import AsyncIterator, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deskpilot.config import Settings
 from deskpilot.desktop.base import (
     AppEntry,
-    AppIdentity,
-    LiveElement,
     MouseButton,
-    Node,
     Rect,
     WindowInfo,
 )
-from deskpilot.desktop.caret import Caret
-from deskpilot.desktop.cell_refs import Place
-from deskpilot.desktop.fake_apps import FAKE_APPS, FakeWindow, WindowBuilder, press
-from deskpilot.desktop.ports.accessibility import Settled, TreeRead
+from deskpilot.desktop.fake_apps import FAKE_APPS, FakeWindow
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.capture import Region
-from deskpilot.desktop.ports.identity import ElementKey, WindowHandle
+from deskpilot.desktop.ports.fake_accessibility import FakeAccessibility
+from deskpilot.desktop.ports.fake_world import FakeWorld
+from deskpilot.desktop.ports.identity import WindowHandle
 from deskpilot.desktop.ports.input import WheelDirection
 from deskpilot.desktop.ports.keys import check_keys
-from deskpilot.errors import ActionFailed, DesktopError, ElementCallFailed
+from deskpilot.errors import ActionFailed, DesktopError
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -50,72 +46,6 @@ if TYPE_CHECKING:
 #: The fake browser's command (``browser = "default"`` opens URLs with it).
 BROWSER = AppEntry("org.example.Browser", "Browser", "Web Browser", ("xdg-open",), "xdg-open")
 _CALC_KEYS = {"*": "×", "/": "÷", "-": "−"}
-
-
-@dataclass
-class FakeWorld:
-    """The fake desktop's state, shared by its ports."""
-
-    width: int = 1280
-    height: int = 800
-    windows: list[FakeWindow] = field(default_factory=list)
-    active: WindowHandle | None = None
-    pointer: tuple[int, int] = (0, 0)
-    focus: ElementKey | None = None
-    held: list[str] = field(default_factory=list)
-    log: list[str] = field(default_factory=list)
-    launched: list[int] = field(default_factory=list)
-    _handles: itertools.count[int] = field(default_factory=lambda: itertools.count(0x600001))
-    _pids: itertools.count[int] = field(default_factory=lambda: itertools.count(5000))
-    _buses: itertools.count[int] = field(default_factory=lambda: itertools.count(20))
-    _builder: WindowBuilder = field(default_factory=WindowBuilder)
-
-    def open(self, app: AppEntry, title: str | None = None, pid: int | None = None) -> WindowInfo:
-        """Open a window of ``app`` (one of FAKE_APPS, or any other: an empty frame) and make
-        it active."""
-        handle, pid = next(self._handles), pid or next(self._pids)
-        geo = Rect(100 + 40 * len(self.windows), 100, 400, 500)
-        ident = AppIdentity(app.name, app.app_id, (app.executable, app.name), app.executable)
-        info = WindowInfo(handle, pid, title or app.name, ident, geo)
-        self.windows.append(self._builder.build(app, info, f":1.{next(self._buses)}"))
-        self.active = handle
-        self.log.append(f"open {app.app_id} {handle}")
-        return self.info(self.windows[-1])
-
-    def info(self, w: FakeWindow) -> WindowInfo:
-        i = w.info
-        return WindowInfo(
-            i.handle, i.pid, i.title, i.app, i.geometry, i.handle == self.active, i.hidden
-        )
-
-    def of(self, handle: WindowHandle) -> FakeWindow | None:
-        return next((w for w in self.windows if w.info.handle == handle), None)
-
-    def find(self, key: ElementKey) -> tuple[FakeWindow, Node] | None:
-        for w in self.windows:
-            for node in w.root.walk():
-                if node.key == key:
-                    return w, node
-        return None
-
-    def node(self, key: ElementKey) -> Node:
-        found = self.find(key)
-        if found is None:
-            raise ElementCallFailed(f"no element {key[1]} on {key[0]}")
-        return found[1]
-
-    def hit(self, x: int, y: int) -> tuple[FakeWindow, Node] | None:
-        for w in reversed(self.windows):
-            if not w.info.hidden and w.info.geometry.contains(x, y):
-                inner = [n for n in w.root.walk() if n.bounds and n.bounds.contains(x, y)]
-                return (w, inner[-1]) if inner else None
-        return None
-
-    def press(self, w: FakeWindow, label: str) -> None:
-        self.log.append(press(w, label))
-
-    def text_of(self, w: FakeWindow, node: Node) -> str | None:
-        return w.display if node.role in ("text", "password-text") else None
 
 
 class FakeWindows:
@@ -295,157 +225,6 @@ class FakeCapture:
             return None
         state = [(w.info.handle, w.display, w.scroll) for w in self.world.windows]
         return zlib.crc32(repr((region, state)).encode())
-
-    async def close(self) -> None:
-        pass
-
-
-class FakeAccessibility:
-    def __init__(self, world: FakeWorld) -> None:
-        self.world = world
-
-    # -- windows' trees ---------------------------------------------------------------------
-    async def read_window(
-        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
-    ) -> TreeRead:
-        w = self.world.of(window.handle)
-        if w is None:
-            return TreeRead(None, True, ["no accessible frame found"])
-        root = copy.deepcopy(w.root)
-        for node in root.walk():
-            node.text = self.world.text_of(w, node)
-        return TreeRead(root, False, [])
-
-    async def read_cells(
-        self, window: WindowInfo, key: ElementKey, first: Place, last: Place
-    ) -> tuple[Node | None, list[str]]:
-        return None, ["the fake apps have no tables"]
-
-    async def element_at(self, window: WindowInfo, x: int, y: int) -> LiveElement | None:
-        hit = self.world.hit(x, y)
-        return None if hit is None else await self.inspect(hit[1].key)
-
-    async def origin(self, window: WindowInfo, *, fresh: bool = False) -> tuple[int, int] | None:
-        return (0, 0) if self.world.of(window.handle) is not None else None
-
-    async def web_engine(self, window: WindowInfo) -> bool | None:
-        return False
-
-    async def focused(self, window: WindowInfo) -> ElementKey | None:
-        return self.world.focus
-
-    async def settle(self, window: WindowInfo, since: float) -> Settled:
-        return Settled(reacted=True)
-
-    # -- element checks and actions ---------------------------------------------------------
-    async def inspect(self, key: ElementKey, pid: int | None = None) -> LiveElement | None:
-        found = self.world.find(key)
-        if found is None:
-            return None
-        w, n = found
-        states = n.states | ({"focused"} if self.world.focus == key else set())
-        return LiveElement(key, w.info.pid, n.role, n.name, n.parent_key, states, None)
-
-    async def extents(self, key: ElementKey) -> Rect | None:
-        found = self.world.find(key)
-        return None if found is None else found[1].bounds
-
-    async def text_extents(self, key: ElementKey) -> Rect | None:
-        return None
-
-    async def read_text(self, key: ElementKey) -> str | None:
-        found = self.world.find(key)
-        return None if found is None else self.world.text_of(*found)
-
-    async def deep_text(self, key: ElementKey, limit: int = 200) -> str | None:
-        return await self.read_text(key)
-
-    async def caret(self, key: ElementKey) -> Caret | None:
-        return None
-
-    async def action_names(self, key: ElementKey) -> list[str]:
-        found = self.world.find(key)
-        return ["click"] if found is not None and "Action" in found[1].interfaces else []
-
-    async def activate(self, key: ElementKey) -> str | None:
-        found = self.world.find(key)
-        if found is None or "Action" not in found[1].interfaces:
-            return None
-        self.world.press(found[0], found[1].name)
-        return "click"
-
-    async def set_text(self, key: ElementKey, text: str, *, masked: bool = False) -> str | None:
-        found = self.world.find(key)
-        if found is None or "EditableText" not in found[1].interfaces:
-            return None
-        found[0].display = text
-        self.world.log.append(f"set_text {text!r}")
-        return "EditableText.SetTextContents"
-
-    async def editable_parts(self, key: ElementKey, limit: int = 24) -> list[ElementKey]:
-        return []
-
-    async def grab_focus(self, key: ElementKey) -> bool:
-        found = self.world.find(key)
-        if found is None or not ({"editable", "focusable"} & found[1].states):
-            return False
-        self.world.focus = key
-        return True
-
-    async def scroll_into_view(self, key: ElementKey) -> bool:
-        return False
-
-    async def cell_at(self, key: ElementKey, row: int, col: int) -> ElementKey | None:
-        return None
-
-    async def cell_place(self, table: ElementKey, cell: ElementKey) -> Place | None:
-        return None
-
-    # -- element primitives -----------------------------------------------------------------
-    async def children(self, key: ElementKey) -> list[ElementKey]:
-        return [c.key for c in self.world.node(key).children]
-
-    async def child_count(self, key: ElementKey) -> int:
-        return len(self.world.node(key).children)
-
-    async def child_at(self, key: ElementKey, index: int) -> ElementKey:
-        kids = self.world.node(key).children
-        if not 0 <= index < len(kids):
-            raise ElementCallFailed(f"no child {index}")
-        return kids[index].key
-
-    async def parent(self, key: ElementKey) -> ElementKey | None:
-        return self.world.node(key).parent_key
-
-    async def role(self, key: ElementKey) -> str:
-        return self.world.node(key).role
-
-    async def name(self, key: ElementKey) -> str:
-        return self.world.node(key).name
-
-    async def states(self, key: ElementKey) -> frozenset[str]:
-        return self.world.node(key).states
-
-    async def attributes(self, key: ElementKey) -> dict[str, str]:
-        self.world.node(key)
-        return {}
-
-    async def interfaces(self, key: ElementKey) -> frozenset[str]:
-        return self.world.node(key).interfaces
-
-    async def value(self, key: ElementKey) -> float:
-        self.world.node(key)
-        raise ElementCallFailed("the fake apps' elements have no value")
-
-    async def selected_child(self, key: ElementKey) -> ElementKey | None:
-        self.world.node(key)
-        return None
-
-    async def do_action(self, key: ElementKey, index: int) -> bool:
-        return await self.activate(key) is not None
-
-    def lost(self) -> str | None:
-        return None
 
     async def close(self) -> None:
         pass
