@@ -2,6 +2,7 @@
 
 Low-level clients, one idea each, none importing the X11 backend:
 
+- :mod:`.keysyms` — the key vocabulary as XKB keysyms (a table, no Xlib);
 - :mod:`.appenv` — the environment that makes apps run as native Wayland clients with
   accessibility on (GTK, Qt, Chromium/Electron, LibreOffice, SDL, Firefox);
 - :mod:`.sway` — sway's IPC (the i3-ipc JSON socket): windows with app_id/pid/rect/focus,
@@ -18,8 +19,7 @@ Low-level clients, one idea each, none importing the X11 backend:
 - :mod:`.portal` — xdg-desktop-portal RemoteDesktop/ScreenCast/Screenshot for a user's own
   session, consent asked once and its restore token kept.
 
-May import: the standard library, ``dbus_fast``, ``PIL``, ``Xlib.XK`` (the keysym table:
-data, no X connection), :mod:`deskpilot.errors`,
+May import: the standard library, ``dbus_fast``, ``PIL``, :mod:`deskpilot.errors`,
 :mod:`deskpilot._wait`, :mod:`deskpilot.desktop.a11yenv`. Nothing here reads ``os.environ``:
 callers pass addresses and environments in.
 """

@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 from dbus_fast import BusType, Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
-from Xlib import XK  # the keysym table only (pure data; no X connection)
 
+from deskpilot.desktop.wayland.keysyms import keysym
 from deskpilot.errors import DesktopError
 
 RD_BUS = "org.gnome.Mutter.RemoteDesktop"
@@ -205,18 +205,11 @@ class MutterSession:
 
 
 def keysym_of(name: str) -> int:
-    """The X keysym of a key name (``Return``, ``Control_L``) or of one character."""
-    if len(name) == 1:
-        if name == "\n":
-            return 0xFF0D
-        if name == "\t":
-            return 0xFF09
-        cp = ord(name)
-        return cp if (0x20 <= cp <= 0x7E or 0xA0 <= cp <= 0xFF) else 0x01000000 + cp
-    sym = int(XK.string_to_keysym(name))
-    if sym == 0:
-        raise MutterError(f"unknown key name {name!r}")
-    return sym
+    """The keysym of a key name (``Return``, ``Control_L``) or of one character."""
+    try:
+        return keysym(name)
+    except DesktopError as exc:
+        raise MutterError(str(exc)) from None
 
 
 # -- D-Bus helpers ---------------------------------------------------------------------------
