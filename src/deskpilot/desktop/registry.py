@@ -26,7 +26,7 @@ from deskpilot.desktop.ports.capture import PixelWatch
 from deskpilot.errors import ConfigError, DesktopError, DisplayUnavailable
 
 #: Modules of the built-in backends, each with a ``BACKEND``.
-BUILTIN = ("deskpilot.desktop.x11.backend",)
+BUILTIN = ("deskpilot.desktop.x11.backend", "deskpilot.desktop.wayland.wlroots")
 
 
 def _as_is(settings: Settings) -> Settings:

@@ -91,6 +91,11 @@ def _base_symbols() -> list[tuple[str, str]]:
 BASE = _base_symbols()
 
 
+def _normal(name: str) -> str:
+    """A key name of deskpilot's vocabulary (or a character) as a keysym of this keymap."""
+    return keysym_for_char(name) if len(name) == 1 else RIGHT_MODIFIERS.get(name, name)
+
+
 class Keymap:
     """deskpilot's keymap: the modifiers and the fixed keys, then one keycode per other keysym
     used so far."""
@@ -160,6 +165,8 @@ class VirtualInput:
         conn.send(kb_manager, 0, Args().uint(seat).uint(self.keyboard))
         self.pointer = conn.new_id()
         conn.send(ptr_manager, 0, Args().uint(seat).uint(self.pointer))
+        self._held = 0  # modifiers down (key_event)
+        self.position = (0, 0)  # where this pointer was last moved
         self._upload_keymap()
         conn.roundtrip()
         self._start = time.monotonic()
@@ -213,14 +220,25 @@ class VirtualInput:
     def _mods(self, mask: int) -> None:
         self.conn.send(self.keyboard, MODIFIERS, Args().uint(mask).uint(0).uint(0).uint(0))
 
+    def key_event(self, names: Sequence[str], down: bool) -> None:
+        """Press the keys named (in order), or release them (in reverse order); modifiers
+        stay down between the two (a held Ctrl around a click)."""
+        keysyms = [_normal(k) for k in names]
+        self._prepare(keysyms)
+        for keysym in keysyms if down else list(reversed(keysyms)):
+            self._key(keysym, PRESSED if down else RELEASED)
+            if keysym in MODIFIER_KEYS:
+                bit = MODIFIER_KEYS[keysym][1]
+                self._held = self._held | bit if down else self._held & ~bit
+                self._mods(self._held)
+        self.conn.roundtrip()
+
     def press(self, keysyms: Sequence[str]) -> None:
         """Press a combination (modifiers first, e.g. ``["Control_L", "a"]``) and release it.
         Each item is a keysym name (``Return``, ``Left``, ``F5``) or one character."""
-        keysyms = [
-            keysym_for_char(k) if len(k) == 1 else RIGHT_MODIFIERS.get(k, k) for k in keysyms
-        ]
+        keysyms = [_normal(k) for k in keysyms]
         self._prepare(keysyms)
-        mask = 0
+        mask = self._held
         for keysym in keysyms:
             self._key(keysym, PRESSED)
             if keysym in MODIFIER_KEYS:
@@ -251,6 +269,7 @@ class VirtualInput:
         args = Args().uint(self._ms()).uint(x).uint(y).uint(width).uint(height)
         self.conn.send(self.pointer, MOTION_ABSOLUTE, args)
         self.conn.send(self.pointer, FRAME)
+        self.position = (x, y)
 
     def button(self, name: str, pressed: bool) -> None:
         code = BUTTONS.get(name)
