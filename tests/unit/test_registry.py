@@ -89,7 +89,9 @@ def test_auto_takes_the_first_backend_that_fits(toy: registry.Backend, env: dict
 def test_an_unknown_backend_is_a_config_error_naming_the_known_ones(
     toy: registry.Backend, env: dict[str, str]
 ) -> None:
-    with pytest.raises(ConfigError, match="'nope' is not known: use one of auto, toy, wlroots, x11"):
+    with pytest.raises(
+        ConfigError, match="'nope' is not known: use one of auto, toy, wlroots, x11"
+    ):
         registry.choose(load_settings(env={**env, "DESKPILOT_BACKEND": "nope"}))
     result = tool(env, "--backend", "nope", "tool", "list_windows")
     assert result.exit_code == 2 and "is not known" in result.stderr  # type: ignore[attr-defined]

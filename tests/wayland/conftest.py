@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
+from deskpilot.desktop.atspi.calls import AtspiCallError, AtspiTimeout
 from deskpilot.sandbox import Sandbox
 from deskpilot.sandbox.compositors import REQUIREMENTS
 
@@ -32,17 +32,23 @@ def wayland_box(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
 
 
 async def _app_frames(session_bus: str) -> dict[int, list[str]]:
-    from deskpilot.desktop.atspi import Accessibility
-    from deskpilot.desktop.atspi_bus import AtspiBus
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.consts import ROOT_PATH
 
     bus = await AtspiBus.connect(session_bus)
     try:
-        acc = Accessibility(bus)
         out: dict[int, list[str]] = {}
         for name in await bus.app_buses():
             try:
                 pid = await bus.pid_of(name)
-                out[pid] = [f[1] for f in await acc.frames_of(name)]
+                kids = await bus.call(name, ROOT_PATH, "Accessible", "GetChildren")
+                titles = []
+                for _b, child in kids[0]:
+                    role = await bus.call(name, str(child), "Accessible", "GetRoleName")
+                    if role[0] in ("frame", "window", "dialog", "alert", "file chooser"):
+                        titles.append(str(await bus.get_property(name, str(child), "Accessible",
+                                                                 "Name")))  # fmt: skip
+                out[pid] = titles
             except (AtspiTimeout, AtspiCallError):
                 continue  # busy or leaving: not there yet
         return out
@@ -57,8 +63,8 @@ def frames_by_pid(session_bus: str) -> dict[int, list[str]]:
 
 async def _find(session_bus: str, pid: int, role: str, name: str) -> tuple[int, int, int, int]:
     """Window-relative extents of the first element of ``pid`` with ``role`` and ``name``."""
-    from deskpilot.desktop.atspi_bus import AtspiBus
-    from deskpilot.desktop.atspi_consts import ROOT_PATH
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.consts import ROOT_PATH
 
     bus = await AtspiBus.connect(session_bus)
     try:
@@ -91,8 +97,8 @@ def window_extents(session_bus: str, pid: int, role: str, name: str) -> tuple[in
 
 
 async def _act(session_bus: str, pid: int, role: str, name: str) -> bool:
-    from deskpilot.desktop.atspi_bus import AtspiBus
-    from deskpilot.desktop.atspi_consts import ROOT_PATH
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.consts import ROOT_PATH
 
     bus = await AtspiBus.connect(session_bus)
     try:
@@ -124,8 +130,8 @@ def do_action(session_bus: str, pid: int, role: str, name: str) -> bool:
 
 
 async def _checked(session_bus: str, pid: int, role: str, name: str) -> bool | None:
-    from deskpilot.desktop.atspi_bus import AtspiBus
-    from deskpilot.desktop.atspi_consts import ROOT_PATH
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.consts import ROOT_PATH
 
     bus = await AtspiBus.connect(session_bus)
     try:

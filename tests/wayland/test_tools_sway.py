@@ -1,0 +1,124 @@
+"""The wlroots backend end to end, driven only through ``deskpilot tool`` (one process per
+call, as a user's shell or an MCP client would) on a headless sway sandbox: apps opened, read,
+typed into, clicked, captured, a form filled and submitted, a blocked app refused. Effects are
+checked outside deskpilot: the apps' own output and exit codes, sway's tree, the PNG file."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from deskpilot._wait import wait_for
+from deskpilot.desktop.wayland.sway import SwayIpc, SwayWindow
+from deskpilot.sandbox import Sandbox
+from tests.wayland.conftest import require
+
+Env = dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def sway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Sandbox, Env]]:
+    require("sway")
+    with Sandbox(kind="sway", width=1280, height=800) as sb:
+        assert sb.info is not None
+        env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+        env.update(sb.info.client_env())
+        env["DESKPILOT_HOME"] = str(tmp_path_factory.mktemp("dphome"))
+        yield sb, env
+
+
+def tool(env: Env, name: str, args: str = "{}") -> subprocess.CompletedProcess[str]:
+    """One ``deskpilot tool`` call (images are saved in DESKPILOT_HOME, its working dir)."""
+    return subprocess.run([sys.executable, "-m", "deskpilot", "tool", name, args], env=env,
+                          cwd=env["DESKPILOT_HOME"], capture_output=True, text=True,
+                          timeout=180, check=False)  # fmt: skip
+
+
+def _views(sb: Sandbox) -> list[SwayWindow]:
+    async def go() -> list[SwayWindow]:
+        assert sb.info is not None
+        ipc = await SwayIpc.connect(sb.info.extra_env["SWAYSOCK"])
+        try:
+            return await ipc.windows()
+        finally:
+            await ipc.close()
+
+    return asyncio.run(go())
+
+
+def test_backend_is_chosen_and_windows_listed(sway: tuple[Sandbox, Env]) -> None:
+    sb, env = sway
+    proc = sb.spawn(["zenity", "--info", "--title=listed here", "--text=x"])
+    wait_for(lambda: any(v.pid == proc.pid for v in _views(sb)), timeout=30, what="the window")
+    done = tool(env, "list_windows")
+    assert done.returncode == 0, done.stderr
+    con = next(v.con_id for v in _views(sb) if v.pid == proc.pid)
+    assert f"{proc.pid}/{con}" in done.stdout and "listed here" in done.stdout
+    proc.kill()
+    proc.wait(timeout=10)
+
+
+def test_calculator_sum_read_back(sway: tuple[Sandbox, Env]) -> None:
+    _sb, env = sway
+    opened = tool(env, "open_app", '{"bundleId": "Calculator"}')
+    assert opened.returncode == 0, opened.stdout + opened.stderr
+    assert re.search(r"Stable Window ID: \d+/\d+", opened.stdout)
+    typed = tool(env, "perform", '{"action": "type", "text": "12+7"}')
+    assert typed.returncode == 0, typed.stdout + typed.stderr
+    entered = tool(env, "perform", '{"action": "shortcut", "shortcut": "enter"}')
+    assert entered.returncode == 0, entered.stdout + entered.stderr
+    read = tool(env, "read_screen_ax")
+    assert read.returncode == 0 and re.search(r'textbox = "19"', read.stdout), read.stdout
+
+
+def test_window_screenshot_shows_the_window(sway: tuple[Sandbox, Env]) -> None:
+    sb, env = sway
+    shot = tool(env, "computer_use_screenshot")
+    assert shot.returncode == 0, shot.stdout + shot.stderr
+    path = re.search(r"\[image saved: (\S+\.png)\]", shot.stdout)
+    assert path, shot.stdout
+    image = Image.open(Path(env["DESKPILOT_HOME"], path.group(1)))
+    calc = next(v for v in _views(sb) if v.app_id == "org.gnome.Calculator")
+    assert image.size == (calc.rect.width, calc.rect.height)
+    assert len(image.convert("RGB").getcolors(maxcolors=1 << 20) or []) > 20
+
+
+def test_gtk_form_filled_and_submitted(sway: tuple[Sandbox, Env]) -> None:
+    sb, env = sway
+    assert sb.info is not None
+    form = sb.spawn(["zenity", "--forms", "--title=Signup", "--add-entry=Name",
+                     "--add-entry=City"], log="form.log")  # fmt: skip
+    wait_for(lambda: any(v.pid == form.pid for v in _views(sb)), timeout=30, what="the form")
+    wid = f"{form.pid}/Signup"
+    read = tool(env, "read_screen_ax", f'{{"windowID": "{wid}"}}')
+    assert read.returncode == 0, read.stdout + read.stderr
+    # the entries follow their labels: text "Name", textbox …, text "City", textbox …
+    fields = re.findall(r'text "(Name|City)"\s+textbox[^@\n]*@(\S+)', read.stdout)
+    ok = re.search(r'button "OK".*?@(\S+)', read.stdout)
+    assert len(fields) == 2 and ok, read.stdout
+    ids = dict(fields)
+    steps = (
+        f'{{"windowID": "{wid}", "steps": ['
+        f'{{"action": "fill", "elementID": "{ids["Name"]}", "text": "Ada Lovelace"}}, '
+        f'{{"action": "fill", "elementID": "{ids["City"]}", "text": "Zürich"}}, '
+        f'{{"action": "click", "elementID": "{ok.group(1)}"}}]}}'
+    )
+    done = tool(env, "perform_sequence", steps)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert form.wait(timeout=30) == 0
+    assert Path(sb.info.runtime_dir, "form.log").read_text().strip().endswith("Ada Lovelace|Zürich")
+
+
+def test_blocked_app_refused(sway: tuple[Sandbox, Env]) -> None:
+    _sb, env = sway
+    refused = tool(env, "open_app", '{"bundleId": "KeePassXC"}')
+    assert refused.returncode == 1
+    assert "KeePassXC is on the blocked apps list" in refused.stdout + refused.stderr
