@@ -10,7 +10,7 @@ import pytest
 from Xlib import XK
 
 from deskpilot.desktop.ports.keynames import NAMES
-from deskpilot.desktop.wayland import keysyms
+from deskpilot.desktop.wayland import keysyms, session
 from deskpilot.desktop.wayland.portal import TokenStore
 from deskpilot.desktop.wayland.sway import SwayRect, views
 from deskpilot.desktop.wayland.wire import Args, Reader, fixed
@@ -109,3 +109,39 @@ def test_portal_token_store_is_private(tmp_path: Path) -> None:
     store.clear()
     store.clear()
     assert store.load() is None
+
+
+def _probes(files: dict[str, int | None], comms: dict[int, str]) -> session.Probes:
+    """A machine with sockets ``files`` (path → listening pid, None: nobody listens)."""
+    import fnmatch
+
+    return session.Probes(
+        glob=lambda pattern: sorted(f for f in files if fnmatch.fnmatch(f, pattern)),
+        answers=lambda path: files.get(path) is not None,
+        listener=lambda path: files.get(path),
+        comm=lambda pid: comms.get(pid, ""),
+    )
+
+
+def test_session_found_in_the_runtime_dir_names_its_compositor() -> None:
+    files = {"/run/user/1000/wayland-0": 42, "/run/user/1000/wayland-0.lock": None,
+             "/run/user/1000/sway-ipc.1000.42.sock": 42, "/run/user/1000/bus": 7}  # fmt: skip
+    found = session.find_session({}, 1000, _probes(files, {42: "sway"}))
+    assert (found.wayland_display, found.compositor, found.found_by) == (
+        "/run/user/1000/wayland-0", "sway", "runtime dir")  # fmt: skip
+    assert found.swaysock == "/run/user/1000/sway-ipc.1000.42.sock"
+    assert found.env()["DBUS_SESSION_BUS_ADDRESS"] == "unix:path=/run/user/1000/bus"
+
+
+def test_session_named_by_the_environment_and_gnome_by_its_process() -> None:
+    files = {"/tmp/rt/wayland-1": 9, "/tmp/rt/.mutter-Xwaylandauth.AB12": None}
+    env = {"XDG_RUNTIME_DIR": "/tmp/rt", "WAYLAND_DISPLAY": "wayland-1"}
+    found = session.find_session(env, 0, _probes(files, {9: "gnome-shell"}))
+    assert (found.compositor, found.found_by, found.swaysock) == ("gnome", "environment", "")
+    assert found.xauthority == "/tmp/rt/.mutter-Xwaylandauth.AB12"
+
+
+def test_no_wayland_session_and_a_dead_socket_is_not_one() -> None:
+    files = {"/run/user/5/wayland-0": None}
+    found = session.find_session({}, 5, _probes(files, {}))
+    assert found.wayland_display == "" and found.env() == {"XDG_RUNTIME_DIR": "/run/user/5"}

@@ -122,3 +122,20 @@ def test_blocked_app_refused(sway: tuple[Sandbox, Env]) -> None:
     refused = tool(env, "open_app", '{"bundleId": "KeePassXC"}')
     assert refused.returncode == 1
     assert "KeePassXC is on the blocked apps list" in refused.stdout + refused.stderr
+
+
+def test_a_session_deskpilot_did_not_start_is_found(sway: tuple[Sandbox, Env]) -> None:
+    """As an MCP client starts a server: no WAYLAND_DISPLAY, SWAYSOCK, DISPLAY or session bus,
+    only the runtime dir where the session lives (a user's is /run/user/UID, the default)."""
+    sb, env = sway
+    assert sb.info is not None
+    home = env["DESKPILOT_HOME"]
+    bare = {"PATH": env["PATH"], "HOME": home, "DESKPILOT_HOME": home,
+            "XDG_RUNTIME_DIR": sb.info.runtime_dir}  # fmt: skip
+    doctor = subprocess.run([sys.executable, "-m", "deskpilot", "doctor"], env=bare,
+                            capture_output=True, text=True, timeout=180, check=False)  # fmt: skip
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "(found in the runtime dir)" in doctor.stdout and "compositor: sway" in doctor.stdout
+    assert "auto picks: wlroots" in doctor.stdout and "ok capture: 1280x800" in doctor.stdout
+    listed = tool(bare, "list_windows")
+    assert listed.returncode == 0 and "Calculator" in listed.stdout, listed.stdout + listed.stderr

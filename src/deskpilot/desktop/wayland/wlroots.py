@@ -34,6 +34,7 @@ from deskpilot.desktop.ports.capture import Region
 from deskpilot.desktop.ports.identity import WindowHandle
 from deskpilot.desktop.ports.input import WheelDirection
 from deskpilot.desktop.registry import Backend
+from deskpilot.desktop.wayland.session import find_session
 from deskpilot.desktop.wayland.sway import SwayError, SwayIpc, SwayWindow
 from deskpilot.errors import ActionFailed, DesktopError, DisplayUnavailable
 
@@ -359,17 +360,35 @@ async def open_ports(settings: Settings) -> Ports:
 
 
 def detect(settings: Settings) -> str | None:
-    """A Wayland session with sway's IPC socket."""
+    """A Wayland session with sway's IPC socket: named by the environment, or found in the
+    user's runtime dir (an MCP client starts servers without WAYLAND_DISPLAY)."""
     env = settings.environ
     if env.get("SWAYSOCK") and env.get("WAYLAND_DISPLAY"):
         return "a sway (wlroots) Wayland session: SWAYSOCK and WAYLAND_DISPLAY are set"
+    if env.get("WAYLAND_DISPLAY") or not env.get("DISPLAY"):
+        found = find_session(env, os.getuid())
+        if found.swaysock and found.wayland_display:
+            return f"a sway (wlroots) Wayland session found in {found.runtime_dir}"
     return None
+
+
+def resolve(settings: Settings) -> Settings:
+    """The settings with what the environment leaves out of the sway session filled in."""
+    env = settings.environ
+    if env.get("SWAYSOCK") and env.get("WAYLAND_DISPLAY") and settings.session_bus:
+        return settings
+    found = find_session(env, os.getuid())
+    filled = {**found.env(), **{k: v for k, v in env.items() if v}}
+    return settings.with_overrides(
+        environ=filled, session_bus=settings.session_bus or found.session_bus or None
+    )
 
 
 BACKEND = Backend(
     name="wlroots",
     open=open_ports,
     detect=detect,
+    resolve=resolve,
     priority=20,
     summary="a wlroots compositor (sway): IPC windows, virtual keyboard/pointer, screencopy, "
     "with AT-SPI",
