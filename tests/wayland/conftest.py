@@ -7,6 +7,7 @@ way to wait for an app on the accessibility bus.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 from collections.abc import Iterator
 
@@ -160,3 +161,38 @@ async def _checked(session_bus: str, pid: int, role: str, name: str) -> bool | N
 def is_checked(session_bus: str, pid: int, role: str, name: str) -> bool | None:
     """Whether an app's element (by role and name) is checked; None when it is not there."""
     return asyncio.run(_checked(session_bus, pid, role, name))
+
+
+async def _texts(session_bus: str, pid: int) -> list[str]:
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.consts import ROOT_PATH
+
+    bus = await AtspiBus.connect(session_bus)
+    out: list[str] = []
+    try:
+        for app in await bus.app_buses():
+            try:
+                if await bus.pid_of(app) != pid:
+                    continue
+            except (AtspiTimeout, AtspiCallError):
+                continue
+            todo = [ROOT_PATH]
+            while todo:
+                path = todo.pop(0)
+                kids = await bus.call(app, path, "Accessible", "GetChildren")
+                for _b, child in kids[0]:
+                    todo.append(str(child))
+                    role = await bus.call(app, str(child), "Accessible", "GetRoleName")
+                    if role[0] in ("text", "entry", "editbar"):
+                        with contextlib.suppress(AtspiCallError):
+                            got = await bus.call(app, str(child), "Text", "GetText", "ii",
+                                                 [0, -1])  # fmt: skip
+                            out.append(str(got[0]))
+        return out
+    finally:
+        await bus.close()
+
+
+def texts_of(session_bus: str, pid: int) -> list[str]:
+    """The texts of an app's text fields, read over AT-SPI."""
+    return asyncio.run(_texts(session_bus, pid))

@@ -139,3 +139,73 @@ def test_a_session_deskpilot_did_not_start_is_found(sway: tuple[Sandbox, Env]) -
     assert "auto picks: wlroots" in doctor.stdout and "ok capture: 1280x800" in doctor.stdout
     listed = tool(bare, "list_windows")
     assert listed.returncode == 0 and "Calculator" in listed.stdout, listed.stdout + listed.stderr
+
+
+def _text(result: object) -> str:
+    return "\n".join(getattr(c, "text", "") for c in getattr(result, "content", []))
+
+
+def test_the_same_through_mcp(sway: tuple[Sandbox, Env]) -> None:
+    """The official MCP client over stdio, with the environment the sandbox exports."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    sb, env = sway
+    proc = sb.spawn(["zenity", "--question", "--title=seen over MCP", "--text=ok?"])
+    wait_for(lambda: any(v.pid == proc.pid for v in _views(sb)), timeout=30, what="the window")
+    wid = f"{proc.pid}/seen over MCP"
+    server = StdioServerParameters(command=sys.executable, args=["-m", "deskpilot", "mcp"],
+                                   env=env)  # fmt: skip
+
+    async def go() -> tuple[str, str, bool]:
+        log = Path(env["DESKPILOT_HOME"], "mcp-server.log")
+        with log.open("w") as err, anyio.fail_after(240):
+            async with (
+                stdio_client(server, errlog=err) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                listing = await session.call_tool("list_windows", {})
+                read_ = await session.call_tool("read_screen_ax", {"windowID": wid})
+                refused = await session.call_tool("open_app", {"bundleId": "KeePassXC"})
+        return _text(listing), _text(read_), bool(refused.is_error)
+
+    listing, tree, refused = anyio.run(go)
+    assert "seen over MCP" in listing and 'button "Yes"' in tree and refused
+    proc.kill()
+    proc.wait(timeout=10)
+
+
+def test_the_same_through_run_with_a_stand_in_model(
+    sway: tuple[Sandbox, Env], tmp_path: Path
+) -> None:
+    """``deskpilot run`` with a scripted model: it opens the Calculator, types a sum and reads
+    the result; the display is then read over AT-SPI by the test itself."""
+    import json
+
+    sb, env = sway
+    assert sb.info is not None
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"format": "neutral", "replies": [
+        {"tool_calls": [{"name": "open_app", "args": {"bundleId": "Calculator"}}]},
+        {"tool_calls": [{"name": "perform", "args": {"action": "shortcut",
+                                                     "shortcut": "escape"}}]},
+        {"tool_calls": [{"name": "perform", "args": {"action": "type", "text": "6*7"}}]},
+        {"tool_calls": [{"name": "perform", "args": {"action": "shortcut",
+                                                     "shortcut": "enter"}}]},
+        {"tool_calls": [{"name": "read_screen_ax", "args": {}}]},
+        "The result is 42.",
+    ]}))  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "deskpilot", "run", "--model", f"scripted:{replies}",
+         "--events", "jsonl", "--max-steps", "10", "compute 6*7 in the calculator"],
+        env=env, cwd=env["DESKPILOT_HOME"], capture_output=True, text=True, timeout=600,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    results = [json.dumps(e.get("data")) for e in events if e["kind"] == "tool.result"]
+    assert len(results) == 5 and not any('"is_error": true' in r for r in results), results
+    assert 'textbox = \\"42\\"' in results[-1], results[-1]  # what the model read back
+    assert events[-1]["kind"] == "run.finished"
