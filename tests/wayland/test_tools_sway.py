@@ -209,3 +209,31 @@ def test_the_same_through_run_with_a_stand_in_model(
     assert len(results) == 5 and not any('"is_error": true' in r for r in results), results
     assert 'textbox = \\"42\\"' in results[-1], results[-1]  # what the model read back
     assert events[-1]["kind"] == "run.finished"
+
+
+def test_a_file_chosen_in_a_gtk_file_chooser(sway: tuple[Sandbox, Env]) -> None:
+    sb, env = sway
+    assert sb.info is not None
+    folder = Path(sb.info.home, "files")
+    folder.mkdir(exist_ok=True)
+    for i in range(1, 9):
+        (folder / f"file{i}.txt").write_text(f"{i}\n")
+    if sb.user is not None:  # the app runs as the sandbox's user
+        sb.user.own(str(folder))
+    chooser = sb.spawn(["zenity", "--file-selection", f"--filename={folder}/"], log="chosen.log")
+    wait_for(lambda: any(v.pid == chooser.pid for v in _views(sb)), timeout=30,
+             what="the file chooser")  # fmt: skip
+    con = next(v.con_id for v in _views(sb) if v.pid == chooser.pid)
+    wid = f"{chooser.pid}/{con}"
+
+    def row() -> str | None:
+        read = tool(env, "read_screen_ax", f'{{"windowID": "{wid}"}}')
+        m = re.search(r"^\s*row \d+[^:]*: file5\.txt \|.* @(\S+)$", read.stdout, re.M)
+        return m.group(1) if m else None
+
+    eid = wait_for(row, timeout=120, what="file5.txt's row")
+    clicked = tool(env, "perform", f'{{"elementID": "{eid}", "windowID": "{wid}"}}')
+    assert clicked.returncode == 0, clicked.stdout + clicked.stderr
+    assert chooser.wait(timeout=30) == 0
+    answer = Path(sb.info.runtime_dir, "chosen.log").read_text().splitlines()  # + GTK warnings
+    assert f"{folder}/file5.txt" in answer
