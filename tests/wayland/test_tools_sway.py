@@ -6,6 +6,7 @@ checked outside deskpilot: the apps' own output and exit codes, sway's tree, the
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import subprocess
@@ -237,3 +238,30 @@ def test_a_file_chosen_in_a_gtk_file_chooser(sway: tuple[Sandbox, Env]) -> None:
     assert chooser.wait(timeout=30) == 0
     answer = Path(sb.info.runtime_dir, "chosen.log").read_text().splitlines()  # + GTK warnings
     assert f"{folder}/file5.txt" in answer
+
+
+def test_a_local_pages_button_clicked_in_the_agent_browser(
+    sway: tuple[Sandbox, Env], tmp_path: Path
+) -> None:
+    """Chromium on Wayland (ozone): the page's button, clicked through deskpilot, renames the
+    page; the new title is read from sway's tree."""
+    sb, env = sway
+    assert sb.info is not None
+    page = Path(sb.info.home, "page.html")  # where the browser (the sandbox's user) can read
+    page.write_text(
+        "<!doctype html><title>before</title><h1>Agent page</h1>"
+        "<button onclick=\"document.title='after the click'\">Press me</button>"
+    )
+    opened = tool(env, "open_urls", json.dumps({"urls": [page.as_uri()]}))
+    assert opened.returncode == 0, opened.stdout + opened.stderr
+
+    def button() -> str | None:
+        read = tool(env, "read_screen_ax")
+        m = re.search(r'button "Press me".*?@(\S+)', read.stdout)
+        return m.group(1) if m else None
+
+    eid = wait_for(button, timeout=180, what="the page's button")
+    clicked = tool(env, "perform", json.dumps({"elementID": eid}))
+    assert clicked.returncode == 0, clicked.stdout + clicked.stderr
+    wait_for(lambda: any("after the click" in v.title for v in _views(sb)), timeout=30,
+             what="the page's new title in sway's tree")  # fmt: skip

@@ -267,6 +267,7 @@ class WaylandLauncher:
                 if user is not None and user.switches:
                     env.update(user.env())
                     env["HOME"] = info.home
+                    _hand_over(argv, self.settings.sandbox_dir, user.own)
                     return env, user.wrap(argv)
                 return env, list(argv)
         return wayland_app_env(env, self.wayland_display), list(argv)
@@ -307,6 +308,20 @@ class WaylandLauncher:
 
     async def close(self) -> None:
         await self.xdg.close()
+
+
+def _hand_over(argv: Sequence[str], runtime_dir: str, own: Callable[[str], None]) -> None:
+    """Give the sandbox's user the paths an app is started with that deskpilot made inside the
+    sandbox (a browser profile, a copied document): made by root, they would be read-only to
+    the app (measured: Chromium exited with code 21, its profile not writable)."""
+    root = os.path.realpath(runtime_dir) + os.sep
+    for arg in argv[1:]:
+        path = arg.split("=", 1)[1] if arg.startswith("--") and "=" in arg else arg
+        if path.startswith("file://"):
+            path = path.removeprefix("file://")
+        real = os.path.realpath(path) if path.startswith("/") else ""
+        if real.startswith(root) and os.path.exists(real):
+            own(real)
 
 
 def _wayland_socket(settings: Settings) -> str:
