@@ -132,6 +132,7 @@ def sandbox_app_env(base: Mapping[str, str], info: SandboxInfo) -> dict[str, str
     )
     if info.wayland:
         return wayland_app_env(env, info.wayland_display, sandbox=True)
+    _xauthority(env, info)
     return accessible_env(env, sandbox=True)
 
 
@@ -142,4 +143,15 @@ def sandbox_command_env(base: Mapping[str, str], info: SandboxInfo) -> dict[str,
     env["XDG_RUNTIME_DIR"] = info.runtime_dir  # so the final sweep finds what it left behind
     if info.wayland:
         return wayland_app_env(env, info.wayland_display, sandbox=True)
+    _xauthority(env, info)
     return accessible_env(env, sandbox=True)
+
+
+def _xauthority(env: dict[str, str], info: SandboxInfo) -> None:
+    """X11 apps on a Wayland sandbox's Xwayland need its cookie (mutter's Xwayland asks for
+    one): an info built from the settings alone lacks it, the sandbox's saved info has it."""
+    if "XAUTHORITY" in env:
+        return
+    saved = read_info(info.runtime_dir) if not info.xauthority else info
+    if saved is not None and saved.xauthority:
+        env["XAUTHORITY"] = saved.xauthority
