@@ -36,11 +36,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 from rich.console import Console
 from rich.table import Table
 from tests.desktop.console_kit import CHROMIUM, ConsoleProcess, console_process, model_server
 from tests.e2e.wire import Decision, View
+
+from deskpilot._wait import WaitTimeout, wait_for
 
 RESULTS = Path(__file__).parent / "results"
 SESSIONS = 6
@@ -65,6 +68,36 @@ def quantile(values: list[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def seen_on(card: dict[str, Any]) -> str:
+    """What a session's card showed (for a wait that did not see what it waited for)."""
+    if not card:
+        return "no card (the console did not answer)"
+    keys = ("state", "title", "app", "window", "display", "steps", "status", "reason")
+    return ", ".join(f"{k} {card.get(k)!r}" for k in keys if card.get(k) not in (None, ""))
+
+
+def wait_card(
+    console: ConsoleProcess,
+    session_id: str,
+    check: Any,
+    what: str,
+    timeout: float,
+) -> dict[str, Any]:
+    """Wait until the session's card passes ``check``; on a timeout, say what it showed."""
+    last: dict[str, Any] = {}
+
+    def ready() -> dict[str, Any] | None:
+        card = console.card(session_id)
+        last.clear()
+        last.update(card)
+        return card if check(card) else None
+
+    try:
+        return wait_for(ready, timeout=timeout, what=what, interval=0.05)
+    except WaitTimeout as exc:
+        raise WaitTimeout(f"{exc} (session {session_id}); saw instead: {seen_on(last)}") from None
 
 
 @dataclass
@@ -147,7 +180,20 @@ async def frame_latency(page: Page, probe: Probe, flips: int) -> list[float]:
         await page.evaluate("rgb => { window.__probe = {want: rgb, seen: null}; }", list(rgb))
         t0 = time.time() * 1000
         probe.say(f"flip {rgb[0]} {rgb[1]} {rgb[2]}")
-        await page.wait_for_function("() => window.__probe.seen !== null", timeout=10000)
+        try:
+            await page.wait_for_function("() => window.__probe.seen !== null", timeout=10000)
+        except PlaywrightError as exc:
+            saw = await page.evaluate(
+                """() => { const c = document.querySelector('#preview');
+                  if (!c) return 'no preview canvas';
+                  const d = c.getContext('2d').getImageData(100, 100, 1, 1).data;
+                  return `the canvas (frame ${c.dataset.seq || 'none'}) showing rgb(${d[0]}, `
+                    + `${d[1]}, ${d[2]}) at (100, 100)`; }"""
+            )
+            raise WaitTimeout(
+                f"timed out after 10 s waiting for flip {i + 1} (rgb{rgb}) in the watched "
+                f"preview; saw instead: {saw}"
+            ) from exc
         out.append(await page.evaluate("() => window.__probe.seen") - t0)
     return out
 
@@ -182,8 +228,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     extra = {"confirm": "all", "max_steps": args.chips + args.cards + 5}
                 cards.append(console.start(f"{key}: watch the probe", **extra))
             for i, card in enumerate(cards):
-                ready = console.wait_card(
-                    card["id"], lambda c: bool(c["display"]), "a sandbox", 180
+                ready = wait_card(
+                    console, card["id"], lambda c: bool(c["display"]), "a sandbox", 180
                 )
                 probe_env = {**os.environ, "DISPLAY": ready["display"]}
                 proc = subprocess.Popen(
@@ -196,8 +242,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 script.windows[f"bench-{i}"] = probe.window
                 script.ready[f"bench-{i}"].set()
             for card in cards:
-                console.wait_card(
-                    card["id"], lambda c: c["title"] == "probe", "the probe bound", 120
+                wait_card(
+                    console,
+                    card["id"],
+                    lambda c: c["title"] == "probe",
+                    'the probe bound (the card titled "probe")',
+                    120,
                 )
             say(f"[cyan]six sessions are watching their probes; measuring {args.seconds:g} s each")
 

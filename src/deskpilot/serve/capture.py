@@ -239,6 +239,12 @@ class Capturer(threading.Thread):
                     if dmg is not None:
                         with contextlib.suppress(Exception):
                             d.damage_subtract(dmg, 0, 0)
+                            # the subtract must reach the server before the grab: python-xlib
+                            # sends it only with the next round trip, and a sandbox's grab goes
+                            # through mss's own connection; late, it cleared what was drawn
+                            # after the grab inside the box already reported (X reports a box
+                            # only when it grows), and that change never showed (issue #28)
+                            d.sync()
                 now = time.monotonic()
                 if now - (last_full if self.full else last_thumb) < interval:
                     continue  # not due yet: the damage waits for the next frame
