@@ -74,8 +74,10 @@ def seen_on(card: dict[str, Any]) -> str:
     """What a session's card showed (for a wait that did not see what it waited for)."""
     if not card:
         return "no card (the console did not answer)"
-    keys = ("state", "title", "app", "window", "display", "steps", "status", "reason")
-    return ", ".join(f"{k} {card.get(k)!r}" for k in keys if card.get(k) not in (None, ""))
+    keys = ("state", "title", "app", "window", "display", "steps", "status", "reason", "answer")
+    return ", ".join(
+        f"{k} {str(card.get(k))[:200]!r}" for k in keys if card.get(k) not in (None, "")
+    )
 
 
 def wait_card(
@@ -154,6 +156,36 @@ class Script:
         return decide
 
 
+CHIPS = "#chips li.chip[data-event='tool.call']"
+
+
+async def page_wait(
+    page: Page,
+    condition: str,
+    arg: Any,
+    what: str,
+    timeout: float,
+    console: ConsoleProcess,
+    session_id: str,
+) -> None:
+    """Wait for ``condition`` in the page; on a timeout, say what the page and the card showed."""
+    try:
+        await page.wait_for_function(
+            condition.replace("CHIPS", json.dumps(CHIPS)), arg=arg, timeout=timeout * 1000
+        )
+    except PlaywrightError as exc:
+        chips = await page.locator(CHIPS).evaluate_all(
+            "els => [els.length, els.length ? els[els.length - 1].textContent.trim() : '']"
+        )
+        saw = (
+            f"{chips[0]} tool-call chips in the page (the last: {chips[1][:80]!r}); the card: "
+            f"{seen_on(console.card(session_id))}"
+        )
+        raise WaitTimeout(
+            f"timed out after {timeout:.0f} s waiting for {what}; saw instead: {saw}"
+        ) from exc
+
+
 async def logged_in(browser: Any, console: ConsoleProcess, path: str) -> Page:
     context = await browser.new_context(viewport={"width": 1400, "height": 900})
     await context.request.post(f"{console.origin}/api/login", data={"token": console.token})
@@ -209,6 +241,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "DESKPILOT_HOME": str(home / "dp"),
         "DESKPILOT_COMPATIBLE_API_KEY": "bench",
     }
+    if os.environ.get("PYTHONPATH"):  # a checkout other than the installed one
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     script = Script(args.chips, args.cards)
     probes: list[Probe] = []
     results: dict[str, Any] = {}
@@ -257,19 +291,53 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for probe in probes:
                 probe.say("busy")
             listing = await logged_in(browser, console, "/")
-            await listing.wait_for_selector(f'canvas[data-thumb="{cards[-1]["id"]}"][data-seq]')
+            await page_wait(
+                listing,
+                'id => !!document.querySelector(`canvas[data-thumb="${id}"][data-seq]`)',
+                cards[-1]["id"],
+                "the last session's live thumbnail",
+                60.0,
+                console,
+                cards[-1]["id"],
+            )
             results["cpu_thumbnails"] = await cpu_percent(pid, args.seconds)
             watched = await logged_in(browser, console, f"/s/{cards[0]['id']}")
-            await watched.wait_for_selector("#preview[data-seq]")
+            await page_wait(
+                watched,
+                "() => !!document.querySelector('#preview[data-seq]')",
+                None,
+                "the watched session's first preview frame",
+                60.0,
+                console,
+                cards[0]["id"],
+            )
             results["cpu_watched"] = await cpu_percent(pid, args.seconds)
             latencies = await frame_latency(watched, probes[0], args.flips)
             results["frame_ms"] = latencies
 
             started = time.time() * 1000
             script.go.set()  # session 0: quick tool calls, then confirmations
+            session0 = cards[0]["id"]
+            # the quick calls first: each is a model turn and a step frame, seconds apiece on
+            # a loaded machine; then the first confirmation
+            await page_wait(
+                watched,
+                "([n, t]) => [...document.querySelectorAll(CHIPS)]"
+                ".filter(e => Number(e.dataset.ts) * 1000 >= t).length >= n",
+                [args.chips, started],
+                f"the {args.chips} quick tool calls' chips",
+                max(60.0, 10.0 * args.chips),
+                console,
+                session0,
+            )
             card_ms = []
-            for _ in range(args.cards):
-                node = await watched.wait_for_selector(".confirm", timeout=60000)
+            for i in range(args.cards):
+                what = f"confirmation card {i + 1} of {args.cards}"
+                await page_wait(
+                    watched, "() => !!document.querySelector('.confirm')", None, what, 60.0,
+                    console, session0,
+                )  # fmt: skip
+                node = await watched.query_selector(".confirm")
                 assert node is not None
                 shown, asked = await node.evaluate(
                     "n => [Number(n.dataset.shownAt), Number(n.dataset.asked) * 1000]"

@@ -37,6 +37,10 @@ async def _connect_a11y(settings: Settings) -> AtspiBus:
     return await AtspiBus.connect(settings.session_bus)
 
 
+#: How long the first registry call may take (it may start the registry).
+REGISTRY_START_S = 20.0
+
+
 class LinuxDesktop(LinuxDocuments):
     """The real desktop: an X display plus its accessibility bus."""
 
@@ -46,7 +50,9 @@ class LinuxDesktop(LinuxDocuments):
         bus: AtspiBus | None = None
         try:
             bus = await _connect_a11y(settings)
-            await bus.register_events()
+            # the first call starts the registry (D-Bus activation): on a new sandbox on a
+            # loaded machine (six sessions starting at once) that took longer than a call's 2 s
+            await bus.register_events(timeout=REGISTRY_START_S)
             await bus.listen()
         except BaseException:
             if bus is not None:
