@@ -78,6 +78,7 @@ class LinuxDocuments(LinuxElements):
         deadline = time.monotonic() + timeout
         while True:
             found = await self._document_window(app, names, proc, before, showing, deadline)
+            await self._joins_bus(found.window, proc, app, deadline)
             await self.wait_tree_ready(found.window, max(5.0, deadline - time.monotonic()))
             current = await self._refresh(found.window)
             if current is not None:

@@ -22,6 +22,7 @@ from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.a11yenv import chromium_flags
 from deskpilot.desktop.base import AppEntry, WindowInfo
 from deskpilot.desktop.linux_read import LinuxReading
+from deskpilot.desktop.toolkits import check_joins_bus
 from deskpilot.errors import DeskpilotError, DesktopError
 
 if TYPE_CHECKING:
@@ -177,6 +178,7 @@ class LinuxLaunching(LinuxReading):
         proc = self._spawn(self._argv_for(app))
         deadline = time.monotonic() + timeout
         window = await self._wait_new_window(before, proc, app, timeout)
+        await self._joins_bus(window, proc, app, deadline)
         window = await self._ready_window(window, before, app, deadline)
         while (current := await self._refresh(window)) is None:
             # a first window that went away once ready (LibreOffice may open its frame, then
@@ -196,6 +198,23 @@ class LinuxLaunching(LinuxReading):
             if prev is not None and not prev.hidden and self.x.active_xid() != previous:
                 self.x.request_activate(previous)
         return (await self._refresh(window)) or window
+
+    async def _joins_bus(
+        self, window: WindowInfo, proc: subprocess.Popen[bytes], app: AppEntry, deadline: float
+    ) -> None:
+        """Fail at once when the app's window is up but the app cannot join the accessibility
+        bus (rather than waiting out the launch for a tree that never comes)."""
+
+        async def on_bus(pid: int) -> bool:
+            return bool(await self.a11y.buses_for_pid(pid))
+
+        pids = [window.pid] if window.pid else sorted(_procfs.descendants([proc.pid]))
+        why = await check_joins_bus(pids, on_bus, timeout=deadline - time.monotonic())
+        if why is not None:
+            raise DesktopError(
+                f'{app.name} opened its window "{window.title}" (windowID {window.stable_id}) '
+                f"but its controls cannot be read: {why.text()}"
+            )
 
     async def _ready_window(
         self, window: WindowInfo, before: dict[int, int], app: AppEntry, deadline: float

@@ -1,4 +1,4 @@
-"""A private headless desktop: Xvfb, a session bus, the AT-SPI bus and a window manager.
+"""A private headless desktop: Xvfb, a session bus, the AT-SPI bus, a window manager and audio.
 
 The recipe's pieces are in :mod:`~deskpilot.sandbox.recipe`. Every process the
 sandbox starts joins one fresh process group (not the caller's); ``stop()`` kills that group and
@@ -29,6 +29,7 @@ from typing import IO
 
 from deskpilot._wait import WaitTimeout, wait_for
 from deskpilot.errors import SandboxError
+from deskpilot.sandbox import services
 from deskpilot.sandbox.info import DESKTOP_VARS, SandboxInfo, sandbox_app_env
 from deskpilot.sandbox.processes import teardown
 from deskpilot.sandbox.recipe import (
@@ -54,6 +55,7 @@ class Sandbox:
         display: int | None = None,
         base_env: Mapping[str, str] | None = None,
         keep: bool = False,
+        audio: bool = True,
         startup_timeout: float = 15.0,
     ) -> None:
         if not (64 <= width <= 8192 and 64 <= height <= 8192):
@@ -66,6 +68,7 @@ class Sandbox:
         self.requested_display = display
         self.base_env: dict[str, str] = dict(base_env if base_env is not None else os.environ)
         self.keep = keep
+        self.audio = audio  # a null audio output, when PipeWire is installed (sandbox.services)
         self.startup_timeout = startup_timeout
         self.info: SandboxInfo | None = None
         self._procs: list[subprocess.Popen[bytes]] = []
@@ -102,6 +105,7 @@ class Sandbox:
         base = {k: v for k, v in self.base_env.items() if k not in DESKTOP_VARS}
         base["XDG_RUNTIME_DIR"] = run
         base["HOME"] = home
+        base.update(services.private_dirs(home))  # activated services use the private home too
 
         # 1. Xvfb; it writes the display number to -displayfd when it accepts clients.
         rfd, wfd = os.pipe()
@@ -131,11 +135,13 @@ class Sandbox:
         display = f":{number}"
         base["DISPLAY"] = display
 
-        # 2. A minimal session bus (no service dirs: no portals, gvfs, dconf or FUSE mounts).
+        # 2. A minimal session bus (it starts only the settings services of sandbox.services).
         conf = os.path.join(run, "session.conf")
         bus_path = os.path.join(run, "bus")
         with open(conf, "w") as fh:
-            fh.write(SESSION_BUS_CONFIG.format(bus=bus_path))
+            fh.write(
+                SESSION_BUS_CONFIG.format(bus=bus_path, services=services.write_service_dir(run))
+            )
         rfd, wfd = os.pipe()
         self._spawn_daemon(
             [
@@ -160,6 +166,12 @@ class Sandbox:
         self._spawn_daemon([find_bus_launcher(), "--launch-immediately"], base, log="a11y.log")
         # 4. A window manager (EWMH: active window, client list, activation).
         self._spawn_daemon(["openbox", "--sm-disable"], base, log="openbox.log")
+        # 5. An audio server whose only output is a null sink.
+        audio = self.audio and services.audio_installed()
+        if audio:
+            services.prepare_audio(home)
+            for daemon in services.AUDIO_DAEMONS:
+                self._spawn_daemon([daemon], base, log=f"{daemon}.log")
 
         from deskpilot.desktop import x11probe
 
@@ -174,8 +186,16 @@ class Sandbox:
                 timeout=self.startup_timeout,
                 what="the window manager",
             )
+            if audio:
+                wait_for(
+                    lambda: services.audio_ready(run),
+                    timeout=self.startup_timeout,
+                    what="the audio server (PipeWire)",
+                )
         except WaitTimeout as exc:
-            logs = "; ".join(log_tail(self._runtime_dir, n) for n in ("a11y.log", "openbox.log"))
+            names = ["a11y.log", "openbox.log"]
+            names += [f"{d}.log" for d in services.AUDIO_DAEMONS] if audio else []
+            logs = "; ".join(log_tail(self._runtime_dir, n) for n in names)
             raise SandboxError(f"sandbox desktop did not come up: {exc}; {logs}") from exc
         enable_accessibility(base, self.startup_timeout)
 
