@@ -3,7 +3,8 @@ in a later frame.
 
 The cause of issue #28 (``make bench``'s console benchmark stalled on a loaded machine: a
 colour flip never reached the watched preview, a card waited for its window): the capturer
-asks X to clear ("subtract") the damage it has read, then grabs. On a sandbox it grabs with a
+(its X11 pixel watch, deskpilot.desktop.x11.preview) asks X to clear ("subtract") the damage it
+has read, then grabs. On a sandbox it grabs with a
 connection of its own (mss), and python-xlib only sends the subtract with the connection's next
 round trip, after the grab. A change drawn between the grab and that late subtract, inside the
 box already reported (X reports a bounding box only when it grows), was cleared without ever

@@ -23,7 +23,7 @@ import pytest_asyncio
 
 from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.desktop.toolkits import atk_wrapper, gtk2_modules
 from deskpilot.events import discard
 from deskpilot.policy import AllowAll
@@ -126,7 +126,7 @@ async def fresh(
     folder.mkdir(parents=True, exist_ok=True)
     before = set(folder.iterdir())
     settings = desktop_settings.with_overrides(confirm="none")
-    desk = await LinuxDesktop.open(settings)
+    desk = await open_resolved(settings)
     ctx = ToolContext(
         desktop=desk, settings=settings, audit=discard, session=Session(), approver=AllowAll()
     )
@@ -179,7 +179,7 @@ async def test_open_app_on_an_app_without_accessibility_fails_at_once(
     named = re.search(r"opened its window \"(.+?)\" \(windowID (\d+)/(\d+)\)", result.text)
     assert named, result.text
     title, pid, xid = named.group(1), int(named.group(2)), int(named.group(3))
-    window = next(w for w in await ctx.desktop.list_windows() if w.xid == xid)
+    window = next(w for w in await ctx.desktop.list_windows() if w.handle == xid)
     await apps.adopt(window)
     assert pid == window.pid != 0
     assert title in x_titles(sandbox.info.display)

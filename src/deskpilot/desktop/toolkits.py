@@ -20,19 +20,18 @@ that must be named, and get it here when it is installed (:func:`toolkit_switche
 :func:`diagnose` tells from the libraries a process has mapped (``/proc/PID/maps``) and its
 environment which toolkit it is built on and, when it is not on the bus, why and what would
 put it there; ``Diagnosis.final`` says when waiting cannot help (a toolkit with no AT-SPI
-support, or a bridge that is not loaded by a process already showing its window).
+support, or a bridge that is not loaded by a process already showing its window). The AT-SPI
+accessibility port answers ``unreadable`` with it.
 """
 
 from __future__ import annotations
 
 import glob
 import os
-import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from deskpilot import _procfs
-from deskpilot._wait import WaitTimeout, async_wait_for
 
 GTK2_MODULE_GLOBS = (
     "/usr/lib/*/gtk-2.0/modules",
@@ -266,40 +265,3 @@ def diagnose(pids: Iterable[int]) -> Diagnosis:
             return verdict
         found.append(verdict)
     return found[0] if found else Diagnosis("", False, "the process is gone", "")
-
-
-#: How long an app whose toolkit is not recognised may take to join the bus once its window
-#: is up, before a launch says it is not there (a known toolkit waits out the launch instead).
-UNKNOWN_GRACE_S = 10.0
-
-
-async def check_joins_bus(
-    pids: Sequence[int],
-    on_bus: Callable[[int], Awaitable[bool]],
-    *,
-    timeout: float,
-    grace: float = UNKNOWN_GRACE_S,
-) -> Diagnosis | None:
-    """None once one of ``pids`` (an app whose window is up) is on the accessibility bus, or
-    while its toolkit may still put it there; the :class:`Diagnosis` as soon as it cannot (a
-    toolkit without AT-SPI, a bridge that did not load), or when no known toolkit put it there
-    within ``grace`` seconds."""
-    start = time.monotonic()
-
-    async def settled() -> Diagnosis | bool | None:
-        for pid in pids:
-            if await on_bus(pid):
-                return True
-        verdict = diagnose(pids)
-        if verdict.final or (not verdict.toolkit and time.monotonic() - start >= grace):
-            return verdict
-        return None
-
-    try:
-        result = await async_wait_for(
-            settled, timeout=min(timeout, grace + 1.0), what="the app on the accessibility bus",
-            interval=0.05,
-        )  # fmt: skip
-    except WaitTimeout:
-        return None
-    return result if isinstance(result, Diagnosis) else None

@@ -173,7 +173,7 @@ class Sandbox:
             for daemon in services.AUDIO_DAEMONS:
                 self._spawn_daemon([daemon], base, log=f"{daemon}.log")
 
-        from deskpilot.desktop import x11probe
+        from deskpilot.desktop.x11 import probe as x11probe
 
         try:
             wait_for(
