@@ -183,3 +183,20 @@ async def test_open_app_on_an_app_without_accessibility_fails_at_once(
     await apps.adopt(window)
     assert pid == window.pid != 0
     assert title in x_titles(sandbox.info.display)
+
+
+async def test_open_app_on_an_app_that_exits_at_once_says_why_at_once(
+    fresh: tuple[ToolContext, Path],
+) -> None:
+    # as a media player refusing to run as root does: a message, exit status 1, no window
+    ctx, folder = fresh
+    name = "deskpilot-test-refuses"
+    command = "sh -c 'echo \"this player is not supposed to be run as root. Sorry.\" >&2; exit 1'"
+    (folder / f"{name}.desktop").write_text(DESKTOP_FILE.format(name=name, exec=command))
+    start = time.monotonic()
+    result = await computer_use_tools().call("open_app", {"bundleId": name}, ctx)
+    took = time.monotonic() - start
+    assert result.is_error
+    assert f"{name} exited with code 1 before showing a window" in result.text, result.text
+    assert "not supposed to be run as root" in result.text
+    assert took < OPEN_APP_WAIT_S / 2, f"{took:.1f} s"
