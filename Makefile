@@ -6,7 +6,7 @@ STAMP_SYS := $(VENV)/.system-packages
 STAMP_PY := $(VENV)/.installed
 STAMP_TS := tests/ts/node_modules/.installed
 
-.PHONY: demo test check bench safety setup clean
+.PHONY: demo test check bench safety setup clean desktop-like
 
 setup: $(STAMP_SYS) $(STAMP_PY) $(STAMP_TS)
 
@@ -37,16 +37,15 @@ check: setup
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 
+# every benchmark, each in its own process; one that fails does not stop the rest: the table at
+# the end names the failures and why, and the exit status is non-zero (bench/__main__.py)
 bench: setup
-	$(BIN)/python -m bench.snapshot
-	$(BIN)/python -m bench.calc
-	$(BIN)/python -m bench.cli_latency
-	$(BIN)/python -m bench.web
-	$(BIN)/python -m bench.eval_cost
-	$(BIN)/python -m bench.console
-	$(BIN)/python -m bench.frames
-	$(BIN)/python -m bench.judging
-	$(BIN)/python -m bench.pages
+	$(BIN)/python -m bench
+
+# the "user-like" desktop package set (~300 packages with recommends; docs/testing.md): to try
+# the suite and the benchmarks on a machine that looks like a user's rather than like CI's
+desktop-like:
+	scripts/setup-system.sh scripts/apt-desktop-like.txt --install-recommends
 
 # the safety suite's cases (also run by `make test`), with more fuzzing; prints the figures
 safety: setup

@@ -1,6 +1,6 @@
-"""A private headless desktop: Xvfb, a session bus, the AT-SPI bus and a window manager — or,
-for ``kind="sway"``/``"gnome"``, a headless Wayland compositor run as the sandbox's unprivileged
-user (:mod:`~deskpilot.sandbox.wayland_session`).
+"""A private headless desktop: Xvfb, a session bus, the AT-SPI bus, a window manager and audio —
+or, for ``kind="sway"``/``"gnome"``, a headless Wayland compositor run as the sandbox's
+unprivileged user (:mod:`~deskpilot.sandbox.wayland_session`).
 
 The recipe's pieces are in :mod:`~deskpilot.sandbox.recipe`. Every process the
 sandbox starts joins one fresh process group (not the caller's); ``stop()`` kills that group and
@@ -31,6 +31,7 @@ from typing import IO
 
 from deskpilot._wait import WaitTimeout, wait_for
 from deskpilot.errors import SandboxError
+from deskpilot.sandbox import services
 from deskpilot.sandbox.compositors import check_kind
 from deskpilot.sandbox.compositors import check_requirements as check_kind_requirements
 from deskpilot.sandbox.info import DESKTOP_VARS, SandboxInfo, sandbox_app_env
@@ -60,6 +61,7 @@ class Sandbox:
         display: int | None = None,
         base_env: Mapping[str, str] | None = None,
         keep: bool = False,
+        audio: bool = True,
         startup_timeout: float = 15.0,
         kind: str = "x11",
     ) -> None:
@@ -74,6 +76,7 @@ class Sandbox:
         self.requested_display = display
         self.base_env: dict[str, str] = dict(base_env if base_env is not None else os.environ)
         self.keep = keep
+        self.audio = audio  # a null audio output, when PipeWire is installed (sandbox.services)
         self.startup_timeout = startup_timeout
         self.info: SandboxInfo | None = None
         self._procs: list[subprocess.Popen[bytes]] = []
@@ -123,6 +126,7 @@ class Sandbox:
             if not self.keep:
                 self._start_reaper()
             return self.info
+        base.update(services.private_dirs(home))  # activated services use the private home too
 
         # 1. Xvfb; it writes the display number to -displayfd when it accepts clients.
         rfd, wfd = os.pipe()
@@ -152,11 +156,13 @@ class Sandbox:
         display = f":{number}"
         base["DISPLAY"] = display
 
-        # 2. A minimal session bus (no service dirs: no portals, gvfs, dconf or FUSE mounts).
+        # 2. A minimal session bus (it starts only the settings services of sandbox.services).
         conf = os.path.join(run, "session.conf")
         bus_path = os.path.join(run, "bus")
         with open(conf, "w") as fh:
-            fh.write(SESSION_BUS_CONFIG.format(bus=bus_path))
+            fh.write(
+                SESSION_BUS_CONFIG.format(bus=bus_path, services=services.write_service_dir(run))
+            )
         rfd, wfd = os.pipe()
         self._spawn_daemon(
             [
@@ -181,6 +187,12 @@ class Sandbox:
         self._spawn_daemon([find_bus_launcher(), "--launch-immediately"], base, log="a11y.log")
         # 4. A window manager (EWMH: active window, client list, activation).
         self._spawn_daemon(["openbox", "--sm-disable"], base, log="openbox.log")
+        # 5. An audio server whose only output is a null sink.
+        audio = self.audio and services.audio_installed()
+        if audio:
+            services.prepare_audio(home)
+            for daemon in services.AUDIO_DAEMONS:
+                self._spawn_daemon([daemon], base, log=f"{daemon}.log")
 
         from deskpilot.desktop.x11 import probe as x11probe
 
@@ -195,8 +207,16 @@ class Sandbox:
                 timeout=self.startup_timeout,
                 what="the window manager",
             )
+            if audio:
+                wait_for(
+                    lambda: services.audio_ready(run),
+                    timeout=self.startup_timeout,
+                    what="the audio server (PipeWire)",
+                )
         except WaitTimeout as exc:
-            logs = "; ".join(log_tail(self._runtime_dir, n) for n in ("a11y.log", "openbox.log"))
+            names = ["a11y.log", "openbox.log"]
+            names += [f"{d}.log" for d in services.AUDIO_DAEMONS] if audio else []
+            logs = "; ".join(log_tail(self._runtime_dir, n) for n in names)
             raise SandboxError(f"sandbox desktop did not come up: {exc}; {logs}") from exc
         enable_accessibility(base, self.startup_timeout)
 

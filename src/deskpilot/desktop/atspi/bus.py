@@ -71,8 +71,11 @@ class AtspiBus(CallQueue):
     async def close(self) -> None:
         self.bus.disconnect()
 
-    async def register_events(self, events: Sequence[str] = ("object:children-changed",)) -> None:
-        """Tell the registry we listen; atk-bridge apps only export their Cache after this."""
+    async def register_events(
+        self, events: Sequence[str] = ("object:children-changed",), *, timeout: float | None = None
+    ) -> None:
+        """Tell the registry we listen; atk-bridge apps only export their Cache after this.
+        ``timeout``: for the first call on a new bus, which D-Bus-activates the registry."""
         for event in events:
             if event in self._registered:
                 continue
@@ -84,12 +87,19 @@ class AtspiBus(CallQueue):
                     "RegisterEvent",
                     "sass",
                     [event, [], ""],
+                    timeout=timeout,
                 )
             except AtspiCallError as exc:
                 if not exc.unsupported:
                     raise
                 await self.call(
-                    REGISTRY_BUS, REGISTRY_PATH, "Registry", "RegisterEvent", "s", [event]
+                    REGISTRY_BUS,
+                    REGISTRY_PATH,
+                    "Registry",
+                    "RegisterEvent",
+                    "s",
+                    [event],
+                    timeout=timeout,
                 )
             self._registered.add(event)
 

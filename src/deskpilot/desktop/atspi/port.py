@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi.bus import AtspiBus
@@ -23,6 +24,7 @@ from deskpilot.desktop.caret import LINE_SCAN, SHOWN_SELECTION, Caret, line_and_
 from deskpilot.desktop.cell_refs import Place
 from deskpilot.desktop.ports.accessibility import Settled, TreeRead
 from deskpilot.desktop.ports.identity import ElementKey
+from deskpilot.desktop.toolkits import diagnose
 from deskpilot.errors import AccessibilityUnavailable
 
 
@@ -39,6 +41,10 @@ async def connect_a11y(settings: Settings) -> AtspiBus:
     return await AtspiBus.connect(settings.session_bus)
 
 
+#: How long the first registry call may take (it may start the registry).
+REGISTRY_START_S = 20.0
+
+
 class AtspiAccessibility:
     """Apps' trees and elements on one AT-SPI bus (see the module docstring)."""
 
@@ -51,7 +57,9 @@ class AtspiAccessibility:
     async def open(cls, settings: Settings) -> AtspiAccessibility:
         bus = await connect_a11y(settings)
         try:
-            await bus.register_events()
+            # the first call starts the registry (D-Bus activation): on a new sandbox on a
+            # loaded machine (six sessions starting at once) that took longer than a call's 2 s
+            await bus.register_events(timeout=REGISTRY_START_S)
             await bus.listen()
         except BaseException:
             await bus.close()
@@ -59,6 +67,13 @@ class AtspiAccessibility:
         return cls(bus)
 
     # -- windows' trees ---------------------------------------------------------------------
+
+    async def unreadable(self, pids: Sequence[int]) -> str | None:
+        for pid in pids:
+            if await self.trees.buses_for_pid(pid):
+                return None
+        verdict = diagnose(pids)  # the toolkit the process loaded, and its bridge
+        return verdict.text() if verdict.final else None
 
     async def read_window(
         self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False

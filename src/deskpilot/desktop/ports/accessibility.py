@@ -10,7 +10,8 @@ Three kinds of members:
   whether a web engine draws the window (its events miss scrolls, its pages put overlays over
   their content; None before the window was first read); ``focused`` the element the window's
   app last said has the focus; ``settle`` waits until the app went quiet after something was
-  done.
+  done; ``unreadable`` why an app whose window is up can never be read here, when that is
+  certain already (a launch then says so at once instead of waiting for a tree).
 * **Element checks and actions** with their own judgement (they swallow what they can answer
   with None/False): ``inspect`` (None once gone), ``extents``, ``text_extents``,
   ``read_text``/``deep_text``, ``caret``, ``action_names``, ``activate`` (the activating
@@ -33,6 +34,7 @@ role names (``push-button``, ``document-web``), states its state names (``focuse
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -97,6 +99,12 @@ class Accessibility(Protocol):
     async def settle(self, window: WindowInfo, since: float) -> Settled:
         """Wait (briefly) until the window's app has reacted to what was done since ``since``
         (a ``time.monotonic()`` value) and gone quiet."""
+        ...
+
+    async def unreadable(self, pids: Sequence[int]) -> str | None:
+        """Why an app (these processes; its window is up) can never be read here, with what to
+        install or set — when that is certain already (a toolkit with no accessibility
+        support, a bridge that did not load); None while it may yet be read."""
         ...
 
     # -- element checks and actions ---------------------------------------------------------

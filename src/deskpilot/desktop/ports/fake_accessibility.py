@@ -9,6 +9,7 @@ there, as a real backend does for one that is gone.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 
 from deskpilot.desktop.base import LiveElement, Node, Rect, WindowInfo
 from deskpilot.desktop.caret import Caret
@@ -24,6 +25,9 @@ class FakeAccessibility:
         self.world = world
 
     # -- windows' trees ---------------------------------------------------------------------
+    async def unreadable(self, pids: Sequence[int]) -> str | None:
+        return None  # every fake app is readable
+
     async def read_window(
         self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
     ) -> TreeRead:

@@ -84,6 +84,7 @@ class Documents:
         deadline = time.monotonic() + timeout
         while True:
             found = await self._document_window(app, names, proc, before, showing, deadline)
+            await self.launching.readable(found.window, proc, app)
             await self.launching.wait_tree_ready(
                 found.window, max(5.0, deadline - time.monotonic())
             )

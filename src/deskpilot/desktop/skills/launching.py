@@ -25,6 +25,9 @@ from deskpilot.errors import DeskpilotError, DesktopError
 if TYPE_CHECKING:
     from deskpilot.pages.launch import LaunchRules
 
+#: How long a launched process may be gone, having failed, before the launch says so (a
+#: launcher that failed may still have left a child that shows the window).
+EXITED_GRACE_S = 2.0
 #: How long a browser document must stay idle with nothing in it to count as loaded (an
 #: about:blank page never gets content; a real page gets it well within this).
 EMPTY_PAGE_S = 1.5
@@ -64,10 +67,19 @@ class Launching:
         if app is not None:
             names = {n.casefold() for n in (app.wm_class, app.executable, app.app_id) if n}
 
+        exited: list[float] = []  # when the started process was first seen gone, failed
+
         async def check() -> WindowInfo | None:
             handles = await self.windows.handles()
             new = [h for h, pid in handles.items() if is_new(before, h, pid)]
             if not new:
+                code = proc.poll()
+                if code not in (None, 0):
+                    # failed before any window (an app that refuses to run as root, a bad
+                    # option, a missing library): said at once, not after the whole wait
+                    exited[:1] = exited[:1] or [time.monotonic()]
+                    if time.monotonic() - exited[0] >= EXITED_GRACE_S:
+                        raise DesktopError(self._exited(app, proc, code))
                 if handoff and proc.poll() == 0 and app is not None:
                     # a single-instance app (GApplication) handed the launch to its running
                     # instance and exited: that instance's window is the app's window
@@ -99,6 +111,32 @@ class Launching:
                 f"{app.name if app else proc.args!r} started but no window appeared within "
                 f"{timeout:.0f}s{why}; see {self.launcher.logs}"
             ) from exc
+
+    async def readable(self, window: WindowInfo, proc: Spawned, app: AppEntry) -> None:
+        """Fail at once when the app's window is up but its controls can never be read (a
+        toolkit without accessibility, a bridge that did not load), rather than waiting out
+        the launch for a tree that never comes; the window stays open (screenshots show it)."""
+        pids = [window.pid] if window.pid else sorted(self.launcher.family([proc.pid]))
+        why = await self.a11y.unreadable(pids)
+        if why is not None:
+            raise DesktopError(
+                f'{app.name} opened its window "{window.title}" (windowID {window.stable_id}) '
+                f"but its controls cannot be read: {why}"
+            )
+
+    def _exited(self, app: AppEntry | None, proc: Spawned, code: int | None) -> str:
+        """What to say of a launch whose process failed before showing a window: its exit
+        status and the last lines of its output."""
+        argv = proc.args if isinstance(proc.args, list | tuple) else [str(proc.args)]
+        log = self.launcher.logs / f"{Path(str(argv[0])).name}.log"
+        try:
+            lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines()]
+        except OSError:
+            lines = []
+        said = " | ".join([ln for ln in lines if ln][-5:])
+        name = app.name if app is not None else str(argv[0])
+        text = f"{name} exited with code {code} before showing a window"
+        return text + (f"; it said: {said[-400:]}" if said else "") + f" (log: {log})"
 
     async def wait_tree_ready(self, window: WindowInfo, timeout: float = 20.0) -> None:
         """Wait until the window's accessible tree is there and two reads agree on its size
@@ -138,6 +176,7 @@ class Launching:
         proc = self.launcher.spawn(self.launcher.argv_for(app))
         deadline = time.monotonic() + timeout
         window = await self._wait_new_window(before, proc, app, timeout)
+        await self.readable(window, proc, app)
         window = await self._ready_window(window, before, app, deadline)
         while (current := await self.windows.window(window.handle)) is None:
             # a first window that went away once ready (LibreOffice may open its frame, then

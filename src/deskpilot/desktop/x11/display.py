@@ -73,6 +73,7 @@ class X11:
         self.root = self.d.screen().root
         self._atoms: dict[str, int] = {}
         self._spare_keycode: int | None = None
+        self._xres: bool | None = None  # the X-Resource extension (pids of pid-less clients)
         if not self.d.has_extension("XTEST"):
             raise DisplayUnavailable(f"X display {display_name} has no XTEST extension")
         if self.d.has_extension("Composite"):
@@ -139,10 +140,31 @@ class X11:
         """
         out = {}
         for xid in self.client_ids():
-            win = self.d.create_resource_object("window", xid)
-            value = self._prop(win, "_NET_WM_PID", Xatom.CARDINAL)
-            out[xid] = int(value[0]) if value is not None and len(value) else 0
+            out[xid] = self._pid(self.d.create_resource_object("window", xid))
         return out
+
+    def _pid(self, win: Any) -> int:
+        """The window's _NET_WM_PID; for a client that does not set it (Tk, Xaw, plain Xlib
+        apps) the pid the X server knows for its local connection (X-Resource); 0 if neither."""
+        value = self._prop(win, "_NET_WM_PID", Xatom.CARDINAL)
+        if value is not None and len(value):
+            return int(value[0])
+        if self._xres is None:
+            self._xres = self.d.has_extension("X-Resource")
+        if not self._xres:
+            return 0
+        from Xlib.ext import res
+
+        try:
+            reply = self.d.res_query_client_ids(
+                [{"client": win.id, "mask": res.LocalClientPIDMask}]
+            )
+        except error.XError:
+            return 0
+        for found in reply.ids:
+            if found.spec.mask == res.LocalClientPIDMask and found.value:
+                return int(found.value[0])
+        return 0
 
     def active_xid(self) -> int | None:
         value = self._prop(self.root, "_NET_ACTIVE_WINDOW", Xatom.WINDOW)
@@ -157,7 +179,7 @@ class X11:
             attrs = win.get_attributes()
         except (error.BadWindow, error.BadDrawable, error.BadMatch):
             return None
-        pid_v = self._prop(win, "_NET_WM_PID", Xatom.CARDINAL)
+        pid = self._pid(win)
         title = self._text_prop(win, "_NET_WM_NAME") or self._text_prop(win, "WM_NAME")
         try:
             cls = win.get_wm_class() or ()
@@ -169,7 +191,7 @@ class X11:
         desk = self._prop(win, "_NET_WM_DESKTOP", Xatom.CARDINAL)
         return XWindow(
             xid=xid,
-            pid=int(pid_v[0]) if pid_v is not None and len(pid_v) else 0,
+            pid=pid,
             title=title,
             wm_class=tuple(cls),
             geometry=Rect(-pos.x, -pos.y, geo.width, geo.height),

@@ -110,6 +110,12 @@ class X11PixelWatch:
             if self.dmg is not None:
                 with contextlib.suppress(Exception):
                     self.d.damage_subtract(self.dmg, 0, 0)
+                    # the subtract must reach the server before the grab: python-xlib sends it
+                    # only with the connection's next round trip, and a sandbox's grab goes
+                    # through mss's own connection; late, it cleared what was drawn after the
+                    # grab inside the box already reported (X reports a box only when it
+                    # grows), and that change never showed (issue #28)
+                    self.d.sync()
         return boxes
 
     @_lost
