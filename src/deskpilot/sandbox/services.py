@@ -65,6 +65,16 @@ def write_service_dir(runtime_dir: str, dirs: tuple[str, ...] = SYSTEM_SERVICE_D
     return target
 
 
+def readable_service_dir(runtime_dir: str) -> str:
+    """:func:`write_service_dir` readable by a bus that runs as another user (a Wayland
+    sandbox's user)."""
+    target = write_service_dir(runtime_dir)
+    os.chmod(target, 0o755)
+    for name in os.listdir(target):
+        os.chmod(os.path.join(target, name), 0o644)
+    return target
+
+
 def private_dirs(home: str) -> dict[str, str]:
     """The XDG base directories inside a sandbox's home (for its daemons as for its apps)."""
     return {

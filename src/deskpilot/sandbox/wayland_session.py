@@ -17,6 +17,7 @@ from typing import Protocol
 
 from deskpilot._wait import WaitTimeout, wait_for
 from deskpilot.errors import SandboxError
+from deskpilot.sandbox import services
 from deskpilot.sandbox.compositors import Kind, start_compositor
 from deskpilot.sandbox.info import SandboxInfo
 from deskpilot.sandbox.recipe import (
@@ -64,7 +65,11 @@ def start_wayland(sb: Host, kind: Kind, base: dict[str, str]) -> SandboxInfo:
     # 1. the session bus, as the user
     conf = os.path.join(run, "session.conf")
     with open(conf, "w") as fh:
-        fh.write(SESSION_BUS_CONFIG.format(bus=os.path.join(run, "bus")))
+        fh.write(
+            SESSION_BUS_CONFIG.format(
+                bus=os.path.join(run, "bus"), services=services.readable_service_dir(run)
+            )
+        )
     os.chmod(conf, 0o644)
     rfd, wfd = os.pipe()
     sb.daemon(

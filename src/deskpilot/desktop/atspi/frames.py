@@ -74,7 +74,9 @@ class WindowTrees:
         return [b for b, p in zip(buses, pids, strict=True) if p == pid]
 
     async def frames_of(self, bus_name: str) -> list[tuple[str, str, int, tuple[int, ...]]]:
-        """(path, name, states, extents) of an app's top-level frames."""
+        """(path, name, states, extents) of an app's top-level frames: children of a frame's
+        role, and named children of any role (GTK 4.8 gives its file chooser dialog the role
+        'widget': it is still a window)."""
         body = await self.bus.call(bus_name, ROOT_PATH, "Accessible", "GetChildren")
         paths = [str(p) for b, p in body[0] if b == bus_name]
 
@@ -87,8 +89,8 @@ class WindowTrees:
                 )
             except (AtspiCallError, AtspiTimeout):
                 return None
-            if role_name(int(role[0])) not in FRAME_ROLES:
-                return None
+            if role_name(int(role[0])) not in FRAME_ROLES and not str(name):
+                return None  # an unnamed top-level child of another role is no window
             try:
                 ext = await self.bus.call(bus_name, path, "Component", "GetExtents", "u", [0])
                 extents = tuple(int(v) for v in ext[0])
@@ -266,19 +268,27 @@ class WindowTrees:
 def _frame_score(
     window: WindowInfo, name: str, states: int, extents: tuple[int, ...], *, single: bool
 ) -> int:
-    """How well an accessible frame matches an X window: title, then position and size (exact
-    beats close), then the active state; 0 for no match at all."""
+    """How well an accessible frame matches a window: title, then position and size (exact
+    beats close), then the active state; 0 for no match at all.
+
+    A frame whose name contradicts the window's title matches only by its exact extents, and
+    being the app's only frame never makes up for a contradicting title: a dialog the app does
+    not expose must read as unreadable, never as the app's main window."""
     score = 0
+    titled = bool(name and window.title)
     if name and name == window.title:
         score += 4
-    elif name and window.title and (name in window.title or window.title in name):
+    elif titled and (name in window.title or window.title in name):
         score += 2
+    contradicts = titled and score == 0
     geo = window.geometry
     if extents and tuple(extents) == (geo.x, geo.y, geo.width, geo.height):
         score += 3
-    elif extents and _close(extents, geo):
+    elif extents and _close(extents, geo) and not contradicts:
         score += 2
-    if single:
+    if contradicts and score == 0:
+        return 0
+    if single and not contradicts:
         score += 1
     if score and window.active == bool(states & S_ACTIVE):
         score += 1
