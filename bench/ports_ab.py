@@ -87,7 +87,9 @@ async def worker(reads: int, actions: int) -> dict[str, float]:
                 [await _timed(desktop.snapshot(window)) for _ in range(reads)]
             )
         snap = await desktop.snapshot(calc)
-        buttons = {_label(n): n for n in snap.nodes() if n.role in ("push-button", "button")}
+        buttons = {
+            _label(n).split(" ")[0]: n for n in snap.nodes() if n.role in ("push-button", "button")
+        }
         digit = next((buttons[k] for k in ("1", "2", "3") if k in buttons), None)
         other = next((buttons[k] for k in ("7", "8", "9") if k in buttons), None)
         if digit is None or other is None:
