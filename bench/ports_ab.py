@@ -12,8 +12,10 @@ worker opening the desktop afresh through its tree's own API (the registry's, or
   ``type_text`` (one digit), ``element_point`` + ``point_at`` (a pointer click on a button),
   ``fill_element`` (the editor's text), ``scroll`` (the page, judged by what moved).
 
-It prints, per figure, the median over rounds of each tree and the ratio (this tree / base):
-on a shared, noisy machine only ratios taken in one run mean anything.
+It prints, per figure, the median over rounds of each tree, the ratio of those medians, and the
+median of the rounds' own ratios (this tree / base, the two workers of a round run back to
+back): on a shared, noisy machine only ratios taken in one run mean anything, and the paired
+one is the least moved by the load drifting between rounds.
 """
 
 from __future__ import annotations
@@ -87,7 +89,9 @@ async def worker(reads: int, actions: int) -> dict[str, float]:
                 [await _timed(desktop.snapshot(window)) for _ in range(reads)]
             )
         snap = await desktop.snapshot(calc)
-        buttons = {_label(n): n for n in snap.nodes() if n.role in ("push-button", "button")}
+        buttons = {
+            _label(n).split(" ")[0]: n for n in snap.nodes() if n.role in ("push-button", "button")
+        }
         digit = next((buttons[k] for k in ("1", "2", "3") if k in buttons), None)
         other = next((buttons[k] for k in ("7", "8", "9") if k in buttons), None)
         if digit is None or other is None:
@@ -163,9 +167,9 @@ async def start_apps(env: dict[str, str], box: Any, run: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", type=Path, help="src directory of the tree to compare with")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--reads", type=int, default=15)
-    parser.add_argument("--actions", type=int, default=6)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--reads", type=int, default=21)
+    parser.add_argument("--actions", type=int, default=8)
     parser.add_argument("--json", type=Path, help="write the figures here too")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -190,12 +194,15 @@ def main() -> int:
                 rounds[name].append(run_worker(trees[name], env, args.reads, args.actions))
             print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
     figures = {}
-    print(f"{'figure':<16}{'base ms':>10}{'this ms':>10}{'ratio':>8}")
+    print(f"{'figure':<16}{'base ms':>10}{'this ms':>10}{'ratio':>8}{'paired':>8}")
     for key in rounds["base"][0]:
         base = statistics.median(r[key] for r in rounds["base"])
         this = statistics.median(r[key] for r in rounds["this"])
-        figures[key] = {"base_ms": base, "this_ms": this, "ratio": this / base if base else 0}
-        print(f"{key:<16}{base:>10.1f}{this:>10.1f}{this / base if base else 0:>8.2f}")
+        pairs = [t[key] / b[key] for b, t in zip(rounds["base"], rounds["this"], strict=True)]
+        paired = statistics.median(pairs)
+        ratio = this / base if base else 0.0
+        figures[key] = {"base_ms": base, "this_ms": this, "ratio": ratio, "paired": paired}
+        print(f"{key:<16}{base:>10.1f}{this:>10.1f}{ratio:>8.2f}{paired:>8.2f}")
     if args.json:
         args.json.write_text(json.dumps({"rounds": rounds, "figures": figures}, indent=2))
     return 0

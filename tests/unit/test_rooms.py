@@ -70,3 +70,19 @@ def test_no_surface_names_a_concrete_desktop_class() -> None:
         if concrete.search(line)
     ]
     assert found == []
+
+
+#: Outside the desktop package, what may reach into the X11 backend directly: the sandbox (an
+#: Xvfb desktop: it waits for the root window's properties), and the discovery of the user's X
+#: display with the X cookie it hands to Xlib (the x11 backend's ``resolve``).
+X11_HELPERS = {"deskpilot/sandbox/lifecycle.py", "deskpilot/discovery.py", "deskpilot/config.py"}
+
+
+def test_surfaces_reach_backends_only_through_the_registry() -> None:
+    backend = re.compile(r"^deskpilot\.desktop\.(x11|atspi|xdg|wayland|facade)\b")
+    found = {
+        rel(p): sorted(m for m in imports(p) if backend.match(m))
+        for p in files()
+        if (ROOT / "desktop") not in p.parents and rel(p) not in X11_HELPERS
+    }
+    assert {k: v for k, v in found.items() if v} == {}

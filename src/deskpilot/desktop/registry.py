@@ -51,6 +51,9 @@ class Backend:
     #: a live preview's pixels on a display, for the console ("root": the screen is the
     #: session's alone; "window": only the window's own pixels); None: no previews
     preview: Callable[[str, str], PixelWatch] | None = None
+    #: the titles of a display's windows over a connection of their own (eval's checkers
+    #: read the end state through a channel the agent's tools do not use); None: cannot
+    titles: Callable[[str], list[str]] | None = None
 
 
 _REGISTERED: dict[str, Backend] = {}
@@ -114,6 +117,15 @@ def open_preview(backend: str, display: str, mode: str) -> PixelWatch:
     if chosen is None or chosen.preview is None:
         raise DesktopError(f"the {backend} backend has no live preview")
     return chosen.preview(display, mode)
+
+
+def window_titles(display: str, backend: str = "auto") -> list[str]:
+    """The titles of the windows on ``display``, read by the backend that fits it, on a
+    connection of its own (CheckBroken when it cannot be reached)."""
+    chosen = choose(Settings(display=display, backend=backend))
+    if chosen.titles is None:
+        raise DesktopError(f"the {chosen.name} backend cannot list window titles on its own")
+    return chosen.titles(display)
 
 
 async def open_resolved(settings: Settings) -> OpenedDesktop:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deskpilot._wait import WaitTimeout, wait_for
-from deskpilot.desktop.x11.titles import window_titles
+from deskpilot.desktop.registry import window_titles
 from deskpilot.errors import CheckBroken, CheckFailed
 from deskpilot.eval import osworld
 from deskpilot.eval.atspi_check import probe_nodes

@@ -18,8 +18,11 @@ and nothing else; the skills (:mod:`deskpilot.desktop.skills`) and the facade
 * :mod:`.fake` — an in-memory desktop behind all five, for unit tests (its state:
   :mod:`.fake_world`; its accessibility: :mod:`.fake_accessibility`).
 
-May import: :mod:`deskpilot.desktop.base` (the value types), :mod:`deskpilot.errors`, the
-standard library. Never a platform library (Xlib, D-Bus, …): those belong to a backend.
+May import: :mod:`deskpilot.desktop.base` and the value helpers (:mod:`deskpilot.desktop.caret`,
+:mod:`deskpilot.desktop.cell_refs`), :mod:`deskpilot.config` (the settings a backend was opened
+with), :mod:`deskpilot.errors`, the standard library; the fakes also
+:mod:`deskpilot.desktop.fake_apps` and Pillow. Never a platform library (Xlib, D-Bus, …):
+those belong to a backend (``tests/unit/test_rooms.py`` checks it).
 
 This package's ``__init__`` imports nothing: :mod:`deskpilot.desktop.base` imports
 :mod:`.identity`, and every other module here imports :mod:`deskpilot.desktop.base`.

@@ -52,6 +52,12 @@ def detect(settings: Settings) -> str:
     return "the fallback: discovery looks for an X display"
 
 
+def titles(display: str) -> list[str]:
+    from deskpilot.desktop.x11.titles import window_titles
+
+    return window_titles(display)
+
+
 def open_preview(display: str, mode: str) -> PixelWatch:
     from deskpilot.desktop.x11.preview import X11PixelWatch
 
@@ -66,4 +72,5 @@ BACKEND = Backend(
     priority=0,
     summary="an X11 display (EWMH, XTest, composite capture) with AT-SPI",
     preview=open_preview,
+    titles=titles,
 )
