@@ -1,6 +1,11 @@
 """The coordinate contract on real X servers: a model finds coloured targets in the screenshot
 it is sent, points at them in its own space, and the clicks land on them.
 
+Each vendor's model is a local server in its wire format (tests/desktop/native_server.py),
+reached by a native run through the vendor's adapter and the production HTTP client: it looks
+at the screenshot in the first request and answers with clicks. A hypothetical vendor that
+wants a third of the resolution runs its clicks through the executor directly.
+
 Several screen sizes need several X servers: this module starts one private sandbox per size
 (the shared 1280×800 sandbox is covered by test_native_vendors.py). The target window is
 tests/desktop/native_targets.py, which logs the window coordinates the X server reports for
@@ -12,7 +17,7 @@ from __future__ import annotations
 import io
 import json
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,22 +27,25 @@ import pytest_asyncio
 from PIL import Image, ImageChops
 
 from deskpilot._wait import async_wait_for
+from deskpilot.agent.computer import ComputerCalls
+from deskpilot.agent.loop import RunOptions
+from deskpilot.agent.native_run import run_native_task
 from deskpilot.config import load_settings
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.events import discard
-from deskpilot.native.actions import Action, Click
-from deskpilot.native.calls import ComputerCall
+from deskpilot.native.actions import Click
 from deskpilot.native.executor import NativeExecutor
-from deskpilot.native.scaling import Size, Viewport, viewport_for
-from deskpilot.native.vendors import make_conversation
+from deskpilot.native.scaling import Size, Viewport
 from deskpilot.policy import AllowAll
 from deskpilot.sandbox import Sandbox
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
+from tests.desktop.native_server import ReplayServer, Request, image_of, vendor_provider
 from tests.desktop.native_targets import COLOURS, HALF, TITLE
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# the rig starts a private sandbox per screen size, with a target app on it
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.sandbox, pytest.mark.app]
 
 HELPER = Path(__file__).with_name("native_targets.py")
 SIZES = [(1024, 768), (1920, 1080), (2560, 1600)]
@@ -45,6 +53,7 @@ WINDOW = (600, 400)
 TARGETS = [(7, 9), (300, 200), (592, 391), (123, 345), (451, 77)]
 MODELS = {"openai": "gpt-5.5", "anthropic": "claude-sonnet-4-5",
           "gemini": "gemini-2.5-computer-use-preview-10-2025"}  # fmt: skip
+PROFILES = [*MODELS, "third"]
 
 
 @dataclass
@@ -104,76 +113,99 @@ async def rig(
             await desktop.close()
 
 
-def third(target: Size) -> Viewport:
-    """A hypothetical vendor that wants a third of the resolution (a 3× scale factor)."""
-    image = Size(max(1, target.width // 3), max(1, target.height // 3))
-    return Viewport(target=target, image=image, space=image)
+def aim(seen: Image.Image, grid: bool) -> list[tuple[int, int]]:
+    """Where a model points at each target in the screenshot it was sent: the centre pixel,
+    or on a grid model's 0-999 scale."""
+    points = []
+    for colour in COLOURS[: len(TARGETS)]:
+        box = colour_box(seen, colour)
+        assert box is not None, f"target {colour} not visible in the {seen.size} screenshot"
+        x0, y0, x1, y1 = box
+        if grid:
+            points.append((int((x0 + x1) / 2 / seen.width * 1000),
+                           int((y0 + y1) / 2 / seen.height * 1000)))  # fmt: skip
+        else:
+            points.append(((x0 + x1 - 1) // 2, (y0 + y1 - 1) // 2))
+    return points
 
 
-def vendor_call(profile: str, vp: Viewport, points: list[tuple[int, int]],
-                window: str | None) -> ComputerCall:  # fmt: skip
-    """The model's clicks in its own wire format, parsed back by the vendor translator."""
-    if profile == "third":
-        clicks = tuple(Click(*vp.to_target(x, y)) for x, y in points)
-        return ComputerCall("c", "c", clicks, window=window)
-    model = MODELS[profile]
-    conv = make_conversation(profile, model, vp, window=window)  # type: ignore[arg-type]
-    response: dict[str, Any]
+def click_reply(profile: str, points: list[tuple[int, int]]) -> dict[str, Any]:
+    """The model's clicks in its vendor's wire format."""
     if profile == "openai":
         actions = [{"type": "click", "button": "left", "x": x, "y": y} for x, y in points]
-        response = {"output": [{"type": "computer_call", "id": "cu", "call_id": "c",
-                                "actions": actions}]}  # fmt: skip
-    elif profile == "anthropic":
-        response = {"content": [{"type": "tool_use", "id": f"t{i}", "name": "computer",
-                                 "input": {"action": "left_click", "coordinate": [x, y]}}
-                                for i, (x, y) in enumerate(points)]}  # fmt: skip
-    else:
-        response = {"candidates": [{"content": {"parts": [
-            {"functionCall": {"name": "click_at", "args": {"x": x, "y": y}}} for x, y in points
-        ]}}]}  # fmt: skip
-    calls = conv.parse(response).items
-    actions_out: list[Action] = []
-    for call in calls:
-        assert isinstance(call, ComputerCall) and call.problem is None, call
-        actions_out += call.actions
-    return ComputerCall("c", "c", tuple(actions_out), window=window)
+        return {"id": "r1", "output": [{"type": "computer_call", "id": "cu", "call_id": "c",
+                                        "actions": actions}]}  # fmt: skip
+    if profile == "anthropic":
+        return {"content": [{"type": "tool_use", "id": f"t{i}", "name": "computer",
+                             "input": {"action": "left_click", "coordinate": [x, y]}}
+                            for i, (x, y) in enumerate(points)]}  # fmt: skip
+    return {"candidates": [{"content": {"parts": [
+        {"functionCall": {"name": "click_at", "args": {"x": x, "y": y}}} for x, y in points
+    ]}}]}  # fmt: skip
 
 
-PROFILES: dict[str, Callable[[Size], Viewport]] = {
-    "anthropic": lambda t: viewport_for("anthropic", t.width, t.height),
-    "openai": lambda t: viewport_for("openai", t.width, t.height),
-    "gemini": lambda t: viewport_for("gemini", t.width, t.height),
-    "third": third,
-}
+def done(profile: str) -> dict[str, Any]:
+    if profile == "openai":
+        return {"id": "r2", "output": [{"type": "message", "content": [
+            {"type": "output_text", "text": "Clicked."}]}]}  # fmt: skip
+    if profile == "anthropic":
+        return {"content": [{"type": "text", "text": "Clicked."}]}
+    return {"candidates": [{"content": {"parts": [{"text": "Clicked."}]}}]}
+
+
+async def vendor_run(
+    rig: Rig, profile: str, window_id: str | None
+) -> tuple[Viewport, list[tuple[int, int]]]:
+    """A native run whose model (a local server) clicks the targets it sees: the viewport it
+    had, and where it aimed."""
+    aimed: list[tuple[int, int]] = []
+
+    def script(req: Request, i: int) -> dict[str, Any]:
+        if i > 0:
+            return done(profile)
+        seen = image_of(profile, req.body)  # what the model is sent
+        aimed.extend(aim(seen, grid=profile == "gemini"))
+        return click_reply(profile, aimed)
+
+    with ReplayServer(script) as server:
+        async with vendor_provider(f"{profile}:{MODELS[profile]}", server) as provider:
+            result = await run_native_task("Click the five targets.", window_id,
+                                           provider=provider, ctx=rig.ctx,
+                                           options=RunOptions(max_steps=2))  # fmt: skip
+        assert server.errors == [] and result.outcome == "done", (server.errors, result.answer)
+        seen = image_of(profile, server.requests[0].body)
+    assert isinstance(result.acting, ComputerCalls) and result.acting.wire is not None
+    vp = result.acting.wire.viewport
+    assert seen.size == (vp.image.width, vp.image.height)
+    return vp, aimed
+
+
+async def third_run(rig: Rig, window_id: str | None) -> tuple[Viewport, list[tuple[int, int]]]:
+    """A hypothetical vendor that wants a third of the resolution (a 3× scale factor): its
+    clicks go through the executor."""
+    executor = NativeExecutor(ToolSet(), rig.ctx)
+    capture = await executor.capture(window=window_id)
+    target = Size(capture.width, capture.height)
+    image = Size(max(1, target.width // 3), max(1, target.height // 3))
+    vp = Viewport(target=target, image=image, space=image)
+    aimed = aim(Image.open(io.BytesIO(vp.encode(capture.data))), grid=False)
+    presses = [Click(*vp.to_target(x, y)) for x, y in aimed]
+    outcome = await executor.run(presses, window=window_id, screenshot=False)
+    assert outcome.ok, outcome.report()
+    return vp, aimed
 
 
 @pytest.mark.parametrize("on", ["screen", "window"])
-@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize("profile", PROFILES)
 async def test_clicks_land_on_targets_the_model_found_in_its_screenshot(
     rig: Rig, profile: str, on: str
 ) -> None:
     window_id = rig.window.stable_id if on == "window" else None
-    executor = NativeExecutor(ToolSet(), rig.ctx)
-    capture = await executor.capture(window=window_id)
-    vp = PROFILES[profile](Size(capture.width, capture.height))
-    seen = Image.open(io.BytesIO(vp.encode(capture.data)))  # what the model is sent
-    assert seen.size == (vp.image.width, vp.image.height)
-
-    points = []
-    for colour in COLOURS[: len(TARGETS)]:
-        box = colour_box(seen, colour)
-        assert box is not None, f"target {colour} not visible in the {vp.image} screenshot"
-        x0, y0, x1, y1 = box
-        if vp.grid:  # a grid model names the target's centre on its 0-999 scale
-            points.append((int((x0 + x1) / 2 / seen.width * vp.space.width),
-                           int((y0 + y1) / 2 / seen.height * vp.space.height)))  # fmt: skip
-        else:  # a pixel model names the target's centre pixel
-            points.append(((x0 + x1 - 1) // 2, (y0 + y1 - 1) // 2))
-
-    call = vendor_call(profile, vp, points, window_id)
     before = len(rig.logged())
-    outcome = await executor.run(call.actions, window=window_id, screenshot=False)
-    assert outcome.ok, outcome.report()
+    if profile == "third":
+        vp, points = await third_run(rig, window_id)
+    else:
+        vp, points = await vendor_run(rig, profile, window_id)
 
     async def arrived() -> list[dict[str, int]] | None:
         got = rig.logged()[before:]

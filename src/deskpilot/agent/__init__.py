@@ -24,7 +24,14 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time each is imported 
         ToolCall,
         ToolResultPart,
     )
-    from deskpilot.agent.loop import EXIT_CODES, AgentRun, RunOptions, RunResult, StopController
+    from deskpilot.agent.loop import (
+        EXIT_CODES,
+        AgentRun,
+        RunOptions,
+        RunResult,
+        StopController,
+        follow_up,
+    )
     from deskpilot.agent.providers import Provider, get_provider, how_to_configure
     from deskpilot.agent.session_store import load_conversation, save_conversation
     from deskpilot.agent.task import COMPUTER_USE_TOOLS, computer_use_task, computer_use_task_tool
@@ -36,7 +43,7 @@ _WHERE = {
         "deskpilot.agent.conversation",
     ),
     **dict.fromkeys(
-        ("EXIT_CODES", "AgentRun", "RunOptions", "RunResult", "StopController"),
+        ("EXIT_CODES", "AgentRun", "RunOptions", "RunResult", "StopController", "follow_up"),
         "deskpilot.agent.loop",
     ),
     **dict.fromkeys(("Provider", "get_provider", "how_to_configure"), "deskpilot.agent.providers"),
@@ -64,6 +71,7 @@ __all__ = [
     "ToolResultPart",
     "computer_use_task",
     "computer_use_task_tool",
+    "follow_up",
     "get_provider",
     "how_to_configure",
     "load_conversation",

@@ -22,7 +22,8 @@ from typing import Annotated
 from pydantic import Field
 
 from deskpilot.agent.conversation import Conversation
-from deskpilot.agent.loop import AgentRun, RunOptions, RunResult, StopController
+from deskpilot.agent.element import ElementTools
+from deskpilot.agent.loop import AgentRun, Inbox, RunOptions, RunResult, StopController
 from deskpilot.agent.prompts import (
     computer_use_system_prompt,
     gather_context,
@@ -86,8 +87,10 @@ async def computer_use_task(
     options: RunOptions | None = None,
     controller: StopController | None = None,
     parent_run: str | None = None,
+    inbox: Inbox | None = None,
 ) -> RunResult:
-    """Run the subagent on ``goal`` until it answers, runs out of steps or time, or is stopped."""
+    """Run the subagent on ``goal`` until it answers, runs out of steps or time, or is stopped.
+    ``inbox`` gives the messages the user sent meanwhile (read before each model turn)."""
     target = None
     if window_id:
         target = await resolve_window(ctx, window_id)
@@ -103,17 +106,10 @@ async def computer_use_task(
         system = f"{system}\n\n{SUBAGENT_PAGE_NOTE}"
     conversation = Conversation(system=system)
     conversation.add_user(goal)
-    run = AgentRun(
-        provider,
-        toolset,
-        ctx,
-        conversation,
-        options or default_options(ctx),
-        goal=goal,
-        constraints=constraints,
-        controller=controller,
-        parent_run=parent_run,
-    )
+    options = options or default_options(ctx)
+    acting = ElementTools(provider, toolset, conversation, protocol=options.tool_protocol)
+    run = AgentRun(acting, ctx, options, goal=goal, constraints=constraints,
+                   controller=controller, parent_run=parent_run, inbox=inbox)  # fmt: skip
     return await run.run()
 
 
