@@ -103,6 +103,8 @@ class ComputerCalls:
     def attach(self, ctx: ToolContext) -> ToolContext:
         self.plan.run_id = ctx.run_id
         self.ctx = dataclasses.replace(ctx, observe=Fanout(ctx.observe, self.events))
+        if self.player is not None:  # a follow-up: the calls now belong to the new run
+            self.player.executor = NativeExecutor(self.toolset, self.ctx)
         return self.ctx
 
     def describe(self) -> dict[str, Any]:
