@@ -5,16 +5,19 @@ A test's cost markers come from the fixtures it uses, not from its folder (:data
 ============  =====================================================  =========================
 marker        what it costs                                          set by the fixtures
 ============  =====================================================  =========================
-``sandbox``   a headless desktop (Xvfb or a compositor, D-Bus,       ``sandbox``, ``desktop``,
-              the accessibility bus, a window manager)               ``ctx``/``call`` under it
-``app``       a real app (on that desktop, or LibreOffice headless)  ``apps``
+``sandbox``   a headless desktop (Xvfb or a compositor, D-Bus,       ``sandbox``, and all that
+              the accessibility bus, a window manager)               use it (``desktop``…)
+``app``       a real app (on that desktop, or LibreOffice headless)  ``apps``, asked for by
+                                                                     the test itself
 ``browser``   a real Chromium                                        ``browser``, ``rig``
 ``trial``     eval trials: ``deskpilot eval`` processes, each with   ``deskpilot_eval``,
               its own sandbox                                        ``proof``, ``serial``
 ============  =====================================================  =========================
 
-A test that pays for one of these without such a fixture (it starts ``deskpilot --sandbox``
-in a subprocess, say) carries the marker itself (``pytestmark = pytest.mark.sandbox``).
+(Every test under tests/desktop gets ``apps`` to clean up after it, so there ``app`` means the
+test asks for it.) A test that pays for one of these without such a fixture (it starts
+``deskpilot --sandbox`` in a subprocess, say) carries the marker itself
+(``pytestmark = pytest.mark.sandbox``).
 
 Tiers (``--tier``; the Makefile's ``test-fast``, ``test-eval`` and ``test``):
 
@@ -61,14 +64,15 @@ MARKERS = {
 #: fixture → the cost markers a test that uses it (directly or through another fixture) gets
 COSTS: dict[str, tuple[str, ...]] = {
     "sandbox": ("sandbox",),
-    "apps": ("sandbox", "app"),
-    "browser": ("sandbox", "app", "browser"),
-    "rig": ("sandbox", "browser"),
+    "browser": ("browser",),
+    "rig": ("browser",),
     "deskpilot_eval": ("trial",),
     "proof": ("trial",),
     "serial": ("trial",),
     "serial_started": ("trial",),
 }
+#: fixture → the cost markers of a test that asks for it itself (not through autouse)
+ASKED: dict[str, tuple[str, ...]] = {"apps": ("app",)}
 #: what a test that is not fast starts: shadowed on PATH in the fast tier
 COSTLY_PROGRAMS = (
     "Xvfb", "Xwayland", "sway", "mutter", "gnome-shell", "weston", "labwc", "cage",
@@ -201,6 +205,9 @@ def cost_markers(item: pytest.Item) -> set[str]:
     found = {m.name for m in item.iter_markers() if m.name in MARKERS}
     for name in getattr(item, "fixturenames", ()):
         found.update(COSTS.get(name, ()))
+    info = getattr(item, "_fixtureinfo", None)
+    for name in info.argnames if info is not None else ():
+        found.update(ASKED.get(name, ()))
     return found
 
 
@@ -364,12 +371,14 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if not state.verdict:
         return
     show = state.timings or (15 if state.over else 0)
-    if show:
+    if show or state.tier != "fast":
         terminalreporter.section("what the tests cost")
+    if show:
         terminalreporter.write_line(f"{'wall s':>8} {'CPU s':>8}  {'markers':22} test")
         for line in _rows(state.costs, show):
             terminalreporter.write_line(line)
         terminalreporter.write_line("")
+    if show or state.tier != "fast":
         for key, row in _by_marker(state.costs).items():
             terminalreporter.write_line(
                 f"{key:8} {int(row['tests']):5} tests {row['wall']:8.1f} s wall "

@@ -44,7 +44,7 @@ from deskpilot.tools.toolset import ToolSet
 from tests.desktop.native_server import ReplayServer, Request, image_of, vendor_provider
 from tests.desktop.native_targets import COLOURS, HALF, TITLE
 
-# the rig starts a private sandbox per screen size, with a target app on it
+# the screens fixture starts a private sandbox per screen size, with a target app on it
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.sandbox, pytest.mark.app]
 
 HELPER = Path(__file__).with_name("native_targets.py")
@@ -57,7 +57,7 @@ PROFILES = [*MODELS, "third"]
 
 
 @dataclass
-class Rig:
+class Screens:
     desktop: LinuxDesktop
     ctx: ToolContext
     window: WindowInfo
@@ -77,9 +77,9 @@ def colour_box(img: Image.Image, rgb: tuple[int, int, int]) -> tuple[int, int, i
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session", params=SIZES,
                         ids=[f"{w}x{h}" for w, h in SIZES])  # fmt: skip
-async def rig(
+async def screens(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Rig]:
+) -> AsyncIterator[Screens]:
     width, height = request.param
     home = tmp_path_factory.mktemp("native-scaling")
     with Sandbox(width=width, height=height) as sb:
@@ -108,7 +108,7 @@ async def rig(
             ctx = ToolContext(
                 desktop=desktop, settings=settings, audit=discard, approver=AllowAll()
             )
-            yield Rig(desktop, ctx, window, clicks)
+            yield Screens(desktop, ctx, window, clicks)
         finally:
             await desktop.close()
 
@@ -154,7 +154,7 @@ def done(profile: str) -> dict[str, Any]:
 
 
 async def vendor_run(
-    rig: Rig, profile: str, window_id: str | None
+    screens: Screens, profile: str, window_id: str | None
 ) -> tuple[Viewport, list[tuple[int, int]]]:
     """A native run whose model (a local server) clicks the targets it sees: the viewport it
     had, and where it aimed."""
@@ -170,7 +170,7 @@ async def vendor_run(
     with ReplayServer(script) as server:
         async with vendor_provider(f"{profile}:{MODELS[profile]}", server) as provider:
             result = await run_native_task("Click the five targets.", window_id,
-                                           provider=provider, ctx=rig.ctx,
+                                           provider=provider, ctx=screens.ctx,
                                            options=RunOptions(max_steps=2))  # fmt: skip
         assert server.errors == [] and result.outcome == "done", (server.errors, result.answer)
         seen = image_of(profile, server.requests[0].body)
@@ -180,10 +180,12 @@ async def vendor_run(
     return vp, aimed
 
 
-async def third_run(rig: Rig, window_id: str | None) -> tuple[Viewport, list[tuple[int, int]]]:
+async def third_run(
+    screens: Screens, window_id: str | None
+) -> tuple[Viewport, list[tuple[int, int]]]:
     """A hypothetical vendor that wants a third of the resolution (a 3× scale factor): its
     clicks go through the executor."""
-    executor = NativeExecutor(ToolSet(), rig.ctx)
+    executor = NativeExecutor(ToolSet(), screens.ctx)
     capture = await executor.capture(window=window_id)
     target = Size(capture.width, capture.height)
     image = Size(max(1, target.width // 3), max(1, target.height // 3))
@@ -198,21 +200,21 @@ async def third_run(rig: Rig, window_id: str | None) -> tuple[Viewport, list[tup
 @pytest.mark.parametrize("on", ["screen", "window"])
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_clicks_land_on_targets_the_model_found_in_its_screenshot(
-    rig: Rig, profile: str, on: str
+    screens: Screens, profile: str, on: str
 ) -> None:
-    window_id = rig.window.stable_id if on == "window" else None
-    before = len(rig.logged())
+    window_id = screens.window.stable_id if on == "window" else None
+    before = len(screens.logged())
     if profile == "third":
-        vp, points = await third_run(rig, window_id)
+        vp, points = await third_run(screens, window_id)
     else:
-        vp, points = await vendor_run(rig, profile, window_id)
+        vp, points = await vendor_run(screens, profile, window_id)
 
     async def arrived() -> list[dict[str, int]] | None:
-        got = rig.logged()[before:]
+        got = screens.logged()[before:]
         return got if len(got) == len(TARGETS) else None
 
     landed = await async_wait_for(arrived, timeout=10, what="the clicks to arrive")
-    origin = (0, 0) if window_id else (rig.window.geometry.x, rig.window.geometry.y)
+    origin = (0, 0) if window_id else (screens.window.geometry.x, screens.window.geometry.y)
     for (tx, ty), (mx, my), click in zip(TARGETS, points, landed, strict=True):
         ex, ey = vp.to_target(mx, my)  # the contract: exactly this pixel …
         assert (click["x"], click["y"]) == (ex - origin[0], ey - origin[1])
