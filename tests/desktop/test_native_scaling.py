@@ -175,7 +175,7 @@ async def vendor_run(
         assert server.errors == [] and result.outcome == "done", (server.errors, result.answer)
         seen = image_of(profile, server.requests[0].body)
     assert isinstance(result.acting, ComputerCalls) and result.acting.wire is not None
-    vp = result.acting.wire.viewport
+    vp = result.acting.wire.setup.viewport
     assert seen.size == (vp.image.width, vp.image.height)
     return vp, aimed
 

@@ -207,7 +207,7 @@ async def play(
                                            provider=provider, ctx=ctx)  # fmt: skip
     assert server.errors == []
     assert isinstance(result.acting, ComputerCalls) and result.acting.wire is not None
-    return result, server, result.acting.wire.viewport
+    return result, server, result.acting.wire.setup.viewport
 
 
 @pytest.mark.parametrize("name", list(CASES))

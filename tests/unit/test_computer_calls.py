@@ -242,7 +242,7 @@ async def test_cancelling_a_request_ends_the_run_and_keeps_finished_results(
     assert isinstance(outputs[2], CallError) and outputs[2].cancelled_computer_call
     assert outputs[3].message == "Computer call t4 was cancelled without a result."  # type: ignore[union-attr]
     assert desktop.display_text(desktop.windows[0].info.xid) == "78"
-    assert rig.acting.wire.messages == []  # type: ignore[union-attr]  # a fresh start next time
+    assert rig.acting.wire.messages == []  # type: ignore[attr-defined]  # a fresh start next time
 
 
 @pytest.mark.asyncio
