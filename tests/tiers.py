@@ -12,6 +12,8 @@ marker        what it costs                                          set by the 
 ``browser``   a real Chromium                                        ``browser``, ``rig``
 ``trial``     eval trials: ``deskpilot eval`` processes, each with   ``deskpilot_eval``,
               its own sandbox                                        ``proof``, ``serial``
+``process``   deskpilot's own processes: a server (``mcp --http``,   marked by the test
+              ``serve``), a CLI on a terminal
 ============  =====================================================  =========================
 
 (Every test under tests/desktop gets ``apps`` to clean up after it, so there ``app`` means the
@@ -21,16 +23,24 @@ test asks for it.) A test that pays for one of these without such a fixture (it 
 
 Tiers (``--tier``; the Makefile's ``test-fast``, ``test-eval`` and ``test``):
 
-* ``fast`` — no sandbox, no app, no browser, no trial: unit tests and the end-to-end tests on
-  a fake desktop with local HTTP servers. Its budget (``--budget``, 60 s) is checked at the
-  end: the run fails when its CPU time (this process and the processes it waited for) passes
-  the budget, and when its wall time does on a machine nobody else was using (on a loaded
-  machine the wall time is reported, not judged: CPU time is what a change to the tests
-  moves). Programs only a costly test starts (``Xvfb``, compositors, ``chromium``…) are
-  shadowed on ``PATH`` by stubs that fail and name the test: a fast test that starts one
-  fails with the marker it needs.
+* ``fast`` — none of those: unit tests and the end-to-end tests in this process, on a fake
+  desktop with local HTTP servers. Its budget (``--budget``, 60 s) is checked at the end (see
+  below). Programs only a costly test starts (``Xvfb``, compositors, ``chromium``…) are
+  shadowed on ``PATH`` by stubs that fail and name the test: a fast test that starts one fails
+  with the marker it needs. Property tests of the safety suite run a quarter of their
+  examples (``--fuzz-examples``; the full count in the other tiers).
 * ``eval`` — only the eval trials.
 * ``all`` — everything (CI).
+
+The budget, on a shared machine. Wall time measures the machine's load as much as the tests:
+on 2 cores shared by a dozen busy processes it grows tenfold. CPU time (this process and the
+processes it waited for) grows too, but less — a busy virtual machine is descheduled and
+its processes' caches are cold, so a loop of Python costs 1–2.5× what it costs alone. So the
+plugin calibrates: after every test it times a fixed loop of Python (well under a
+millisecond); the fastest of those, over the run, is the machine at full speed, and each
+test's CPU time is scaled by how much slower the loop ran beside it. The run fails when that
+*CPU at full speed* passes the budget, and when the wall time does on a machine other work
+left alone (under half a core busy with other processes); the report gives all of them.
 
 Every run can write what each test cost (``--timings-json PATH``: wall and CPU seconds per test
 and per marker, and the machine's load from other processes); ``--timings N`` prints the
@@ -57,9 +67,10 @@ import pytest
 #: marker → what it costs (registered in pyproject.toml)
 MARKERS = {
     "sandbox": "a headless sandbox desktop",
-    "app": "a real GUI app on the sandbox desktop",
+    "app": "a real app (a GUI app on the sandbox desktop, or LibreOffice headless)",
     "browser": "a real Chromium",
     "trial": "eval trials (deskpilot eval processes, each with its own sandbox)",
+    "process": "deskpilot's own processes: a server (mcp --http, serve), a CLI on a terminal",
 }
 #: fixture → the cost markers a test that uses it (directly or through another fixture) gets
 COSTS: dict[str, tuple[str, ...]] = {
@@ -81,6 +92,8 @@ COSTLY_PROGRAMS = (
 )  # fmt: skip
 TIERS = ("fast", "eval", "all")
 FAST_BUDGET = 60.0
+#: the fast tier's share of the safety suite's fuzzing examples
+FAST_FUZZ_SHARE = 4
 #: other processes' load (cores) under which the machine counts as idle for the wall check
 IDLE_OTHERS = 0.5
 
@@ -147,6 +160,15 @@ class Clock:
         return wall, cpu, others
 
 
+def calibration() -> float:
+    """Thread CPU seconds of a fixed loop of Python (a few hundred microseconds at full speed)."""
+    start = time.thread_time()
+    total = 0
+    for i in range(4000):
+        total += i * i
+    return time.thread_time() - start
+
+
 @dataclass
 class Cost:
     nodeid: str
@@ -154,6 +176,8 @@ class Cost:
     wall: float
     cpu: float
     outcome: str
+    #: how long the calibration loop took right after the test
+    pace: float = 0.0
 
 
 @dataclass
@@ -164,6 +188,7 @@ class Tiers:
     json_path: str | None
     start: Clock = field(default_factory=Clock)
     costs: list[Cost] = field(default_factory=list)
+    paces: list[float] = field(default_factory=list)
     shims: Path | None = None
     audit: Path | None = None
     verdict: list[str] = field(default_factory=list)
@@ -186,9 +211,15 @@ def pytest_configure(config: pytest.Config) -> None:
         timings=config.getoption("--timings"),
         json_path=config.getoption("--timings-json"),
     )
+    for name, cost in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: costs {cost} (tests/tiers.py)")
     config.stash[KEY] = state
+    state.paces = [calibration() for _ in range(50)]
     if state.tier == "fast":
         state.shims, state.audit = _shadow_costly_programs()
+        fuzz = getattr(config.option, "fuzz_examples", None)
+        if fuzz == 100:  # the safety suite's default, not one asked for
+            config.option.fuzz_examples = fuzz // FAST_FUZZ_SHARE
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -273,9 +304,11 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, Any, None]:
     clock = Clock(busy=None)
     yield
     wall, cpu, _ = clock.since()
+    pace = calibration()
+    state.paces.append(pace)
     outcome = getattr(item, "_tier_outcome", "passed")
     markers = sorted(cost_markers(item))
-    state.costs.append(Cost(item.nodeid, markers, round(wall, 3), round(cpu, 3), outcome))
+    state.costs.append(Cost(item.nodeid, markers, round(wall, 3), round(cpu, 3), outcome, pace))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -312,22 +345,36 @@ def _by_marker(costs: list[Cost]) -> dict[str, dict[str, float]]:
     return {k: {n: round(v, 1) for n, v in row.items()} for k, row in sorted(totals.items())}
 
 
+def full_speed(state: Tiers, cpu: float) -> float:
+    """``cpu`` (the whole run's) as it would be at the machine's full speed: each test's CPU
+    time scaled by its pace against the fastest pace seen; the rest (start-up, collection)
+    by the median pace."""
+    fastest = min(state.paces)
+    if fastest <= 0:
+        return cpu
+    median = sorted(state.paces)[len(state.paces) // 2]
+    tests = sum(c.cpu for c in state.costs)
+    scaled = sum(c.cpu * fastest / max(c.pace, fastest) for c in state.costs)
+    return scaled + max(0.0, cpu - tests) * fastest / max(median, fastest)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = _state(session.config)
     wall, cpu, others = state.start.since()
     cores = os.cpu_count() or 1
     load = "unknown" if others is None else f"{others / wall if wall else 0:.2f}"
+    speed = full_speed(state, cpu)
     state.verdict.append(
-        f"{state.tier} tier: {len(state.costs)} tests, {wall:.1f} s wall, {cpu:.1f} s CPU; "
-        f"other processes kept {load} of {cores} cores busy"
+        f"{state.tier} tier: {len(state.costs)} tests, {wall:.1f} s wall, {cpu:.1f} s CPU "
+        f"({speed:.1f} s at full speed); other processes kept {load} of {cores} cores busy"
     )
     if state.tier == "fast" and state.costs:
         busy = others is not None and others / max(wall, 1e-9) >= IDLE_OTHERS
-        if cpu > state.budget:
+        if speed > state.budget:
             state.over = True
             state.verdict.append(
-                f"OVER BUDGET: the fast tier used {cpu:.1f} s of CPU; its budget is "
-                f"{state.budget:g} s. Make the costliest tests below cheaper, or give them the "
+                f"OVER BUDGET: the fast tier used {speed:.1f} s of CPU at full speed; its budget "
+                f"is {state.budget:g} s. Make the costliest tests below cheaper, or give them the "
                 "marker of what they cost (tests/tiers.py)."
             )
         elif wall > state.budget and not busy:
@@ -339,8 +386,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             )
         elif wall > state.budget:
             state.verdict.append(
-                f"within budget: {cpu:.1f} s CPU of {state.budget:g} s (the wall time is over "
-                "it, but the machine was busy with other work; not judged)"
+                f"within budget: {speed:.1f} s of CPU at full speed of {state.budget:g} s (the "
+                "wall time is over it, but the machine was busy with other work; not judged)"
             )
         else:
             state.verdict.append(f"within budget ({state.budget:g} s)")
@@ -351,6 +398,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             "tier": state.tier,
             "wall": round(wall, 1),
             "cpu": round(cpu, 1),
+            "cpu_at_full_speed": round(speed, 1),
+            "fastest_pace": min(state.paces),
             "others_cores": None if others is None else round(others / max(wall, 1e-9), 2),
             "cores": cores,
             "python": sys.version.split()[0],
