@@ -186,6 +186,7 @@ class Tiers:
     budget: float
     timings: int
     json_path: str | None
+    log_path: str | None = None
     start: Clock = field(default_factory=Clock)
     costs: list[Cost] = field(default_factory=list)
     paces: list[float] = field(default_factory=list)
@@ -210,6 +211,7 @@ def pytest_configure(config: pytest.Config) -> None:
         budget=config.getoption("--budget"),
         timings=config.getoption("--timings"),
         json_path=config.getoption("--timings-json"),
+        log_path=config.getoption("--timings-log"),
     )
     for name, cost in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: costs {cost} (tests/tiers.py)")
@@ -308,7 +310,11 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, Any, None]:
     state.paces.append(pace)
     outcome = getattr(item, "_tier_outcome", "passed")
     markers = sorted(cost_markers(item))
-    state.costs.append(Cost(item.nodeid, markers, round(wall, 3), round(cpu, 3), outcome, pace))
+    cost = Cost(item.nodeid, markers, round(wall, 3), round(cpu, 3), outcome, pace)
+    state.costs.append(cost)
+    if state.log_path:
+        with open(state.log_path, "a") as log:
+            log.write(json.dumps(asdict(cost)) + "\n")
 
 
 @pytest.hookimpl(hookwrapper=True)

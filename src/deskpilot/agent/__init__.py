@@ -7,6 +7,21 @@
     provider = get_provider("anthropic:claude-sonnet-4-5", settings)
     result = await computer_use_task("In the calculator, work out 12*7", provider=provider, ctx=ctx)
     print(result.outcome, result.answer)
+
+::
+
+    loop.py                 AgentRun: the one loop (budget, timeout, stop, last answer, events),
+                            the inbox and follow_up hooks
+    element.py              acting with tools: function calling or the text protocol
+    computer.py             acting with the vendor's computer tool (native, hybrid), pause/resume
+    task.py, native_run.py  the entry points: computer_use_task, run/resume_native_task
+    chat.py                 the parent agent of ``deskpilot chat``
+    conversation.py         the neutral conversation; textproto.py the @@TOOL@@ protocol
+    providers/              one adapter per vendor (both wires), HttpClient, scripted replays
+    prompts.py, native_setup.py, approvers.py, chips.py, workspace.py, session_store.py
+
+Imports: deskpilot's tools, native, pages, policy, audit, events and config layers (never the
+surfaces: cli, mcp, serve).
 """
 
 from __future__ import annotations
