@@ -122,6 +122,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="write every test's wall and CPU seconds to PATH (JSON)",
     )
+    group.addoption(
+        "--timings-log",
+        default=None,
+        metavar="PATH",
+        help="append each test's costs to PATH as it finishes (JSON lines)",
+    )
 
 
 # -- the clocks --------------------------------------------------------------------------------
