@@ -32,7 +32,8 @@ from deskpilot.agent.loop import RunOptions
 from deskpilot.agent.native_run import run_native_task
 from deskpilot.config import load_settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.events import discard
 from deskpilot.native.actions import Click
 from deskpilot.native.executor import NativeExecutor
@@ -58,7 +59,7 @@ PROFILES = [*MODELS, "third"]
 
 @dataclass
 class Screens:
-    desktop: LinuxDesktop
+    desktop: DesktopFacade
     ctx: ToolContext
     window: WindowInfo
     clicks: Path
@@ -88,7 +89,7 @@ async def screens(
         env["DESKPILOT_SANDBOX"] = sb.info.runtime_dir
         env["DESKPILOT_HOME"] = str(home)
         settings = load_settings(env=env).with_overrides(confirm="none")
-        desktop = await LinuxDesktop.open(settings)
+        desktop = await open_resolved(settings)
         try:
             clicks = home / "clicks.jsonl"
             clicks.touch()

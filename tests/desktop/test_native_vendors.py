@@ -26,7 +26,7 @@ from deskpilot.agent.computer import ComputerCalls
 from deskpilot.agent.loop import RunResult
 from deskpilot.agent.native_run import run_native_task
 from deskpilot.desktop.base import Rect, WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.native.scaling import Viewport
 from deskpilot.policy import ApprovalRequest, CallbackApprover
 from deskpilot.tools.context import ToolContext
@@ -47,7 +47,7 @@ class Calc:
     display_rect: Rect
 
 
-async def open_calculator(apps: Apps, desktop: LinuxDesktop) -> Calc:
+async def open_calculator(apps: Apps, desktop: DesktopFacade) -> Calc:
     window = await apps.open("Calculator")
     snap = await desktop.snapshot(window)
     buttons = {n.name.split(" ")[0]: n.bounds.center for n in snap.nodes()
@@ -57,7 +57,7 @@ async def open_calculator(apps: Apps, desktop: LinuxDesktop) -> Calc:
     return Calc(window, buttons, display.key, display.bounds)
 
 
-async def shows(desktop: LinuxDesktop, calc: Calc, value: str) -> None:
+async def shows(desktop: DesktopFacade, calc: Calc, value: str) -> None:
     async def check() -> bool:
         return (await desktop.read_text(calc.display) or "").strip() == value
 
@@ -212,7 +212,7 @@ async def play(
 
 @pytest.mark.parametrize("name", list(CASES))
 async def test_a_replayed_model_computes_42_on_the_calculator(
-    name: str, apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+    name: str, apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     case = CASES[name]
     calc = await open_calculator(apps, desktop)

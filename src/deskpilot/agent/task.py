@@ -72,7 +72,7 @@ async def resolve_window(ctx: ToolContext, window_id: str) -> str | None:
     """The stable ``pid/xid`` of a window named in either form (or by its X id), if open."""
     wanted = window_id.strip()
     for window in await ctx.desktop.list_windows():
-        if wanted in (window.stable_id, window.window_id, str(window.xid)):
+        if wanted in (window.stable_id, window.window_id, str(window.handle)):
             return window.stable_id
     return None
 
