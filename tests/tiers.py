@@ -206,6 +206,18 @@ KEY = pytest.StashKey[Tiers]()
 STARTED = pytest.StashKey[int]()
 
 
+#: the tier of this session (set when pytest is configured, before tests are collected)
+TIER = "all"
+
+
+def examples(count: int) -> int:
+    """A property test's examples in this tier: ``count``, a quarter of it in the fast tier::
+
+    @settings(max_examples=examples(400))
+    """
+    return max(10, count // FAST_FUZZ_SHARE) if TIER == "fast" else count
+
+
 def _state(config: pytest.Config) -> Tiers:
     return config.stash[KEY]
 
@@ -222,6 +234,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, cost in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: costs {cost} (tests/tiers.py)")
     config.stash[KEY] = state
+    global TIER
+    TIER = state.tier
     state.paces = [calibration() for _ in range(50)]
     if state.tier == "fast":
         state.shims, state.audit = _shadow_costly_programs()
