@@ -68,6 +68,11 @@ class Rig:
     async def run(self, goal: str = "go") -> RunResult:
         return await AgentRun(self.acting, self.ctx, RunOptions(), goal=goal).run()
 
+    def click(self, call_id: str, key: str) -> dict[str, Any]:
+        """An Anthropic ``left_click`` at the fake calculator's ``key``."""
+        return {"type": "tool_use", "id": call_id, "name": "computer",
+                "input": {"action": "left_click", "coordinate": list(self.at[key])}}  # fmt: skip
+
     async def viewport(self) -> Viewport:
         """The viewport the run will have: the vendor's for the screen."""
         width, height = await self.desktop.screen_size()
@@ -225,11 +230,7 @@ async def test_cancelling_a_request_ends_the_run_and_keeps_finished_results(
     script = Script()
     rig = await setup(settings, "anthropic", "claude-opus-4-6", script,
                       CallbackApprover(approve), 0, confirm="all")  # fmt: skip
-    desktop, at = rig.desktop, rig.at
-
-    def use(call_id: str, key: str) -> dict[str, Any]:
-        return {"type": "tool_use", "id": call_id, "name": "computer",
-                "input": {"action": "left_click", "coordinate": list(at[key])}}  # fmt: skip
+    desktop, use = rig.desktop, rig.click
 
     script.replies = [{"content": [use("t1", "7"), use("t2", "8"), use("t3", "9"),
                                    use("t4", "+")]}]  # fmt: skip
@@ -288,11 +289,7 @@ async def test_a_paused_run_resumes_from_its_checkpoint_in_a_new_run(settings: S
     script = Script()
     rig = await setup(settings, "anthropic", "claude-opus-4-6", script,
                       CallbackApprover(pause_at_t3), 0, confirm="all")  # fmt: skip
-    desktop, at = rig.desktop, rig.at
-
-    def use(call_id: str, key: str) -> dict[str, Any]:
-        return {"type": "tool_use", "id": call_id, "name": "computer",
-                "input": {"action": "left_click", "coordinate": list(at[key])}}  # fmt: skip
+    desktop, use = rig.desktop, rig.click
 
     echo_use = {"type": "tool_use", "id": "t2", "name": "echo", "input": {"text": "mid"}}
     script.replies = [{"content": [use("t1", "7"), echo_use, use("t3", "8"), use("t4", "9")]}]
