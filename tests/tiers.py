@@ -245,9 +245,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    global TIER
     state = config.stash.get(KEY, None)
     if state is not None and state.shims is not None:
         shutil.rmtree(state.shims, ignore_errors=True)
+        shims = str(state.shims)
+        path = os.environ.get("PATH", "").split(os.pathsep)
+        os.environ["PATH"] = os.pathsep.join(p for p in path if p != shims)
+    TIER = "all"
 
 
 # -- markers from fixtures, and the tier's selection ----------------------------------------------
