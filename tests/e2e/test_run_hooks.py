@@ -1,7 +1,8 @@
 """The loop's hooks for talking to a run: messages the user sends while it goes on (``inbox``),
-and a follow-up that continues a finished run in the same context (``follow_up``) — with the
-element tools and with the native computer tool. Real loop and tools, FakeDesktop, recorded
-Anthropic replies through the production HTTP client."""
+a call answered instead of run (``before_call``: a person took the screen over), and a
+follow-up that continues a finished run in the same context (``follow_up``) — with the element
+tools and with the native computer tool. Real loop and tools, FakeDesktop, recorded Anthropic
+replies through the production HTTP client."""
 
 from __future__ import annotations
 
@@ -44,6 +45,29 @@ def replay(tmp_path: Path, settings: Settings, replies: list[Any]) -> ScriptedPr
     return provider
 
 
+class Mailbox:
+    """An inbox whose ``take()`` gives the next batch of messages (none once they run out)."""
+
+    def __init__(self, *batches: list[str]) -> None:
+        self.batches = list(batches)
+
+    def take(self) -> list[str]:
+        return self.batches.pop(0) if self.batches else []
+
+
+TAKEN_OVER = "Not run: the user took the screen over. Look at it again before you go on."
+
+
+def vetoes(*answers: str | None) -> Any:
+    """A ``before_call`` answering calls in turn (None: run it)."""
+    pending = list(answers)
+
+    async def before_call() -> str | None:
+        return pending.pop(0) if pending else None
+
+    return before_call
+
+
 def user_texts(body: dict[str, Any]) -> list[str]:
     """Every text block the user side of a Messages request holds, in order."""
     out = []
@@ -61,9 +85,9 @@ async def test_an_inbox_message_reaches_the_model_before_its_next_turn(
         msg(text("Listing."), use(1, "list_windows")),
         msg(text("Noted: no calculator.")),
     ])  # fmt: skip
-    sent = [[], ["Please do not open any app."]]
+    inbox = Mailbox([], ["Please do not open any app."])
     result = await computer_use_task("List the windows", provider=provider, ctx=fake_ctx,
-                                     inbox=lambda: sent.pop(0))  # fmt: skip
+                                     inbox=inbox)  # fmt: skip
 
     assert result.outcome == "done" and result.steps == 2
     second = provider.requests[1][2]
@@ -119,9 +143,9 @@ async def test_an_inbox_message_joins_a_native_run_after_the_results(
     provider = replay(tmp_path, agent_settings, [
         msg(computer(1, "screenshot")), msg(text("Understood.")),
     ])  # fmt: skip
-    sent = [[], ["Only look, do not click."]]
+    inbox = Mailbox([], ["Only look, do not click."])
     result = await run_native_task("Look at the calculator", provider=provider, ctx=fake_ctx,
-                                   inbox=lambda: sent.pop(0))  # fmt: skip
+                                   inbox=inbox)  # fmt: skip
 
     assert result.outcome == "done" and result.answer == "Understood."
     last = provider.requests[1][2]["messages"][-1]["content"]
@@ -151,3 +175,40 @@ async def test_a_native_follow_up_sees_the_screen_as_it_is_now(
     (shot,) = [e for e in events.of("tool.result")
                if e.data["tool"] == "computer_view" and e.run_id == again.run_id]  # fmt: skip
     assert len(shots) == 1 and shot.images  # audited, like every screenshot the model gets
+
+
+@pytest.mark.asyncio
+async def test_a_call_answered_before_it_runs_never_reaches_the_desktop(
+    tmp_path: Path, agent_settings: Settings, fake_ctx: ToolContext, events: Events
+) -> None:
+    provider = replay(tmp_path, agent_settings, [
+        msg(use(1, "list_windows"), use(2, "open_app", bundleId="Calculator")),
+        msg(text("I will look again.")),
+    ])  # fmt: skip
+    result = await computer_use_task("Open the calculator", provider=provider, ctx=fake_ctx,
+                                     before_call=vetoes(None, TAKEN_OVER))  # fmt: skip
+
+    assert result.outcome == "done"
+    ran = [e.data["tool"] for e in events.of("tool.result") if e.data["ok"]]
+    assert ran == ["list_windows"]
+    desktop = fake_ctx.desktop
+    assert isinstance(desktop, FakeDesktop) and desktop.windows == []  # nothing was opened
+    results = provider.requests[1][2]["messages"][-1]["content"]
+    assert [r["is_error"] for r in results] == [False, True]
+    assert results[1]["content"][0]["text"].endswith(TAKEN_OVER)
+
+
+@pytest.mark.asyncio
+async def test_a_computer_call_answered_before_it_runs_clicks_nothing(
+    tmp_path: Path, agent_settings: Settings, fake_ctx: ToolContext
+) -> None:
+    desktop = calculator(fake_ctx)
+    provider = replay(tmp_path, agent_settings, [
+        msg(computer(1, "type", text="12*7\n")), msg(text("Understood.")),
+    ])  # fmt: skip
+    result = await run_native_task("Work out 12*7", provider=provider, ctx=fake_ctx,
+                                   before_call=vetoes(TAKEN_OVER))  # fmt: skip
+
+    assert result.outcome == "done" and desktop.typed == []
+    (answer,) = provider.requests[1][2]["messages"][-1]["content"]
+    assert answer["is_error"] is True and answer["content"][0]["text"] == TAKEN_OVER

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from deskpilot.agent.conversation import Conversation
-from deskpilot.agent.loop import Acted, Reply
+from deskpilot.agent.loop import Acted, BeforeCall, Reply
 from deskpilot.agent.native_setup import RunEvents
 from deskpilot.agent.providers.base import Provider
 from deskpilot.agent.providers.scripted import ScriptedProvider
@@ -165,11 +165,11 @@ class ComputerCalls:
             self.session = player.receive(turn)
         return Reply(turn.text, turn.done, turn.usage)
 
-    async def act(self) -> Acted:
+    async def act(self, before_call: BeforeCall | None = None) -> Acted:
         wire, player = self._ready()
         session = self.session
         assert session is not None
-        state = await player.play(session)
+        state = await player.play(session, before_call)
         if state == "paused":
             return Acted(paused=f"Resume with: deskpilot run --resume {self._save()}")
         if state == "cancelled":  # the cancelled turn stays in self.session

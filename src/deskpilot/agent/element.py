@@ -30,7 +30,7 @@ from deskpilot.agent.conversation import (
     ToolProtocol,
     ToolResultPart,
 )
-from deskpilot.agent.loop import Acted, Reply, render_progress
+from deskpilot.agent.loop import Acted, BeforeCall, Reply, render_progress
 from deskpilot.agent.providers.base import Provider
 from deskpilot.events import Event
 from deskpilot.tools.context import ToolContext
@@ -105,14 +105,15 @@ class ElementTools:
             log.info("%s", note)
         return Reply(turn.text, not turn.tool_calls, dict(turn.usage))
 
-    async def act(self) -> Acted:
+    async def act(self, before_call: BeforeCall | None = None) -> Acted:
         assert self.ctx is not None
         calls, self._calls = self._calls, []
         message = self._conversation.add_results([])  # filled as calls finish (stop keeps them)
         failed = False
         for call in calls:
-            if failed or call.error is not None:
-                text = NOT_RUN_AFTER_FAILURE if failed else str(call.error)
+            veto = await before_call() if before_call is not None else None
+            if veto is not None or failed or call.error is not None:
+                text = veto or (NOT_RUN_AFTER_FAILURE if failed else str(call.error))
                 self._report_unrun(call, text)
                 message.results.append(ToolResultPart(call.id, call.name, text, is_error=True))
                 failed = True

@@ -40,11 +40,13 @@ Every step is reported as events (``run.started``, ``model.text``, the ToolSet's
 ``confirm.*``, ``run.finished``) through ``ctx.emit``. The final answer travels in
 ``run.finished``; ``model.text`` carries the model's text from steps that act.
 
-Two hooks let a person talk to a run:
+Hooks let a person talk to a run:
 
-* ``inbox`` — called before each model turn; each message it returns (the user wrote while the
-  run goes on) joins the conversation (:meth:`Acting.say`) and is recorded as a
-  ``user.message`` event;
+* ``inbox`` — anything with ``take()``: before each model turn, each message it gives (the user
+  wrote while the run goes on) joins the conversation (:meth:`Acting.say`) and is recorded as
+  a ``user.message`` event;
+* ``before_call`` — awaited before each call the model asked for: ``None`` runs it, a text
+  answers it instead (a person took the screen over; the model reads why);
 * :func:`follow_up` — continue a finished run in the same context: its way of acting
   (``result.acting``, with its conversation) hears the new message and runs again, under a
   new run id.
@@ -57,7 +59,7 @@ import contextlib
 import dataclasses
 import logging
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -75,8 +77,16 @@ EXIT_CODES: dict[Outcome, int] = {"done": 0, "needs_attention": 3, "stopped": 4}
 NOT_RUN_STOPPED = "Not run: the user stopped the task."
 NOT_RUN_TIMEOUT = "Not run: the task ran out of time."
 
-#: messages the user sent while a run goes on (read before each model turn)
-Inbox = Callable[[], Sequence[str]]
+#: asked before each call: None runs it; a text answers it instead
+BeforeCall = Callable[[], Awaitable[str | None]]
+
+
+class Inbox(Protocol):
+    """Where the messages a person sends to a running agent wait for its next model turn."""
+
+    def take(self) -> Sequence[str]:
+        """The messages that came since the last call, oldest first."""
+        ...
 
 
 @dataclass
@@ -139,7 +149,9 @@ class Acting(Protocol):
 
     async def ask(self, *, final: bool = False) -> Reply: ...
 
-    async def act(self) -> Acted: ...
+    async def act(self, before_call: BeforeCall | None = None) -> Acted:
+        """Run the last reply's calls in order (``before_call`` asked before each)."""
+        ...
 
     async def close_pending(self, text: str, *, fresh: bool) -> None:
         """Answer every call still without a result with ``text`` (``fresh``: there is time to
@@ -219,6 +231,7 @@ class AgentRun:
         controller: StopController | None = None,
         parent_run: str | None = None,
         inbox: Inbox | None = None,
+        before_call: BeforeCall | None = None,
         started: Mapping[str, Any] | None = None,
     ) -> None:
         self.acting = acting
@@ -226,6 +239,7 @@ class AgentRun:
         self.controller = controller
         self.parent_run = parent_run
         self.inbox = inbox
+        self.before_call = before_call
         self.run_id = ctx.run_id or uuid.uuid4().hex[:16]
         self.ctx = acting.attach(
             ctx if ctx.run_id == self.run_id else dataclasses.replace(ctx, run_id=self.run_id)
@@ -309,7 +323,7 @@ class AgentRun:
                 if reply.text:
                     self._emit("model.text", {"text": reply.text, "step": self.steps})
             waiting = False
-            acted = await self.acting.act()
+            acted = await self.acting.act(self.before_call)
             if acted.cancelled:
                 return await self._stopped()
             if acted.paused:
@@ -329,7 +343,7 @@ class AgentRun:
                 )
 
     def _read_inbox(self) -> None:
-        for text in self.inbox() if self.inbox else ():
+        for text in self.inbox.take() if self.inbox else ():
             self._emit("user.message", {"text": text, "step": self.steps})
             self.acting.say(text)
 
@@ -407,6 +421,7 @@ async def follow_up(
     *,
     controller: StopController | None = None,
     inbox: Inbox | None = None,
+    before_call: BeforeCall | None = None,
 ) -> RunResult:
     """Continue a finished run in the same context: the model hears ``text`` after everything
     the previous run said and did, and the loop runs again (a new run id; ``ctx.run_id`` is
@@ -421,6 +436,7 @@ async def follow_up(
         goal=text,
         controller=controller,
         inbox=inbox,
+        before_call=before_call,
     )
     return await run.run()
 

@@ -23,7 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from deskpilot.agent.computer import CHECKPOINT_FORMAT, ComputerCalls, NativePlan
-from deskpilot.agent.loop import AgentRun, Inbox, RunOptions, RunResult, StopController
+from deskpilot.agent.loop import (
+    AgentRun,
+    BeforeCall,
+    Inbox,
+    RunOptions,
+    RunResult,
+    StopController,
+)
 from deskpilot.agent.native_setup import native_system_prompt, native_target
 from deskpilot.agent.prompts import gather_context, negative_constraints
 from deskpilot.agent.providers.base import Provider
@@ -45,6 +52,7 @@ async def run_native_task(
     hybrid: bool = False,
     controller: StopController | None = None,
     inbox: Inbox | None = None,
+    before_call: BeforeCall | None = None,
 ) -> RunResult:
     """Run ``goal`` through ``provider``'s native computer tool (``hybrid``: plus the nine
     element tools). Raises ProviderNotConfigured when the provider has no native computer tool.
@@ -75,6 +83,7 @@ async def run_native_task(
         constraints=constraints,
         controller=controller,
         inbox=inbox,
+        before_call=before_call,
     )
     return await run.run()
 
@@ -103,6 +112,7 @@ async def resume_native_task(
     options: RunOptions | None = None,
     controller: StopController | None = None,
     inbox: Inbox | None = None,
+    before_call: BeforeCall | None = None,
 ) -> RunResult:
     """Carry on with a paused run (:func:`load_checkpoint`) under the same run id."""
     try:
@@ -131,6 +141,7 @@ async def resume_native_task(
         constraints=plan.constraints,
         controller=controller,
         inbox=inbox,
+        before_call=before_call,
         started={"resumed": True},
     )
     return await run.run()

@@ -23,7 +23,14 @@ from pydantic import Field
 
 from deskpilot.agent.conversation import Conversation
 from deskpilot.agent.element import ElementTools
-from deskpilot.agent.loop import AgentRun, Inbox, RunOptions, RunResult, StopController
+from deskpilot.agent.loop import (
+    AgentRun,
+    BeforeCall,
+    Inbox,
+    RunOptions,
+    RunResult,
+    StopController,
+)
 from deskpilot.agent.prompts import (
     computer_use_system_prompt,
     gather_context,
@@ -88,9 +95,11 @@ async def computer_use_task(
     controller: StopController | None = None,
     parent_run: str | None = None,
     inbox: Inbox | None = None,
+    before_call: BeforeCall | None = None,
 ) -> RunResult:
     """Run the subagent on ``goal`` until it answers, runs out of steps or time, or is stopped.
-    ``inbox`` gives the messages the user sent meanwhile (read before each model turn)."""
+    ``inbox`` gives the messages the user sent meanwhile (read before each model turn);
+    ``before_call`` may answer a call instead of running it (see :mod:`deskpilot.agent.loop`)."""
     target = None
     if window_id:
         target = await resolve_window(ctx, window_id)
@@ -109,7 +118,8 @@ async def computer_use_task(
     options = options or default_options(ctx)
     acting = ElementTools(provider, toolset, conversation, protocol=options.tool_protocol)
     run = AgentRun(acting, ctx, options, goal=goal, constraints=constraints,
-                   controller=controller, parent_run=parent_run, inbox=inbox)  # fmt: skip
+                   controller=controller, parent_run=parent_run, inbox=inbox,
+                   before_call=before_call)  # fmt: skip
     return await run.run()
 
 

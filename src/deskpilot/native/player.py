@@ -27,7 +27,7 @@ timeouts, stopping — is :class:`~deskpilot.agent.loop.AgentRun`'s.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
 from PIL import Image
@@ -54,6 +54,9 @@ from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
 
 Played = Literal["done", "cancelled", "paused"]
+#: asked before each call: None runs it; a text answers it instead (and stops the computer
+#: calls after it) — a person took the screen over, say
+BeforeCall = Callable[[], Awaitable[str | None]]
 
 
 def _failed(answer: Output) -> bool:
@@ -113,13 +116,22 @@ class TurnPlayer:
             else:
                 session.submit_function(FunctionResult(item.call_id, text, True))
 
-    async def play(self, session: ComputerSession) -> Played:
-        """Answer every unanswered call of ``session``, in order."""
+    async def play(self, session: ComputerSession, before: BeforeCall | None = None) -> Played:
+        """Answer every unanswered call of ``session``, in order (``before``: asked first)."""
         computer = [c for c in session.items if isinstance(c, ComputerCall)]
         last = computer[-1].call_id if computer else None
         stopped = any(_failed(a) for a in session.answers.values())
         for index, item in enumerate(list(session.items)):
             if index in session.answers:
+                continue
+            veto = await before() if before is not None else None
+            if veto is not None:
+                if isinstance(item, FunctionCall):
+                    session.submit_function(FunctionResult(item.call_id, veto, is_error=True))
+                else:
+                    shot = await self._now() if self.wire.screenshot_every_call else None
+                    session.fail(item.call_id, veto, screenshot=shot)
+                    stopped = True
                 continue
             if isinstance(item, FunctionCall):
                 try:
