@@ -44,13 +44,6 @@ from tests.desktop.slow_approval import SlowApproval, running_slow_approval
 from tests.desktop.web import PageServer
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    here = Path(__file__).parent
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.desktop)
-
-
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[Sandbox]:
     with Sandbox(width=1280, height=800) as sb:

@@ -1,5 +1,7 @@
 """Policy holds for pixels on the real desktop: blocked apps are refused (and hidden from
-screenshots), a press on a consequential button needs a yes, and everything is audited."""
+screenshots), a press on a consequential button needs a yes, and everything is audited. The
+model's calls come through the production path: a native run, the vendor's adapter, its HTTP
+client, a local server in the vendor's wire format."""
 
 from __future__ import annotations
 
@@ -12,16 +14,17 @@ import pytest
 from PIL import Image
 
 from deskpilot._wait import async_wait_for
+from deskpilot.agent.loop import RunOptions
+from deskpilot.agent.native_run import run_native_task
 from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.events import Event
 from deskpilot.native.actions import Click, TypeText
-from deskpilot.native.driver import NativeDriver, http_send, open_conversation
 from deskpilot.native.executor import NativeExecutor
 from deskpilot.policy import ApprovalRequest, CallbackApprover, DenyAll
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
 from tests.desktop.conftest import Apps
-from tests.desktop.native_server import ReplayServer, Request
+from tests.desktop.native_server import ReplayServer, Request, vendor_provider
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -46,12 +49,11 @@ async def test_a_click_aimed_at_keepassxc_is_refused(
         return {"id": "r2", "output": [{"type": "message", "content": [
             {"type": "output_text", "text": "KeePassXC is blocked."}]}]}  # fmt: skip
 
-    conv = await open_conversation("openai", "gpt-5.5", ctx)
     with ReplayServer(script) as server:
-        send = http_send(server.url + "/v1", "k")
-        driver = NativeDriver(conv, NativeExecutor(ToolSet(), ctx), send)
-        result = await driver.run("Open my password vault.")
-    assert result.status == "done" and server.errors == []
+        async with vendor_provider("openai:gpt-5.5", server) as provider:
+            result = await run_native_task("Open my password vault.", provider=provider,
+                                           ctx=ctx, options=RunOptions(max_steps=3))  # fmt: skip
+    assert result.outcome == "done" and server.errors == [], result.answer
     assert await desktop.pointer_position() == (3, 3)  # no input reached the screen
 
     first = server.requests[0].body["input"][0]["content"][1]["image_url"].split(",", 1)[1]

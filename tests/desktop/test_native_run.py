@@ -38,8 +38,8 @@ from deskpilot.policy import ApprovalRequest, CallbackApprover
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import find_id
-from tests.desktop.native_server import ReplayServer, Request
-from tests.desktop.test_native_vendors import Calc, Eye, image_of, open_calculator, shows
+from tests.desktop.native_server import ReplayServer, Request, image_of
+from tests.desktop.test_native_vendors import Calc, Eye, open_calculator, shows
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -23,7 +23,7 @@ from tests.desktop.helpers import find_id
 from tests.desktop.helpers import mcp_text as text
 from tests.e2e.test_mcp_stdio import stdio_session
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.sandbox]
 
 
 def number_of(box: Sandbox) -> int:

@@ -136,6 +136,7 @@ def test_resume_needs_a_run(deskpilot_eval: Eval, tmp_path: Path) -> None:
     assert done.returncode == 1 and "nothing to resume" in done.stderr
 
 
+@pytest.mark.trial
 def test_a_trial_past_its_deadline_is_killed_with_its_process_group(tmp_path: Path) -> None:
     from deskpilot._wait import wait_for
     from deskpilot.eval.attempt import Attempt, run_attempt
