@@ -18,6 +18,8 @@ from deskpilot.desktop.wayland.pipewire import FrameReader
 from deskpilot.sandbox import Sandbox
 from tests.wayland.conftest import frames_by_pid, require, window_extents
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.app]
+
 
 @pytest.fixture(scope="module")
 def gnome() -> Iterator[Sandbox]:

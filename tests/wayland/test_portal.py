@@ -37,6 +37,8 @@ from tests.wayland.conftest import (
     window_extents,
 )
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.app]
+
 ROOT = Path(__file__).resolve().parents[2]
 PORTAL = "/usr/libexec/xdg-desktop-portal"
 PORTAL_GNOME = "/usr/libexec/xdg-desktop-portal-gnome"

@@ -21,6 +21,8 @@ from deskpilot.sandbox.processes import processes_of
 from deskpilot.sandbox.user import claims_dir, load_user
 from tests.wayland.conftest import frames_by_pid, require
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.app]
+
 
 def _uid_of(pid: int) -> int:
     return os.stat(f"/proc/{pid}").st_uid

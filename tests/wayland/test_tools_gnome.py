@@ -18,6 +18,8 @@ from deskpilot.sandbox import Sandbox
 from tests.wayland.conftest import frames_by_pid, require
 from tests.wayland.test_tools_sway import Env, tool
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.app]
+
 
 @pytest.fixture(scope="module")
 def gnome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Sandbox, Env]]:

@@ -22,6 +22,8 @@ from deskpilot.desktop.wayland.sway import SwayIpc, SwayWindow
 from deskpilot.sandbox import Sandbox
 from tests.wayland.conftest import require
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.app]
+
 Env = dict[str, str]
 
 

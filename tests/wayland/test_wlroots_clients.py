@@ -18,6 +18,8 @@ from deskpilot.desktop.wayland.wlr_input import VirtualInput
 from deskpilot.sandbox import Sandbox
 from tests.wayland.conftest import require, window_extents
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.app]
+
 
 @pytest.fixture(scope="module")
 def sway() -> Iterator[Sandbox]:
