@@ -360,7 +360,8 @@ def test_pattern_cmd(pattern: str, url: str, kind: str | None) -> None:
     click.echo(
         f"{'matches' if hit else 'does not match'}: {kind} {pattern!r} vs {normalize_url(url)}"
     )
-    click.echo(f"  (as a regular expression: {compiled.regex})")
+    flags = f" with flags {compiled.flags}" if compiled.flags else ""
+    click.echo(f"  (as a regular expression: {compiled.regex}{flags})")
     sys.exit(0 if hit else 1)
 
 

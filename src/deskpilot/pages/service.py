@@ -64,10 +64,10 @@ async def push(agent: AgentBrowser, rs: RuleSet) -> int:
 
 async def ensure_runtime(tab: Tab) -> None:
     """The page runtime in the tab's top document (an older tab may predate it)."""
-    from deskpilot.pages.extension import asset
+    from deskpilot.pages.extension import runtime_js
 
     if await tab.value("typeof window.__deskpilotPages") != "object":
-        await tab.value(asset("runtime.js"))
+        await tab.value(runtime_js())
 
 
 async def collect_errors(
