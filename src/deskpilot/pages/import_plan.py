@@ -101,7 +101,11 @@ class ImportPlan:
                         f"{k} {len(v)} chars" for k, v in (("css", r.css), ("js", r.js)) if v
                     )
                     off = "" if r.enabled else ", disabled"
-                    lines.append(f"    rule {r.name!r} ({code}{off}){_pat(r)}")
+                    vals = f", {len(r.values)} stored values" if r.values else ""
+                    lines.append(f"    rule {r.name!r} ({code}{off}{vals}){_pat(r)}")
+        if self.resources:
+            n = len(self.resources)
+            lines.append(f"{n} @require/@resource file{'s' * (n != 1)} for the cache")
         return lines
 
 
@@ -202,12 +206,12 @@ def check_plan(plan: ImportPlan) -> None:
                     rp.css, rp.js = check_code(rp.css, rp.js)
 
 
-def refuse(plan: ImportPlan) -> None:
+def refuse(plan: ImportPlan, verb: str = "imported") -> None:
     """A RulesError listing every problem of the plan, if it has any (nothing is saved)."""
     if not plan.problems:
         return
     n = len(plan.problems)
-    head = f"nothing imported: {n} problem{'s' * (n != 1)} in the {plan.source} file"
+    head = f"nothing {verb}: {n} problem{'s' * (n != 1)}"
     raise RulesError(head + "\n" + "\n".join(f"  - {p}" for p in plan.problems))
 
 

@@ -170,6 +170,20 @@ class Saved(_Out):
     note: str | None = Field(None, description="Where the saved rule applies now.")
 
 
+class MenuCommand(_Out):
+    tab: int
+    frame: int | None = None
+    url: str | None = None
+    rule: str | None = Field(None, description="The userscript's rule id (r_…).")
+    script: str | None = None
+    key: str | None = None
+    caption: str
+
+
+class MenuCommands(_Out):
+    commands: list[MenuCommand]
+
+
 OUTPUTS: dict[str, type[BaseModel]] = {
     "list_windows": WindowList,
     "open_app": OpenedApp,
@@ -187,6 +201,8 @@ OUTPUTS: dict[str, type[BaseModel]] = {
     "create_folder": Saved,
     "create_group": Saved,
     "create_rule": Saved,
+    "list_menu_commands": MenuCommands,
+    "run_menu_command": Done,
 }
 
 
