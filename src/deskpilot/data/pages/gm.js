@@ -349,7 +349,7 @@
       let opts;
       if (a && typeof a === "object") { opts = Object.assign({}, a); if (typeof b === "function") opts.ondone = b; }
       else opts = { text: a, title: b, image: c, onclick: d };
-      if (!opts.text && !opts.title) throw new Error("GM_notification: the notification's text is required");
+      if (!opts.text && !opts.title && !opts.highlight) throw new Error("GM_notification: the notification's text is required");
       const nid = `${CH.slice(-8)}-${++seq}`;
       let resolve = null;
       const promise = new SafePromise((r) => { resolve = r; });
@@ -358,6 +358,7 @@
         op: "notify", nid, rule: rule.id, text: String(opts.text || ""), title: String(opts.title || rule.name),
         image: opts.image ? String(opts.image) : "", silent: Boolean(opts.silent), tag: opts.tag ? String(opts.tag) : "",
         timeout: Number(opts.timeout) || 0, highlight: Boolean(opts.highlight), url: opts.url ? String(opts.url) : "",
+        hasClick: typeof opts.onclick === "function",
       });
       const control = { remove() { post({ op: "notify-remove", nid }); return SafePromise.resolve(); } };
       return { control, promise };

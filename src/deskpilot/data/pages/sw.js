@@ -177,11 +177,17 @@ function tell(target, msg) {
   chrome.tabs.sendMessage(target.tab, { toPage: msg }, { frameId: target.frame }).catch(() => {});
 }
 async function notify(msg, sender) {
+  if (msg.highlight && sender.tab) {  // Tampermonkey's "highlight": bring the tab forward
+    await chrome.tabs.update(sender.tab.id, { active: true }).catch(() => {});
+    await chrome.windows.update(sender.tab.windowId, { focused: true }).catch(() => {});
+    if (!msg.text) return { ok: true, id: null };
+  }
   const id = msg.tag || msg.nid;
+  // as Violentmonkey does in Chrome: one with an onclick stays until clicked or dismissed
   const options = {
     type: "basic", title: msg.title || " ", message: msg.text || "",
     iconUrl: msg.image || chrome.runtime.getURL("icon.png"),
-    silent: Boolean(msg.silent), requireInteraction: Boolean(msg.highlight),
+    silent: Boolean(msg.silent), requireInteraction: Boolean(msg.hasClick),
   };
   let made;
   try { made = await chrome.notifications.create(id, options); }
