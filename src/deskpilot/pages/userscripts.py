@@ -89,6 +89,7 @@ def plan_violentmonkey(
             position = 1 << 30
         entries.append((position, key, fname, code, extra))
     entries.sort(key=lambda e: (e[0], e[1]))
+    matched: set[str] = set()
     rules = []
     for _pos, key, fname, code, extra in entries:
         custom = object_of(extra.get("custom"))
@@ -98,6 +99,8 @@ def plan_violentmonkey(
                 plan.problems.append(f"{fname}: '{what}' in {VM_ENTRY} is not an object")
         meta = parse_meta(code)
         stored = values.get(meta.uri) if meta is not None else None
+        if stored is not None and meta is not None:
+            matched.add(meta.uri)
         script_values = _values(stored, fname, plan) if stored is not None else tm_storage.get(key)
         src = ScriptSource(code, fname, custom, config, values=script_values)
         out = plan_userscript(src, cached, fetch=fetch)
@@ -106,6 +109,12 @@ def plan_violentmonkey(
         plan.resources.extend(out.resources)
         if out.rule is not None:
             rules.append(out.rule)
+    lost = [uri for uri in values if uri not in matched]
+    if lost:
+        plan.warnings.append(
+            f"the backup holds values for {len(lost)} script(s) it does not contain (by "
+            f"namespace and name): {', '.join(repr(u) for u in lost[:5])}"
+        )
     plan.folders.append(FolderPlan(name=folder_name, groups=[GroupPlan("Scripts", rules=rules)]))
     return plan
 
