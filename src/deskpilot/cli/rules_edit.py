@@ -258,7 +258,14 @@ def _follow_meta(
 
 def _editor(ctx: Context) -> list[str]:
     env = ctx.settings.environ
-    command = env.get("VISUAL") or env.get("EDITOR") or "vi"
+    command = env.get("VISUAL") or env.get("EDITOR")
+    if not command:
+        if not sys.stdin.isatty():
+            fail(
+                "nothing to change: give --css, --js, --name, --run-at, --frames or patterns, "
+                "or set $EDITOR to edit the code"
+            )
+        command = "vi"
     return shlex.split(command)
 
 
