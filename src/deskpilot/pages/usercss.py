@@ -85,7 +85,7 @@ def _var(meta: UserCssMeta, text: str) -> None:
             return
         chosen = next((o for o in options if o[0].endswith("*")), options[0])
         default = chosen[0].rstrip("*")
-        options = [(k.rstrip("*"), v) for k, v in options]
+        options = [(k.rstrip("*"), v.rstrip("*") if v == k else v) for k, v in options]
     elif kind in ("number", "range"):
         try:
             spec = json.loads(default)
