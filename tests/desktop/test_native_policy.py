@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from deskpilot._wait import async_wait_for
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.events import Event
 from deskpilot.native.actions import Click, TypeText
 from deskpilot.native.driver import NativeDriver, http_send, open_conversation
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 async def test_a_click_aimed_at_keepassxc_is_refused(
-    apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+    apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     vault = await apps.spawn(["keepassxc"], match=lambda w: "KeePassXC" in w.title)
     cx, cy = vault.geometry.center
@@ -77,7 +77,7 @@ async def test_a_click_aimed_at_keepassxc_is_refused(
 
 
 async def test_pressing_a_real_send_button_needs_a_yes(
-    apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+    apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     dialog = await apps.spawn(
         ["zenity", "--question", "--title=Mail", "--text=Send the report?", "--ok-label=Send",
@@ -92,7 +92,7 @@ async def test_pressing_a_real_send_button_needs_a_yes(
     declined = await NativeExecutor(ToolSet(), refuse).run([Click(*send.bounds.center)])
     assert "Declined" in declined.steps[0].result.text
     assert 'activates "Send"' in declined.steps[0].result.text
-    assert any(w.xid == dialog.xid for w in await desktop.list_windows())  # still open
+    assert any(w.handle == dialog.handle for w in await desktop.list_windows())  # still open
 
     asked: list[ApprovalRequest] = []
     agree = dataclasses.replace(
@@ -102,6 +102,6 @@ async def test_pressing_a_real_send_button_needs_a_yes(
     assert done.ok and len(asked) == 1 and 'activates "Send"' in asked[0].reason
 
     async def closed() -> bool:
-        return all(w.xid != dialog.xid for w in await desktop.list_windows())
+        return all(w.handle != dialog.handle for w in await desktop.list_windows())
 
     await async_wait_for(closed, timeout=10, what="the dialog to close after Send")

@@ -24,7 +24,8 @@ from PIL import Image, ImageChops
 from deskpilot._wait import async_wait_for
 from deskpilot.config import load_settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.events import discard
 from deskpilot.native.actions import Action, Click
 from deskpilot.native.calls import ComputerCall
@@ -49,7 +50,7 @@ MODELS = {"openai": "gpt-5.5", "anthropic": "claude-sonnet-4-5",
 
 @dataclass
 class Rig:
-    desktop: LinuxDesktop
+    desktop: DesktopFacade
     ctx: ToolContext
     window: WindowInfo
     clicks: Path
@@ -79,7 +80,7 @@ async def rig(
         env["DESKPILOT_SANDBOX"] = sb.info.runtime_dir
         env["DESKPILOT_HOME"] = str(home)
         settings = load_settings(env=env).with_overrides(confirm="none")
-        desktop = await LinuxDesktop.open(settings)
+        desktop = await open_resolved(settings)
         try:
             clicks = home / "clicks.jsonl"
             clicks.touch()

@@ -23,7 +23,7 @@ from PIL import Image
 
 from deskpilot._wait import async_wait_for
 from deskpilot.desktop.base import Rect, WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.native.driver import NativeDriver, RunResult, http_send, open_conversation
 from deskpilot.native.executor import NativeExecutor
 from deskpilot.native.vendors.base import BASE_URLS
@@ -47,7 +47,7 @@ class Calc:
     display_rect: Rect
 
 
-async def open_calculator(apps: Apps, desktop: LinuxDesktop) -> Calc:
+async def open_calculator(apps: Apps, desktop: DesktopFacade) -> Calc:
     window = await apps.open("Calculator")
     snap = await desktop.snapshot(window)
     buttons = {n.name.split(" ")[0]: n.bounds.center for n in snap.nodes()
@@ -57,7 +57,7 @@ async def open_calculator(apps: Apps, desktop: LinuxDesktop) -> Calc:
     return Calc(window, buttons, display.key, display.bounds)
 
 
-async def shows(desktop: LinuxDesktop, calc: Calc, value: str) -> None:
+async def shows(desktop: DesktopFacade, calc: Calc, value: str) -> None:
     async def check() -> bool:
         return (await desktop.read_text(calc.display) or "").strip() == value
 
@@ -223,7 +223,7 @@ async def play(
 
 @pytest.mark.parametrize("name", list(CASES))
 async def test_a_replayed_model_computes_42_on_the_calculator(
-    name: str, apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+    name: str, apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     case = CASES[name]
     calc = await open_calculator(apps, desktop)

@@ -57,7 +57,7 @@ def two_windows() -> FakeDesktop:
     desktop = FakeDesktop()
     desktop.add_window(EDITOR, "Mail to Bob")
     desktop.add_window(VAULT, "Passwords.kdbx - KeePassXC")
-    desktop.active_xid = desktop.windows[0].info.xid  # the editor is frontmost
+    desktop.active_xid = desktop.windows[0].info.handle  # the editor is frontmost
     return desktop
 
 

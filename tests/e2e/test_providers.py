@@ -58,7 +58,7 @@ def test_provider_solves_the_calculator(
 
         asyncio.run(go())
 
-    assert fake_desktop.display_text(fake_desktop.windows[0].info.xid) == "84"
+    assert fake_desktop.display_text(fake_desktop.windows[0].info.handle) == "84"
     assert len(server.requests) == 5
     for recorded in server.requests:
         check(provider, recorded)

@@ -88,7 +88,7 @@ async def test_openai_batch_runs_after_a_person_acknowledges_its_check(
     ]  # fmt: skip
     result = await driver.run("compute 7×6")
     assert (result.status, result.text, result.turns) == ("done", "42", 2)
-    assert desktop.display_text(desktop.windows[0].info.xid) == "42"
+    assert desktop.display_text(desktop.windows[0].info.handle) == "42"
     assert len(asked) == 1 and asked[0].details[-1].startswith("WARNING: safety check cu_sc_1")
     output = script.bodies[1]["input"][0]
     assert output["type"] == "computer_call_output" and output["call_id"] == "call_1"
@@ -126,7 +126,7 @@ async def test_anthropic_turn_stops_at_the_first_failure_and_keeps_call_order(
     assert "blocked apps list" in blocks[2]["content"][0]["text"]
     assert blocks[3]["content"][0]["text"].startswith("Not executed: an earlier computer")
     assert blocks[4]["content"][0]["text"] == "echo: after"
-    assert desktop.display_text(desktop.windows[0].info.xid) == "7" and desktop.typed == []
+    assert desktop.display_text(desktop.windows[0].info.handle) == "7" and desktop.typed == []
 
 
 @pytest.mark.asyncio
@@ -149,7 +149,7 @@ async def test_gemini_safety_decision_declined_tells_the_model(settings: Setting
         response = script.bodies[1]["contents"][-1]["parts"][0]["functionResponse"]
         assert response["id"] == "fc-1" and response["response"]["error"].startswith("Declined")
         assert "safety_acknowledgement" not in response["response"]
-        assert desktop.display_text(desktop.windows[0].info.xid) == ""
+        assert desktop.display_text(desktop.windows[0].info.handle) == ""
 
 
 @pytest.mark.asyncio
@@ -168,7 +168,7 @@ async def test_gemini_acknowledges_a_check_a_person_approved(settings: Settings)
     response = script.bodies[1]["contents"][-1]["parts"][0]["functionResponse"]
     assert response["response"] == {"status": "ok", "safety_acknowledgement": "true"}
     assert response["parts"][0]["inlineData"]["mimeType"] == "image/png"
-    assert desktop.display_text(desktop.windows[0].info.xid) == "7"
+    assert desktop.display_text(desktop.windows[0].info.handle) == "7"
 
 
 @pytest.mark.asyncio
@@ -200,7 +200,7 @@ async def test_cancelling_a_request_ends_the_run_and_keeps_finished_results(
                                                    "CallError", "CallError"]  # fmt: skip
     assert isinstance(outputs[2], CallError) and outputs[2].cancelled_computer_call
     assert outputs[3].message == "Computer call t4 was cancelled without a result."  # type: ignore[union-attr]
-    assert desktop.display_text(desktop.windows[0].info.xid) == "78"
+    assert desktop.display_text(desktop.windows[0].info.handle) == "78"
     assert driver.conv.messages == []  # type: ignore[attr-defined]  # a fresh start next time
 
 
@@ -257,7 +257,7 @@ async def test_a_paused_run_resumes_from_a_checkpoint_in_a_new_driver(settings: 
     echo_use = {"type": "tool_use", "id": "t2", "name": "echo", "input": {"text": "mid"}}
     script.replies = [{"content": [use("t1", "7"), echo_use, use("t3", "8"), use("t4", "9")]}]
     paused = await driver.run("type 789")
-    assert paused.status == "paused" and desktop.display_text(desktop.windows[0].info.xid) == "7"
+    assert paused.status == "paused" and desktop.display_text(desktop.windows[0].info.handle) == "7"
     saved = json.loads(json.dumps(driver.checkpoint()))  # survives a process boundary
     assert [c["call_id"] for c in saved["session"]["items"]] == ["t1", "t2", "t3", "t4"]
     assert sorted(saved["session"]["answers"]) == ["0", "1"]  # t1 and the echo are done
@@ -271,7 +271,7 @@ async def test_a_paused_run_resumes_from_a_checkpoint_in_a_new_driver(settings: 
     result = await later.resume(saved)
     assert (result.status, result.text, result.turns) == ("done", "789", 2)
     assert [r.call_id for r in asked] == ["t3", "t4"]  # only what was still pending
-    assert desktop.display_text(desktop.windows[0].info.xid) == "789"
+    assert desktop.display_text(desktop.windows[0].info.handle) == "789"
     blocks = script.bodies[-1]["messages"][-1]["content"]
     assert [b["tool_use_id"] for b in blocks] == ["t1", "t2", "t3", "t4"]
     assert blocks[1]["content"][0]["text"] == "echo: mid"

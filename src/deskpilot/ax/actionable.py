@@ -1,7 +1,7 @@
 """Actionable means addressable: the nodes a person can operate that their role does not tell.
 
 A web page makes plain content operable with listeners, ``tabindex`` and ``overflow``; Chromium
-says so with actions and states (see :mod:`deskpilot.desktop.atspi_actions`):
+says so with actions and states (see :mod:`deskpilot.desktop.atspi.actions`):
 
 * **clickable** — the element has an action of its own (``click``: its own click or mouse
   listener; ``press``, ``jump``…);

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deskpilot._wait import WaitTimeout, wait_for
+from deskpilot.desktop.x11.titles import window_titles
 from deskpilot.errors import CheckBroken, CheckFailed
 from deskpilot.eval import osworld
 from deskpilot.eval.atspi_check import probe_nodes
@@ -21,7 +22,6 @@ from deskpilot.eval.task import (
     OutputCheck,
     WindowCheck,
 )
-from deskpilot.eval.xwindows import window_titles
 
 
 def check_window(c: WindowCheck, env: CheckEnv) -> str:

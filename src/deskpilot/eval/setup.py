@@ -14,8 +14,8 @@ from pathlib import Path
 
 from deskpilot import _procfs
 from deskpilot._wait import WaitTimeout, async_wait_for
-from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.base import OpenedDesktop, WindowInfo
+from deskpilot.desktop.ports.identity import is_new
 from deskpilot.errors import DeskpilotError, SetupFailed
 from deskpilot.eval.check_env import Captured, CheckEnv, sha256_file
 from deskpilot.eval.server import RequestLog, serve
@@ -40,7 +40,7 @@ class Stage:
         self,
         task: Task,
         sandbox: Sandbox,
-        desktop: LinuxDesktop,
+        desktop: OpenedDesktop,
         out: Path,
         stack: contextlib.ExitStack,
     ) -> None:
@@ -137,7 +137,7 @@ class Stage:
         argv = [self.arg(a) for a in step.launch]
         if shutil.which(argv[0]) is None:
             raise SetupFailed(f"cannot run {argv[0]!r}: not installed")
-        before = self.desktop.x.client_pids()
+        before = await self.desktop.window_handles()
         log = f"{Path(argv[0]).name}.log"
         if step.capture is not None:
             stdout = self.out / f"{step.capture}.stdout"
@@ -155,7 +155,7 @@ class Stage:
                 raise SetupFailed(f"{step.launch[0]} exited with code {proc.returncode}")
             family = _procfs.descendants([proc.pid])
             for w in await self.desktop.list_windows():
-                if not self.desktop.x.is_new(before, w.xid, w.pid) or not w.title:
+                if not is_new(before, w.handle, w.pid) or not w.title:
                     continue
                 if pattern.search(w.title) if pattern else (w.pid in family or not w.pid):
                     return w

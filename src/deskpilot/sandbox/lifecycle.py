@@ -161,7 +161,7 @@ class Sandbox:
         # 4. A window manager (EWMH: active window, client list, activation).
         self._spawn_daemon(["openbox", "--sm-disable"], base, log="openbox.log")
 
-        from deskpilot.desktop import x11probe
+        from deskpilot.desktop.x11 import probe as x11probe
 
         try:
             wait_for(

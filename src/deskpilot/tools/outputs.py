@@ -116,7 +116,11 @@ class PageQuery(_Out):
     matches: list[Match]
 
 
-class Scoped(_Out):
+class Scoped(BaseModel):
+    """What every entry of the rule library has (a base of its own, not of _Out: no class
+    chain of more than two project classes)."""
+
+    model_config = ConfigDict(extra="allow")
     id: str
     name: str
     enabled: bool

@@ -78,7 +78,7 @@ async def read_window(
         table_id, cells = split_cell_ref(element_id)
         if cells is not None:
             return await read_cells(ctx, window, table_id, cells)
-    xid = str(window.xid)
+    xid = str(window.handle)
     if chrome is None:
         chrome = xid in ctx.session.chrome
     snap = await ctx.desktop.snapshot(window)
@@ -90,7 +90,7 @@ async def read_window(
         if sub is None:
             raise ElementGone(eid, "it is not in the window any more")
         root = sub
-    previous = ctx.session.last_read.get(str(window.xid))
+    previous = ctx.session.last_read.get(str(window.handle))
     if root is None:
         body = (
             "(the window has no accessibility tree: the app may still be starting or may not "
@@ -133,15 +133,15 @@ async def read_cells(ctx: ToolContext, window: WindowInfo, table_id: str, cells:
         root, header=header(window)
     )
     remember(ctx.session, window, rendered.ids, rendered.names)
-    previous = ctx.session.last_read.get(str(window.xid))
+    previous = ctx.session.last_read.get(str(window.handle))
     return Read(rendered.text, snap, rendered.ids, rendered.lines, previous)
 
 
 async def change_summary(ctx: ToolContext, window: WindowInfo) -> str:
     """After an action: what changed in the window since the model last read it (one line)."""
-    if str(window.xid) not in ctx.session.last_read:
+    if str(window.handle) not in ctx.session.last_read:
         return ""  # never read: nothing to compare with
-    if not any(w.xid == window.xid for w in await ctx.desktop.list_windows()):
+    if not any(w.handle == window.handle for w in await ctx.desktop.list_windows()):
         return ""
     try:
         read = await read_window(ctx, window, baseline=False)
@@ -171,7 +171,7 @@ async def caret_lines(ctx: ToolContext, window: WindowInfo, ids: dict[str, Node]
 def changes_since(ctx: ToolContext, window: WindowInfo, read: Read) -> Diff:
     """What changed since the window's last baseline read, ticking texts left out when they
     ticked in the diff before too (:mod:`~deskpilot.ax.ticking`)."""
-    xid = str(window.xid)
+    xid = str(window.handle)
     d, ticked = quiet(diff(read.previous or {}, read.lines), set(ctx.session.ticking.get(xid, [])))
     ctx.session.ticking[xid] = sorted(ticked)
     return d
@@ -243,10 +243,10 @@ async def read_screen_ax(
         parts += await caret_lines(ctx, window, ids)
     parts += [body, "</activeAppContext>"]
     guide = guidance_for(window.app, ctx.settings.config_dir / "guidance")
-    if guide is not None and (guidance or str(window.xid) not in ctx.session.guided):
+    if guide is not None and (guidance or str(window.handle) not in ctx.session.guided):
         # once per window per session (and when asked): not the same tips on every read
         parts += ["<appGuidance>", guide.tips, "</appGuidance>"]
-        ctx.session.guided = [*ctx.session.guided[-63:], str(window.xid)]
+        ctx.session.guided = [*ctx.session.guided[-63:], str(window.handle)]
     data = {
         "window": window.stable_id,
         "partial": snap.partial,

@@ -1,8 +1,9 @@
 """Windows: ID forms, the resolution order, and the tools list_windows, open_app, open_urls.
 
-Window IDs come in two forms (seed A.1): ``pid/title`` (readable) and ``pid/xid`` (stable: the
-X window id in decimal). When a tool gets no ``windowID`` the window is, in order: the tracked
-target (last opened or used in this session), the run's bound window, the active window.
+Window IDs come in two forms (seed A.1): ``pid/title`` (readable) and ``pid/handle`` (stable:
+the backend's window handle in decimal, on X11 the X window id). When a tool gets no
+``windowID`` the window is, in order: the tracked target (last opened or used in this
+session), the run's bound window, the active window.
 Blocked apps are refused by the door before a tool runs (:mod:`deskpilot.tools.gate`):
 each tool here declares what it reaches (``list_windows`` nothing: it lists blocked windows
 without their titles; ``open_app`` the app it would start; ``open_urls`` the agent browser).
@@ -49,7 +50,7 @@ def find_window(windows: list[WindowInfo], window_id: str) -> WindowInfo | None:
         pid = int(pid_text)
         if rest.isdigit():
             for w in windows:
-                if w.pid == pid and w.xid == int(rest):
+                if w.pid == pid and w.handle == int(rest):
                     return w
         for w in windows:
             if w.pid == pid and w.title == rest:
@@ -59,7 +60,7 @@ def find_window(windows: list[WindowInfo], window_id: str) -> WindowInfo | None:
         xid = int(wid, 16) if wid.lower().startswith("0x") else int(wid)
     except ValueError:
         return None
-    return next((w for w in windows if w.xid == xid), None)
+    return next((w for w in windows if w.handle == xid), None)
 
 
 def _choose(
@@ -136,7 +137,7 @@ def window_data(w: WindowInfo, blocked: bool = False) -> dict[str, object]:
         "app": w.app.name,
         "app_id": w.app.app_id,
         "title": "" if blocked else w.title,
-        "window_id": w.window_id if not blocked else f"{w.pid}/{w.xid}",
+        "window_id": w.window_id if not blocked else f"{w.pid}/{w.handle}",
         "stable_window_id": w.stable_id,
         "pid": w.pid,
         "active": w.active,
@@ -234,12 +235,12 @@ async def open_app(
         window = next((w for w in running if w.active), running[0])
         note = "The app was already running; its window was not brought to the front."
     else:
-        before = {w.xid for w in await ctx.desktop.list_windows()}
+        before = {w.handle for w in await ctx.desktop.list_windows()}
         window = await ctx.desktop.launch(entry, timeout=60.0)
         note = f"Launched {entry.name}."
         extra = [
             w for w in await ctx.desktop.list_windows()
-            if w.xid not in before and w.xid != window.xid and w.pid == window.pid
+            if w.handle not in before and w.handle != window.handle and w.pid == window.pid
         ]  # fmt: skip
         for w in extra:
             active = " and it is active" if w.active else ""
