@@ -23,7 +23,7 @@ from playwright.async_api import Page
 
 from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.pages.browser import connect
 from deskpilot.pages.store import open_library
 from tests.desktop.pages_rig import Approvals, Rig, call, deskpilot, goto, open_rig, style, tool_ctx
@@ -44,7 +44,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def rig(desktop: LinuxDesktop, desktop_settings: Settings) -> AsyncIterator[Rig]:
+async def rig(desktop: DesktopFacade, desktop_settings: Settings) -> AsyncIterator[Rig]:
     async with open_rig(desktop, desktop_settings) as r:
         yield r
 
