@@ -329,3 +329,63 @@ async def test_malformed_backups_are_refused_whole_with_each_problem_named(
     assert "violentmonkey entry is not JSON" in said
     with open_library(rig.settings) as lib:
         assert lib.revision == revision
+
+
+async def test_open_urls_opens_tabs_in_the_agent_browsers_window(rig: Rig) -> None:
+    """One agent-browser window unless asked: tabs go into the tracked window (or the last
+    used one); a new window only when asked. Windows are counted on the desktop, tabs by the
+    test's own CDP connection."""
+    from tests.desktop.pages_rig import browser_pid
+
+    pid = browser_pid(rig.settings)
+
+    async def windows() -> list[Any]:
+        return [w for w in await rig.desktop.list_windows() if w.pid == pid]
+
+    before = await windows()
+    pages = len(rig.browser.contexts[0].pages)
+    ctx = tool_ctx(rig, Approvals())
+    first = await call(ctx, "open_urls", {"urls": [rig.site.url("/other?tab1")]})
+    assert not first.is_error, first.text
+    assert first.data is not None and first.data["new_window"] is False
+    assert "as new tabs in the agent browser's window" in first.text
+    assert len(await windows()) == len(before)
+    assert len(rig.browser.contexts[0].pages) == pages + 1
+    assert first.data["window"]["stable_window_id"] in {w.stable_id for w in before}
+
+    second = await call(ctx, "open_urls", {"urls": [rig.site.url("/other?win2")],
+                                           "new_window": True})  # fmt: skip
+    assert not second.is_error, second.text
+    assert second.data is not None and second.data["new_window"] is True
+    assert "a new window" in second.text
+    assert len(await windows()) == len(before) + 1
+    new_id = second.data["window"]["stable_window_id"]
+
+    # the session now tracks the new window: the next tabs go there, not to the first
+    third = await call(ctx, "open_urls", {"urls": [rig.site.url("/other?tab3"),
+                                                    rig.site.url("/other?tab4")]})  # fmt: skip
+    assert not third.is_error, third.text
+    assert third.data is not None and third.data["new_window"] is False
+    assert third.data["window"]["stable_window_id"] == new_id and third.data["tabs"] == 2
+    assert "the tracked window" in third.text
+    assert len(await windows()) == len(before) + 1
+    session = await rig.browser.new_browser_cdp_session()
+    by_url = {p.url: p for p in rig.browser.contexts[0].pages}
+
+    async def window_of(url: str) -> int:
+        page = by_url[url]
+        cdp = await page.context.new_cdp_session(page)
+        target = (await cdp.send("Target.getTargetInfo"))["targetInfo"]["targetId"]
+        await cdp.detach()
+        got = await session.send("Browser.getWindowForTarget", {"targetId": target})
+        return int(got["windowId"])
+
+    assert await window_of(rig.site.url("/other?tab3")) == await window_of(
+        rig.site.url("/other?win2")
+    )
+    assert await window_of(rig.site.url("/other?tab1")) != await window_of(
+        rig.site.url("/other?win2")
+    )
+    for p in list(rig.browser.contexts[0].pages):
+        if "?tab" in p.url or "?win" in p.url:
+            await p.close()

@@ -53,6 +53,10 @@ class OpenedApp(_Out):
 
 class OpenedUrls(_Out):
     window: Window = Field(description="The browser window, now the tracked target.")
+    new_window: bool | None = Field(
+        None, description="True: a new window was opened; false: tabs in an open window."
+    )
+    tabs: int | None = Field(None, description="How many tabs were opened.")
 
 
 class Element(_Out):
