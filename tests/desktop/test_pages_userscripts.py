@@ -389,3 +389,59 @@ async def test_open_urls_opens_tabs_in_the_agent_browsers_window(rig: Rig) -> No
     for p in list(rig.browser.contexts[0].pages):
         if "?tab" in p.url or "?win" in p.url:
             await p.close()
+
+
+async def test_the_rest_of_the_gm_api_unwrap_and_url_changes(
+    rig: Rig, api: Api, tmp_path: Path
+) -> None:
+    from tests.desktop.userscript_rig import UNWRAPPED, kitchen_sink
+
+    await rig.page.goto("about:blank")
+    (tmp_path / "sink.user.js").write_text(kitchen_sink(api.port))
+    (tmp_path / "unwrapped.user.js").write_text(UNWRAPPED)
+    run(rig, "add", str(tmp_path / "sink.user.js"))
+    run(rig, "add", str(tmp_path / "unwrapped.user.js"))
+    page = await goto(rig, "/other?sink")
+
+    async def sink(*keys: str) -> dict[str, Any] | None:
+        got = await page.evaluate("window.__sink || null")
+        return got if got and all(k in got for k in keys) else None
+
+    state = await async_wait_for(
+        lambda: sink("ready", "tab", "tabs", "el", "downloaded", "notificationDone"),
+        timeout=30, what="the kitchen sink",
+    )  # fmt: skip
+    assert state["values"] == {"a": 1, "b": {"c": 2}}
+    assert state["defaults"] == {"a": 1, "zz": "default"}
+    assert "removedListenerFired" not in state
+    assert state["tab"] == {"seen": "/other"} and state["tabs"] >= 1
+    assert state["el"] is True
+    assert await page.evaluate("document.getElementById('sink-el').textContent") == "added"
+    assert state["notificationDone"] is True
+    # the download is a file on disk, with what the API served
+    async with connect(rig.settings) as agent:
+        found = await agent.worker_call(
+            "chrome.downloads.search({filenameRegex: 'deskpilot-sink', state: 'complete'})"
+        )
+    assert found, "no completed download"
+    saved = Path(found[-1]["filename"])
+    assert json.loads(saved.read_text())["path"] == "/api/file.txt"
+    with open_library(rig.settings) as lib:
+        rule = next(r for _f, _g, r in lib.chains() if r.name == "Kitchen Sink")
+    assert json.loads(run(rig, "values", rule.id, "--json")) == {"a": 2, "b": {"c": 2}}
+
+    # window.onurlchange: single-page navigation tells the script
+    await page.evaluate("history.pushState({}, '', '/other?sink&moved')")
+    await async_wait_for(
+        lambda: page.evaluate("(window.__sink.urlchange || '').endsWith('moved')"),
+        timeout=15, what="urlchange",
+    )  # fmt: skip
+
+    # @unwrap: the code ran as it is, at top level, without the GM API
+    await async_wait_for(
+        lambda: page.evaluate("typeof window.unwrappedFn === 'function'"),
+        timeout=15, what="the unwrapped script",
+    )  # fmt: skip
+    assert await page.evaluate("[window.unwrappedGlobal, unwrappedFn()]") == [
+        "top-level", "undefined"
+    ]  # fmt: skip

@@ -264,3 +264,73 @@ def read_clipboard(display_name: str, timeout: float = 10.0) -> str | None:
         return None
     finally:
         d.close()
+
+
+def kitchen_sink(api_port: int) -> str:
+    """The rest of the GM API, at document start."""
+    return f"""// ==UserScript==
+// @name         Kitchen Sink
+// @namespace    https://example.org/sink
+// @version      0.9
+// @match        http://127.0.0.1/*
+// @exclude      *?nosink*
+// @grant        GM_download
+// @grant        GM_getTab
+// @grant        GM_saveTab
+// @grant        GM_getTabs
+// @grant        GM_addElement
+// @grant        GM_getValues
+// @grant        GM_setValues
+// @grant        GM_deleteValues
+// @grant        GM_addValueChangeListener
+// @grant        GM_removeValueChangeListener
+// @grant        GM_log
+// @grant        GM.notification
+// @grant        window.onurlchange
+// @connect      localhost
+// @run-at       document-start
+// ==/UserScript==
+const sink = (window.__sink = {{}});
+GM_setValues({{ a: 1, b: {{ c: 2 }}, d: 'x' }});
+sink.values = GM_getValues(['a', 'b', 'zz']);
+sink.defaults = GM_getValues({{ a: 0, zz: 'default' }});
+GM_deleteValues(['d']);
+const id = GM_addValueChangeListener('a', function () {{ sink.removedListenerFired = true; }});
+GM_removeValueChangeListener(id);
+GM_setValues({{ a: 2 }});
+GM_log('kitchen sink says hi');
+GM_saveTab({{ seen: location.pathname }});
+GM_getTab(function (t) {{
+    sink.tab = t;
+    GM_getTabs(function (all) {{ sink.tabs = Object.keys(all).length; }});
+}});
+document.addEventListener('DOMContentLoaded', function () {{
+    const el = GM_addElement(document.body, 'div', {{ id: 'sink-el', textContent: 'added' }});
+    sink.el = Boolean(el) && el.parentNode === document.body && el.textContent === 'added';
+}});
+if (window.onurlchange === null) {{
+    window.addEventListener('urlchange', function (info) {{ sink.urlchange = info.url; }});
+}}
+GM_download({{
+    url: 'http://localhost:{api_port}/api/file.txt',
+    name: 'deskpilot-sink.txt',
+    onload: function () {{ sink.downloaded = true; }},
+    onerror: function (e) {{ sink.downloadError = e.error; }},
+}});
+GM.notification({{ text: 'sink', title: 'Sink', timeout: 300 }}).then(function (clicked) {{
+    sink.notificationDone = clicked === false;
+}});
+sink.ready = true;
+"""
+
+
+UNWRAPPED = """// ==UserScript==
+// @name         Unwrapped
+// @namespace    https://example.org/unwrapped
+// @match        http://127.0.0.1/*
+// @unwrap
+// @run-at       document-end
+// ==/UserScript==
+var unwrappedGlobal = 'top-level';
+function unwrappedFn() { return typeof GM_info; }
+"""

@@ -355,6 +355,13 @@ async function xhr(port, msg) {
 // -- GM_download
 async function download(port, msg) {
   const post = (m) => { try { port.postMessage(m); } catch (e) { /* gone */ } };
+  const sender = port.sender || {};
+  const info = (await scripts())[msg.rule];
+  const pageUrl = sender.url || (sender.tab && sender.tab.url) || "";
+  if (!info || !hostAllowed(info.connect, msg.url, pageUrl)) {
+    post({ event: "error", error: info ? refused(msg.url) : "no such userscript", final: true });
+    return;
+  }
   try {
     const headers = Object.entries(msg.headers || {}).map(([name, value]) => ({ name, value: String(value) }));
     const id = await chrome.downloads.download({
