@@ -36,7 +36,9 @@
   async function valuesGet(msg) {
     const key = "v:" + msg.rule;
     let entry = (await chrome.storage.local.get(key))[key];
-    if (!entry || (entry.epoch || 0) < (msg.epoch || 0)) {
+    const want = msg.epoch || 0;
+    if ((!entry && want > 0) || (entry && (entry.epoch || 0) < want)) {
+      // deskpilot set values the worker has not given the browser yet
       checked(await send({ op: "values-sync" }));
       entry = (await chrome.storage.local.get(key))[key];
     }

@@ -539,12 +539,47 @@
       }
       let api = apis.get(rule.key);
       if (!api) { api = makeApi(rule, spec); apis.set(rule.key, api); }
+      const late = lateStart(rule);
       try {
         const out = def.fn.apply(window, def.params.map((name) => api[name]));
         if (out && typeof out.then === "function") out.then(null, (e) => report(rule, classify(e), describe(e)));
       } catch (e) {
         report(rule, classify(e), describe(e));
+      } finally {
+        if (late) late();
       }
+    }
+    // A document-start script that had to wait for its values may run after DOMContentLoaded
+    // (or load): the listeners it adds for those while it runs are called as if it had been on
+    // time (once, soon), besides being added.
+    function lateStart(rule) {
+      if (rule.runAt !== "document-start" && rule.runAt !== "document-body") return null;
+      const rs = document.readyState;
+      if (rs === "loading") return null;
+      const past = { DOMContentLoaded: true, readystatechange: rs === "complete", load: rs === "complete" };
+      const patched = [];
+      for (const target of [document, window]) {
+        const own = Object.prototype.hasOwnProperty.call(target, "addEventListener");
+        const original = target.addEventListener;
+        const replay = function (type, listener, options) {
+          original.call(this, type, listener, options);
+          if (!past[type] || (type === "load" && target !== window)) return;
+          if (type === "DOMContentLoaded" && target !== document && target !== window) return;
+          setTimeout(() => {
+            const ev = new Event(type);
+            try {
+              if (typeof listener === "function") listener.call(target, ev);
+              else if (listener && typeof listener.handleEvent === "function") listener.handleEvent(ev);
+            } catch (e) { report(rule, classify(e), describe(e)); }
+          }, 0);
+        };
+        Object.defineProperty(target, "addEventListener", { value: replay, configurable: true, writable: true });
+        patched.push(() => {
+          if (own) Object.defineProperty(target, "addEventListener", { value: original, configurable: true, writable: true });
+          else delete target.addEventListener;
+        });
+      }
+      return () => patched.forEach((undo) => undo());
     }
     function urlChanged(url) {
       if (!urlHooks.length) return;

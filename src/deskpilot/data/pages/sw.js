@@ -464,10 +464,10 @@ async function handle(msg, sender) {
     case "tab-save":
       await sessionPut("gmtab:" + msg.rule, (o) => { o[here.tab] = msg.data; });
       return { ok: true };
-    case "tab-get":
-      return { data: (await sessionGet("gmtab:" + msg.rule, {}))[here.tab] || {} };
+    case "tab-get":  // after any save this tab made before (one queue)
+      return serially(async () => ({ data: (await sessionGet("gmtab:" + msg.rule, {}))[here.tab] || {} }));
     case "tabs-get":
-      return { data: await sessionGet("gmtab:" + msg.rule, {}) };
+      return serially(async () => ({ data: await sessionGet("gmtab:" + msg.rule, {}) }));
     case "unwrap":
       await chrome.scripting.executeScript({
         target: { tabId: here.tab, frameIds: [here.frame] }, world: "MAIN", files: [msg.file],
