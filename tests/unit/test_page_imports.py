@@ -391,3 +391,25 @@ def test_vm_values_decode_as_violentmonkey_stores_them() -> None:
     assert decode_vm_value("bfalse") is False
     assert decode_vm_value('o{"x":null}') == {"x": None}
     assert decode_vm_value(5) == 5  # Tampermonkey's storage: values as they are
+
+
+def test_what_stylus_and_violentmonkey_store_beside_the_code(tmp_path: Path) -> None:
+    # Stylus: url-prefix("") matches nothing; a section of only that applies nowhere
+    path = tmp_path / "stylus.json"
+    path.write_text(json.dumps([{"name": "S", "sections": [
+        {"code": "a{}", "urlPrefixes": [""]},
+        {"code": "b{}", "urlPrefixes": ["", "https://a.com/"]},
+    ]}]))  # fmt: skip
+    plan = plan_import(path)
+    (rule,) = plan.folders[0].groups[0].rules
+    assert rule.css == "b{}" and [p.value for p in rule.include] == ["https://a.com/"]
+    assert any("targets only empty URLs" in w for w in plan.warnings)
+    # Violentmonkey: a relative @require is read from where the script was installed
+    script = SCRIPT.replace("// @grant", "// @require lib/x.js\n// @grant", 1)
+    backup = tmp_path / "vm.zip"
+    info = {"custom": {"lastInstallURL": "https://host.test/s/counter.user.js"}}
+    backup.write_bytes(_zip({"Counter.user.js": script,
+                             "violentmonkey": json.dumps({"scripts": {"Counter": info}})}))  # fmt: skip
+    lib = Resource("https://host.test/s/lib/x.js", b"var X;")
+    plan = plan_import(backup, cached=lambda url: lib if url == lib.url else None)
+    assert plan.folders[0].groups[0].rules[0].base_url == "https://host.test/s/counter.user.js"

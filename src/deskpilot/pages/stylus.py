@@ -106,13 +106,21 @@ def _style_group(
     rules = []
     for i, sec in enumerate(sections):
         patterns: list[Pattern] = []
+        targeted = False
         for key, kind in _SECTION_KINDS:
             for value in sec.get(key) or []:
+                targeted = True
+                if not value.strip():
+                    continue  # Stylus: an empty url-prefix("") or domain("") matches nothing
                 try:
                     patterns.append(compile_pattern(value, kind, "include"))
                 except DeskpilotError as exc:
                     problems.append(f"section {i + 1}: {key} {value!r}: {exc}")
         if not sec["code"].strip():
+            continue
+        if targeted and not patterns:
+            warnings.append(f"{label}: section {i + 1} targets only empty URLs (it applies "
+                            "nowhere in Stylus either): skipped")  # fmt: skip
             continue
         rules.append(
             RulePlan(

@@ -102,7 +102,9 @@ def plan_violentmonkey(
         if stored is not None and meta is not None:
             matched.add(meta.uri)
         script_values = _values(stored, fname, plan) if stored is not None else tm_storage.get(key)
-        src = ScriptSource(code, fname, custom, config, values=script_values)
+        installed = custom.get("lastInstallURL")
+        base = installed if isinstance(installed, str) else ""  # relative @require's base
+        src = ScriptSource(code, fname, custom, config, base_url=base, values=script_values)
         out = plan_userscript(src, cached, fetch=fetch)
         plan.problems.extend(f"{fname}: {p}" for p in out.problems)
         plan.warnings.extend(f"{fname}: {w}" for w in out.warnings)
