@@ -408,8 +408,8 @@ def test_what_stylus_and_violentmonkey_store_beside_the_code(tmp_path: Path) -> 
     script = SCRIPT.replace("// @grant", "// @require lib/x.js\n// @grant", 1)
     backup = tmp_path / "vm.zip"
     info = {"custom": {"lastInstallURL": "https://host.test/s/counter.user.js"}}
-    backup.write_bytes(_zip({"Counter.user.js": script,
-                             "violentmonkey": json.dumps({"scripts": {"Counter": info}})}))  # fmt: skip
+    entry = json.dumps({"scripts": {"Counter": info}})
+    backup.write_bytes(_zip({"Counter.user.js": script, "violentmonkey": entry}))
     lib = Resource("https://host.test/s/lib/x.js", b"var X;")
     plan = plan_import(backup, cached=lambda url: lib if url == lib.url else None)
     assert plan.folders[0].groups[0].rules[0].base_url == "https://host.test/s/counter.user.js"
