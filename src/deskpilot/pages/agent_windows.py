@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: how long a shown document must stay empty to count as an empty page
+EMPTY_PAGE_S = 1.5
 #: how far (pixels, summed over the four edges) a Chromium window's bounds may be from its
 #: desktop window's client area (a window manager's frame, Chromium's shadow insets)
 BOUNDS_SLACK = 120
@@ -133,12 +136,45 @@ async def open_in_agent_window(
                 what="the new tabs to load",
                 interval=0.1,
             )
+        first = await agent.worker_call(f"chrome.tabs.get({int(made[0])})") if made else None
     window = await _desktop_window(ctx, pid, target, pairs, urls, timeout)
     if window is None:
         return None
     with contextlib.suppress(DeskpilotError):
         await ctx.desktop.activate(window)
+    title = str((first or {}).get("title") or "")
+    await _document_shown(ctx, window, title, timeout)
     return OpenedTabs(window, len(made), tracked)
+
+
+async def _document_shown(ctx: ToolContext, window: WindowInfo, title: str, timeout: float) -> None:
+    """Wait until the window's accessible tree shows the new tab's document (its title, with
+    content): a read right after open_urls is of that page, as after a new window."""
+
+    empty_since: list[float] = []  # an empty page (about:blank) never gets content
+
+    async def shown() -> bool:
+        snap = await ctx.desktop.snapshot(window, timeout=2.0, fresh=True)
+        docs = [
+            n
+            for n in snap.nodes()
+            if n.role == "document-web"
+            and "showing" in n.states
+            and "busy" not in n.states
+            and (not title or n.name == title)
+        ]
+        if any(n.children for n in docs):
+            return True
+        if not docs:
+            empty_since.clear()
+            return False
+        empty_since[:1] = empty_since[:1] or [time.monotonic()]
+        return time.monotonic() - empty_since[0] >= EMPTY_PAGE_S
+
+    try:
+        await async_wait_for(shown, timeout=timeout, what="the new tab's page", interval=0.1)
+    except (WaitTimeout, DeskpilotError) as exc:
+        log.info("the new tab's page is not in the accessible tree yet: %s", exc)
 
 
 async def _desktop_window(

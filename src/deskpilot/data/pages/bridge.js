@@ -101,10 +101,17 @@
     port.postMessage(msg);
   }
 
+  // what the page runtime may ask for on its channel (nothing else reaches the worker)
+  const CHANNEL_OPS = new Set([
+    "add-element", "values-get", "values-set", "xhr", "download", "xhr-abort", "download-abort",
+    "menu-set", "menu-remove", "notify", "notify-remove", "clipboard", "open-tab", "close-tab",
+    "focus-tab", "tab-get", "tab-save", "tabs-get", "unwrap",
+  ]);
   function onRequest(e) {
     let msg;
     try { msg = JSON.parse(e.detail); } catch (err) { return; }
     if (!msg || typeof msg.op !== "string") return;
+    if (!CHANNEL_OPS.has(msg.op)) { toPage({ id: msg.id, error: `unknown request ${msg.op}` }); return; }
     switch (msg.op) {
       case "add-element":
         try { addElement(msg); } catch (err) { toPage({ id: msg.id, error: String(err.message || err) }); }

@@ -129,10 +129,11 @@ async function dumpValues() {
 function menuEdit(tab, fn) {
   return serially(async () => {
     const key = "menu:" + tab;
-    const menus = (await chrome.storage.session.get(key))[key] || {};
-    fn(menus);
+    const got = (await chrome.storage.session.get(key))[key];
+    const menus = got || {};
+    if (fn(menus) === false) return;  // nothing changed
     if (Object.keys(menus).length) await chrome.storage.session.set({ [key]: menus });
-    else await chrome.storage.session.remove(key);
+    else if (got) await chrome.storage.session.remove(key);
   });
 }
 async function menus() {
@@ -440,6 +441,9 @@ async function handle(msg, sender) {
       return await clipboard(msg);
     case "open-tab": {
       const t = sender.tab;
+      if (!/^(https?|file|ftp|data):/i.test(msg.url) && msg.url !== "about:blank") {
+        throw new Error(`GM_openInTab opens web pages only, not ${String(msg.url).slice(0, 60)}`);
+      }
       const made = await chrome.tabs.create({
         url: msg.url, active: msg.active, pinned: msg.pinned, windowId: t && t.windowId,
         index: msg.insert && t ? t.index + 1 : undefined,
@@ -449,8 +453,14 @@ async function handle(msg, sender) {
       return { tab: made.id };
     }
     case "close-tab": {
-      const target = msg.tab === "self" ? sender.tab && sender.tab.id : Number(msg.tab);
-      if (target !== undefined && !Number.isNaN(target)) await chrome.tabs.remove(target);
+      // its own tab (window.close granted), or one this tab's scripts opened
+      let target = sender.tab && sender.tab.id;
+      if (msg.tab !== "self") {
+        const opened = (await sessionGet("opened", {}))[Number(msg.tab)];
+        if (!opened || !sender.tab || opened.tab !== sender.tab.id) throw new Error("not a tab this page opened");
+        target = Number(msg.tab);
+      }
+      if (target !== undefined) await chrome.tabs.remove(target);
       return { ok: true };
     }
     case "focus-tab": {
@@ -469,6 +479,7 @@ async function handle(msg, sender) {
     case "tabs-get":
       return serially(async () => ({ data: await sessionGet("gmtab:" + msg.rule, {}) }));
     case "unwrap":
+      if (!/^gen\/\d+\/r_[0-9a-f]+\.raw\.js$/.test(String(msg.file))) throw new Error("not a script file");
       await chrome.scripting.executeScript({
         target: { tabId: here.tab, frameIds: [here.frame] }, world: "MAIN", files: [msg.file],
         injectImmediately: true,
@@ -503,7 +514,11 @@ async function handle(msg, sender) {
     case "hello": {
       // a document started: its frame's menu commands are gone; a top one gets its panes
       if (here) {
-        await menuEdit(here.tab, (m) => { delete m[here.frame]; });
+        await menuEdit(here.tab, (m) => {
+          if (!m[here.frame]) return false;
+          delete m[here.frame];
+          return true;
+        });
       }
       if (!here || here.frame !== 0) return {};
       const css = (await chrome.storage.session.get(paneKey(tab, "css")))[paneKey(tab, "css")];
