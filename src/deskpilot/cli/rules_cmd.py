@@ -85,7 +85,10 @@ def _patterns(node: Folder | Group | Rule) -> str:
 
 
 def _sizes(rule: Rule) -> str:
-    return ", ".join(f"{k} {len(v)} chars" for k, v in (("css", rule.css), ("js", rule.js)) if v)
+    from deskpilot.pages.userscript_meta import is_userscript
+
+    sizes = ", ".join(f"{k} {len(v)} chars" for k, v in (("css", rule.css), ("js", rule.js)) if v)
+    return f"userscript, {sizes}" if is_userscript(rule.js) else sizes
 
 
 @rules_group.command("list")
