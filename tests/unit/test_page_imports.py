@@ -413,3 +413,21 @@ def test_what_stylus_and_violentmonkey_store_beside_the_code(tmp_path: Path) -> 
     lib = Resource("https://host.test/s/lib/x.js", b"var X;")
     plan = plan_import(backup, cached=lambda url: lib if url == lib.url else None)
     assert plan.folders[0].groups[0].rules[0].base_url == "https://host.test/s/counter.user.js"
+
+
+def test_the_cli_refuses_a_malformed_stylus_export_whole(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "DESKPILOT_HOME": str(tmp_path), "DESKPILOT_SANDBOX": ""}
+    path = tmp_path / "stylus-2026-12-01-10-00.json"
+    path.write_text(json.dumps([GOOD_STYLE, {"name": "Bad", "sections": [{"code": 42}]}, {}]))
+    done = CliRunner().invoke(main, ["rules", "import", str(path), "--yes"], env=env)
+    assert done.exit_code == 1
+    assert "nothing imported: 3 problems" in done.output
+    assert "style 2 'Bad': section 1: 'code' must be CSS text, not int 42" in done.output
+    assert "style 3: 'name' must be non-empty text" in done.output
+    with open_library(load_settings(env=env)) as lib:
+        assert lib.tree() == []
+    path.write_text(json.dumps([GOOD_STYLE]))
+    done = CliRunner().invoke(main, ["rules", "import", str(path), "--yes"], env=env)
+    assert done.exit_code == 0, done.output
+    with open_library(load_settings(env=env)) as lib:
+        assert [f.name for f in lib.tree()] == ["Stylus: stylus-2026-12-01-10-00"]
