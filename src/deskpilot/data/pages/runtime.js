@@ -34,6 +34,7 @@
     listeners: [],
     errors: [],
     hold: "",               // "armed" by hold.js, "held" once the manifest's set loaded
+    afterDcl: false,        // a task after DOMContentLoaded has run (userscripts' idle)
   };
   const regexes = new Map();
   const mine = new WeakSet();  // every sheet this runtime made (a page's own are left alone)
@@ -117,6 +118,8 @@
     const rs = document.readyState;
     if (rule.runAt === "document-body") return Boolean(document.body) || rs !== "loading";
     if (rule.runAt === "document-end") return rs !== "loading";
+    // a userscript's document-idle is Violentmonkey's: soon after DOMContentLoaded
+    if (rule.us && state.afterDcl) return true;
     return rs === "complete";
   }
   function run(rule) {
@@ -282,7 +285,11 @@
   }
   when("popstate", window, urlChanged);
   when("hashchange", window, urlChanged);
-  when("DOMContentLoaded", document, () => { evaluate(); missing(); });
+  when("DOMContentLoaded", document, () => {
+    evaluate();
+    missing();
+    setTimeout(() => { state.afterDcl = true; evaluate(); }, 0);
+  });
   when("load", window, () => {
     const later = window.requestIdleCallback || ((f) => setTimeout(f, 1));
     later(() => evaluate());
