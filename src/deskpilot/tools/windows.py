@@ -290,10 +290,19 @@ async def open_urls(
         list[Annotated[str, Field(min_length=1, max_length=8192)]],
         Field(min_length=1, max_length=20, description="URLs to open, as tabs, in order."),
     ],
+    new_window: Annotated[
+        bool,
+        Field(
+            description="Open them in a new browser window. By default they open as new "
+            "tabs in the agent browser's window (the tracked one), and a window is made only "
+            "when none is open."
+        ),
+    ] = False,
 ) -> ToolResult:
     """Open URLs in the agent browser (a Chromium with its own profile that deskpilot
-    controls; the system default browser if configured). The browser window becomes the
-    tracked target."""
+    controls; the system default browser if configured): as new tabs in its window, or in a
+    new window when asked or when none is open. The browser window becomes the tracked
+    target."""
     for i, url in enumerate(urls):
         scheme = urlparse(url.strip()).scheme.lower()
         if scheme not in ALLOWED_SCHEMES:
@@ -302,13 +311,27 @@ async def open_urls(
                 "file, about or data URL"
             )
     browser = ctx.settings.browser
-    window = await ctx.desktop.open_urls([u.strip() for u in urls], browser=browser)
+    clean = [u.strip() for u in urls]
+    n = f"{len(urls)} URL{'s' if len(urls) > 1 else ''}"
+    if browser == "agent" and not new_window:
+        from deskpilot.pages.agent_windows import open_in_agent_window
+
+        opened = await open_in_agent_window(ctx, clean)
+        if opened is not None:
+            window = opened.window
+            ctx.session.track(window.stable_id)
+            which = "the tracked window" if opened.tracked else "its last used window"
+            text = (
+                f"Opened {n} as new tabs in the agent browser's window that was already open "
+                f"({which}; no new window).\n{describe_target(window)}\n{PASS_HINT}"
+            )
+            data = {"window": window_data(window), "new_window": False, "tabs": opened.tabs}
+            return ToolResult(text, data=data, summary=f"{n} → tabs in {window.stable_id}")
+    window = await ctx.desktop.open_urls(clean, browser=browser)
     ctx.session.track(window.stable_id)
     which = "the agent browser" if browser == "agent" else "the default browser"
-    text = (
-        f"Opened {len(urls)} URL{'s' if len(urls) > 1 else ''} in {which} "
-        f"({window.app.name}).\n{describe_target(window)}\n{PASS_HINT}"
-    )
-    return ToolResult(
-        text, data={"window": window_data(window)}, summary=f"{len(urls)} URLs → {window.stable_id}"
-    )
+    why = "as asked" if new_window else "none was open"
+    where = f"a new window of {which} ({why})" if browser == "agent" else which
+    text = f"Opened {n} in {where} ({window.app.name}).\n{describe_target(window)}\n{PASS_HINT}"
+    data = {"window": window_data(window), "new_window": True, "tabs": len(urls)}
+    return ToolResult(text, data=data, summary=f"{n} → {window.stable_id}")
