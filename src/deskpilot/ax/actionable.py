@@ -110,12 +110,17 @@ def folded_text(node: Node) -> str | None:
     """The text of a node's shown content, when it is only text (no widget or operable part,
     not too long); None when the node has more than text inside."""
     pieces: list[str] = []
-    for d in node.walk()[1:]:
+    stack = list(reversed(node.children))
+    while stack:
+        d = stack.pop()
         if not is_displayed(d):
             continue
         if operable(d) or d.role in ("list", "table", "tree", "tree-table"):
             return None
-        if d.children:
+        if d.role in ("image", "icon") and own_name(d):
+            pass  # an icon (an SVG with its shapes inside): by its name
+        elif d.children:
+            stack.extend(reversed(d.children))
             continue
         text = own_name(d) or clean_name(d.text or "")
         if text and text not in pieces:

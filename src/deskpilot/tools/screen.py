@@ -11,7 +11,6 @@ from pydantic import Field
 
 from deskpilot.ax.diff import Diff, diff
 from deskpilot.ax.render import Renderer
-from deskpilot.ax.roles import TEXT_LIMIT
 from deskpilot.ax.ticking import quiet
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
 from deskpilot.desktop.caret import describe_caret
@@ -98,10 +97,13 @@ async def read_window(
             "computer_use_screenshot)"
         )
         return Read(body, snap, {}, {}, previous)
-    # a zoomed read (one element's part) shows long text in full
-    limit = 4000 if element_id is not None else TEXT_LIMIT
+    # a zoomed read (one element's part) shows it in full: long text uncut, what is
+    # scrolled out of view marked offscreen
     rendered = Renderer(
-        window.geometry, budget=ctx.settings.read_budget_chars, text_limit=limit, chrome=chrome
+        window.geometry,
+        budget=ctx.settings.read_budget_chars,
+        chrome=chrome,
+        zoom=element_id is not None,
     ).render(root, header=header(window))
     remember(ctx.session, window, rendered.ids, rendered.names, rendered.roles)
     if element_id is None and baseline:  # a zoomed read is not a baseline for diffs
