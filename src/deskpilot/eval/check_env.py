@@ -12,6 +12,9 @@ from pathlib import Path
 from deskpilot.errors import CheckBroken, CheckFailed
 from deskpilot.eval.server import RequestLog
 
+#: the home of OSWorld's VM user: inside a trial it is the sandbox's home
+VM_HOME = "/home/user"
+
 
 @dataclass
 class Captured:
@@ -42,6 +45,8 @@ class CheckEnv:
         text = self.expand(text)
         if text == "~" or text.startswith("~/"):
             return self.home / text[2:]
+        if text == VM_HOME or text.startswith(VM_HOME + "/"):  # OSWorld's home, mapped
+            return self.home / text[len(VM_HOME) + 1 :]
         path = Path(text)
         return path if path.is_absolute() else self.home / path
 

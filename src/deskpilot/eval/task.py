@@ -36,16 +36,33 @@ steps in :mod:`deskpilot.eval.oracle`. Strings may use ``{home}``, ``{server}`` 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from deskpilot.errors import TaskError
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def _regex(value: str | None) -> str | None:
+    """A regex field: refused at load when it does not compile."""
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a valid regex ({exc})") from None
+    return value
+
+
+def _one_of(model: BaseModel, names: tuple[str, ...], what: str) -> None:
+    """At least one of ``names`` must be given, or the check could hold by accident."""
+    if not any(getattr(model, n) not in (None, [], {}) for n in names):
+        raise ValueError(f"{what}: give at least one of {', '.join(names)}")
 
 
 # -- setup ---------------------------------------------------------------------------------
@@ -116,6 +133,18 @@ class FileCheck(_Strict):
     unchanged: bool = False
     exact: bool = False
 
+    _re = field_validator("regex")(_regex)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FileCheck:
+        given = [n for n in ("equals", "lines", "regex", "unchanged") if getattr(self, n)]
+        given += [n for n in ("contains", "excludes") if getattr(self, n)]
+        if not self.exists and given:
+            raise ValueError(f"exists = false cannot be combined with {', '.join(given)}")
+        if self.exact and self.equals is None:
+            raise ValueError("exact applies to equals: give equals, or drop exact")
+        return self
+
 
 class CellCheck(_Strict):
     """A spreadsheet cell (ODS, XLSX, CSV): its value and optionally its formula."""
@@ -126,8 +155,16 @@ class CellCheck(_Strict):
     sheet: str | int = 0
     value: float | str | None = None
     formula: str | None = Field(default=None, description="text the formula must contain")
-    tolerance: float = 1e-6
+    tolerance: float = Field(default=1e-6, ge=0)
     bold: bool | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CellCheck:
+        _one_of(self, ("value", "formula", "bold"), "a cell check")
+        numeric = isinstance(self.value, int | float) and not isinstance(self.value, bool)
+        if "tolerance" in self.model_fields_set and not numeric:
+            raise ValueError("tolerance applies to a number value: give one, or drop tolerance")
+        return self
 
 
 class ParagraphCheck(_Strict):
@@ -142,6 +179,11 @@ class ParagraphCheck(_Strict):
     bold: str | None = Field(default=None, description="a word of it that must be bold")
     not_bold: str | None = Field(default=None, description="a word of it that must not be")
 
+    @model_validator(mode="after")
+    def _chosen(self) -> ParagraphCheck:
+        _one_of(self, ("text", "contains", "index"), "a paragraph check")
+        return self
+
 
 class DocumentCheck(_Strict):
     """The whole text of a document (ODT/ODS/DOCX/XLSX/plain)."""
@@ -151,6 +193,11 @@ class DocumentCheck(_Strict):
     contains: list[str] = []
     excludes: list[str] = []
 
+    @model_validator(mode="after")
+    def _something(self) -> DocumentCheck:
+        _one_of(self, ("contains", "excludes"), "a document check")
+        return self
+
 
 class WindowCheck(_Strict):
     """Window titles, read from X11 over a connection of the checker's own."""
@@ -158,6 +205,8 @@ class WindowCheck(_Strict):
     kind: Literal["window"]
     title: str = Field(description="regex")
     absent: bool = False
+
+    _re = field_validator("title")(_regex)
 
 
 class AtspiCheck(_Strict):
@@ -175,6 +224,8 @@ class AtspiCheck(_Strict):
     states: list[str] = []
     count: int | None = Field(default=None, ge=0, description="exactly this many match")
 
+    _re = field_validator("app", "name_re", "text_re")(_regex)
+
 
 class OutputCheck(_Strict):
     """A launched process's exit code and stdout (setup ``capture = NAME``)."""
@@ -184,6 +235,8 @@ class OutputCheck(_Strict):
     stdout: str | None = None
     stdout_re: str | None = None
     exit_code: int | None = 0
+
+    _re = field_validator("stdout_re")(_regex)
 
 
 class HttpCheck(_Strict):
@@ -198,6 +251,14 @@ class HttpCheck(_Strict):
     without: list[str] = Field(default=[], description="form fields that must not be sent")
     count: int | None = Field(default=None, ge=0)
 
+    _re = field_validator("path_re")(_regex)
+
+    @model_validator(mode="after")
+    def _something(self) -> HttpCheck:
+        if self.count is None:  # "some request was made" would hold after any page load
+            _one_of(self, ("method", "path", "path_re", "form", "query"), "an http check")
+        return self
+
 
 class CommandCheck(_Strict):
     """A command run on the sandbox at check time (its stdout and exit code)."""
@@ -209,6 +270,8 @@ class CommandCheck(_Strict):
     contains: list[str] = []
     excludes: list[str] = []
     exit_code: int | None = 0
+
+    _re = field_validator("stdout_re")(_regex)
 
 
 class OsworldCheck(_Strict):
