@@ -29,7 +29,8 @@ SETUP_BUDGET_S = 180.0
 CHECK_BUDGET_S = 90.0
 KILL_GRACE_S = 5.0
 #: a trial killed at its deadline in this phase gets this status
-KILLED_IN = {"setup": "setup_error", "agent": "timeout", "check": "checker_error"}
+KILLED_IN = {"setup": "setup_error", "agent": "timeout", "postconfig": "setup_error",
+             "check": "checker_error"}  # fmt: skip
 
 
 @dataclass(frozen=True)

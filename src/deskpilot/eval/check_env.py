@@ -35,6 +35,8 @@ class CheckEnv:
     http: RequestLog | None = None
     captured: dict[str, Captured] = field(default_factory=dict)
     written: dict[str, str] = field(default_factory=dict)  # path → sha256 written by setup
+    #: the agent's final answer (set once the agent is done)
+    answer: str | None = None
 
     def expand(self, text: str) -> str:
         for name, value in self.variables.items():

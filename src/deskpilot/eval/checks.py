@@ -18,7 +18,9 @@ output       a launched process's exit code and stdout (setup ``capture``)
 http         the loopback server's request log: ``method``, ``path``/``path_re``, ``form``,
              ``query``, ``count``
 command      a command's stdout and exit code at check time
-osworld      an OSWorld getter + metric (:mod:`deskpilot.eval.osworld`)
+osworld      an OSWorld getter + metric (:mod:`deskpilot.eval.osworld_metrics`)
+answer       the agent's final answer: ``infeasible`` (it said the task cannot be done),
+             ``contains``, ``regex``
 all/any/not  compose checks (``of``)
 ===========  ===================================================================================
 
@@ -41,6 +43,7 @@ from deskpilot.errors import CheckFailed
 from deskpilot.eval.check_env import CheckEnv
 from deskpilot.eval.check_files import check_cell, check_document, check_file, check_paragraph
 from deskpilot.eval.check_live import (
+    check_answer,
     check_atspi,
     check_command,
     check_http,
@@ -50,6 +53,7 @@ from deskpilot.eval.check_live import (
 )
 from deskpilot.eval.task import (
     AllCheck,
+    AnswerCheck,
     AnyCheck,
     AtspiCheck,
     CellCheck,
@@ -92,6 +96,7 @@ CHECKERS: dict[type, Checker] = {
     HttpCheck: check_http,
     CommandCheck: check_command,
     OsworldCheck: check_osworld,
+    AnswerCheck: check_answer,
 }
 
 

@@ -156,7 +156,9 @@ class Trial:
             self.phase("setup")
             t0 = time.perf_counter()
             try:
-                env = await Stage(self.task, sandbox, desktop, self.out, stack).run()
+                stage = Stage(self.task, sandbox, desktop, self.out, stack,
+                              store=settings.osworld_store)  # fmt: skip
+                env = await stage.run()
             except SetupFailed as exc:
                 self.times["setup"] = time.perf_counter() - t0
                 return self.finish("setup_error", str(exc))
@@ -166,6 +168,16 @@ class Trial:
             outcome = await self._agent(ctx, settings, env)
             self.times["agent"] = time.perf_counter() - t0
             self._record(outcome)
+            env.answer = outcome.answer
+            if self.task.postconfig:  # the harness's own steps (OSWorld's, e.g. save)
+                self.phase("postconfig")
+                t0 = time.perf_counter()
+                try:
+                    await stage.postconfig()
+                except SetupFailed as exc:
+                    self.times["postconfig"] = time.perf_counter() - t0
+                    return self.finish("setup_error", str(exc))
+                self.times["postconfig"] = time.perf_counter() - t0
             self.phase("check")
             self._check(env, outcome)
 
