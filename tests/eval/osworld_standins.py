@@ -15,7 +15,6 @@ import hashlib
 import sys
 from pathlib import Path, PurePosixPath
 
-from deskpilot.eval.osworld_store import store_path
 from deskpilot.eval.suite import load_suite
 
 

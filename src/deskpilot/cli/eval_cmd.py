@@ -18,12 +18,12 @@ from deskpilot.config import Settings
 from deskpilot.errors import ConfigError, DeskpilotError, EvalError
 from deskpilot.eval.driver import Plan, execute, write_report
 from deskpilot.eval.local import Backend, LocalBackend
+from deskpilot.eval.osworld_store import fetch_lines
+from deskpilot.eval.osworld_store import missing as store_missing
 from deskpilot.eval.policies import PolicySpec
 from deskpilot.eval.report import brief, markdown
 from deskpilot.eval.store import MANIFEST, latest_run
 from deskpilot.eval.suite import Suite, broken_message, load_suite, packaged_suites
-from deskpilot.eval.osworld_store import fetch_lines
-from deskpilot.eval.osworld_store import missing as store_missing
 from deskpilot.eval.task import Task
 from deskpilot.eval.validate import needed_apps
 
@@ -124,8 +124,9 @@ def _preflight(tasks: list[Task], settings: Settings) -> None:
         for app in needed_apps(task):
             if "/" not in app and app in VM_PROGRAMS and "osworld" in task.tags:
                 continue  # provided in the trial (see deskpilot.eval.vm_shims)
-            if shutil.which(app) is None and not (task.base_dir and
-                                                  (Path(task.base_dir) / app).is_file()):
+            if shutil.which(app) is None and not (
+                task.base_dir and (Path(task.base_dir) / app).is_file()
+            ):
                 missing.setdefault(app, []).append(task.id)
     if missing:
         lines = "; ".join(f"{app} (for {', '.join(ids[:3])})" for app, ids in missing.items())
@@ -388,12 +389,14 @@ def list_command(suite: str | None) -> None:
             click.echo(f"{name:<16} {count} tasks  ({path})")
         return
     try:
-        loaded = load_suite(suite)
+        loaded = load_suite(suite, skip_broken=True)
     except DeskpilotError as exc:
         fail(exc)
     for task in loaded.tasks:
         oracle = f"{len(task.oracle)} oracle steps" if task.oracle else "no oracle"
         click.echo(f"{task.id:<32} [{task.family}; {oracle}] {task.goal}")
+    if loaded.broken:
+        _say_broken(loaded)
 
 
 @eval_group.group("osworld")

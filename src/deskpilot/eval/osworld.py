@@ -47,9 +47,28 @@ VM_HOME = "/home/user"
 EXTENSION_KEYS = ("oracle", "timeout", "max_steps", "apps", "family", "tags")
 #: apps whose start is complete when their window shows (others are started and left)
 GUI_APPS = frozenset(
-    "libreoffice soffice localc lowriter loimpress gimp vlc thunderbird chromium "
-    "google-chrome google-chrome-stable code nautilus gedit mousepad eog evince firefox "
-    "gnome-terminal xterm".split()
+    [
+        "libreoffice",
+        "soffice",
+        "localc",
+        "lowriter",
+        "loimpress",
+        "gimp",
+        "vlc",
+        "thunderbird",
+        "chromium",
+        "google-chrome",
+        "google-chrome-stable",
+        "code",
+        "nautilus",
+        "gedit",
+        "mousepad",
+        "eog",
+        "evince",
+        "firefox",
+        "gnome-terminal",
+        "xterm",
+    ]
 )
 OFFICE = {
     ".xlsx": "--calc", ".xls": "--calc", ".ods": "--calc", ".csv": "--calc",
@@ -197,8 +216,11 @@ class Converter:
         many = bool(spec.get("multi"))
         listed = paths if many and isinstance(paths, list) else [paths]
         gives = spec.get("gives", [0]) if many else [0]
-        chosen = [listed[i] for i in gives if isinstance(i, int) and i < len(listed)]
-        if not chosen or not all(isinstance(p, str) and p for p in chosen):
+        chosen = [
+            str(listed[i]) for i in gives
+            if isinstance(i, int) and i < len(listed) and isinstance(listed[i], str) and listed[i]
+        ]  # fmt: skip
+        if not chosen:
             raise TaskError(f"{where}: {kind} needs a path")
         if kind == "vm_file":
             resolved = [str(_home(p)) for p in chosen]

@@ -95,7 +95,9 @@ def exact_match(result: Any, expected: Any) -> float:
     return _score(result == _rules(expected).get("expected"))
 
 
-def literal_match(result: Any, expected: Any, type: str = "str", ignore_case: bool = False) -> float:  # noqa: A002
+def literal_match(
+    result: Any, expected: Any, type: str = "str", ignore_case: bool = False
+) -> float:
     want = _rules(expected).get("expected")
     if type == "list" and isinstance(result, list) and isinstance(want, list):
         got, want = [str(x) for x in result], [str(x) for x in want]
@@ -180,7 +182,7 @@ def check_direct_json_object(result: Any, expected: Any) -> float:
         have = got.get(key)
         if rules.get("expect_in_result"):
             if isinstance(value, list):
-                if not any(v == have or isinstance(have, list) and v in have for v in value):
+                if not any(v == have or (isinstance(have, list) and v in have) for v in value):
                     return 0.0
             elif isinstance(value, str):
                 if not isinstance(have, str) or value not in have:
@@ -215,7 +217,7 @@ def check_json(result: Any, expected: Any, is_yaml: bool = False) -> float:
         method, ref = rule.get("method", "eq"), rule.get("ref")
         if method == "re":
             return re.search(str(ref), str(value)) is not None
-        return (value == ref) if method == "eq" else (value != ref)
+        return bool(value == ref) if method == "eq" else bool(value != ref)
 
     return _score(
         all(holds(r) for r in rules.get("expect", []))
@@ -383,9 +385,7 @@ def check_image_size(result: Any, expected: Any) -> float:
     rules = _rules(expected)
     with Image.open(_path(result)) as img:
         width, height = img.size
-    return _score(
-        rules.get("width", width) == width and rules.get("height", height) == height
-    )
+    return _score(rules.get("width", width) == width and rules.get("height", height) == height)
 
 
 def compare_zip_files(result: Any, expected: Any) -> float:

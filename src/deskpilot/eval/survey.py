@@ -30,7 +30,7 @@ def missing_programs(suite: Suite) -> dict[str, list[str]]:
         for app in needed_apps(task):
             if "osworld" in task.tags and app in VM_PROGRAMS:
                 continue
-            if app.startswith("./") or shutil.which(app) is None and "/" not in app:
+            if app.startswith("./") or (shutil.which(app) is None and "/" not in app):
                 if app.startswith("./"):
                     continue  # a script the task itself put in its home
                 out.setdefault(app, []).append(task.id)

@@ -40,10 +40,62 @@ from deskpilot.eval.task import (
 PLACEHOLDER_ID = "1"
 #: shell words that are not programs (a command's first word is checked when it is none)
 SHELL_WORDS = frozenset(
-    "if then else elif fi for while until do done case esac in function select time ! { } "
-    "[[ ]] export cd echo printf true false test [ exit set unset read source . eval exec "
-    "history alias shift return local declare trap wait kill command type umask ulimit "
-    "pushd popd dirs let".split()
+    [
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "in",
+        "function",
+        "select",
+        "time",
+        "!",
+        "{",
+        "}",
+        "[[",
+        "]]",
+        "export",
+        "cd",
+        "echo",
+        "printf",
+        "true",
+        "false",
+        "test",
+        "[",
+        "exit",
+        "set",
+        "unset",
+        "read",
+        "source",
+        ".",
+        "eval",
+        "exec",
+        "history",
+        "alias",
+        "shift",
+        "return",
+        "local",
+        "declare",
+        "trap",
+        "wait",
+        "kill",
+        "command",
+        "type",
+        "umask",
+        "ulimit",
+        "pushd",
+        "popd",
+        "dirs",
+        "let",
+    ]
 )
 SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", "!"})
 
@@ -57,7 +109,7 @@ def tool_schemas() -> dict[str, dict[str, Any]]:
 
 
 def _regex(value: str | None, where: str) -> Iterator[str]:
-    if value is None or "{" in value and "}" in value and re.search(r"\{(home|server)\}", value):
+    if value is None or ("{" in value and "}" in value and re.search(r"\{(home|server)\}", value)):
         return
     try:
         re.compile(value)

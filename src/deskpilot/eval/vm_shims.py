@@ -2,15 +2,14 @@
 
 A directory put first on ``PATH`` for the task's ``run`` and ``launch`` steps:
 
-- ``python``/``python3``: this Python, which has pyautogui, so ``python -c "import pyautogui;
-  pyautogui.hotkey('ctrl', 's')"`` acts on the trial's display as it does in the VM;
+- ``python``/``python3``: this Python, finding :mod:`deskpilot.eval.vm_python.pyautogui`
+  as ``pyautogui``, so ``python -c "import pyautogui; pyautogui.hotkey('ctrl', 's')"`` acts
+  on the trial's display as it does in the VM;
 - ``sudo``: the command as root *inside the trial's namespace* (a nested bubblewrap user
   namespace where the trial's user is uid 0; the host stays read-only), refused when the trial
   is not isolated; ``-S`` (password on stdin) and ``-u root`` are accepted;
 - ``google-chrome``/``google-chrome-stable``: Chromium with the flags deskpilot starts it with.
 
-pyautogui's X library wants an ``XAUTHORITY`` file: an empty one is made (the sandbox's X
-server takes local connections without a cookie).
 """
 
 from __future__ import annotations
@@ -45,7 +44,11 @@ exec %(bwrap)s --unshare-user --uid 0 --gid 0 --bind / / --dev-bind /dev /dev --
 def make_shims(folder: Path, chromium_flags: list[str]) -> dict[str, str]:
     """Write the shims into ``folder``; return the environment changes they need."""
     folder.mkdir(parents=True, exist_ok=True)
-    python = f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n'
+    vm_python = Path(__file__).with_name("vm_python")
+    python = (
+        f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(vm_python))}${{PYTHONPATH:+:$PYTHONPATH}} "
+        f'exec {shlex.quote(sys.executable)} "$@"\n'
+    )
     chromium = shutil.which("chromium") or "chromium"
     flags = " ".join(shlex.quote(f) for f in chromium_flags)
     scripts = {
@@ -59,9 +62,7 @@ def make_shims(folder: Path, chromium_flags: list[str]) -> dict[str, str]:
         path = folder / name
         path.write_text(text, encoding="utf-8")
         path.chmod(0o755)
-    xauth = folder / "Xauthority"
-    xauth.touch()
-    return {"XAUTHORITY": str(xauth)}
+    return {}
 
 
 def with_shims(env: dict[str, str], folder: Path, extra: dict[str, str]) -> dict[str, str]:
