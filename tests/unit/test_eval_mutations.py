@@ -259,11 +259,20 @@ CASES: list[tuple[type, dict[str, Any], dict[str, list[Any]]]] = [
             "options": {"ignore_case": True},
         },
         {
-            "func": ["diff_text_file"],
             "result": [{"type": "vm_file", "path": "~/keep.txt"}],
             "expected": [{"type": "vm_file", "path": "~/keep.txt"}],
             "options": [{}],
         },
+    ),
+    (
+        OsworldCheck,
+        {
+            "kind": "osworld",
+            "func": "check_include_exclude",
+            "result": {"type": "vm_command_line", "command": "cat $HOME/a.txt"},
+            "expected": {"type": "rule", "rules": {"include": ["milk"], "exclude": ["eggs"]}},
+        },
+        {"func": ["exact_match", "match_in_list"]},
     ),
     (FileCheck, {"kind": "file", "path": "~/gone.txt", "exists": False}, {"exists": [True]}),
     # a.txt is not what setup wrote (see the fixture): only "unchanged" tells
