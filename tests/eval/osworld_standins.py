@@ -62,6 +62,7 @@ def make(path: Path, suffix: str, seed: str) -> None:
 
         doc = Document()
         doc.add_paragraph(word)
+        doc.add_table(rows=1, cols=1).cell(0, 0).text = word  # table metrics see content too
         doc.save(str(path))
     elif suffix == ".pptx":
         from pptx import Presentation

@@ -84,6 +84,10 @@ def _common(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Retries of a trial that ended in an infrastructure error."),
         click.option("--json", "as_json", is_flag=True,
                      help="Print the summary as JSON on stdout (progress stays on stderr)."),
+        click.option("--isolation", type=click.Choice(["bwrap", "none"]), default="bwrap",
+                     show_default=True, help="bwrap: each trial in its own namespaces (the "
+                     "host read-only, its own home and temp; bubblewrap). none: trials share "
+                     "the host's file system (only for machines without user namespaces)."),
         click.option("--skip-broken", is_flag=True,
                      help="Run the tasks that load and list the task files that do not (the "
                      "exit code is still non-zero). Default: refuse to start."),
@@ -124,6 +128,8 @@ def _preflight(tasks: list[Task], settings: Settings) -> None:
         for app in needed_apps(task):
             if "/" not in app and app in VM_PROGRAMS and "osworld" in task.tags:
                 continue  # provided in the trial (see deskpilot.eval.vm_shims)
+            if app.startswith("./"):
+                continue  # a script the task puts in its home first
             if shutil.which(app) is None and not (
                 task.base_dir and (Path(task.base_dir) / app).is_file()
             ):
@@ -230,6 +236,7 @@ def run_command(
     ray_address: str | None,
     retry_infra: int,
     as_json: bool,
+    isolation: str,
     skip_broken: bool,
     out: Path | None,
     resume: bool,
@@ -246,7 +253,7 @@ def run_command(
         chosen = loaded.select(tasks)
         spec = _policy(settings, policy, model, base_url, tool_protocol)
         run = _out(out, resume, loaded, spec.label)
-        plan = Plan(loaded, chosen, spec, trials, retry_infra)
+        plan = Plan(loaded, chosen, spec, trials, retry_infra, isolation)
         summary = _execute(settings, plan, run, backend=backend, jobs=jobs,
                            address=ray_address, resume=resume)  # fmt: skip
     except DeskpilotError as exc:
@@ -305,6 +312,7 @@ def check_command(
     ray_address: str | None,
     retry_infra: int,
     as_json: bool,
+    isolation: str,
     skip_broken: bool,
     out: Path | None,
 ) -> None:
@@ -322,7 +330,7 @@ def check_command(
         for policy, todo in (("oracle", with_oracle), ("noop", chosen)):
             if not todo:
                 continue
-            plan = Plan(loaded, todo, PolicySpec(policy), trials, retry_infra)  # type: ignore[arg-type]
+            plan = Plan(loaded, todo, PolicySpec(policy), trials, retry_infra, isolation)  # type: ignore[arg-type]
             runs[policy] = _execute(settings, plan, root / policy, backend=backend, jobs=jobs,
                                     address=ray_address, resume=False)  # fmt: skip
     except DeskpilotError as exc:

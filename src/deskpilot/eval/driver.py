@@ -42,6 +42,7 @@ class Plan:
     policy: PolicySpec
     trials: int
     retries: int = 1
+    isolation: str = "bwrap"
 
     def manifest(self, backend: str) -> dict[str, Any]:
         return {
@@ -57,6 +58,7 @@ class Plan:
             "policy": self.policy.to_dict(),
             "policy_label": self.policy.label,
             "backend": backend,
+            "isolation": self.isolation,
         }
 
     def spec(self, task: Task) -> dict[str, Any]:
@@ -65,6 +67,7 @@ class Plan:
             "policy": self.policy.to_dict(),
             "policy_label": self.policy.label,
             "suite_root": str(self.suite.root),
+            "isolation": self.isolation,
         }
 
 

@@ -159,9 +159,10 @@ class Converter:
         if kind == "open":
             path = str(_home(str(params.get("path", ""))))
             flag = OFFICE.get(PurePosixPath(path).suffix.lower())
-            if flag:
+            if flag:  # ready when the document's window shows (not LibreOffice's splash)
+                name = re.escape(PurePosixPath(path).name)
                 return [{"launch": ["libreoffice", flag, path], "ready": "window",
-                         "timeout": 90}]  # fmt: skip
+                         "window": name, "timeout": 90}]  # fmt: skip
             return [{"launch": ["xdg-open", path], "ready": "none"}]
         if kind == "download":
             files = params.get("files") or []

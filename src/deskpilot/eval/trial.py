@@ -38,10 +38,12 @@ from deskpilot.config import Settings, load_settings
 from deskpilot.errors import DeskpilotError, ProviderError, SetupFailed
 from deskpilot.eval.check_env import CheckEnv
 from deskpilot.eval.checks import evaluate_all
+from deskpilot.eval.isolation import map_vm_home
 from deskpilot.eval.policies import Outcome, PolicySpec, run_policy, tokens
 from deskpilot.eval.setup import Stage
 from deskpilot.eval.store import write_json
 from deskpilot.eval.task import Task
+from deskpilot.eval.vm_shims import ISOLATED_VAR
 from deskpilot.events import Event
 from deskpilot.policy import AllowAll
 from deskpilot.runtime import open_session
@@ -124,6 +126,8 @@ class Trial:
     ) -> None:
         assert sandbox.info is not None
         self.result["display"] = sandbox.info.display
+        self.result["isolated"] = os.environ.get(ISOLATED_VAR) == "1"
+        map_vm_home(Path(sandbox.info.home))
         settings = base.with_overrides(
             environ=sandbox.app_env(),
             display=sandbox.info.display,
