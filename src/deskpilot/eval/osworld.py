@@ -315,6 +315,7 @@ def convert(data: dict[str, Any], path: Path) -> dict[str, Any]:
         "apps": apps,
         "tags": ["osworld"],
         "downloads": list(dict.fromkeys(conv.downloads)),
+        "settle": 10.0,  # OSWorld waits after its postconfig; deskpilot reads until stable
     }
     snapshot = data.get("snapshot")
     if isinstance(snapshot, str) and snapshot:

@@ -16,6 +16,7 @@ from deskpilot.agent.loop import RunOptions
 from deskpilot.agent.task import computer_use_task, computer_use_toolset
 from deskpilot.config import Settings
 from deskpilot.errors import OracleFailed
+from deskpilot.eval.check_env import CheckEnv
 from deskpilot.eval.oracle import Oracle
 from deskpilot.eval.task import Task
 from deskpilot.events import Event
@@ -76,6 +77,7 @@ async def run_policy(
     ctx: ToolContext,
     settings: Settings,
     expand: Callable[[str], str],
+    env: CheckEnv | None = None,
 ) -> Outcome:
     tools = computer_use_toolset()
     goal = expand(task.goal)
@@ -93,7 +95,7 @@ async def run_policy(
     ctx.emit(Event("run.started", {"goal": goal, "model": f"{spec.kind} policy"}, ctx.run_id))
     outcome = Outcome()
     if spec.kind == "oracle":
-        oracle = Oracle(task.oracle, tools, ctx, expand)
+        oracle = Oracle(task.oracle, tools, ctx, expand, env)
         try:
             outcome.steps = await oracle.run()
             outcome.answer = f"the oracle's {len(task.oracle)} steps ran"

@@ -19,7 +19,7 @@ from typing import Any
 from deskpilot.errors import TaskError
 from deskpilot.eval import osworld
 from deskpilot.eval.task import Task, task_from_data
-from deskpilot.eval.validate import task_problems
+from deskpilot.eval.validate import raw_problems, task_problems
 
 SKIP_DIRS = {"fixtures", "__pycache__"}
 
@@ -94,9 +94,12 @@ def load_task(path: Path) -> Task:
     """One task file, validated: raises TaskError naming the file with every problem."""
     data = _read(path)
     if osworld.is_osworld(data):
-        task = task_from_data(osworld.convert(data, path), path)
-    else:
+        data = osworld.convert(data, path)
+    try:
         task = task_from_data(data, path)
+    except TaskError as exc:  # and what the parts that do validate get wrong
+        more = raw_problems({**data, "base_dir": str(path.parent)})
+        raise TaskError("; ".join([str(exc), *more])) from None
     found = task_problems(task)
     if found:
         raise TaskError(f"{path}: {'; '.join(found)}")

@@ -377,12 +377,15 @@ class Find(_Strict):
     value: str | None = Field(default=None, description="the text or value it shows")
     value_re: str | None = None
     in_row: str | None = Field(
-        default=None, description="regex on the text of the row or group it is in"
+        default=None, description="on the same row as an element whose text matches (regex)"
+    )
+    in_group: str | None = Field(
+        default=None, description="inside a group, row or list item holding such an element"
     )
     states: list[str] = []
     index: int = Field(default=0, ge=0)
 
-    _re = field_validator("name_re", "value_re", "in_row")(_regex)
+    _re = field_validator("name_re", "value_re", "in_row", "in_group")(_regex)
 
 
 class Until(_Strict):
@@ -422,6 +425,29 @@ class OracleStep(_Strict):
 # -- the task ------------------------------------------------------------------------------
 
 
+GROUP_ROLES = frozenset(
+    [
+        "table-row",
+        "row",
+        "list-item",
+        "tree-item",
+        "panel",
+        "section",
+        "group",
+        "form",
+        "filler",
+        "grouping",
+        "table-cell",
+        "list",
+        "tree-table",
+        "table",
+        "scroll-pane",
+        "tool-bar",
+        "menu-bar",
+    ]
+)
+
+
 class Task(_Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
     goal: str = Field(min_length=1)
@@ -431,6 +457,9 @@ class Task(_Strict):
     apps: list[str] = []
     timeout: float = Field(default=180.0, gt=0, le=86400)
     max_steps: int = Field(default=30, ge=1, le=1000)
+    #: the checks are read again until two reads agree, within this many seconds (an app
+    #: still saving, a page still posting); 0: read once
+    settle: float = Field(default=0.0, ge=0, le=120)
     setup: list[dict[str, Any]] = []
     #: setup steps the harness runs after the agent, before the checks (OSWorld's postconfig)
     postconfig: list[dict[str, Any]] = []

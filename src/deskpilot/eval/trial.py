@@ -189,7 +189,7 @@ class Trial:
         limit = self.task.timeout + (GRACE_S if self.policy.kind == "model" else 0)
         try:
             async with asyncio.timeout(limit):
-                return await run_policy(self.policy, self.task, ctx, settings, env.expand)
+                return await run_policy(self.policy, self.task, ctx, settings, env.expand, env)
         except TimeoutError:
             return Outcome(reason="timeout", answer=f"stopped after {limit:g} s")
         except ProviderError as exc:
@@ -208,7 +208,7 @@ class Trial:
     def _check(self, env: CheckEnv, outcome: Outcome) -> None:
         t0 = time.perf_counter()
         try:
-            ok, results, _ = evaluate_all(self.task.check, env)
+            ok, results, _ = evaluate_all(self.task.check, env, settle=self.task.settle)
         except Exception as exc:  # a checker that cannot read the state is the task's bug
             self.times["check"] = time.perf_counter() - t0
             logging.getLogger(__name__).exception("checker error")

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from deskpilot.errors import TaskError
 from deskpilot.eval.task import (
+    Check,
     Find,
     LaunchStep,
     OracleStep,
@@ -36,6 +37,7 @@ from deskpilot.eval.task import (
     problems,
 )
 
+CHECK: TypeAdapter[Any] = TypeAdapter(Check)
 #: what an element or window placeholder stands for when arguments meet the schema
 PLACEHOLDER_ID = "1"
 #: shell words that are not programs (a command's first word is checked when it is none)
@@ -155,9 +157,9 @@ def _until(until: Until | None, where: str) -> Iterator[str]:
         yield from _regex(until.find.in_row, f"{where}.until.find.in_row")
 
 
-def oracle_problems(steps: list[OracleStep]) -> Iterator[str]:
+def oracle_problems(steps: list[OracleStep], first: int = 0) -> Iterator[str]:
     schemas = tool_schemas()
-    for i, step in enumerate(steps):
+    for i, step in enumerate(steps, start=first):
         where = f"oracle.{i}"
         if step.tool not in schemas:
             yield f"{where}: no tool {step.tool!r} (tools: {', '.join(sorted(schemas))})"
@@ -223,13 +225,14 @@ def needed_apps(task: Task) -> list[str]:
     return list(seen)
 
 
-def _setup_problems(task: Task) -> Iterator[str]:
+def _setup_problems(task: Task, parsed_only: bool = False) -> Iterator[str]:
     base = Path(task.base_dir)
     for i, raw in enumerate(task.setup):
         try:
             step = parse_setup_step(raw, i)
         except TaskError as exc:
-            yield str(exc)
+            if not parsed_only:
+                yield str(exc)
             continue
         where = f"setup.{i}"
         if isinstance(step, LaunchStep):
@@ -277,6 +280,41 @@ def _check_problems(task: Task) -> Iterator[str]:
             from deskpilot.eval.osworld_metrics import osworld_problems
 
             yield from (f"{where}: {p}" for p in osworld_problems(check))
+
+
+def raw_problems(data: dict[str, Any]) -> list[str]:
+    """The problems :func:`task_problems` would find in the parts of a task that validate on
+    their own, when the task as a whole does not (so that one error lists them all)."""
+    found: list[str] = []
+    steps = data.get("oracle")
+    for i, raw in enumerate(steps if isinstance(steps, list) else []):
+        try:
+            step = OracleStep.model_validate(raw)
+        except ValidationError:
+            continue  # the task's own validation names it
+        found += oracle_problems([step], first=i)
+    setup = data.get("setup")
+    if isinstance(setup, list):
+        shell = Task.model_construct(
+            id="_",
+            goal="_",
+            family="_",
+            setup=[s for s in setup if isinstance(s, dict)],
+            base_dir=str(data.get("base_dir", "")),
+        )
+        found += _setup_problems(shell, parsed_only=True)
+    checks = data.get("check")
+    for i, raw in enumerate(checks if isinstance(checks, list) else []):
+        try:
+            check = CHECK.validate_python(raw)
+        except ValidationError:
+            continue
+        shell = Task.model_construct(
+            id="_", goal="_", family="_", check=[check],
+            setup=[s for s in setup if isinstance(s, dict)] if isinstance(setup, list) else [],
+        )  # fmt: skip
+        found += [p.replace("check.0", f"check.{i}", 1) for p in _check_problems(shell)]
+    return found
 
 
 def task_problems(task: Task) -> list[str]:
