@@ -125,7 +125,7 @@ def execute(
         queue: list[Attempt] = [
             Attempt(TrialKey(t.id, k), tried.get(TrialKey(t.id, k), 0) + 1, plan.spec(t))
             for t in sorted(plan.tasks, key=lambda t: not t.heavy)
-            for k in range(plan.trials)
+            for k in range(1, plan.trials + 1)
             if TrialKey(t.id, k) not in done
         ]
         total = len(plan.tasks) * plan.trials

@@ -134,6 +134,7 @@ class Trial:
             session_bus=sandbox.info.session_bus,
             sandbox_dir=sandbox.info.runtime_dir,
             confirm="none",  # nobody is there to approve: the sandbox is thrown away after
+            step_frames=True,  # the trajectory: a frame of the window after every step
         )
         run_id = new_run_id()
         self.result["audit_run"], self.result["audit_db"] = run_id, str(settings.audit_db)
@@ -230,7 +231,8 @@ class Trial:
 
     def _transcript(self, settings: Settings, run_id: str) -> None:
         with contextlib.suppress(DeskpilotError), AuditLog(settings.audit_db) as audit:
-            text = audit.export_markdown(run_id)
+            # the trajectory: each step, with its screenshots written beside it
+            text = audit.export_markdown(run_id, self.out / "screens", "screens/")
             (self.out / "transcript.md").write_text(text, encoding="utf-8")
 
 
