@@ -190,6 +190,10 @@ def _execute(
 ) -> dict[str, Any]:
     if backend == "local":
         _preflight(plan.tasks, settings)
+        if plan.isolation == "bwrap":  # a machine that cannot isolate is said so at once
+            from deskpilot.eval.isolation import isolation_command
+
+            isolation_command(["true"], writable=[], readable=[])
     # stdout is for --json alone: what libraries print there (Ray's worker notices) goes to
     # stderr with the progress
     with contextlib.redirect_stdout(sys.stderr):
