@@ -272,7 +272,13 @@ def check_csv(result: Any, expected: Any) -> float:
 # -- spreadsheets ------------------------------------------------------------------------------
 
 
-from deskpilot.eval.osworld_sheets import TABLE_RULES, compare_table  # noqa: E402
+from deskpilot.eval.osworld_sheets import (  # noqa: E402
+    CHART_PROPS,
+    PIVOT_PROPS,
+    STYLE_PROPS,
+    TABLE_RULES,
+    compare_table,
+)
 
 # -- documents ---------------------------------------------------------------------------------
 
@@ -400,6 +406,67 @@ def compare_zip_files(result: Any, expected: Any) -> float:
     return _score(bool(got) and got == content(_path(expected)))
 
 
+# -- app settings (GIMP's and VLC's configuration files) ---------------------------------------
+
+
+def check_config_status(result: Any, expected: Any) -> float:
+    """A GIMP settings file holds ``(key … value)``: rules ``key`` (a word, or two) and
+    ``value``."""
+    rules = _rules(expected)
+    keys = rules.get("key")
+    keys = [keys] if isinstance(keys, str) else list(keys or [])
+    for line in _text(result).splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        items = line.strip().lstrip("(").rstrip(")").split()
+        if items[: len(keys)] == keys and items[-1] == str(rules.get("value")):
+            return 1.0
+    return 0.0
+
+
+def _vlcrc(path: Any, key: str, default: str) -> str:
+    """The last value of ``key=`` in VLC's vlcrc (its commented default counts, as in
+    OSWorld), else ``default``."""
+    value = default
+    for line in _text(path).splitlines():
+        if f"{key}=" in line:
+            value = line.split("=")[-1].strip()
+    return value
+
+
+def _vlc_metric(key: str, rule_key: str, default: str) -> Metric:
+    def metric(result: Any, expected: Any) -> float:
+        want = _rules(expected).get(rule_key)
+        return _score(_vlcrc(result, key, default) == str(want))
+
+    return metric
+
+
+def is_vlc_recordings_folder(result: Any, expected: Any) -> float:
+    want = str(_rules(expected).get("recording_file_path", ""))
+    for line in _text(result).splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        if "input-record-path" in line:
+            return _score(line.split("=")[-1].strip() == want)
+    return 0.0
+
+
+VLC_METRICS: dict[str, Metric] = {
+    "check_qt_bgcone": _vlc_metric("qt-bgcone", "expected_qt_bgcone", "1"),
+    "check_qt_max_volume": _vlc_metric("qt-max-volume", "expected_qt_max_volume", "125"),
+    "check_qt_minimal_view": _vlc_metric("qt-minimal-view", "expected_qt_minimal_view", "0"),
+    "check_one_instance_when_started_from_file": _vlc_metric(
+        "one-instance-when-started-from-file",
+        "expected_one_instance_when_started_from_file",
+        "1",
+    ),
+    "check_global_key_play_pause": _vlc_metric(
+        "global-key-play-pause", "expected_global_key_play_pause", "0"
+    ),
+}
+
+
 #: every metric deskpilot has, by OSWorld's name
 METRICS: dict[str, Metric] = {
     f.__name__: f
@@ -409,23 +476,25 @@ METRICS: dict[str, Metric] = {
         check_direct_json_object, check_json, check_list, compare_csv, check_csv,
         compare_table, compare_docx_files, compare_docx_files_and_ignore_new_lines,
         compare_docx_tables, compare_line_spacing, compare_pptx_files, compare_images,
-        check_image_size, compare_zip_files,
+        check_image_size, compare_zip_files, check_config_status, is_vlc_recordings_folder,
     )
-}  # fmt: skip
+} | VLC_METRICS  # fmt: skip
 #: metrics whose expected value is a rule (the others compare two files or values)
 RULE_METRICS = frozenset(
     {"exact_match", "literal_match", "check_include_exclude", "match_in_list", "is_in_list",
      "fuzzy_match", "file_contains", "check_line_number", "check_direct_json_object",
-     "check_json", "check_list", "check_csv", "check_image_size"}
+     "check_json", "check_list", "check_csv", "check_image_size", "check_config_status",
+     "is_vlc_recordings_folder", *VLC_METRICS}
 )  # fmt: skip
 #: getters deskpilot reads (see :mod:`deskpilot.eval.check_live`)
-GETTERS = ("vm_file", "cloud_file", "cache_file", "vm_command_line", "vm_command_error", "rule")
+GETTERS = ("vm_file", "cloud_file", "cache_file", "vm_command_line", "vm_command_error", "rule",
+           "vlc_config", "gimp_config_file")  # fmt: skip
 
 
 def options_of(func: str) -> list[str]:
     """The options a metric accepts (its keyword parameters after result and expected)."""
     params = list(inspect.signature(METRICS[func]).parameters)
-    return params[2:]
+    return [p for p in params[2:] if p not in ("args", "kwargs")]
 
 
 def osworld_problems(check: Any) -> Iterator[str]:
@@ -466,6 +535,18 @@ def _table_rule_problems(rules: Any) -> Iterator[str]:
         unknown = set(rule) - {"type"} - set(TABLE_RULES[kind])
         if unknown:
             yield f"compare_table rule {i} ({kind}) has no key {sorted(unknown)[0]!r}"
+        for key, known in (("chart_props", CHART_PROPS), ("pivot_props", PIVOT_PROPS)):
+            bad = [p for p in rule.get(key, []) if p not in known]
+            if bad:
+                yield (f"compare_table rule {i} ({kind}): {key} {bad[0]!r} is not supported "
+                       f"(supported: {', '.join(known)})")  # fmt: skip
+        if kind in ("check_cell", "style"):
+            props = rule.get("props", {})
+            names = props if isinstance(props, list) else list(props)
+            bad = [p for p in names if p != "value" and p not in STYLE_PROPS]
+            if bad:
+                yield (f"compare_table rule {i} ({kind}): property {bad[0]!r} is not "
+                       f"supported (supported: value, {', '.join(STYLE_PROPS)})")  # fmt: skip
 
 
 def score(func: str, result: Any, expected: Any, options: dict[str, Any]) -> float:

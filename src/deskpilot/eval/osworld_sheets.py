@@ -30,7 +30,15 @@ TABLE_RULES: dict[str, tuple[str, ...]] = {
     "check_cell": ("sheet_idx", "coordinate", "props"),
     "freeze": ("sheet_idx0", "sheet_idx1"),
     "zoom": ("sheet_idx", "method", "ref"),
+    "chart": ("sheet_idx0", "sheet_idx1", "chart_props"),
+    "pivot_table": ("sheet_idx0", "sheet_idx1", "pivot_props"),
+    "style": ("sheet_idx0", "sheet_idx1", "props"),
 }
+CHART_PROPS = ("title", "legend", "anchor", "width", "height", "type", "direction", "xtitle",
+               "ytitle", "ztitle")  # fmt: skip
+PIVOT_PROPS = ("name", "show_total", "show_empty_row", "show_empty_col", "show_headers",
+               "location", "filter", "selection", "ordered", "col_fields", "row_fields",
+               "data_fields", "data_fields_name")  # fmt: skip
 
 Grid = list[list[Any]]
 
@@ -203,6 +211,11 @@ def match_rule(value: Any, rule: dict[str, Any]) -> bool:
     raise ValueError(f"check_cell method {method!r} is not supported")
 
 
+STYLE_PROPS = ("number_format", "font_name", "font_family", "font_color", "font_bold",
+                "font_italic", "font_underline", "font_size", "fill_type", "bgcolor", "fgcolor",
+                "horizontal_alignment", "vertical_alignment")  # fmt: skip
+
+
 def _style(cell: Any, prop: str) -> Any:
     font, fill = cell.font, cell.fill
     styles: dict[str, Callable[[], Any]] = {
@@ -223,6 +236,103 @@ def _style(cell: Any, prop: str) -> Any:
     if prop not in styles:
         raise ValueError(f"check_cell property {prop!r} is not supported")
     return styles[prop]()
+
+
+def _rich_text(title: Any) -> str | None:
+    try:
+        return str(title.tx.rich.p[0].r[0].t)
+    except (AttributeError, IndexError, TypeError):
+        return None
+
+
+def _ref(data: Any) -> str:
+    for kind in ("numRef", "strRef"):
+        ref = getattr(data, kind, None)
+        if ref is not None and getattr(ref, "f", None):
+            return str(ref.f)
+    return ""
+
+
+def charts(book: Book, name: str, props: list[str]) -> dict[str, dict[str, Any]]:
+    """A sheet's charts by their data (series and categories), with the properties asked."""
+    if book.xl is None or name not in book.xl.sheetnames:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for chart in book.xl[name]._charts:
+        key = ";".join(f"{_ref(s.val)},{_ref(s.cat)}" for s in chart.series)
+        info: dict[str, Any] = {}
+        getters: dict[str, Any] = {
+            "title": lambda c: _rich_text(c.title),
+            "legend": lambda c: c.legend.position if c.legend is not None else None,
+            "anchor": lambda c: [
+                c.anchor.editAs,
+                c.anchor._from.col,
+                c.anchor.to.row,
+                c.anchor.to.col,
+                c.anchor.to.row,
+            ],  # fmt: skip
+            "width": lambda c: c.width,
+            "height": lambda c: c.height,
+            "type": lambda c: c.tagname,
+            "direction": lambda c: getattr(c, "barDir", None),
+            "xtitle": lambda c: _rich_text(getattr(c.x_axis, "title", None)),
+            "ytitle": lambda c: _rich_text(getattr(c.y_axis, "title", None)),
+            "ztitle": lambda c: _rich_text(getattr(getattr(c, "z_axis", None), "title", None)),
+        }
+        for prop in props:
+            try:
+                info[prop] = getters[prop](chart)
+            except AttributeError:
+                info[prop] = None
+        out[key] = info
+    return out
+
+
+def pivots(book: Book, name: str, props: list[str]) -> dict[str, dict[str, Any]]:
+    """A sheet's pivot tables by their source range, with the properties asked."""
+    if book.xl is None or name not in book.xl.sheetnames:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for pvt in book.xl[name]._pivots:
+        fields = [[(i.h, i.x) for i in f.items if i.x is not None] for f in pvt.pivotFields]
+        left = next((i for i, f in enumerate(fields) if f), len(fields))
+        chosen = fields[left:]
+        while chosen and not chosen[-1]:
+            chosen.pop()
+        src = pvt.cache.cacheSource
+        ws_src = src.worksheetSource
+        key = f"{src.type};{ws_src.ref if ws_src is not None else ''};" + (
+            str(ws_src.sheet) if ws_src is not None else ""
+        )
+        info: dict[str, Any] = {}
+        simple = {"name": "name", "show_total": "visualTotals", "show_empty_row": "showEmptyRow",
+                  "show_empty_col": "showEmptyCol", "show_headers": "showHeaders"}  # fmt: skip
+        for prop, attr in simple.items():
+            if prop in props:
+                info[prop] = getattr(pvt, attr, None)
+        if "location" in props:
+            info["location"] = str(pvt.location.ref) if pvt.location is not None else None
+        if "filter" in props or "selection" in props:
+            info["selection"] = (chosen if "ordered" in props
+                                 else [sorted(set(r), key=str) for r in chosen])  # fmt: skip
+        if "filter" in props:
+            info["filter_fields"] = sorted(f.fld for f in pvt.pageFields)
+        if "col_fields" in props:
+            info["col_fields"] = [f.x - left for f in pvt.colFields]
+        if "row_fields" in props:
+            info["row_fields"] = [f.x - left for f in pvt.rowFields]
+        if "data_fields" in props:
+            named = "data_fields_name" in props
+            info["data_fields"] = [f"{f.fld - left};{f.name if named else ''};{f.subtotal};"
+                                   f"{f.showDataAs}" for f in pvt.dataFields]  # fmt: skip
+        out[key] = info
+    return out
+
+
+def _styles(book: Book, name: str, props: list[str]) -> list[list[Any]] | None:
+    if book.xl is None or name not in book.xl.sheetnames:
+        return None
+    return [[[_style(c, p) for p in props] for c in row] for row in book.xl[name].iter_rows()]
 
 
 def _rule(rule: dict[str, Any], result: Book, expected: Book | None) -> bool:
@@ -272,6 +382,16 @@ def _rule(rule: dict[str, Any], result: Book, expected: Book | None) -> bool:
             return False
         zoom = book.xl[name].sheet_view.zoomScale or 100
         return match_rule(zoom, {"method": rule.get("method", "eq"), "ref": rule.get("ref")})
+    if kind in ("chart", "pivot_table", "style"):
+        a, sa = _sheet(rule["sheet_idx0"], result, expected)
+        b, sb = _sheet(rule["sheet_idx1"], result, expected)
+        if kind == "style":
+            props = list(rule.get("props", []))
+            return _styles(a, sa, props) == _styles(b, sb, props)
+        read = charts if kind == "chart" else pivots
+        props = list(rule.get("chart_props" if kind == "chart" else "pivot_props", []))
+        got = read(a, sa, props)
+        return bool(got) and got == read(b, sb, props)
     raise ValueError(f"compare_table rule {kind!r} is not supported")
 
 

@@ -35,6 +35,11 @@ from deskpilot.eval.task import (
 from deskpilot.sandbox import Sandbox
 
 
+#: the folders an OSWorld VM user's home has
+VM_FOLDERS = ("Desktop", "Documents", "Downloads", "Music", "Pictures", "Public", "Templates",
+              "Videos")  # fmt: skip
+
+
 class Stage:
     """The trial's desktop being set up for one task; ``env`` is what the checks read."""
 
@@ -72,6 +77,8 @@ class Stage:
             from deskpilot.desktop.a11yenv import chromium_flags
             from deskpilot.eval.vm_shims import make_shims, with_shims
 
+            for folder in VM_FOLDERS:  # the VM user's usual folders
+                (home / folder).mkdir(exist_ok=True)
             shims = Path(sandbox.info.runtime_dir) / "vm-bin"
             extra = make_shims(shims, chromium_flags())
             self.cmd_env = with_shims(self.cmd_env, shims, extra)
@@ -116,7 +123,13 @@ class Stage:
             self._run(step)
         elif isinstance(step, ActivateStep):
             pattern = re.compile(self.env.expand(step.activate))
-            await self.desktop.activate(await self._window(pattern, step.timeout))
+            try:
+                window = await self._window(pattern, step.timeout)
+            except WaitTimeout:
+                if step.required:
+                    raise
+                return
+            await self.desktop.activate(window)
         elif isinstance(step, CloseWindowStep):
             pattern = re.compile(self.env.expand(step.close_window))
             for w in await self.desktop.list_windows():

@@ -115,6 +115,9 @@ class RunStep(_Strict):
 class ActivateStep(_Strict):
     activate: str = Field(description="title regex of a window to wait for and focus")
     timeout: float = Field(default=30.0, gt=0, le=600)
+    required: bool = Field(
+        default=True, description="false: go on when no such window shows (as OSWorld does)"
+    )
 
     _re = field_validator("activate")(_regex)
 

@@ -174,6 +174,7 @@ def oracle_problems(steps: list[OracleStep], first: int = 0) -> Iterator[str]:
 
 def _shell_programs(command: str) -> Iterator[str]:
     """The programs a shell command line starts (the first word of each simple command)."""
+    command = command.replace("\n", " ; ")  # a script's lines are commands of their own
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
