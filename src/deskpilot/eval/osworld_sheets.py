@@ -270,7 +270,7 @@ def charts(book: Book, name: str, props: list[str]) -> dict[str, dict[str, Any]]
                 c.anchor.to.row,
                 c.anchor.to.col,
                 c.anchor.to.row,
-            ],  # fmt: skip
+            ],
             "width": lambda c: c.width,
             "height": lambda c: c.height,
             "type": lambda c: c.tagname,
