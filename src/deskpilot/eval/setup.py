@@ -34,7 +34,6 @@ from deskpilot.eval.task import (
 )
 from deskpilot.sandbox import Sandbox
 
-
 #: the folders an OSWorld VM user's home has
 VM_FOLDERS = ("Desktop", "Documents", "Downloads", "Music", "Pictures", "Public", "Templates",
               "Videos")  # fmt: skip
