@@ -10,7 +10,7 @@ from typing import Any
 
 from deskpilot._wait import WaitTimeout, wait_for
 from deskpilot.errors import CheckBroken, CheckFailed
-from deskpilot.eval import osworld_metrics
+from deskpilot.eval import osworld_chrome, osworld_metrics
 from deskpilot.eval.atspi_check import probe_nodes
 from deskpilot.eval.check_env import CheckEnv, parse_number, require_strings, run_command, show
 from deskpilot.eval.task import (
@@ -149,6 +149,8 @@ def _osworld_get(spec: Mapping[str, Any], env: CheckEnv) -> Any:
         return env.path(str(paths))
     if kind == "rule":
         return spec.get("rules", {})
+    if kind in osworld_chrome.GETTERS:
+        return osworld_chrome.get(kind, dict(spec), env.variables.get("cdp_port", "0"))
     command = spec.get("command")
     argv = ["sh", "-c", command] if isinstance(command, str) else list(command or [])
     if not argv:

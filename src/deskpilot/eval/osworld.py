@@ -41,6 +41,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from deskpilot.errors import TaskError
+from deskpilot.eval.osworld_chrome import GETTERS as CHROME_GETTERS
 from deskpilot.eval.osworld_store import store_path
 
 VM_HOME = "/home/user"
@@ -147,6 +148,10 @@ class Converter:
     def step(self, kind: str, params: dict[str, Any], at: str) -> list[dict[str, Any]]:
         if kind == "launch":
             argv = _argv(params, at)
+            if PurePosixPath(argv[0]).name == "socat" and any("9222" in a for a in argv):
+                return []  # it exposes the browser's DevTools port: the trial reads its own
+            argv = [re.sub(r"^--remote-debugging-port=\d+$", "--remote-debugging-port="
+                           "{cdp_port}", a) for a in argv]  # fmt: skip
             gui = PurePosixPath(argv[0]).name in GUI_APPS
             return [{"launch": argv, "ready": "window" if gui else "none", "timeout": 90}]
         if kind in ("execute", "command"):
@@ -184,13 +189,15 @@ class Converter:
             if params.get("by_class"):
                 raise TaskError(f"{at}: a window named by its class is not supported")
             pattern = f"^{re.escape(name)}$" if params.get("strict") else re.escape(name)
+            # Google Chrome is Chromium in a trial, and so are its windows' titles
+            pattern = pattern.replace(re.escape("Google Chrome"), "(?:Google Chrome|Chromium)")
             if kind == "close_window":
                 return [{"close_window": pattern, "timeout": 30}]
             # OSWorld goes on when the window is not there (a document the agent never saved)
             post = at.startswith("evaluator.postconfig")
             return [{"activate": pattern, "timeout": 10 if post else 60, "required": False}]
-        if kind == "chrome_open_tabs":
-            return [{"open_url": str(u)} for u in params.get("urls_to_open") or []]
+        if kind == "chrome_open_tabs":  # in the task's browser (its DevTools port)
+            return [{"open_tab": str(u)} for u in params.get("urls_to_open") or []]
         if kind == "sleep":
             return []
         raise TaskError(
@@ -211,6 +218,8 @@ class Converter:
         if kind == "rule":
             out["rules"] = spec.get("rules", {})
             return out
+        if kind in CHROME_GETTERS:
+            return {k: v for k, v in spec.items() if k not in ("goto_prefix",)}
         if kind == "vlc_config":  # VLC's settings in the VM user's home
             return {"type": "vm_file", "path": "~/.config/vlc/vlcrc"}
         if kind == "gimp_config_file":

@@ -370,6 +370,12 @@ def compare_line_spacing(result: Any, expected: Any) -> float:
 # -- slides ------------------------------------------------------------------------------------
 
 
+from deskpilot.eval.osworld_chrome import GETTERS as CHROME_GETTERS  # noqa: E402
+from deskpilot.eval.osworld_chrome import (  # noqa: E402
+    is_expected_active_tab,
+    is_expected_tabs,
+    is_expected_url_pattern_match,
+)
 from deskpilot.eval.osworld_slides import compare_pptx_files  # noqa: E402
 
 # -- images and archives -----------------------------------------------------------------------
@@ -477,6 +483,7 @@ METRICS: dict[str, Metric] = {
         compare_table, compare_docx_files, compare_docx_files_and_ignore_new_lines,
         compare_docx_tables, compare_line_spacing, compare_pptx_files, compare_images,
         check_image_size, compare_zip_files, check_config_status, is_vlc_recordings_folder,
+        is_expected_active_tab, is_expected_url_pattern_match, is_expected_tabs,
     )
 } | VLC_METRICS  # fmt: skip
 #: metrics whose expected value is a rule (the others compare two files or values)
@@ -484,11 +491,12 @@ RULE_METRICS = frozenset(
     {"exact_match", "literal_match", "check_include_exclude", "match_in_list", "is_in_list",
      "fuzzy_match", "file_contains", "check_line_number", "check_direct_json_object",
      "check_json", "check_list", "check_csv", "check_image_size", "check_config_status",
-     "is_vlc_recordings_folder", *VLC_METRICS}
+     "is_vlc_recordings_folder", *VLC_METRICS, "is_expected_active_tab",
+     "is_expected_url_pattern_match", "is_expected_tabs"}
 )  # fmt: skip
 #: getters deskpilot reads (see :mod:`deskpilot.eval.check_live`)
 GETTERS = ("vm_file", "cloud_file", "cache_file", "vm_command_line", "vm_command_error", "rule",
-           "vlc_config", "gimp_config_file")  # fmt: skip
+           "vlc_config", "gimp_config_file", *CHROME_GETTERS)  # fmt: skip
 
 
 def options_of(func: str) -> list[str]:

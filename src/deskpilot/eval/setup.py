@@ -6,6 +6,7 @@ started, and it is never counted as the agent's failure).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import shutil
@@ -18,12 +19,14 @@ from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.errors import DeskpilotError, SetupFailed
 from deskpilot.eval.check_env import Captured, CheckEnv, sha256_file
+from deskpilot.eval.osworld_chrome import free_port, open_tab
 from deskpilot.eval.server import RequestLog, serve
 from deskpilot.eval.task import (
     ActivateStep,
     CloseWindowStep,
     LaunchStep,
     MkdirStep,
+    OpenTabStep,
     OpenUrlStep,
     RunStep,
     ServeStep,
@@ -68,7 +71,7 @@ class Stage:
             app_env=sandbox.app_env(),
             display=sandbox.info.display,
             variables={"home": str(home), "task_dir": str(self.base), "store": str(store),
-                       "cache": str(cache)},
+                       "cache": str(cache), "cdp_port": str(free_port())},
         )  # fmt: skip
         #: the environment of the task's own commands (OSWorld's: with the VM's programs)
         self.cmd_env: dict[str, str] = dict(self.env.app_env)
@@ -114,6 +117,13 @@ class Stage:
             self._serve(step)
         elif isinstance(step, LaunchStep):
             await self._launch(step)
+        elif isinstance(step, OpenTabStep):
+            port, url = self.env.variables["cdp_port"], self.env.expand(step.open_tab)
+
+            async def opened() -> bool:
+                return await asyncio.to_thread(open_tab, port, url)
+
+            await async_wait_for(opened, timeout=step.timeout, what=f"a tab for {url}")
         elif isinstance(step, OpenUrlStep):
             await self.desktop.open_urls([self.env.expand(step.open_url)], browser="agent")
         elif isinstance(step, WaitWindowStep):

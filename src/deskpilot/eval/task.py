@@ -97,6 +97,13 @@ class OpenUrlStep(_Strict):
     open_url: str
 
 
+class OpenTabStep(_Strict):
+    """A tab of the task's own browser (started with --remote-debugging-port={cdp_port})."""
+
+    open_tab: str
+    timeout: float = Field(default=60.0, gt=0, le=600)
+
+
 class WaitWindowStep(_Strict):
     wait_window: str
     timeout: float = Field(default=30.0, gt=0, le=600)
@@ -131,9 +138,10 @@ class CloseWindowStep(_Strict):
 
 SetupStep = (
     WriteStep | MkdirStep | ServeStep | LaunchStep | OpenUrlStep | WaitWindowStep | RunStep
-    | ActivateStep | CloseWindowStep
+    | ActivateStep | CloseWindowStep | OpenTabStep
 )  # fmt: skip
 SETUP_KINDS: dict[str, type[_Strict]] = {
+    "open_tab": OpenTabStep,
     "activate": ActivateStep,
     "close_window": CloseWindowStep,
     "write": WriteStep,
