@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -44,13 +45,14 @@ NODES = [
 TITLES = ["report.odt - LibreOffice Writer", "Untitled - Mousepad"]
 
 
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CheckEnv:
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The home's files, made once (office files take a while to write)."""
     from docx import Document
     from openpyxl import Workbook
     from openpyxl.styles import Font
 
-    home = tmp_path / "home"
+    home = tmp_path_factory.mktemp("made") / "home"
     home.mkdir()
     (home / "a.txt").write_text("milk\nbread\n")
     (home / "keep.txt").write_text("v1")
@@ -70,6 +72,13 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CheckEnv:
     sheet["A2"] = "Globex"
     sheet["B1"] = "=SUM(A1:A1)"
     book.save(str(home / "t.xlsx"))
+    return home
+
+
+@pytest.fixture
+def env(made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CheckEnv:
+    home = tmp_path / "home"
+    shutil.copytree(made, home)
     e = CheckEnv(home=home, app_env={"PATH": os.environ.get("PATH", ""), "HOME": str(home)},
                  display=":99", variables={"home": str(home)})  # fmt: skip
     e.written[str(home / "keep.txt")] = sha256_file(home / "keep.txt")

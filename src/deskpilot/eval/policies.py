@@ -61,6 +61,12 @@ class Outcome:
     usage: dict[str, int] = field(default_factory=dict)
 
 
+#: told to the agent of an OSWorld task (its infeasible tasks are scored by the answer)
+INFEASIBLE_NOTE = (
+    "If this task cannot be done, do not try something else: answer starting with "
+    "INFEASIBLE and say why."
+)
+
 IN_KEYS = ("input_tokens", "prompt_tokens", "promptTokenCount", "cache_read_input_tokens",
            "cache_creation_input_tokens")  # fmt: skip
 OUT_KEYS = ("output_tokens", "completion_tokens", "candidatesTokenCount")
@@ -81,6 +87,8 @@ async def run_policy(
 ) -> Outcome:
     tools = computer_use_toolset()
     goal = expand(task.goal)
+    if "osworld" in task.tags:  # OSWorld's agents have a FAIL action; deskpilot's answer it
+        goal += "\n\n" + INFEASIBLE_NOTE
     if spec.kind == "model":
         from deskpilot.agent.providers import get_provider
 
