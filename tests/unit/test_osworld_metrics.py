@@ -184,8 +184,9 @@ def test_fetch_list_prints_what_the_store_lacks(tmp_path: Path) -> None:
     (store / "example.org" / "gold" / "N.xlsx").write_text("x")
     env = {**os.environ, "DESKPILOT_OSWORLD_STORE": str(store),
            "DESKPILOT_HOME": str(tmp_path / "home")}  # fmt: skip
+    fetch = [sys.executable, "-m", "deskpilot", "eval", "osworld", "fetch-list"]
     done = subprocess.run(
-        [sys.executable, "-m", "deskpilot", "eval", "osworld", "fetch-list", str(tmp_path / "suite")],
+        [*fetch, str(tmp_path / "suite")],
         env=env, capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
     assert done.stdout.splitlines() == [
