@@ -135,7 +135,7 @@ def test_osworld_files_list_all_their_problems(tmp_path: Path) -> None:
         "config": [{"type": "googledrive", "parameters": {}},
                    {"type": "execute", "parameters": {"command": 5}}],
         "evaluator": {"func": ["compare_table", "vlc_thing"], "result": [
-            {"type": "vm_file", "path": "/home/user/a.xlsx"}, {"type": "vlc_config"}],
+            {"type": "vm_file", "path": "/home/user/a.xlsx"}, {"type": "vlc_playing_info"}],
             "expected": [{"type": "rule", "rules": {}}, {"type": "rule", "rules": {}}],
             "options": [{"rules": [{"type": "chart"}]}, {}]},
     }  # fmt: skip
@@ -144,7 +144,7 @@ def test_osworld_files_list_all_their_problems(tmp_path: Path) -> None:
         load_suite(tmp_path)
     text = str(info.value)
     for part in ("config.0: OSWorld step 'googledrive'", "config.1: 'command' must be",
-                 "getter 'vlc_config' is not supported"):  # fmt: skip
+                 "getter 'vlc_playing_info' is not supported"):  # fmt: skip
         assert part in text, text
 
 
@@ -167,3 +167,14 @@ def test_find_by_value_and_by_relation() -> None:
     assert find_element(nodes, Find(role="spin button", value="3")) == "n"
     assert find_element(nodes, Find(value_re="^Glo")) == "g"
     assert find_element(nodes, Find(value="Delete")) is None  # a name is not a value
+
+
+def test_an_osworld_file_with_bad_steps_names_its_unknown_metric_too(tmp_path: Path) -> None:
+    data = {"id": "y", "instruction": "do it", "config": [{"type": "login", "parameters": {}}],
+            "evaluator": {"func": "vlc_thing", "result": {"type": "vm_file", "path": "/a"},
+                          "expected": {"type": "rule", "rules": {}}}}  # fmt: skip
+    write(tmp_path, "y.json", json.dumps(data))
+    with pytest.raises(TaskError) as info:
+        load_suite(tmp_path)
+    assert "OSWorld step 'login'" in str(info.value)
+    assert "metric 'vlc_thing' is not supported" in str(info.value)

@@ -297,6 +297,24 @@ class Converter:
         return checks
 
 
+def _check_problems(checks: list[dict[str, Any]]) -> list[str]:
+    from deskpilot.eval.osworld_metrics import osworld_problems
+    from deskpilot.eval.task import OsworldCheck
+
+    found: list[str] = []
+    flat = [c for chk in checks for c in (chk.get("of") if chk.get("kind") in ("all", "any")
+                                           else [chk])]  # fmt: skip
+    for i, check in enumerate(flat):
+        if check.get("kind") != "osworld":
+            continue
+        try:
+            model = OsworldCheck.model_validate(check)
+        except ValueError:
+            continue
+        found += [f"evaluator.func.{i}: {p}" for p in osworld_problems(model)]
+    return found
+
+
 def convert(data: dict[str, Any], path: Path) -> dict[str, Any]:
     """OSWorld task JSON → deskpilot task data (validated by the caller). Every problem
     found is listed in the error."""
@@ -328,7 +346,8 @@ def convert(data: dict[str, Any], path: Path) -> dict[str, Any]:
     extra = data.get("deskpilot") or {}
     if not isinstance(extra, dict) or set(extra) - set(EXTENSION_KEYS):
         found.append(f"'deskpilot' may hold {', '.join(EXTENSION_KEYS)}")
-    if found:
+    if found:  # the file fails: name what its checks get wrong too
+        found += _check_problems(checks)
         raise TaskError(f"{path}: {'; '.join(found)}")
     apps = sorted({s["launch"][0] for s in setup if "launch" in s and s["launch"][0] != "sh"})
     task: dict[str, Any] = {
