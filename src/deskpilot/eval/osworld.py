@@ -302,8 +302,9 @@ def _check_problems(checks: list[dict[str, Any]]) -> list[str]:
     from deskpilot.eval.task import OsworldCheck
 
     found: list[str] = []
-    flat = [c for chk in checks for c in (chk.get("of") if chk.get("kind") in ("all", "any")
-                                           else [chk])]  # fmt: skip
+    flat: list[dict[str, Any]] = []
+    for chk in checks:
+        flat += list(chk.get("of") or []) if chk.get("kind") in ("all", "any") else [chk]
     for i, check in enumerate(flat):
         if check.get("kind") != "osworld":
             continue
