@@ -133,3 +133,15 @@ def test_families_and_trial_numbers_in_the_report(tmp_path: Path) -> None:
     assert "| w | 0 | 1 | 0 | 0 |" in text  # setup, checker, infra errors, retried
     # trial numbers: the same in results, folders and the report
     assert "w.b #2: **checker_error**" in text and "(trials/w.b/t2-a1/transcript.md)" in text
+
+
+def test_a_task_without_an_oracle_is_not_proved_and_says_so() -> None:
+    from deskpilot.cli.eval_cmd import prove
+
+    noop = {"tasks": [{"id": "a", "statuses": ["failed"], "done": 1, "trials": 1},
+                      {"id": "b", "statuses": ["failed"], "done": 1, "trials": 1}]}  # fmt: skip
+    oracle = {"tasks": [{"id": "a", "statuses": ["passed"], "done": 1, "trials": 1}]}
+    verdict = prove(oracle, noop, ["b"])
+    rows = {r["id"]: r for r in verdict["tasks"]}
+    assert rows["a"]["proved"] and not rows["b"]["proved"] and not verdict["proved"]
+    assert rows["b"]["no_oracle"] and rows["b"]["oracle"] == []  # not "oracle failed"
