@@ -150,7 +150,7 @@ def _osworld_get(spec: Mapping[str, Any], env: CheckEnv) -> Any:
     if kind == "rule":
         return spec.get("rules", {})
     if kind in osworld_chrome.GETTERS:
-        return osworld_chrome.get(kind, dict(spec), env.variables.get("cdp_port", "0"))
+        return osworld_chrome.get(kind, dict(spec), env.variables.get("cdp_port", "0"), env.home)
     command = spec.get("command")
     argv = ["sh", "-c", command] if isinstance(command, str) else list(command or [])
     if not argv:

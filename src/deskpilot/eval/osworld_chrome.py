@@ -5,13 +5,16 @@ it on 9222); in a trial that is Chromium on a port of the trial's own (``{cdp_po
 share the network), tabs are opened through that port (``chrome_open_tabs``) and the getters
 read it: ``active_tab_info``, ``active_url_from_accessTree`` (the active tab's URL),
 ``open_tabs_info``, ``active_tab_url_parse`` (keys of its query), ``url_dashPart`` (a part of
-its path). Pages of the live web do not load offline; their tabs still have their URLs.
+its path), and the browser's settings from its profile (Preferences, Local State, Bookmarks).
+Pages of the live web do not load offline; their tabs still have their URLs.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import socket
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
@@ -19,8 +22,58 @@ import httpx
 
 from deskpilot.errors import CheckBroken
 
+#: getters of the browser's settings, read from its profile (Chromium's, for Google Chrome's)
+PREF_GETTERS = ("enable_do_not_track", "enable_enhanced_safety_browsing", "new_startup_page",
+                "data_delete_automacally", "chrome_font_size", "default_search_engine",
+                "profile_name", "enabled_experiments", "bookmarks")  # fmt: skip
 GETTERS = ("active_tab_info", "active_url_from_accessTree", "open_tabs_info",
-           "active_tab_url_parse", "url_dashPart")  # fmt: skip
+           "active_tab_url_parse", "url_dashPart", *PREF_GETTERS)  # fmt: skip
+PROFILE = ".config/chromium"
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def pref(kind: str, home: Path) -> Any:
+    """What OSWorld's getter of that name returns, from the profile in ``home``."""
+    profile = home / PROFILE
+    if kind == "enabled_experiments":
+        state = _json(profile / "Local State") or {}
+        return state.get("browser", {}).get("enabled_labs_experiments", [])
+    if kind == "bookmarks":
+        marks = _json(profile / "Default" / "Bookmarks")
+        return marks.get("roots", {}) if marks else []
+    data = _json(profile / "Default" / "Preferences")
+    fallback: dict[str, Any] = {
+        "chrome_font_size": {"default_fixed_font_size": 13, "default_font_size": 16},
+        "profile_name": None, "enable_do_not_track": "false",
+    }  # fmt: skip
+    if data is None:
+        return fallback.get(kind, "Google")
+    if kind == "enable_do_not_track":
+        return "true" if data.get("enable_do_not_track") else "false"
+    if kind == "enable_enhanced_safety_browsing":
+        return "true" if data.get("safebrowsing", {}).get("enhanced") else "false"
+    if kind == "new_startup_page":
+        if "session" not in data:
+            return "true"
+        return "true" if data["session"].get("restore_on_startup") == 5 else "false"
+    if kind == "data_delete_automacally":
+        setting = data.get("profile", {}).get("default_content_setting_values")
+        return "true" if setting is not None else "false"
+    if kind == "chrome_font_size":
+        return data.get("webkit", {}).get("webprefs", fallback["chrome_font_size"])
+    if kind == "default_search_engine":
+        return (data.get("default_search_provider_data", {}).get("template_url_data", {})
+                .get("short_name", "Google"))  # fmt: skip
+    if kind == "profile_name":
+        return data.get("profile", {}).get("name")
+    raise CheckBroken(f"getter {kind!r} is not supported")
 
 
 def free_port() -> int:
@@ -47,7 +100,9 @@ def open_tab(port: str, url: str) -> bool:
     return reply.status_code == 200
 
 
-def get(kind: str, spec: dict[str, Any], port: str) -> Any:
+def get(kind: str, spec: dict[str, Any], port: str, home: Path) -> Any:
+    if kind in PREF_GETTERS:
+        return pref(kind, home)
     pages = _pages(port)
     if kind == "open_tabs_info":
         return [{"title": p.get("title", ""), "url": p.get("url", "")} for p in pages]
@@ -121,3 +176,52 @@ def is_expected_tabs(result: Any, expected: Any) -> float:
     got = [str(t.get("url", "")) for t in result]
     want = [str(u) for u in rules.get("urls", [])]
     return 1.0 if len(got) == len(want) and all(map(same_url, got, want)) else 0.0
+
+
+def _bar(bookmarks: Any) -> list[dict[str, Any]]:
+    if not isinstance(bookmarks, dict):
+        return []
+    return list(bookmarks.get("bookmark_bar", {}).get("children", []))
+
+
+def is_expected_bookmarks(result: Any, expected: Any) -> float:
+    rules = expected if isinstance(expected, dict) else {}
+    bar = _bar(result)
+    if not bar:
+        return 0.0
+    kind = rules.get("type")
+    if kind == "bookmark_bar_folders_names":
+        names = {b.get("name") for b in bar if b.get("type") == "folder"}
+        return 1.0 if names == set(rules.get("names", [])) else 0.0
+    if kind == "bookmark_bar_websites_urls":
+        urls = {b.get("url") for b in bar if b.get("type") == "url"}
+        return 1.0 if urls == set(rules.get("urls", [])) else 0.0
+    if kind == "liked_authors_websites_urls":
+        folder = next((b for b in bar if b.get("type") == "folder"
+                       and b.get("name") == "Liked Authors"), None)  # fmt: skip
+        if folder is None:
+            return 0.0
+        got = {c.get("url") for c in folder.get("children", []) if c.get("type") == "url"}
+        choices = [u if isinstance(u, list) else [u] for u in rules.get("urls", [])]
+        return 1.0 if len(got) == len(choices) and all(
+            any(u in got for u in options) for options in choices
+        ) else 0.0  # fmt: skip
+    raise CheckBroken(f"is_expected_bookmarks: rule type {kind!r} is not supported")
+
+
+def check_enabled_experiments(result: Any, expected: Any) -> float:
+    rules = expected if isinstance(expected, dict) else {}
+    names = [str(e).split("@")[0] for e in result or []]
+    return 1.0 if rules.get("type") == "names" and names == rules.get("names") else 0.0
+
+
+def check_font_size(result: Any, expected: Any) -> float:
+    rules = expected if isinstance(expected, dict) else {}
+    size = (result or {}).get("default_font_size") if isinstance(result, dict) else None
+    if not isinstance(size, int | float):
+        return 0.0
+    if rules.get("type") == "value":
+        return 1.0 if size == rules.get("value") else 0.0
+    if rules.get("type") == "range":
+        return 1.0 if rules.get("min", 0) < size < rules.get("max", 1e9) else 0.0
+    return 0.0

@@ -274,6 +274,8 @@ def check_csv(result: Any, expected: Any) -> float:
 
 from deskpilot.eval.osworld_sheets import (  # noqa: E402
     CHART_PROPS,
+    DIMENSION_PROPS,
+    DV_PROPS,
     PIVOT_PROPS,
     STYLE_PROPS,
     TABLE_RULES,
@@ -372,7 +374,10 @@ def compare_line_spacing(result: Any, expected: Any) -> float:
 
 from deskpilot.eval.osworld_chrome import GETTERS as CHROME_GETTERS  # noqa: E402
 from deskpilot.eval.osworld_chrome import (  # noqa: E402
+    check_enabled_experiments,
+    check_font_size,
     is_expected_active_tab,
+    is_expected_bookmarks,
     is_expected_tabs,
     is_expected_url_pattern_match,
 )
@@ -484,6 +489,7 @@ METRICS: dict[str, Metric] = {
         compare_docx_tables, compare_line_spacing, compare_pptx_files, compare_images,
         check_image_size, compare_zip_files, check_config_status, is_vlc_recordings_folder,
         is_expected_active_tab, is_expected_url_pattern_match, is_expected_tabs,
+        is_expected_bookmarks, check_enabled_experiments, check_font_size,
     )
 } | VLC_METRICS  # fmt: skip
 #: metrics whose expected value is a rule (the others compare two files or values)
@@ -492,7 +498,8 @@ RULE_METRICS = frozenset(
      "fuzzy_match", "file_contains", "check_line_number", "check_direct_json_object",
      "check_json", "check_list", "check_csv", "check_image_size", "check_config_status",
      "is_vlc_recordings_folder", *VLC_METRICS, "is_expected_active_tab",
-     "is_expected_url_pattern_match", "is_expected_tabs"}
+     "is_expected_url_pattern_match", "is_expected_tabs", "is_expected_bookmarks",
+     "check_enabled_experiments", "check_font_size"}
 )  # fmt: skip
 #: getters deskpilot reads (see :mod:`deskpilot.eval.check_live`)
 GETTERS = ("vm_file", "cloud_file", "cache_file", "vm_command_line", "vm_command_error", "rule",
@@ -518,6 +525,8 @@ def osworld_problems(check: Any) -> Iterator[str]:
                    f"{', '.join(allowed) or 'none'})")  # fmt: skip
     if check.func == "compare_table":
         yield from _table_rule_problems(check.options.get("rules"))
+    if check.func == "check_json" and check.options.get("is_yaml"):
+        yield "check_json with is_yaml (YAML files) is not supported"
     for role, spec in (("result", check.result), ("expected", check.expected)):
         if spec is None:
             if role == "expected" and check.func in RULE_METRICS:
@@ -548,6 +557,14 @@ def _table_rule_problems(rules: Any) -> Iterator[str]:
             if bad:
                 yield (f"compare_table rule {i} ({kind}): {key} {bad[0]!r} is not supported "
                        f"(supported: {', '.join(known)})")  # fmt: skip
+        if kind in ("row_props", "col_props"):
+            bad = [p for p in rule.get("props", []) if p not in DIMENSION_PROPS]
+            if bad:
+                yield f"compare_table rule {i} ({kind}): property {bad[0]!r} is not supported"
+        if kind == "data_validation":
+            bad = [a for props in rule.get("dv_props", []) for a in props if a not in DV_PROPS]
+            if bad:
+                yield f"compare_table rule {i} (data_validation): {bad[0]!r} is not supported"
         if kind in ("check_cell", "style"):
             props = rule.get("props", {})
             names = props if isinstance(props, list) else list(props)

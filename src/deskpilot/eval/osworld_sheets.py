@@ -33,7 +33,15 @@ TABLE_RULES: dict[str, tuple[str, ...]] = {
     "chart": ("sheet_idx0", "sheet_idx1", "chart_props"),
     "pivot_table": ("sheet_idx0", "sheet_idx1", "pivot_props"),
     "style": ("sheet_idx0", "sheet_idx1", "props"),
+    "row_props": ("sheet_idx0", "sheet_idx1", "props"),
+    "col_props": ("sheet_idx0", "sheet_idx1", "props"),
+    "data_validation": ("sheet_idx", "dv_props"),
 }
+DIMENSION_PROPS = ("hidden", "height", "width", "outlineLevel", "outline_level", "collapsed",
+                   "customHeight", "customWidth")  # fmt: skip
+DV_PROPS = ("ranges", "type", "formula1", "formula2", "operator", "allowBlank", "allow_blank",
+            "showDropDown", "showInputMessage", "showErrorMessage", "error", "errorTitle",
+            "errorStyle", "prompt", "promptTitle", "imeMode")  # fmt: skip
 CHART_PROPS = ("title", "legend", "anchor", "width", "height", "type", "direction", "xtitle",
                "ytitle", "ztitle")  # fmt: skip
 PIVOT_PROPS = ("name", "show_total", "show_empty_row", "show_empty_col", "show_headers",
@@ -203,6 +211,15 @@ def match_rule(value: Any, rule: dict[str, Any]) -> bool:
             return bool(compare(value, ref))
         except TypeError:
             return False
+    if method == "spreadsheet_range":  # the range lies within ref[1] and covers ref[0]
+        from openpyxl.worksheet.cell_range import CellRange
+
+        try:
+            got = CellRange(str(value).split()[0])
+            inner, outer = CellRange(str(ref[0])), CellRange(str(ref[1]))  # type: ignore[index]
+        except (ValueError, TypeError, IndexError):
+            return False
+        return bool(got.issuperset(inner) and got.issubset(outer))
     if method.startswith("approx:"):
         try:
             return abs(float(value) - float(ref)) <= float(method.split(":", 1)[1])  # type: ignore[arg-type]
@@ -335,6 +352,20 @@ def _styles(book: Book, name: str, props: list[str]) -> list[list[Any]] | None:
     return [[[_style(c, p) for p in props] for c in row] for row in book.xl[name].iter_rows()]
 
 
+def _dimensions(book: Book, name: str, kind: str, props: list[str]) -> dict[Any, Any] | None:
+    if book.xl is None or name not in book.xl.sheetnames:
+        return None
+    ws = book.xl[name]
+    dims = ws.row_dimensions if kind == "row_props" else ws.column_dimensions
+    return {key: {p: getattr(dim, p, None) for p in props} for key, dim in dims.items()}
+
+
+def _dv(dv: Any, attr: str) -> Any:
+    if attr == "ranges":
+        return str(dv.sqref)
+    return getattr(dv, attr, None)
+
+
 def _rule(rule: dict[str, Any], result: Book, expected: Book | None) -> bool:
     kind = rule["type"]
     if kind == "sheet_name":
@@ -382,6 +413,24 @@ def _rule(rule: dict[str, Any], result: Book, expected: Book | None) -> bool:
             return False
         zoom = book.xl[name].sheet_view.zoomScale or 100
         return match_rule(zoom, {"method": rule.get("method", "eq"), "ref": rule.get("ref")})
+    if kind in ("row_props", "col_props"):
+        a, sa = _sheet(rule["sheet_idx0"], result, expected)
+        b, sb = _sheet(rule["sheet_idx1"], result, expected)
+        props = list(rule.get("props", []))
+        return _dimensions(a, sa, kind, props) == _dimensions(b, sb, kind, props)
+    if kind == "data_validation":
+        book, name = _sheet(rule["sheet_idx"], result, expected)
+        if book.xl is None or name not in book.xl.sheetnames:
+            return False
+        found = list(book.xl[name].data_validations.dataValidation)
+        wanted = list(rule.get("dv_props", []))
+        if len(found) < len(wanted):
+            return False
+        return all(
+            any(all(match_rule(_dv(dv, attr), want) for attr, want in props.items())
+                for props in wanted)
+            for dv in found
+        )  # fmt: skip
     if kind in ("chart", "pivot_table", "style"):
         a, sa = _sheet(rule["sheet_idx0"], result, expected)
         b, sb = _sheet(rule["sheet_idx1"], result, expected)
