@@ -28,7 +28,8 @@ from deskpilot.eval.task import Task
 from deskpilot.eval.validate import needed_apps
 
 #: programs an OSWorld task's commands find in its trial (deskpilot.eval.vm_shims)
-VM_PROGRAMS = frozenset({"python", "python3", "sudo", "google-chrome", "google-chrome-stable"})
+VM_PROGRAMS = frozenset({"python", "python3", "sudo", "google-chrome", "google-chrome-stable",
+                         "pkill", "killall"})  # fmt: skip
 
 DEFAULT_ROOT = Path("deskpilot-eval")
 

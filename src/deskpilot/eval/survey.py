@@ -13,7 +13,8 @@ from deskpilot.eval.suite import Suite
 from deskpilot.eval.validate import needed_apps
 
 #: programs an OSWorld task's commands find in its trial (deskpilot.eval.vm_shims)
-VM_PROGRAMS = frozenset({"python", "python3", "sudo", "google-chrome", "google-chrome-stable"})
+VM_PROGRAMS = frozenset({"python", "python3", "sudo", "google-chrome", "google-chrome-stable",
+                         "pkill", "killall"})  # fmt: skip
 
 
 def _reason(problem: str) -> str:

@@ -8,7 +8,8 @@ A directory put first on ``PATH`` for the task's ``run`` and ``launch`` steps:
 - ``sudo``: the command as root *inside the trial's namespace* (a nested bubblewrap user
   namespace where the trial's user is uid 0; the host stays read-only), refused when the trial
   is not isolated; ``-S`` (password on stdin) and ``-u root`` are accepted;
-- ``google-chrome``/``google-chrome-stable``: Chromium with the flags deskpilot starts it with.
+- ``google-chrome``/``google-chrome-stable``: Chromium with the flags deskpilot starts it with;
+  ``pkill``/``killall`` of ``chrome`` end Chromium.
 
 """
 
@@ -58,6 +59,13 @@ def make_shims(folder: Path, chromium_flags: list[str]) -> dict[str, str]:
         "google-chrome": f'#!/bin/sh\nexec {shlex.quote(chromium)} {flags} "$@"\n',
     }
     scripts["google-chrome-stable"] = scripts["google-chrome"]
+    for tool in ("pkill", "killall"):
+        real = shutil.which(tool) or tool
+        scripts[tool] = (
+            '#!/bin/sh\n# Google Chrome is Chromium in a trial\nfor a; do shift; case "$a" in '
+            'chrome|google-chrome|google-chrome-stable) set -- "$@" chromium ;; '
+            f'*) set -- "$@" "$a" ;; esac; done\nexec {shlex.quote(real)} "$@"\n'
+        )
     for name, text in scripts.items():
         path = folder / name
         path.write_text(text, encoding="utf-8")
