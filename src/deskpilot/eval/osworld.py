@@ -150,6 +150,10 @@ class Converter:
             argv = _argv(params, at)
             if PurePosixPath(argv[0]).name == "socat" and any("9222" in a for a in argv):
                 return []  # it exposes the browser's DevTools port: the trial reads its own
+            if PurePosixPath(argv[0]).name in ("pkill", "killall", "kill"):
+                # done before the next step starts (a browser started next is not killed);
+                # nothing to end is no error
+                return [{"run": ["sh", "-c", shlex.join(argv) + "; true"], "timeout": 30}]
             argv = [re.sub(r"^--remote-debugging-port=\d+$", "--remote-debugging-port="
                            "{cdp_port}", a) for a in argv]  # fmt: skip
             gui = PurePosixPath(argv[0]).name in GUI_APPS
