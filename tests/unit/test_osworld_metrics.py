@@ -199,3 +199,25 @@ def test_fetch_list_prints_what_the_store_lacks(tmp_path: Path) -> None:
         check=True,
     )  # fmt: skip
     assert script.stdout.startswith("curl -fL") and "--create-dirs" in script.stdout
+
+
+def test_image_structure_by_ssim(tmp_path: Path) -> None:
+    from PIL import Image, ImageDraw
+
+    def picture(name: str, shift: int = 0) -> Path:
+        img = Image.new("RGB", (64, 48), (40, 40, 40))
+        draw = ImageDraw.Draw(img)
+        draw.rectangle((10 + shift, 10, 30 + shift, 30), fill=(200, 60, 60))
+        draw.ellipse((35, 5, 60, 40), fill=(60, 200, 60))
+        img.save(tmp_path / name, format="PNG")
+        return tmp_path / name
+
+    gold = picture("gold")
+    assert score("check_structure_sim", picture("same.png"), gold, {}) == 1.0
+    assert score("check_structure_sim", picture("moved.png", shift=25), gold, {}) == 0.0
+    from PIL import ImageEnhance
+
+    darker = tmp_path / "darker.png"
+    ImageEnhance.Brightness(Image.open(gold)).enhance(0.6).save(darker)
+    assert score("check_brightness_decrease_and_structure_sim", darker, gold, {}) == 1.0
+    assert score("check_brightness_decrease_and_structure_sim", gold, darker, {}) == 0.0

@@ -381,6 +381,7 @@ from deskpilot.eval.osworld_chrome import (  # noqa: E402
     is_expected_tabs,
     is_expected_url_pattern_match,
 )
+from deskpilot.eval.osworld_images import METRICS as IMAGE_METRICS  # noqa: E402
 from deskpilot.eval.osworld_slides import compare_pptx_files  # noqa: E402
 
 # -- images and archives -----------------------------------------------------------------------
@@ -491,7 +492,7 @@ METRICS: dict[str, Metric] = {
         is_expected_active_tab, is_expected_url_pattern_match, is_expected_tabs,
         is_expected_bookmarks, check_enabled_experiments, check_font_size,
     )
-} | VLC_METRICS  # fmt: skip
+} | VLC_METRICS | IMAGE_METRICS  # fmt: skip
 #: metrics whose expected value is a rule (the others compare two files or values)
 RULE_METRICS = frozenset(
     {"exact_match", "literal_match", "check_include_exclude", "match_in_list", "is_in_list",
