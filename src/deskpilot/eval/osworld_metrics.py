@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from deskpilot.errors import CheckBroken
+from deskpilot.eval.osworld_files import file_kind
 
 Metric = Callable[..., float]
 
@@ -42,36 +43,6 @@ def _path(value: Any) -> Path:
 
 def _text(value: Any) -> str:
     return _path(value).read_text(encoding="utf-8", errors="replace")
-
-
-ZIP_KINDS = (
-    ("xl/workbook.xml", ".xlsx"), ("word/document.xml", ".docx"),
-    ("ppt/presentation.xml", ".pptx"),
-)  # fmt: skip
-ODF_KINDS = {
-    "application/vnd.oasis.opendocument.spreadsheet": ".ods",
-    "application/vnd.oasis.opendocument.text": ".odt",
-    "application/vnd.oasis.opendocument.presentation": ".odp",
-}
-
-
-def file_kind(path: Path) -> str:
-    """A file's format as a suffix: by its name, else by its content (the store keeps files
-    under their URL, which often has no extension)."""
-    suffix = path.suffix.lower()
-    if suffix in (".xlsx", ".xlsm", ".docx", ".pptx", ".ods", ".odt", ".odp", ".csv"):
-        return suffix
-    try:
-        with zipfile.ZipFile(path) as z:
-            names = set(z.namelist())
-            for name, kind in ZIP_KINDS:
-                if name in names:
-                    return kind
-            if "mimetype" in names:
-                return ODF_KINDS.get(z.read("mimetype").decode(errors="replace").strip(), suffix)
-    except (zipfile.BadZipFile, OSError):
-        pass
-    return suffix
 
 
 def _rules(expected: Any) -> dict[str, Any]:

@@ -58,7 +58,7 @@ class Book:
         self.path = path
         self.xl: Any = None
         self.sheets: dict[str, Grid] = {}
-        from deskpilot.eval.osworld_metrics import file_kind
+        from deskpilot.eval.osworld_files import file_kind
 
         suffix = file_kind(path)
         if suffix in (".xlsx", ".xlsm"):
