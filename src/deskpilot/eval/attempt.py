@@ -137,6 +137,9 @@ def isolated(
     readable = [Path(task["base_dir"]), settings.osworld_store, settings.config_dir]
     if attempt.spec.get("suite_root"):
         readable.append(Path(attempt.spec["suite_root"]))
+    model = str((attempt.spec.get("policy") or {}).get("model") or "")
+    if model.startswith("scripted:"):  # a replay file the trial's model reads
+        readable.append(Path(model.split(":", 1)[1]).expanduser())
     writable = [out, settings.data_dir, settings.state_dir]
     return isolation_command(command, writable=writable, readable=readable)
 
