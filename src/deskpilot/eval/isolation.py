@@ -10,9 +10,11 @@ Inside a trial:
   trial must read under ``/tmp`` (the task's files, the file store, deskpilot itself) are
   bound back read-only;
 - writable: the trial's own folder and deskpilot's data and state folders (the audit log);
-- the trial's user is uid 1000 (OSWorld's ``user``) in its own user namespace; a step that
-  needs root gets uid 0 in a nested namespace (``sudo`` of :mod:`deskpilot.eval.vm_shims`),
-  still over the read-only host;
+- the trial's user is uid 1000 (OSWorld's ``user``) in its own user namespace — or, when
+  deskpilot runs as root, root without a single capability and no user namespace (Chromium's
+  pages in background windows lose their accessibility tree in one); a step that needs root
+  gets uid 0 in a nested user namespace (``sudo`` of :mod:`deskpilot.eval.vm_shims`), still
+  over the read-only host;
 - its processes live in their own PID namespace: when the trial ends, or is killed at its
   deadline, every process it started ends with it.
 
@@ -49,9 +51,15 @@ def bwrap_argv(
     *, writable: Iterable[Path], readable: Iterable[Path], bwrap: str = "bwrap"
 ) -> list[str]:
     """The bubblewrap command line a trial's process runs under (the command follows)."""
+    if os.geteuid() == 0:
+        # root: no user namespace (Chromium's pages in a background window lose their
+        # accessibility tree in one), but no capability either — the read-only host cannot
+        # be remounted, and the PID namespace hides the host's processes
+        who = ["--cap-drop", "ALL"]
+    else:
+        who = ["--unshare-user", "--uid", str(TRIAL_UID), "--gid", str(TRIAL_UID)]
     argv = [
-        bwrap, "--unshare-user", "--uid", str(TRIAL_UID), "--gid", str(TRIAL_UID),
-        "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "trial",
+        bwrap, *who, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "trial",
         "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
     ]  # fmt: skip
     for folder in PRIVATE:
