@@ -97,6 +97,8 @@ class Settings:
     read_budget_chars: int = 12000
     #: the Ray cluster of ``deskpilot eval --backend ray`` (RAY_ADDRESS, as Ray reads it)
     ray_address: str | None = None
+    #: the local file store of OSWorld downloads (DESKPILOT_OSWORLD_STORE, osworld_store)
+    osworld_store: Path = Path("~/.local/share/deskpilot/osworld-files")
     #: a small frame of the window in the audit log after every step (the console: always)
     step_frames: bool = False
 
@@ -246,6 +248,9 @@ def load_settings(
             None if words_cfg is None else _as_str_list(words_cfg, "[consequential] words")
         ),
         ray_address=env.get("RAY_ADDRESS") or None,
+        osworld_store=Path(
+            str(pick("osworld_store", "DESKPILOT_OSWORLD_STORE") or data_dir / "osworld-files")
+        ).expanduser(),
         step_frames=_as_bool(pick("step_frames", "DESKPILOT_STEP_FRAMES"), "step_frames"),
     )
 

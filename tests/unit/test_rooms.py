@@ -76,11 +76,13 @@ def test_no_surface_names_a_concrete_desktop_class() -> None:
 #: sandbox starts the desktops the backends drive (it waits for an Xvfb root window's
 #: properties or a compositor's seats, and gives apps a Wayland client's environment); the
 #: discovery of the user's X display with the X cookie it hands to Xlib (the x11 backend's
-#: ``resolve``); and ``deskpilot doctor``, whose job is to report the session the backends find.
+#: ``resolve``); ``deskpilot doctor``, whose job is to report the session the backends find; and
+#: the stand-in for OSWorld's ``pyautogui`` that a trial's setup commands import (it drives the
+#: trial's X display as the VM's own pyautogui would: harness setup, never an agent's act).
 PLATFORM_HELPERS = {
     "deskpilot/sandbox/lifecycle.py", "deskpilot/sandbox/compositors.py",
     "deskpilot/sandbox/info.py", "deskpilot/discovery.py", "deskpilot/config.py",
-    "deskpilot/cli/doctor_cmd.py",
+    "deskpilot/cli/doctor_cmd.py", "deskpilot/eval/vm_python/pyautogui.py",
 }  # fmt: skip
 
 
