@@ -526,8 +526,8 @@ async def test_a_native_session_runs_the_vendors_computer_tool_and_continues_on_
     served: tuple[ConsoleProcess, Router, ModelServer], page: Page, tmp_path: Path
 ) -> None:
     """Mode "native" from the form: the vendor's computer tool (a recorded Anthropic
-    conversation), its screenshot taken on the session's sandbox; continuing it starts a new
-    vendor conversation that recalls the goal and the answer, on the same desktop."""
+    conversation), its screenshot taken on the session's sandbox; continuing it goes on in the
+    same vendor conversation, with a fresh screenshot of the same desktop."""
     console, _, _ = served
     recording = tmp_path / "native.json"
     recording.write_text(json.dumps({"format": "anthropic", "model": "claude-sonnet-4-5",
@@ -564,10 +564,15 @@ async def test_a_native_session_runs_the_vendors_computer_tool_and_continues_on_
         assert later["answer"] == "Native again." and later["display"] == end["display"]
         again = console.run_events(later["runs"][1])
         goal2 = next(e["data"]["goal"] for e in again if e["event"] == "run.started")
-        assert goal2.startswith("This continues earlier work on this same desktop.")
-        assert (
-            f"Request 1: {goal}" in goal2 and "Your answer 1: Native: I saw the desktop." in goal2
-        )
-        assert goal2.endswith("Now: Look once more.")
+        assert goal2 == "Look once more."
+        # the third model call, as it crossed the wire: the same vendor conversation goes on
+        raw = console.get(f"/api/sessions/{sid}/exchanges/3")
+        messages = json.loads(raw["request"])["messages"]
+        assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant", "user"]
+        assert messages[0]["content"][0] == {"type": "text", "text": goal}
+        assert messages[1]["content"][0]["name"] == "computer"
+        asked = messages[-1]["content"]
+        assert asked[0] == {"type": "text", "text": "Look once more."}
+        assert asked[1]["type"] == "image"  # a fresh screenshot of the same desktop
     finally:
         close(console, sid)

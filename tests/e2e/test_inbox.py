@@ -1,6 +1,8 @@
-"""A run's inbox (what the console's message box and take-over use): messages join the next
-model turn, a pause holds the run, a call decided before a take-over is not run, and time held
-does not count against the timeout. Real loop, real tools, FakeDesktop, scripted replies."""
+"""A console session's inbox as the loop's ``inbox`` and ``before_call`` hooks (what the
+console's message box and take-over use): messages join the next model turn, a pause holds the
+run, a call decided before a take-over is not run, and time held does not count against the
+timeout. Real loop, real tools, FakeDesktop, scripted replies. (That a note reaches a native
+run's own history: tests/e2e/test_run_hooks.py.)"""
 
 from __future__ import annotations
 
@@ -10,13 +12,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from deskpilot.agent.inbox import NOT_RUN_TAKEN_OVER, Inbox
 from deskpilot.agent.loop import RunOptions
-from deskpilot.agent.native_wire import note_in_history
 from deskpilot.agent.providers import ScriptedProvider, get_provider
 from deskpilot.agent.task import computer_use_task
 from deskpilot.config import Settings
 from deskpilot.events import Event
+from deskpilot.serve.inbox import NOT_RUN_TAKEN_OVER, Inbox
 from deskpilot.tools.context import ToolContext
 from tests.e2e.conftest import Events
 
@@ -46,7 +47,13 @@ def test_a_message_written_mid_run_is_read_at_the_next_turn(
     ])  # fmt: skip
     ctx = dataclasses.replace(fake_ctx, observe=watch)
     result = asyncio.run(
-        computer_use_task("Open the calculator", provider=provider, ctx=ctx, inbox=inbox)
+        computer_use_task(
+            "Open the calculator",
+            provider=provider,
+            ctx=ctx,
+            inbox=inbox,
+            before_call=inbox.before_call,
+        )
     )
     assert result.outcome == "done" and result.steps == 2
     roles = [(m.role, m.text) for m in result.conversation.messages]
@@ -79,6 +86,7 @@ def test_a_take_over_holds_the_run_skips_the_call_decided_before_it_and_adds_the
             provider=provider,
             ctx=ctx,
             inbox=inbox,
+            before_call=inbox.before_call,
             options=RunOptions(timeout=1.0),
         )
     )
@@ -89,21 +97,3 @@ def test_a_take_over_holds_the_run_skips_the_call_decided_before_it_and_adds_the
     assert not fake_ctx.desktop.windows  # type: ignore[attr-defined]  # it never ran
     notes = [e.data["text"] for e in events.of("user.message")]
     assert notes == ["I opened it myself."]
-
-
-def test_a_note_for_a_native_run_stays_in_its_history() -> None:
-    history: list[dict[str, Any]] = [
-        {"role": "user", "content": [{"type": "text", "text": "goal"}]},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "computer"}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}]},
-    ]
-    body = {"messages": list(history)}  # as the Anthropic translator builds it
-    note_in_history("anthropic", body, "look at the left pane")
-    assert history[-1]["content"][-1] == {"type": "text", "text": "look at the left pane"}
-    contents: list[dict[str, Any]] = [{"role": "user", "parts": [{"text": "goal"}]}]
-    gemini = {"contents": list(contents)}
-    note_in_history("gemini", gemini, "note")
-    assert contents[-1]["parts"][-1] == {"text": "note"}
-    openai: dict[str, Any] = {"input": [{"type": "function_call_output", "call_id": "c"}]}
-    note_in_history("openai", openai, "note")
-    assert openai["input"][-1]["content"] == [{"type": "input_text", "text": "note"}]

@@ -1,6 +1,7 @@
 """The console's round-2 pure parts: tokens read from each provider's usage object, prices and
 their table, raw exchanges kept without images, take-over key names, why a login failed, where
-a page without a login goes, and the per-run settings a new session may ask for."""
+a page without a login goes, the per-run settings a new session may ask for, and the inbox's
+hold and veto of calls around a take-over."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from deskpilot.agent.inbox import Inbox
 from deskpilot.config import load_settings
 from deskpilot.errors import ConfigError
 from deskpilot.mcp.tokens import load_token
 from deskpilot.serve.auth import ConsoleAuth
 from deskpilot.serve.guard import PAGES
+from deskpilot.serve.inbox import NOT_RUN_TAKEN_OVER, Inbox
 from deskpilot.serve.metering import Exchange, Exchanges, elide
 from deskpilot.serve.prices import Price, PriceTable, Tokens, tokens, usage_of
 from deskpilot.serve.runs import RunSettings
@@ -195,3 +196,24 @@ def test_the_run_settings_a_new_session_may_ask_for(tmp_path: Path) -> None:
     ]:
         with pytest.raises(ConfigError, match=why):
             NewSession.parse(body, settings)
+
+
+def test_the_inbox_holds_calls_while_taken_over_and_vetoes_those_decided_before() -> None:
+    async def go() -> None:
+        inbox = Inbox()
+        inbox.post("  ")  # blank: nothing for the model
+        assert inbox.take() == [] and await inbox.before_call() is None  # no take-over: run
+        inbox.pause()  # taken over while the model thinks
+        held = asyncio.create_task(inbox.before_call())
+        await asyncio.sleep(0)
+        assert not held.done()  # the call waits for the hand-back
+        inbox.resume("I closed the dialog.")
+        assert await held == NOT_RUN_TAKEN_OVER and await inbox.before_call() == NOT_RUN_TAKEN_OVER
+        assert inbox.take() == ["I closed the dialog."]  # the next turn reads the note
+        assert await inbox.before_call() is None  # …and its calls run
+        inbox.pause()
+        assert inbox.take() == []  # a turn begun while the person drives…
+        inbox.resume()
+        assert await inbox.before_call() == NOT_RUN_TAKEN_OVER  # …runs none of its calls
+
+    asyncio.run(go())

@@ -14,6 +14,7 @@ import dataclasses
 from pathlib import Path
 
 from deskpilot.agent.conversation import Conversation, ToolProtocol
+from deskpilot.agent.element import ElementTools
 from deskpilot.agent.loop import AgentRun, RunOptions, RunResult, StopController
 from deskpilot.agent.prompts import CHAT_PROMPT
 from deskpilot.agent.providers import Provider, get_provider
@@ -77,15 +78,10 @@ class ChatSession:
             timeout=self.ctx.settings.timeout + TURN_EXTRA_TIME,
             tool_protocol=self.tool_protocol,
         )
-        run = AgentRun(
-            self.provider,
-            self.tools,
-            dataclasses.replace(self.ctx, run_id=""),
-            self.conversation,
-            options,
-            goal=text,
-            controller=self.controller,
-        )
+        acting = ElementTools(self.provider, self.tools, self.conversation,
+                              protocol=self.tool_protocol)  # fmt: skip
+        run = AgentRun(acting, dataclasses.replace(self.ctx, run_id=""), options, goal=text,
+                       controller=self.controller)  # fmt: skip
         return await run.run()
 
     async def switch(self, spec: str, base_url: str | None = None) -> Provider:

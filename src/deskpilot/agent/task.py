@@ -22,8 +22,15 @@ from typing import Annotated
 from pydantic import Field
 
 from deskpilot.agent.conversation import Conversation
-from deskpilot.agent.inbox import Inbox
-from deskpilot.agent.loop import AgentRun, RunOptions, RunResult, StopController
+from deskpilot.agent.element import ElementTools
+from deskpilot.agent.loop import (
+    AgentRun,
+    BeforeCall,
+    Inbox,
+    RunOptions,
+    RunResult,
+    StopController,
+)
 from deskpilot.agent.prompts import (
     computer_use_system_prompt,
     gather_context,
@@ -72,7 +79,7 @@ async def resolve_window(ctx: ToolContext, window_id: str) -> str | None:
     """The stable ``pid/xid`` of a window named in either form (or by its X id), if open."""
     wanted = window_id.strip()
     for window in await ctx.desktop.list_windows():
-        if wanted in (window.stable_id, window.window_id, str(window.xid)):
+        if wanted in (window.stable_id, window.window_id, str(window.handle)):
             return window.stable_id
     return None
 
@@ -88,9 +95,11 @@ async def computer_use_task(
     controller: StopController | None = None,
     parent_run: str | None = None,
     inbox: Inbox | None = None,
+    before_call: BeforeCall | None = None,
 ) -> RunResult:
     """Run the subagent on ``goal`` until it answers, runs out of steps or time, or is stopped.
-    With ``inbox``, a person's messages reach it mid-run (see :mod:`deskpilot.agent.inbox`)."""
+    ``inbox`` gives the messages the user sent meanwhile (read before each model turn);
+    ``before_call`` may answer a call instead of running it (see :mod:`deskpilot.agent.loop`)."""
     target = None
     if window_id:
         target = await resolve_window(ctx, window_id)
@@ -106,18 +115,11 @@ async def computer_use_task(
         system = f"{system}\n\n{SUBAGENT_PAGE_NOTE}"
     conversation = Conversation(system=system)
     conversation.add_user(goal)
-    run = AgentRun(
-        provider,
-        toolset,
-        ctx,
-        conversation,
-        options or default_options(ctx),
-        goal=goal,
-        constraints=constraints,
-        controller=controller,
-        parent_run=parent_run,
-        inbox=inbox,
-    )
+    options = options or default_options(ctx)
+    acting = ElementTools(provider, toolset, conversation, protocol=options.tool_protocol)
+    run = AgentRun(acting, ctx, options, goal=goal, constraints=constraints,
+                   controller=controller, parent_run=parent_run, inbox=inbox,
+                   before_call=before_call)  # fmt: skip
     return await run.run()
 
 

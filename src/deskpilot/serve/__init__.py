@@ -13,6 +13,8 @@ or on this desktop) and serves the console page and the MCP server on one port:
     sessions     starting, running (through runtime.open_session), talking to and stopping
                  sessions; a finished one keeps its desktop for a follow-up
     runs         a session's runs: the goal's, then each continuation in the same context
+    inbox        what a person says to a running agent, and its pause for a take-over (the
+                 agent loop's inbox and before_call hooks)
     takeover     a person drives a session's desktop from the preview; the agent waits
     metering     every model call as sent and answered: tokens, the raw exchange
     prices       tokens from each provider's usage fields; the editable price table

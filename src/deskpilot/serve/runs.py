@@ -3,16 +3,17 @@
 A session is one context on one desktop. Its first run works on the goal; when it ends, the
 person may write again and the next run carries on **in the same conversation** (the model
 sees the goal, everything it did and answered, and then the new message), on the same desktop,
-with the same tools, model and settings. Every run takes the session's
-:class:`~deskpilot.agent.inbox.Inbox`, so messages written while it works reach its next model
-turn.
+with the same tools, model and settings (:func:`deskpilot.agent.loop.follow_up`). Every run
+takes the session's :class:`~deskpilot.serve.inbox.Inbox` as its ``inbox`` and ``before_call``
+hooks, so messages written while it works reach its next model turn and a take-over holds it.
 
 How a run works is the session's per-run settings (:class:`RunSettings`, from the form): step
 budget, timeout, tool protocol (``native`` function calling or the ``text`` protocol), and
 mode — the element tools (the default), or the provider's native computer tool (``native``, or
-``hybrid`` with the element tools beside it). A native run keeps its history in the vendor's
-own format inside the run, so a native session's next run starts a new vendor conversation
-whose first message recalls the goal and the earlier answers.
+``hybrid`` with the element tools beside it). A native run's history is the vendor's own
+conversation, kept by its way of acting; the next run goes on in it with a fresh screenshot.
+Only when the first run never got going does the next start afresh, with a first message that
+recalls the earlier requests.
 """
 
 from __future__ import annotations
@@ -20,14 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from deskpilot.agent.conversation import Conversation, ToolProtocol
-from deskpilot.agent.inbox import Inbox
-from deskpilot.agent.loop import AgentRun, RunOptions, RunResult, StopController
-from deskpilot.agent.prompts import negative_constraints
+from deskpilot.agent.conversation import ToolProtocol
+from deskpilot.agent.loop import RunOptions, RunResult, StopController, follow_up
 from deskpilot.agent.providers.base import Provider
-from deskpilot.agent.task import computer_use_task, computer_use_toolset
+from deskpilot.agent.task import computer_use_task
 from deskpilot.config import Settings
 from deskpilot.errors import ConfigError
+from deskpilot.serve.inbox import Inbox
 from deskpilot.tools.context import ToolContext
 
 Mode = Literal["elements", "native", "hybrid"]
@@ -114,40 +114,45 @@ class SessionRuns:
         self.window = window
         self.controller = controller
         self.inbox = inbox
-        self.conversation: Conversation | None = None
+        self.last: RunResult | None = None
         self.said: list[tuple[str, str]] = []  # (what the person asked, what the run answered)
 
     async def first(self, goal: str) -> RunResult:
-        result = await (self._elements(goal) if self.settings.mode == "elements"
-                        else self._native(goal))  # fmt: skip
+        result = await self._start(goal)
         self.said.append((goal, result.answer))
         return result
 
     async def next(self, message: str) -> RunResult:
         """Carry on with ``message`` in the same context (see the module docstring)."""
-        if self.settings.mode != "elements":
-            result = await self._native(self._recall(message))
-        elif self.conversation is None:  # the first run never got going: start afresh
-            result = await self._elements(self._recall(message) if self.said else message)
+        last = self.last
+        if last is None or last.acting is None:  # the first run never got going: start afresh
+            result = await self._start(self._recall(message) if self.said else message)
         else:
-            self.conversation.add_user(message)
-            goal = self.said[0][0] if self.said else message
-            run = AgentRun(
-                self.provider, computer_use_toolset(), self.ctx, self.conversation,
-                self.settings.options(), goal=message,
-                constraints=negative_constraints(f"{goal}\n{message}"),
-                controller=self.controller, inbox=self.inbox,
+            result = await follow_up(
+                last, message, self.ctx, self.settings.options(), controller=self.controller,
+                inbox=self.inbox, before_call=self.inbox.before_call,
             )  # fmt: skip
-            result = await run.run()
+            self.last = result
         self.said.append((message, result.answer))
         return result
 
-    async def _elements(self, goal: str) -> RunResult:
-        result = await computer_use_task(
-            goal, self.window, provider=self.provider, ctx=self.ctx,
-            options=self.settings.options(), controller=self.controller, inbox=self.inbox,
-        )  # fmt: skip
-        self.conversation = result.conversation
+    async def _start(self, goal: str) -> RunResult:
+        options = self.settings.options()
+        if self.settings.mode == "elements":
+            result = await computer_use_task(
+                goal, self.window, provider=self.provider, ctx=self.ctx, options=options,
+                controller=self.controller, inbox=self.inbox,
+                before_call=self.inbox.before_call,
+            )  # fmt: skip
+        else:
+            from deskpilot.agent.native_run import run_native_task
+
+            result = await run_native_task(
+                goal, self.window, provider=self.provider, ctx=self.ctx, options=options,
+                hybrid=self.settings.mode == "hybrid", controller=self.controller,
+                inbox=self.inbox, before_call=self.inbox.before_call,
+            )  # fmt: skip
+        self.last = result
         return result
 
     def _recall(self, message: str) -> str:
@@ -156,12 +161,3 @@ class SessionRuns:
             lines += [f"Request {n}: {asked}", f"Your answer {n}: {answer.strip()[:2000]}"]
         lines += ["", f"Now: {message}"]
         return "\n".join(lines)
-
-    async def _native(self, goal: str) -> RunResult:
-        from deskpilot.agent.native_run import run_native_task
-
-        return await run_native_task(
-            goal, self.window, provider=self.provider, ctx=self.ctx,
-            options=self.settings.options(), hybrid=self.settings.mode == "hybrid",
-            controller=self.controller, inbox=self.inbox,
-        )  # fmt: skip

@@ -19,7 +19,7 @@ door records a screened frame of its window after each call that took none).
 Talking to a session (:meth:`Sessions.message`):
 
 * while it runs, a message reaches the model's next turn (the run's
-  :class:`~deskpilot.agent.inbox.Inbox`); with ``interrupt`` the run is stopped at once (its
+  :class:`~deskpilot.serve.inbox.Inbox`); with ``interrupt`` the run is stopped at once (its
   model call or tool call cancelled) and carries on with the message, in the same context;
 * when its run has ended, its desktop is kept (``keep`` seconds, default 10 minutes, or until
   closed) and a message continues it in the same context on the same desktop
@@ -48,7 +48,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from deskpilot.agent.inbox import Inbox
 from deskpilot.agent.loop import RunResult, StopController
 from deskpilot.agent.providers import get_provider
 from deskpilot.agent.task import resolve_window
@@ -59,6 +58,7 @@ from deskpilot.runtime import open_session
 from deskpilot.serve.approver import CONFIRM_TIMEOUT, Confirmations, ConsoleApprover
 from deskpilot.serve.chips import chip_data
 from deskpilot.serve.hub import Hub
+from deskpilot.serve.inbox import Inbox
 from deskpilot.serve.metering import Exchange, Exchanges, MeteredHttp
 from deskpilot.serve.places import TARGETS, Place, Target, open_place
 from deskpilot.serve.prices import PriceTable, Tokens

@@ -1,12 +1,12 @@
 """Take over: a person drives a session's desktop from the console's live preview, then hands back.
 
-While a session is taken over its agent waits (the run's :class:`~deskpilot.agent.inbox.Inbox`
-is paused: no model turn starts and no tool call runs; a call the model chose before is not
-run), and the page's pointer and keyboard events go to **that session's desktop only**: they
-are sent through the session's own desktop connection (its display), behind the display's
-input lock that every session and the MCP server on it share, one event at a time. Handing
-back releases any key or button still held, and the model reads a note at its next turn
-("The user took over the screen for 42 s … Their note: …").
+While a session is taken over its agent waits (the run's :class:`~deskpilot.serve.inbox.Inbox`
+is paused: no tool call runs, and a call the model chose before the hand-back is not run; the
+run's timeout stands still), and the page's pointer and keyboard events go to **that session's
+desktop only**: they are sent through the session's own desktop connection (its display),
+behind the display's input lock that every session and the MCP server on it share, one event
+at a time. Handing back releases any key or button still held, and the model reads a note at
+its next turn ("The user took over the screen for 42 s … Their note: …").
 
 Allowed on a session's own sandbox desktop; on this desktop only when the console was started
 with ``--takeover-here`` (the person then drives their real screen through the page).
@@ -28,10 +28,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from deskpilot.agent.inbox import Inbox
 from deskpilot.desktop.base import Desktop
 from deskpilot.desktop.keys import MODIFIERS, key_name
 from deskpilot.errors import ConfigError, DeskpilotError
+from deskpilot.serve.inbox import Inbox
 
 #: Browser key names (``KeyboardEvent.key``) that differ from X keysym names or aliases.
 BROWSER_KEYS: dict[str, str] = {
