@@ -59,17 +59,16 @@ async def page(browser: Browser, served: tuple[ConsoleProcess, Router]) -> Async
     await tab.context.close()
 
 
+#: the mean red level of a canvas's pixels (0: empty or black), as a page function
+LIGHTNESS = """sel => { const c = document.querySelector(sel);
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let sum = 0; for (let i = 0; i < d.length; i += 4) sum += d[i];
+    return sum / (d.length / 4); }"""
+
+
 async def lightness(page: Page, selector: str) -> float:
     """The mean red level of a canvas's pixels (0: empty or black)."""
-    return float(
-        await page.evaluate(
-            """sel => { const c = document.querySelector(sel);
-                 const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-                 let sum = 0; for (let i = 0; i < d.length; i += 4) sum += d[i];
-                 return sum / (d.length / 4); }""",
-            selector,
-        )
-    )
+    return float(await page.evaluate(LIGHTNESS, selector))
 
 
 async def test_the_window_field_is_for_this_desktop_only_and_a_cleared_choice_is_said(
@@ -214,8 +213,11 @@ async def test_finished_sessions_keep_their_thumbnails_when_the_list_redraws(
         end = await asyncio.to_thread(console.wait_end, sid)
         assert end["state"] == "done"
         await page.wait_for_selector(f"{thumb}[data-seq]", timeout=60000)
+        # the calculator's window drawn (a first thumbnail may come before it has painted)
+        await page.wait_for_function(
+            f"sel => ({LIGHTNESS})(sel) > 60", arg=thumb, timeout=60000, polling=200
+        )
         before = await lightness(page, thumb)
-        assert before > 60
         console.post(f"/api/sessions/{sid}/stop")  # its desktop closes too: nothing new comes
         await page.wait_for_selector(f'[data-session="{sid}"] button.stop', state="hidden")
         await page.click(f'[data-session="{sid}"] a.goal')
