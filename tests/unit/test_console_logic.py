@@ -1,10 +1,12 @@
 """The console's pure parts: card states, the event history pages replay, confirmation cards,
-the request checks, and what a new session may ask for."""
+the request checks, what a new session may ask for, and which window a preview follows."""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from deskpilot.policy import ApprovalRequest, Risk
 from deskpilot.serve.approver import Answer, Confirmations, ConsoleApprover
 from deskpilot.serve.auth import ConsoleAuth
 from deskpilot.serve.chips import chip_data
+from deskpilot.serve.frames import WindowOwners
 from deskpilot.serve.guard import Guard
 from deskpilot.serve.hub import Hub
 from deskpilot.serve.sessions import NewSession
@@ -189,3 +192,20 @@ def test_every_desktop_method_is_classed_as_input_or_not() -> None:
     assert methods >= INPUT_METHODS
     assert not INPUT_METHODS & NOT_INPUT
     assert methods - INPUT_METHODS - NOT_INPUT == set(), "class these as input or not"
+
+
+def test_a_preview_stops_following_a_window_id_once_its_process_has_ended() -> None:
+    """X gives a closed window's id to the next app: a kept session must not show that app."""
+    owners = WindowOwners()
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                            stdin=subprocess.PIPE)  # fmt: skip
+    stable = f"{proc.pid}/4194313"
+    assert owners.xid(stable) == 4194313  # its process runs: the id is its window's
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait(30)
+    assert owners.xid(stable) is None  # ended: the id may now be another app's window
+    assert owners.xid("0/77") == 77  # no pid known: trusted
+    dead = proc.pid  # a pid never seen alive here (another namespace's): trusted too
+    assert WindowOwners().xid(f"{dead}/88") == 88
+    assert owners.xid("not-an-x-window") is None

@@ -27,6 +27,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from deskpilot import _procfs
 from deskpilot.desktop import registry
 from deskpilot.serve.capture import Capturer, Frame, Mode, Seen
 from deskpilot.serve.sessions import ConsoleSession, Sessions
@@ -48,6 +49,31 @@ def window_xid(stable_id: str | None) -> int | None:
         return None
     tail = stable_id.rsplit("/", 1)[1]
     return int(tail) if tail.isdigit() else None
+
+
+class WindowOwners:
+    """The X id of a ``pid/xid`` window ID while its window can still be the one it named.
+
+    X hands a closed window's id to the next client that connects, so a session whose window
+    closed (a finished session keeps its desktop, and its preview, for a follow-up) would show
+    another app's window under that id, title and all. Once the process seen owning a window
+    has ended, its id names nothing: :meth:`xid` is None from then on. A pid never seen alive
+    here (a window without ``_NET_WM_PID``, or one from another pid namespace) is trusted.
+    """
+
+    def __init__(self) -> None:
+        self._alive: set[int] = set()  # pids seen running
+
+    def xid(self, stable_id: str | None) -> int | None:
+        xid = window_xid(stable_id)
+        head = (stable_id or "").split("/", 1)[0]
+        if xid is None or not head.isdigit() or int(head) <= 0:
+            return xid
+        pid = int(head)
+        if not _procfs.is_zombie(pid):
+            self._alive.add(pid)
+            return xid
+        return None if pid in self._alive else xid
 
 
 class Viewer:
@@ -85,8 +111,12 @@ class Previews:
         mode: Mode = "root" if sandbox else "window"
         loop = self.loop
 
+        owners = WindowOwners()
+
         def target() -> int | None:
-            return window_xid(session.bound_window())
+            if sandbox:  # the whole screen; its pids are the sandbox's own
+                return window_xid(session.bound_window())
+            return owners.xid(session.bound_window())
 
         def emit(frame: Frame) -> None:
             loop.call_soon_threadsafe(self._deliver, frame)
