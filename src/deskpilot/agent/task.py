@@ -1,4 +1,4 @@
-"""``computer_use_task(goal, windowID?)``: the computer-use subagent (seed A.0).
+"""``computer_use_task(goal, windowID?)``: the computer-use subagent.
 
 Two ways in:
 
