@@ -4,7 +4,7 @@ Pure functions over :class:`~deskpilot.events.Event` data, shared by the console
 (:mod:`deskpilot.serve.sessions`) and its MCP cards (:mod:`deskpilot.serve.mcp_host`).
 
 States: ``starting`` → ``running`` (``waiting`` while a confirmation is open) → one of the
-end states. The runtime's outcomes map to the seed's three endings:
+end states. The runtime's outcomes map to three endings:
 
 ==================  ==================
 runtime outcome     card
