@@ -2,7 +2,7 @@
 
 * ``mousepad-200.txt`` — a 200-line plain-text file for mousepad;
 * ``page.html`` — a local web page of about 1,500 DOM elements (10 forms, 5 tables of 20 rows,
-  330 links), like the fixture of ../shared/notes/linux-desktop.md §1;
+  330 links), the size of a busy real page;
 * ``calc-sheet.fods`` — a flat ODF spreadsheet of 200 rows × 5 columns for LibreOffice Calc
   (opened as is: a fresh copy per run);
 * ``writer-5-pages.fodt`` — a flat ODF text document of five pages for LibreOffice Writer; the

@@ -24,6 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
+from deskpilot.pages.tools import PAGE_TOOLS
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import find_id
 from tests.desktop.helpers import mcp_text as text
@@ -94,7 +95,7 @@ async def test_both_eras_on_one_server(
         assert old.protocol_version == "2025-11-25"  # type: ignore[attr-defined]
         for listed in (await old.list_tools(), await new.list_tools()):
             tools = {t.name: t for t in listed.tools}
-            assert len(tools) == 9 + 8  # the nine and the page tools
+            assert len(tools) == 9 + len(PAGE_TOOLS)  # the nine and the page tools
             assert tools["read_screen_ax"].output_schema is not None
 
         # each reads its own window; the client validates structuredContent on every call

@@ -48,7 +48,7 @@ async def rig(desktop: DesktopFacade, desktop_settings: Settings) -> AsyncIterat
         yield r
 
 
-# -- the seed's example turn --------------------------------------------------------------
+# -- an example turn -----------------------------------------------------------------------
 
 COLLAPSE = ".comments .comment { display: none; } .comments h2 { cursor: pointer; }"
 

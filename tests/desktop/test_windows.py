@@ -39,7 +39,7 @@ async def test_list_windows_forms_and_resolution(call: Call, ctx: ToolContext, a
         assert not read.is_error, read.text
         assert f"windowID: {calc.stable_id}" in read.text
 
-    # a closed window gives the seed's error
+    # a closed window gives the documented error
     await ctx.desktop.close_window(calc)  # type: ignore[attr-defined]
 
     async def closed() -> bool:

@@ -1,4 +1,5 @@
-"""Request-shape checks per provider, after protocols.md §§1–3 and §6."""
+"""Request-shape checks per provider, after each vendor's API reference and the text protocol
+(deskpilot.agent.textproto)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ A :class:`ModelServer` listens on 127.0.0.1 in a thread, records every request, 
 a neutral :class:`View` with this module's own (independent) reading of the wire format, asks a
 *brain* what to do, and encodes the brain's :class:`Decision` as that provider's reply: native
 tool calls when the request declared tools, ``@@TOOL@@`` blocks when the system prompt teaches
-the text protocol. ``check_request`` asserts the request shapes of protocols.md.
+the text protocol. ``check_request`` asserts each vendor's request shapes (:mod:`tests.e2e.shapes`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The seed's native call/result flow: approvals through the door, exact safety
+"""The native call/result flow: approvals through the door, exact safety
 acknowledgements, checkpoints, ordered batch results and the cancel cascade."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the agents are told: the computer-use system prompt, live context, the last-call notes.
 
-The computer-use prompt teaches the AX-first workflow of seed 000 (read the tree, act by element
+The computer-use prompt teaches the AX-first workflow (read the tree, act by element
 ID, re-read after changes), the batching rules of ``perform_sequence``, the safety rules, and
 the three final-answer shapes (extraction / action / blocked-partial). Live context (today's
 date, the user's frontmost window, the agent browser, app preferences) is injected per run, and

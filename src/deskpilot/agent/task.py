@@ -1,4 +1,4 @@
-"""``computer_use_task(goal, windowID?)``: the computer-use subagent (seed A.0).
+"""``computer_use_task(goal, windowID?)``: the computer-use subagent.
 
 Two ways in:
 
@@ -43,7 +43,7 @@ from deskpilot.tools.context import ToolContext
 from deskpilot.tools.reach import NOTHING
 from deskpilot.tools.toolset import ToolSet
 
-#: The nine tools of seed 000 — all the subagent may use.
+#: The nine computer-use tools — all the subagent may use.
 COMPUTER_USE_TOOLS: tuple[str, ...] = (
     "list_windows",
     "open_app",

@@ -1,4 +1,4 @@
-"""The provider-independent text protocol for tool calls (seed 002).
+"""The provider-independent text protocol for tool calls.
 
 A model that has no function calling — or any model, with ``--tool-protocol text`` — calls a
 tool by writing a tagged JSON block; several blocks in one reply run in order::
@@ -11,7 +11,7 @@ Only the runtime writes results, each wrapped in markers tagged with a fresh ran
     …the tool's text…
     @@END_RESULT r-3f9a1c07be21@@
 
-Rules that keep a model from faking a result (protocols.md §6.4):
+Rules that keep a model from faking a result:
 
 * the providers stop generation at ``@@RESULT`` (:data:`STOP_SEQUENCES`), and the parser cuts the
   reply at the first result marker the model writes anyway (``forged`` is reported);

@@ -1,7 +1,7 @@
 """The environment switches that make every toolkit expose its accessibility tree.
 
-Measured in ../shared/notes/linux-desktop.md: GTK3/LibreOffice need the atk-bridge (never
-``NO_AT_BRIDGE=1``), GTK4 must not see ``GTK_A11Y=none``, Qt wants
+Measured on each toolkit (``tests/desktop/test_toolkits.py``): GTK3/LibreOffice need the
+atk-bridge (never ``NO_AT_BRIDGE=1``), GTK4 must not see ``GTK_A11Y=none``, Qt wants
 ``QT_LINUX_ACCESSIBILITY_ALWAYS_ON``, Chromium/Electron register with ``ACCESSIBILITY_ENABLED=1``
 and expose page content only with ``--force-renderer-accessibility``. GTK 2 and Java load their
 bridges only when named: :mod:`~deskpilot.desktop.toolkits` names them where installed.

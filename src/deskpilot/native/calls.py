@@ -1,7 +1,7 @@
 """The call/result contents of the native flow, each with ``to_dict``/``from_dict``.
 
-Shapes follow the seed (seed-spec C) and Microsoft Agent Framework's native computer tool
-(protocols.md §4): a :class:`ComputerCall` has an item ``id``, a distinct ``call_id``, ordered
+Shapes follow OpenAI's ``computer_call`` items and Microsoft Agent Framework's native computer
+tool: a :class:`ComputerCall` has an item ``id``, a distinct ``call_id``, ordered
 ``actions`` and ``pending_safety_checks``; a :class:`ComputerResult` has the ``call_id``, a
 screenshot (bytes, URI or hosted file) and the ``acknowledged_safety_checks``. Local function
 calls of the same model turn travel as :class:`FunctionCall`/:class:`FunctionResult`; a call that

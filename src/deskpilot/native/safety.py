@@ -1,6 +1,7 @@
 """Safety checks, and what a person is shown about a computer call.
 
-Rules (seed-spec C; protocols.md §1.4, §3.3, §4):
+Rules (after the vendors' own: OpenAI's ``pending_safety_checks``, Gemini's
+``safety_decision``, and Microsoft Agent Framework's native computer tool):
 
 * A computer call reaches the door as one ``computer_call`` (:mod:`deskpilot.native.executor`);
   when it is asked, the person sees every action (typed text with invisible characters

@@ -1,4 +1,4 @@
-"""One model turn's calls and their results: the seed's call/result flow as a state machine.
+"""One model turn's calls and their results: the native call/result flow as a state machine.
 
 A :class:`ComputerSession` receives the calls of a model turn in their original order (computer
 calls and local function calls). Unanswered computer calls are its ``user_input_requests``.

@@ -1,7 +1,7 @@
 """URL patterns for page rules: compiled once to a regular expression both Python and the
 browser's runtime test, so the CLI (``deskpilot rules test-pattern``) and the page agree.
 
-Kinds (``glob`` is the default and the seed's grammar):
+Kinds (``glob`` is the default):
 
 ``glob``
     ``*`` matches any string, the empty one too; a pattern without ``*`` is one exact URL

@@ -1,4 +1,4 @@
-"""What the page-helper agent (``deskpilot chat --page``) is told: the seed's workflow."""
+"""What the page-helper agent (``deskpilot chat --page``) is told: its workflow."""
 
 from __future__ import annotations
 

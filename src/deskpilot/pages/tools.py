@@ -1,4 +1,4 @@
-"""The page tools (seed 002): inspect the agent browser's tab, try CSS/JS live in TEMP panes,
+"""The page tools: inspect the agent browser's tab, try CSS/JS live in TEMP panes,
 save rules to the library — each save with its own confirmation.
 
 They are ordinary deskpilot tools: called through ``ToolSet.call`` like the nine, so policy,

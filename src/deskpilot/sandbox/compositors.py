@@ -2,7 +2,7 @@
 
 Each runs as the sandbox's unprivileged user (:mod:`~deskpilot.sandbox.user`: compositors
 refuse root) on the sandbox's private session bus, with Xwayland for X11 apps. What was measured
-(../shared/notes/wayland.md and this module's tests):
+(``tests/wayland/`` starts both):
 
 - **sway** 1.7: ``WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1`` and a
   config that sizes the output ``HEADLESS-1``. Ready when its IPC socket answers. Xwayland is

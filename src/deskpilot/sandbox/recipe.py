@@ -3,8 +3,8 @@
 Xvfb, a minimal session bus (its only service dir is the sandbox's own, with the settings
 services apps expect, :mod:`~deskpilot.sandbox.services`: no portals, gvfs or FUSE mounts), the
 AT-SPI bus launcher and openbox; a private home with a LibreOffice profile that opens no
-first-run dialogs; accessibility switched on on the bus. Measurements:
-../shared/notes/linux-desktop.md ("The recipe").
+first-run dialogs; accessibility switched on on the bus (``tests/desktop/test_sandbox_services.py``
+checks what apps get from it).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ refuse root. When deskpilot itself runs as root (CI, containers), :func:`claim_u
 *free* numeric uid — no passwd or group entry, no process running as it, not claimed by another
 deskpilot work dir — and :meth:`SandboxUser.wrap` runs a command as it.
 
-Measured (../shared/notes/wayland.md): libdbus's ``dbus-daemon`` drops every client whose uid
+Measured: libdbus's ``dbus-daemon`` drops every client whose uid
 has no passwd entry ("Could not get password database information for UID"), whether the
 daemon or the client runs as that uid, so a bare ``setpriv --reuid`` is not enough for a
 session with buses. A wrapped command therefore runs in a private mount namespace where

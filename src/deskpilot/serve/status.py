@@ -5,7 +5,7 @@ Pure functions over :class:`~deskpilot.events.Event` data, shared by the console
 
 States: ``starting`` → ``running`` (``waiting`` while a confirmation is open, ``taken_over``
 while a person drives its desktop) → one of the end states; a continued session runs again.
-The runtime's outcomes map to the seed's three endings:
+The runtime's outcomes map to three endings:
 
 ==================  ==================
 runtime outcome     card

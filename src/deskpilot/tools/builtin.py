@@ -1,4 +1,4 @@
-"""The nine computer-use tools of the seed, as one ToolSet."""
+"""The nine computer-use tools, as one ToolSet."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def computer_use_tools() -> ToolSet:
 
 
 def page_tools() -> ToolSet:
-    """The page tools (seed 002): query_page, TEMP panes, the rule library."""
+    """The page tools: query_page, TEMP panes, the rule library."""
     from deskpilot.pages.tools import PAGE_TOOLS
 
     return ToolSet(PAGE_TOOLS)

@@ -1,6 +1,6 @@
 """Windows: ID forms, the resolution order, and the tools list_windows, open_app, open_urls.
 
-Window IDs come in two forms (seed A.1): ``pid/title`` (readable) and ``pid/handle`` (stable:
+Window IDs come in two forms: ``pid/title`` (readable) and ``pid/handle`` (stable:
 the backend's window handle in decimal, on X11 the X window id). When a tool gets no
 ``windowID`` the window is, in order: the tracked target (last opened or used in this
 session), the run's bound window, the active window.

@@ -2,10 +2,10 @@
 
 **Function calling.** Native tools are ``tools: [{name, description, input_schema}]``; the
 model answers with ``tool_use`` blocks and gets ``tool_result`` blocks (text + base64 images)
-back in the next user message (protocols.md §2.3). Under the text protocol no tools are
+back in the next user message. Under the text protocol no tools are
 declared, results are user text, and ``stop_sequences`` stops the model at a result marker.
 
-**Computer use** (:class:`AnthropicComputer`; wire shapes: protocols.md §2):
+**Computer use** (:class:`AnthropicComputer`; wire shapes: Anthropic's computer-use tool docs):
 ``computer_20250124``, ``computer_20251124`` (zoom) and the GA ``computer_toolset_20260801``.
 The per-version tools are one ``computer`` tool whose ``tool_use.input`` names an ``action``;
 the GA toolset has one member tool per action (``tool_use.name`` is the action,

@@ -4,15 +4,15 @@ function calling and computer use.
 **Function calling.** Native tools are ``functionDeclarations`` (their schemas reduced to the
 OpenAPI subset Gemini takes: ``$ref`` inlined, ``additionalProperties`` dropped); the model
 answers with ``functionCall`` parts and gets ``functionResponse`` parts back, followed by
-``inlineData`` images (protocols.md §3). Gemini 3 models sign their function calls
+``inlineData`` images. Gemini 3 models sign their function calls
 (``thoughtSignature``); signatures are kept on the neutral call and echoed back, and calls
 written by another provider carry Google's documented placeholder signature, so a conversation
 can move to Gemini midway. A ``MALFORMED_FUNCTION_CALL`` reply is asked again, twice.
 
-**Computer use** (:class:`GeminiComputer`; protocols.md §3, REST JSON, camelCase; snake_case is
-accepted on input). The model calls predefined functions whose ``x``/``y`` are on a 1000×1000
-grid (the image fits the reference 1440×900); deskpilot maps them to target pixels with the
-grid :class:`~deskpilot.native.scaling.Viewport`. Legacy names (``click_at``,
+**Computer use** (:class:`GeminiComputer`; Gemini's computer-use docs, REST JSON, camelCase;
+snake_case is accepted on input). The model calls predefined functions whose ``x``/``y`` are
+on a 1000×1000 grid (the image fits the reference 1440×900); deskpilot maps them to target
+pixels with the grid :class:`~deskpilot.native.scaling.Viewport`. Legacy names (``click_at``,
 ``type_text_at``, ``key_combination``, ...) serve the 2.5 / 3.x previews; the 3.5 names
 (``click``, ``hotkey``, ``press_key``, ``take_screenshot``, ...) serve newer models — both are
 understood whatever the model. A ``safety_decision`` of ``require_confirmation`` inside a
@@ -327,7 +327,7 @@ class GeminiComputer:
         return {}
 
     def tools(self) -> list[dict[str, Any]]:
-        # "ENVIRONMENT_DESKTOP" for 3.5 models is not verified against the API (protocols §3.1)
+        # "ENVIRONMENT_DESKTOP" for 3.5 models is not verified against the API
         env = "ENVIRONMENT_BROWSER" if is_legacy_model(self.setup.model) else "ENVIRONMENT_DESKTOP"
         tools: list[dict[str, Any]] = [{"computerUse": {
             "environment": env, "excludedPredefinedFunctions": list(BROWSER_ONLY)}}]  # fmt: skip

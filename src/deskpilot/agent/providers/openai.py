@@ -8,7 +8,7 @@ request carries the whole conversation (no ``previous_response_id``), which is w
 provider change mid-run. The Responses API has no stop sequences; under the text protocol the
 parser alone cuts forged result markers.
 
-**Computer use** (:class:`OpenAIComputer`; wire shapes: protocols.md §1). The GA tool is
+**Computer use** (:class:`OpenAIComputer`; wire shapes: OpenAI's computer-use guide). The GA tool is
 ``{"type": "computer"}`` and its ``computer_call`` items carry batched ``actions[]``; the preview
 tool declares a display size and its calls carry one ``action``. Which one is used follows the
 model name, as in the Agents SDK: only ``computer-use-preview*`` gets the preview tool. Turns

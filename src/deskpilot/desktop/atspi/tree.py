@@ -1,6 +1,6 @@
 """The hybrid tree reader: one bulk ``Cache.GetItems`` per app, then targeted live repairs.
 
-Measured in ../shared/notes/linux-desktop.md §1: the bulk call returns an app's whole cached
+Measured on GTK 3 and 4, Qt and LibreOffice apps: the bulk call returns an app's whole cached
 tree in 1–110 ms, but GTK4 fills its cache lazily, atk-bridge never caches the children of
 ``manages-descendants`` nodes (tree views, LibreOffice documents), LibreOffice leaves orphan
 subtrees, and Qt answers with zero items. So after the bulk call we ask live (``GetChildren``)

@@ -3,7 +3,7 @@
 The X11 backend's ports (:mod:`.windows`, :mod:`.input`, :mod:`.capture`) share one
 :class:`X11`; this module speaks X (window ids, keysyms), they speak the ports' language.
 
-Measured (../shared/notes/linux-desktop.md §§4–6): listing windows 3.7 ms, activation 10–30 ms,
+Measured on Xvfb: listing windows 3.7 ms, activation 10–30 ms,
 an XTEST key 0.6 ms and a click 1.6 ms (xdotool: 17 / 106 ms). Xvfb keeps no backing store, so a
 covered window captures black unless a Composite redirect is held open on a long-lived
 connection; :class:`X11` holds one for its lifetime.
