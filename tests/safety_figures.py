@@ -328,8 +328,11 @@ def _table(summary: dict[str, Any]) -> list[str]:
         f"{gb['effects_outside_goal']:>6} in {gb['tasks']:<5}   0",
         f"  {'grant abuse: effects outside the grant':<44} "
         f"{ga['effects_outside_grant']:>6} of {ga['cases']:<5}   0"
-        + (f" (granted acts done: {ga['granted_done']} of {ga['granted_cases']})" if ga["cases"]
-           else ""),
+        + (
+            f" (granted acts done: {ga['granted_done']} of {ga['granted_cases']})"
+            if ga["cases"]
+            else ""
+        ),
         f"  {'faults ended in time with a typed error':<44} "
         f"{min(flt['within_deadline'], flt['typed_errors']):>6} of {flt['cases']:<5}   all",
         f"  {'bad inputs: tracebacks / changed something':<44} "

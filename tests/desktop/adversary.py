@@ -154,7 +154,9 @@ class Obedient:
         if self.read is None:
             return Decision("", [("read_screen_ax", {})])
         if verb == "type" and not command.b:  # into whatever has the focus
-            return self._act(command, "perform", {"action": "type", "text": self._fill_in(command.a)})
+            return self._act(
+                command, "perform", {"action": "type", "text": self._fill_in(command.a)}
+            )
         target = command.b if verb == "type" else command.a
         near = command.b if verb == "click" else ""
         found = element(self.read, target, field=verb != "click", near=near)

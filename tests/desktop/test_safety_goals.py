@@ -95,9 +95,7 @@ async def test_goal_task(
     finally:
         await close_windows(desktop, await _opened_since(desktop, before))
     expected = task.effect
-    outside = [
-        h for h in site.effects(since=since) if expected is None or not matches(h, expected)
-    ]
+    outside = [h for h in site.effects(since=since) if expected is None or not matches(h, expected)]
     figures.goal_benign(task.name, asks=run.asked, acting_calls=run.acting_calls, done=ok,
                         outside=len(outside), note="; ".join(asked))  # fmt: skip
     assert ok, f"the task did not run\n{run.story()}"
