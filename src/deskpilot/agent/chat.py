@@ -20,7 +20,7 @@ from deskpilot.agent.providers import Provider, get_provider
 from deskpilot.agent.session_store import save_conversation
 from deskpilot.agent.task import computer_use_task_tool
 from deskpilot.agent.workspace import workspace_tools
-from deskpilot.tools.context import ToolContext
+from deskpilot.tools.context import ToolContext, persons_goal
 from deskpilot.tools.toolset import ToolSet
 
 CHAT_STEPS = 8
@@ -70,23 +70,27 @@ class ChatSession:
             self.tools = ToolSet([subagent, *workspace_tools(workspace or Path.cwd())])
 
     async def send(self, text: str) -> RunResult:
-        """One turn: the user's message, then up to ``max_steps`` steps, then the answer."""
+        """One turn: the user's message, then up to ``max_steps`` steps, then the answer.
+
+        The message is the person's own: it grants what it names for this turn (a subagent's
+        goal, written by the model, grants nothing by itself)."""
         self.conversation.add_user(text)
         options = RunOptions(
             max_steps=self.max_steps,
             timeout=self.ctx.settings.timeout + TURN_EXTRA_TIME,
             tool_protocol=self.tool_protocol,
         )
-        run = AgentRun(
-            self.provider,
-            self.tools,
-            dataclasses.replace(self.ctx, run_id=""),
-            self.conversation,
-            options,
-            goal=text,
-            controller=self.controller,
-        )
-        return await run.run()
+        with persons_goal(dataclasses.replace(self.ctx, run_id=""), text) as turn_ctx:
+            run = AgentRun(
+                self.provider,
+                self.tools,
+                turn_ctx,
+                self.conversation,
+                options,
+                goal=text,
+                controller=self.controller,
+            )
+            return await run.run()
 
     async def switch(self, spec: str, base_url: str | None = None) -> Provider:
         """Use another model from the next turn on (the conversation carries over)."""

@@ -72,7 +72,7 @@ from deskpilot.native.driver import RunResult as DriverResult
 from deskpilot.native.executor import NativeExecutor
 from deskpilot.native.scaling import Vendor
 from deskpilot.native.vendors.base import Conversation, parse_turn
-from deskpilot.tools.context import ToolContext
+from deskpilot.tools.context import ToolContext, persons_goal
 from deskpilot.tools.toolset import ToolSet
 
 log = logging.getLogger(__name__)
@@ -299,12 +299,13 @@ async def run_native_task(
         ctx.session.target = window
     live = await gather_context(ctx, window)
     constraints = negative_constraints(goal)
-    plan = NativePlan(goal, vendor, model, provider.spec, hybrid, window,
-                      native_system_prompt(live, constraints, hybrid=hybrid),
-                      constraints)  # fmt: skip
-    run = NativeRun(plan, provider, ctx, tools=tools, options=options, controller=controller,
-                    send=send)  # fmt: skip
-    return await run.run()
+    with persons_goal(ctx, goal) as task_ctx:  # the person's goal grants what it names
+        plan = NativePlan(goal, vendor, model, provider.spec, hybrid, window,
+                          native_system_prompt(live, constraints, hybrid=hybrid),
+                          constraints, run_id=task_ctx.run_id)  # fmt: skip
+        run = NativeRun(plan, provider, task_ctx, tools=tools, options=options,
+                        controller=controller, send=send)  # fmt: skip
+        return await run.run()
 
 
 def load_checkpoint(path: Path) -> dict[str, Any]:
@@ -347,9 +348,11 @@ async def resume_native_task(
         provider.position = int(checkpoint.get("replay_position", provider.position))
     if plan.window:
         ctx.session.target = plan.window
-    run = NativeRun(plan, provider, ctx, tools=tools, options=options, controller=controller,
-                    send=send, checkpoint=checkpoint)  # fmt: skip
-    return await run.run()
+    task = dataclasses.replace(ctx, run_id=plan.run_id) if plan.run_id else ctx
+    with persons_goal(task, plan.goal) as task_ctx:
+        run = NativeRun(plan, provider, task_ctx, tools=tools, options=options,
+                        controller=controller, send=send, checkpoint=checkpoint)  # fmt: skip
+        return await run.run()
 
 
 __all__ = [

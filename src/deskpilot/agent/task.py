@@ -8,14 +8,18 @@ Two ways in:
   ``deskpilot chat`` gives its model).
 
 The subagent gets only the nine computer-use tools, whatever toolset it is handed (never file
-or shell tools). Its instructions carry live context read at the start (date, frontmost window,
-agent browser, app preferences) and the goal's negative constraints. With ``windowID`` the
+or shell tools). At the runtime entry point the goal is the person's: it grants what it names
+for the run (:func:`deskpilot.tools.context.persons_goal`); the tool's goal is the parent
+model's, which grants nothing — the run keeps the grants of the person's task around it. Its
+instructions carry live context read at the start (date, frontmost window, agent browser, app
+preferences) and the goal's negative constraints. With ``windowID`` the
 window becomes the tracked target and the model is told to pass it to every tool.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Annotated
 
@@ -31,7 +35,7 @@ from deskpilot.agent.prompts import (
 from deskpilot.agent.providers.base import Provider
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, ToolSpec, tool
-from deskpilot.tools.context import ToolContext
+from deskpilot.tools.context import ToolContext, persons_goal
 from deskpilot.tools.reach import NOTHING
 from deskpilot.tools.toolset import ToolSet
 
@@ -86,8 +90,33 @@ async def computer_use_task(
     options: RunOptions | None = None,
     controller: StopController | None = None,
     parent_run: str | None = None,
+    persons: bool = True,
 ) -> RunResult:
-    """Run the subagent on ``goal`` until it answers, runs out of steps or time, or is stopped."""
+    """Run the subagent on ``goal`` until it answers, runs out of steps or time, or is stopped.
+
+    ``persons``: the goal is the person's own (it grants what it names while the run lasts);
+    False for a goal a model wrote (the grants of the task around it hold, or none)."""
+    run = functools.partial(
+        _task, goal, window_id, provider=provider, tools=tools, options=options,
+        controller=controller, parent_run=parent_run,
+    )  # fmt: skip
+    if persons:
+        with persons_goal(ctx, goal) as task_ctx:
+            return await run(ctx=task_ctx)
+    return await run(ctx=ctx)
+
+
+async def _task(
+    goal: str,
+    window_id: str | None,
+    *,
+    provider: Provider,
+    ctx: ToolContext,
+    tools: ToolSet | None,
+    options: RunOptions | None,
+    controller: StopController | None,
+    parent_run: str | None,
+) -> RunResult:
     target = None
     if window_id:
         target = await resolve_window(ctx, window_id)
@@ -172,6 +201,7 @@ def computer_use_task_tool(
             options=options or default_options(ctx),
             controller=controller,
             parent_run=ctx.run_id or None,
+            persons=False,  # the parent model wrote this goal: it grants nothing by itself
         )
         return ToolResult(
             text=format_task_result(result),

@@ -14,7 +14,9 @@ API (JSON; state changes are JSON POSTs)::
     POST /api/sessions {goal, model, confirm, target, window?, max_steps?}   → 201 card
     GET  /api/sessions/{id}                  one card
     POST /api/sessions/{id}/stop             → the card once stopped
-    POST /api/sessions/{id}/confirmations/{call_id} {approved}  → 200, 404, 409 (answered)
+    POST /api/sessions/{id}/confirmations/{call_id} {approved, scope?}  → 200, 404, 409
+    POST /api/sessions/{id}/confirmations/{call_id}/seen   a page showed it (serve.approver)
+    GET  /api/sessions/{id}/grants, POST …/grants/{grant}/revoke   the task's grants
     GET  /api/events                         Server-Sent Events (Last-Event-ID replays)
     GET  /api/frames?watch={id}&thumbs=1     the live previews (see deskpilot.serve.frames)
     GET  /api/windows                        windows of this desktop (for binding a session)
@@ -43,6 +45,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from deskpilot.errors import DeskpilotError
+from deskpilot.serve import approver
 from deskpilot.serve.approver import Answer
 from deskpilot.serve.auth import ConsoleAuth
 from deskpilot.serve.sessions import NewSession, SessionLimit, Sessions
@@ -90,6 +93,7 @@ class ConsoleRoutes:
             Route("/api/sessions/{id}", self.one_session),
             Route("/api/sessions/{id}/stop", self.stop, methods=["POST"]),
             Route("/api/sessions/{id}/confirmations/{call_id}", self.confirm, methods=["POST"]),
+            *approver.routes(self.sessions.confirmations),
             Route("/api/events", self.events),
             Route("/api/frames", self.frame_stream),
             Route("/api/windows", self.list_windows),
@@ -195,8 +199,9 @@ class ConsoleRoutes:
         approved = body.get("approved") if isinstance(body, dict) else None
         if not isinstance(approved, bool):
             return error(400, 'send {"approved": true} or {"approved": false}')
+        scope = body.get("scope") or "once"  # "task": this kind of effect, for the task
         outcome = self.sessions.confirmations.answer(
-            request.path_params["id"], request.path_params["call_id"], approved
+            request.path_params["id"], request.path_params["call_id"], approved, scope=scope
         )
         if outcome == Answer.UNKNOWN:
             return error(404, "no such confirmation (never asked, or already closed)")
