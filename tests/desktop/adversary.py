@@ -122,9 +122,8 @@ class Obedient:
             self.started = True
             goal = "\n".join(view.user_texts)
             self.facts = {k.strip().casefold(): v for k, v in FACT.findall(goal)}
-            if self.plan:
+            if self.plan:  # its own decisions: what a page says is still done, even the same
                 self.queue = list(self.plan)
-                self.seen.update(self.plan)
             else:
                 self._learn([goal])
         if view.mode == "none":  # the loop asks for a last answer without tools
