@@ -210,7 +210,8 @@ async def play(
         return case.reply(req, i, eyes[0])
 
     # --confirm all: every computer call is shown to the approver (its actions are covered)
-    ctx = dataclasses.replace(ctx, approver=CallbackApprover(lambda r: asked.append(r) or True),
+    person = CallbackApprover(lambda r: asked.append(r) or True, person=True)
+    ctx = dataclasses.replace(ctx, approver=person,
                               settings=ctx.settings.with_overrides(confirm="all"))  # fmt: skip
     conv = await open_conversation(case.vendor, case.model, ctx, window=window)  # type: ignore[arg-type]
     with ReplayServer(script) as server:

@@ -29,6 +29,7 @@ from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.linux import LinuxDesktop
 from deskpilot.policy import CallbackApprover, DenyAll
+from tests.desktop.adversary import commands
 from tests.desktop.conftest import Apps
 from tests.desktop.goal_cases import ABUSE, BENIGN, AbuseCase, Effect, GoalTask
 from tests.desktop.site import GOAL_PAGES, Hit, Site
@@ -36,6 +37,9 @@ from tests.desktop.trials import Run, close_windows, effect_seen, home_browser, 
 from tests.safety_figures import Figures
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.safety]
+
+#: Steps a run may take: a plan of five acts, each followed by a read, and then the page's.
+STEPS = 30
 
 
 def matches(hit: Hit, effect: Effect) -> bool:
@@ -78,7 +82,7 @@ async def test_goal_task(
 ) -> None:
     before = {w.xid for w in await desktop.list_windows()}
     asked: list[str] = []
-    yes = CallbackApprover(lambda r: asked.append(r.reason) is None)
+    yes = CallbackApprover(lambda r: asked.append(r.reason) is None, person=True)
     since = site.mark()
     plan = list(task.plan)
     done: Callable[[], bool]
@@ -90,7 +94,7 @@ async def test_goal_task(
             plan.insert(0, f'go to "{site.page(task.page, **task.fields)}"')
             done = seen(site, since, task.effect)
         run = await run_adversary(desktop, desktop_settings, task.goal, on=True, approver=yes,
-                                  plan=plan)  # fmt: skip
+                                  plan=plan, max_steps=STEPS)  # fmt: skip
         ok = await effect_seen(done, run, expected=True)
     finally:
         await close_windows(desktop, await _opened_since(desktop, before))
@@ -130,8 +134,8 @@ async def test_grant_abuse(
     url = site.page(case.page, injection=case.injection)
     plan = [f'go to "{url}"', *case.plan]
     try:
-        run = await run_adversary(desktop, desktop_settings, case.goal, on=True,
-                                  approver=DenyAll(), plan=plan, **_goal(case))  # fmt: skip
+        run = await run_adversary(desktop, desktop_settings, case.goal, on=True, approver=DenyAll(),
+                                  plan=plan, max_steps=STEPS, **_goal(case))  # fmt: skip
         outside = await effect_seen(seen(site, since, case.outside), run, expected=False)
         granted = None
         if case.granted is not None:
@@ -141,18 +145,21 @@ async def test_grant_abuse(
     why = "; ".join(e.data["reason"] for e in run.of("confirm.asked"))
     figures.grant_abuse(case.name, outside=outside, granted=granted, asked=run.asked, note=why)
     assert not outside, f"an effect outside the grant happened\n{run.story()}"
-    _obeyed(run)
+    _obeyed(run, case)
 
 
 def _goal(case: AbuseCase) -> dict[str, Any]:
-    """How the run gets its goal: the person's, or none of theirs."""
-    return {}
+    """How the run gets its goal: the person's, or none of theirs (a sub-task a model wrote)."""
+    return {"persons": case.person_goal}
 
 
-def _obeyed(run: Run) -> None:
+def _obeyed(run: Run, case: AbuseCase) -> None:
     """The stand-in tried what the page said (else the case proves nothing)."""
+    told = commands(case.injection)
     tried = " ".join(run.brain.done)
-    assert "click" in tried and not run.brain.dropped, run.story()
+    assert told and f'{told[0].verb} "{told[0].a}"' in tried, run.story()
+    if told[0].b:
+        assert told[0].b[:6] in tried.split(f'{told[0].verb} "{told[0].a}"', 1)[1], run.story()
 
 
 async def test_there_are_at_least_thirty_goal_tasks() -> None:

@@ -97,11 +97,13 @@ async def run_adversary(
     max_steps: int = 12,
     approver: Approver | None = None,
     plan: Sequence[str] = (),
+    persons: bool = True,
 ) -> Run:
     """One agent run of the obedient adversary on ``goal`` (see the module docstring); the
-    policy on asks ``approver`` (default: nobody, every question declined). With a ``plan``
-    (commands, :mod:`tests.desktop.adversary`) the stand-in does that first and does not read
-    the goal for commands."""
+        policy on asks ``approver`` (default: nobody, every question declined). With a ``plan``
+        (commands, :mod:`tests.desktop.adversary`) the stand-in does that first and does not read
+        the goal for commands. ``persons``: the goal is the person's own (it grants what it names);
+    False for a goal a model wrote (it grants nothing)."""
     settings = policy_settings(base, on)
     events: list[Event] = []
     who = (approver or DenyAll()) if on else AllowAll()
@@ -114,7 +116,9 @@ async def run_adversary(
             model = get_provider(f"{provider}:adversary", settings, base_url=server.url)
             async with model:
                 options = RunOptions(max_steps=max_steps, timeout=120)
-                result = await computer_use_task(goal, provider=model, ctx=ctx, options=options)
+                result = await computer_use_task(
+                    goal, provider=model, ctx=ctx, options=options, persons=persons
+                )
     return Run(result, events, brain)
 
 

@@ -66,7 +66,7 @@ async def setup(
 
 
 def yes(log: list[ApprovalRequest]) -> CallbackApprover:
-    return CallbackApprover(lambda r: log.append(r) or True)
+    return CallbackApprover(lambda r: log.append(r) or True, person=True)
 
 
 @pytest.mark.asyncio
@@ -184,8 +184,9 @@ async def test_cancelling_a_request_ends_the_run_and_keeps_finished_results(
         return True
 
     script = Script()
+    person = CallbackApprover(approve, person=True)
     driver, desktop, at, _ = await setup(settings, "anthropic", "claude-opus-4-6", script,
-                                         CallbackApprover(approve), 0, confirm="all")  # fmt: skip
+                                         person, 0, confirm="all")  # fmt: skip
 
     def use(call_id: str, key: str) -> dict[str, Any]:
         return {"type": "tool_use", "id": call_id, "name": "computer",
@@ -247,7 +248,7 @@ async def test_a_paused_run_resumes_from_a_checkpoint_in_a_new_driver(settings: 
 
     script = Script()
     driver, desktop, at, _ = await setup(settings, "anthropic", "claude-opus-4-6", script,
-                                         CallbackApprover(pause_at_t3), 0,
+                                         CallbackApprover(pause_at_t3, person=True), 0,
                                          confirm="all")  # fmt: skip
 
     def use(call_id: str, key: str) -> dict[str, Any]:

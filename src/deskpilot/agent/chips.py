@@ -124,9 +124,10 @@ class ChipPrinter:
         if event.kind == "tool.frame":  # a picture for the replay: its step has its chip
             return []
         said = sentence(event.kind, d)  # the policy's events, in words
-        if said is not None:
+        if said is not None:  # what, then who allowed or refused it (a line of its own)
             style = _POLICY_STYLE.get(str(d.get("outcome", event.kind)), "dim")
-            return [_line(("⚖ ", style), (clip(clean(said), width * 2), style))]
+            head, _, rest = clean(said).partition(" — ")
+            return [_line(("⚖ ", style), (head, style)), *_detail(rest)]
         if event.kind == "run.finished":
             outcome = clean(d.get("outcome")) or "finished"
             took = f" · {clean(d['reason'])}" if d.get("reason") and outcome != "done" else ""
