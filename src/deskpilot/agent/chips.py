@@ -126,8 +126,8 @@ class ChipPrinter:
         said = sentence(event.kind, d)  # the policy's events, in words
         if said is not None:  # what, then who allowed or refused it (a line of its own)
             style = _POLICY_STYLE.get(str(d.get("outcome", event.kind)), "dim")
-            head, _, rest = clean(said).partition(" — ")
-            return [_line(("⚖ ", style), (head, style)), *_detail(rest)]
+            what, _, who = clean(said).partition(" — ")
+            return [_line(("⚖ ", style), (what, style)), *_detail(who)]
         if event.kind == "run.finished":
             outcome = clean(d.get("outcome")) or "finished"
             took = f" · {clean(d['reason'])}" if d.get("reason") and outcome != "done" else ""
