@@ -65,7 +65,7 @@ def send(ctx: ToolContext, approver: Approver, confirm: str = "consequential") -
     ctx.settings = ctx.settings.with_overrides(confirm=confirm)
     return asyncio.run(
         computer_use_task(
-            "Write nothing, just press Send",
+            "Have a look at the editor",
             provider=SendClicker(),
             ctx=ctx,
             options=RunOptions(max_steps=5),
@@ -135,7 +135,8 @@ def test_terminal_prompt_takes_only_an_explicit_yes(
     stderr = io.StringIO()
     send(fake_ctx, TerminalApprover(stderr=stderr, interactive=True, ask=ask))
     assert clicked(fake_desktop) is runs
-    assert prompts == ["  Allow this action? [y/N] "]
+    # a judged effect in a window: a yes for the task is offered beside this once
+    assert prompts == ["  Allow this action? [y = yes, this once / t = for this task / N] "]
     assert ("→ approved" in stderr.getvalue()) is runs
 
 

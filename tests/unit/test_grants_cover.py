@@ -162,3 +162,21 @@ def test_the_ledger_begins_ends_adds_and_revokes_and_records_each() -> None:
     assert [k for k, _ in seen] == ["policy.grants", "grant.added", "grant.revoked"]
     ledger.end()
     assert not ledger.active and ledger.cover(found, WINDOW)[0] is None  # type: ignore[arg-type]
+
+
+def test_a_label_the_page_changed_does_not_widen_the_item() -> None:
+    """After "Publish" on one draft became "Published", the other draft's Publish is still
+    about its own draft, not the whole page."""
+    done, other = n("push-button", "Published"), n("push-button", "Publish")
+    spring = n("list-item", "", n("heading", "Spring sale"), n("paragraph", "Draft by Mo"), done)
+    winter = n("list-item", "", n("heading", "Winter clearance"), n("paragraph", "Draft"), other)
+    drafts = n("list", "Drafts", spring, winter)
+    tree = Tree(n("frame", "Posts", n("document-web", "Posts", drafts)), "Posts")
+    why = check(grant("Publish the Spring sale post"), finding(tree, other), WINDOW)  # type: ignore[arg-type]
+    assert why is not None and "Spring" in why
+    yoga = n("push-button", "Delete event")
+    events = n("landmark", "Friday",
+               n("section", "", n("heading", "Dentist"), n("push-button", "Remove it")),
+               n("section", "", n("heading", "Yoga"), yoga))  # fmt: skip
+    tree = Tree(n("frame", "Agenda", n("document-web", "Agenda", events)), "Agenda")
+    assert check(grant("Delete the Dentist event"), finding(tree, yoga), WINDOW) is not None  # type: ignore[arg-type]

@@ -222,6 +222,7 @@ class AgentRun(StoppableRun):
                 **({"parent_run": self.parent_run} if self.parent_run else {}),
             },
         )
+        self.ctx.grants.announce()  # what the person's goal allows: recorded once, here
         return await self._run_stoppable()
 
     # -- the loop --------------------------------------------------------------------------

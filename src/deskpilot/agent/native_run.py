@@ -139,6 +139,7 @@ class NativeRun(StoppableRun):
             "tool_protocol": "native", "mode": "hybrid" if self.plan.hybrid else "native",
             **({"resumed": True} if self.checkpoint else {}),
         })  # fmt: skip
+        self.ctx.grants.announce()  # what the person's goal allows: recorded once, here
         return await self._run_stoppable()
 
     # -- the run -----------------------------------------------------------------------------

@@ -67,6 +67,9 @@ log = logging.getLogger(__name__)
 Outcome = Literal["allowed", "asked", "declined", "blocked"]
 Record = Callable[[str, dict[str, Any]], None]
 
+#: Surfaces whose every call is a task of its own (``deskpilot tool``): nothing to grant for.
+ONE_SHOT = frozenset({"cli"})
+
 #: The risk rank a person's yes to the enclosing ``covers`` call already approved (-1: none).
 _COVERED: contextvars.ContextVar[int] = contextvars.ContextVar("deskpilot_covered", default=-1)
 
@@ -122,6 +125,7 @@ class Decision:
 async def decide(call: Call) -> Decision:
     """May ``call`` run? (see the module docstring). Raises an approver's
     :class:`~deskpilot.policy.ApprovalInterrupt` after recording it."""
+    call.grants.announce()  # a task's grants are on record before its first decision
     blocklist = Blocklist.from_settings(call.settings)
     try:
         await refuse_blocked(call.scene, blocklist, call.reach)
@@ -231,6 +235,7 @@ async def _ask(call: Call, verdict: Verdict, decision: Decision) -> None:
         and not verdict.person_only
         and judged.window is not None
         and judged.finding.act not in (SECRET, UNKNOWN, "")
+        and call.surface not in ONE_SHOT  # a yes for the task outlives the call
     ):
         offer = for_window(judged.finding, judged.window, type(call.approver).__name__)
     request = ApprovalRequest(

@@ -257,22 +257,34 @@ def _top(node: Node, tree: Tree) -> Node:
 
 
 def _item(node: Node, tree: Tree, top: Node) -> Node:
-    """The largest part around ``node`` with no other element of the same name: a table row
-    of "Delete" buttons, a list item, a dialog; at most the page."""
+    """The part around ``node`` that is one of many: a table row, a list item, a card among
+    cards — the first block whose parent holds another block of its kind with buttons of its
+    own, or below which another element has the same name (a row of "Delete" buttons); else
+    the dialog or form around it; at most the page. A label the page changed since (a
+    "Publish" now "Published") does not make the item the whole page."""
     same = " ".join([node.name, node.label]).strip().casefold()
-    item = node
+    child = node
     for up in tree.ancestors(node):
-        others = [
+        if child is not node and any(
+            c is not child and c.role == child.role and _presses(c) for c in up.children
+        ):
+            return child  # one block among blocks of its kind
+        named = [
             n for n in up.walk()
             if n is not node and n.role in BUTTONS
             and " ".join([n.name, n.label]).strip().casefold() == same
         ]  # fmt: skip
-        if others and same:
-            break
-        item = up
+        if named and same:
+            return child
         if up is top or up.role in PLACES:
-            break
-    return item
+            return up
+        child = up
+    return child
+
+
+def _presses(block: Node) -> bool:
+    """Whether a block holds something to press (it is an item of a list, not a label)."""
+    return any(n.role in BUTTONS for n in block.walk()[:200])
 
 
 def _text(node: Node, limit: int = 400) -> str:

@@ -30,6 +30,7 @@ class TaskGrants:
         self._grants: list[Grant] = []
         self._record: Recorder | None = None
         self.withheld: list[str] = []  # acts the goal names but forbids ("do not submit")
+        self._pending: dict[str, Any] | None = None  # policy.grants, not yet recorded
 
     @property
     def active(self) -> bool:
@@ -46,8 +47,11 @@ class TaskGrants:
         source: str,
         record: Recorder | None = None,
         custom_words: Iterable[str] | None = None,
+        announce: bool = True,
     ) -> list[Grant]:
-        """Start a task with the person's ``goal``: its grants replace any before."""
+        """Start a task with the person's ``goal``: its grants replace any before. They are
+        recorded (``policy.grants``) now, or with ``announce=False`` at :meth:`announce` (a run
+        records them right after its ``run.started``), else with the task's first decision."""
         derived = derive(goal, custom_words=custom_words)
         self.goal, self.source, self._record = goal, source, record
         self._grants = list(derived.grants)
@@ -55,13 +59,21 @@ class TaskGrants:
         data = {"goal": goal, "source": source, "grants": [g.data() for g in self._grants]}
         if self.withheld:
             data["withheld"] = self.withheld
-        self._emit("policy.grants", data)
+        self._pending = data
+        if announce:
+            self.announce()
         return self.grants()
+
+    def announce(self) -> None:
+        """Record what the task's goal grants (``policy.grants``), once."""
+        data, self._pending = self._pending, None
+        if data is not None:
+            self._emit("policy.grants", data)
 
     def end(self) -> None:
         """The task is over: its grants end with it."""
         self.goal, self.source, self._grants, self.withheld = None, "", [], []
-        self._record = None
+        self._record, self._pending = None, None
 
     def add(self, grant: Grant, record: Recorder | None = None) -> Grant:
         """A person's yes for the task (recorded as ``grant.added``)."""

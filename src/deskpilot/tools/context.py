@@ -98,9 +98,10 @@ class ToolContext:
 
 @contextlib.contextmanager
 def persons_goal(ctx: ToolContext, goal: str) -> Iterator[ToolContext]:
-    """Run a task on ``goal``, the person's own words: its grants (``policy.grants``, recorded
-    under the task's run id, which is made here when ``ctx`` has none) hold until the block
-    ends. Never for a goal a model wrote: that grants nothing by itself."""
+    """Run a task on ``goal``, the person's own words: its grants hold until the block ends
+    (``policy.grants``, recorded under the task's run id — made here when ``ctx`` has none —
+    right after the run's ``run.started``, else with its first decision). Never for a goal a
+    model wrote: that grants nothing by itself."""
     if not ctx.run_id:
         ctx = dataclasses.replace(ctx, run_id=uuid.uuid4().hex[:16])
     run_id = ctx.run_id
@@ -108,7 +109,7 @@ def persons_goal(ctx: ToolContext, goal: str) -> Iterator[ToolContext]:
     def record(kind: str, data: dict[str, Any]) -> None:
         ctx.emit(Event(kind, data, run_id=run_id))
 
-    ctx.grants.begin(goal, source=ctx.surface, record=record,
+    ctx.grants.begin(goal, source=ctx.surface, record=record, announce=False,
                      custom_words=ctx.settings.consequential_words)  # fmt: skip
     try:
         yield ctx
