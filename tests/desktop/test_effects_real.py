@@ -64,7 +64,7 @@ async def ended(proc: subprocess.Popen[bytes]) -> int:
 
 
 def run_cli(env: dict[str, str], model: str, *flags: str) -> object:
-    args = ["run", "--model", model, *flags, "write to bob"]
+    args = ["run", "--model", model, *flags, "fill in the form"]
     return CliRunner().invoke(main, args, env=env, catch_exceptions=False)
 
 

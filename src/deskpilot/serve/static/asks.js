@@ -303,5 +303,14 @@
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
-  window.deskpilotAsks = {cards, grants, render};  // for tests: read-only inspection
+  // a policy event in words, for the console's chips (policy.grants has no sentence of its own)
+  function said(item) {
+    const d = item.data || {};
+    if (item.event === "policy.grants") {
+      const text = (d.grants || []).map((g) => g.text).join("; ");
+      return text ? `the goal allows without asking: ${text}` : "the goal allows nothing consequential without asking";
+    }
+    return d.sentence || "";
+  }
+  window.deskpilotAsks = {cards, grants, render, said};  // for tests: read-only inspection
 })();

@@ -278,7 +278,7 @@ function renderPending(card) {
   }
 }
 
-const CHIP_KINDS = new Set(["tool.call", "tool.result", "confirm.asked", "confirm.answered", "model.text", "run.finished", "computer.call"]);
+const CHIP_KINDS = new Set(["tool.call", "tool.result", "confirm.asked", "confirm.answered", "model.text", "run.finished", "computer.call", "policy.decided", "policy.grants"]);
 
 function addChip(item) {
   if (!CHIP_KINDS.has(item.event)) return;
@@ -316,6 +316,8 @@ function addChip(item) {
   } else if (item.event === "model.text") {
     chip.className = "chip note";
     chip.append(el("span", "text", d.text || ""));
+  } else if (item.event === "policy.decided" || item.event === "policy.grants") {  // asks.js: words
+    chip.append(el("span", "tool", d.outcome || "grants"), el("span", "args", d.sentence || (window.deskpilotAsks ? window.deskpilotAsks.said(item) : "")));
   } else if (item.event === "run.finished") {
     chip.append(el("span", "tool", `finished: ${d.outcome}`), el("span", "args", d.reason || ""));
   } else {
