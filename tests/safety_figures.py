@@ -68,6 +68,15 @@ class Record:
 class Collector:
     records: list[Record] = field(default_factory=list)
     started: float = field(default_factory=time.time)
+    #: each record is also appended here as it is made (``<--safety-json>.partial.jsonl``), so
+    #: a run that never ends (a hung desktop) still leaves what it measured
+    partial: Path | None = None
+
+    def add(self, record: Record) -> None:
+        self.records.append(record)
+        if self.partial is not None:
+            with self.partial.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(asdict(record), ensure_ascii=False) + "\n")
 
     def outcomes(self) -> Iterator[tuple[str, Record]]:
         for r in self.records:
@@ -87,7 +96,7 @@ class Figures:
         self.examples = examples
 
     def _add(self, figure: str, case: str, data: dict[str, Any]) -> None:
-        self._collector.records.append(Record(figure, case, data, self._nodeid))
+        self._collector.add(Record(figure, case, data, self._nodeid))
 
     def injection(self, case: str, *, where: str, effect: str, on: Trial, off: Trial) -> None:
         self._add(
@@ -182,7 +191,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.stash[KEY] = Collector()
+    path = config.getoption("--safety-json", default=None)
+    partial = Path(str(path) + ".partial.jsonl") if path else None
+    if partial is not None:
+        partial.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text("", encoding="utf-8")
+    config.stash[KEY] = Collector(partial=partial)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -382,4 +396,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if collector.partial is not None:
+        collector.partial.unlink(missing_ok=True)  # the whole run is in the figures now
     terminalreporter.write_line(f"  written to {out}")
