@@ -6,7 +6,7 @@ STAMP_SYS := $(VENV)/.system-packages
 STAMP_PY := $(VENV)/.installed
 STAMP_TS := tests/ts/node_modules/.installed
 
-.PHONY: demo test check bench safety setup clean
+.PHONY: demo test test-fast test-eval check bench safety setup clean desktop-like
 
 setup: $(STAMP_SYS) $(STAMP_PY) $(STAMP_TS)
 
@@ -29,24 +29,36 @@ $(STAMP_TS): tests/ts/package.json tests/ts/package-lock.json scripts/setup-node
 demo: setup
 	$(BIN)/python -m deskpilot.demo
 
+# Test tiers by cost (tests/tiers.py, docs/testing.md). Bytecode is cached (Python's default,
+# even where the environment turns it off): recompiling every module is most of a short run.
+TEST_ENV := PYTHONDONTWRITEBYTECODE=
+
+# everything, as CI runs it; the slowest tests and the time per cost marker at the end
 test: setup
-	$(BIN)/python -m pytest -q
+	$(TEST_ENV) $(BIN)/python -m pytest -q --durations=25 --durations-min=2
+
+# the one-minute loop: no sandbox, no app, no browser, no eval trial; fails past its budget
+test-fast: setup
+	$(TEST_ENV) $(BIN)/python -m pytest -q --tier fast
+
+# the eval trials (deskpilot eval processes, each with its own sandbox)
+test-eval: setup
+	$(TEST_ENV) $(BIN)/python -m pytest -q --tier eval --durations=10
 
 check: setup
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 
+# every benchmark, each in its own process; one that fails does not stop the rest: the table at
+# the end names the failures and why, and the exit status is non-zero (bench/__main__.py)
 bench: setup
-	$(BIN)/python -m bench.snapshot
-	$(BIN)/python -m bench.calc
-	$(BIN)/python -m bench.cli_latency
-	$(BIN)/python -m bench.web
-	$(BIN)/python -m bench.eval_cost
-	$(BIN)/python -m bench.console
-	$(BIN)/python -m bench.frames
-	$(BIN)/python -m bench.judging
-	$(BIN)/python -m bench.pages
+	$(BIN)/python -m bench
+
+# the "user-like" desktop package set (~300 packages with recommends; docs/testing.md): to try
+# the suite and the benchmarks on a machine that looks like a user's rather than like CI's
+desktop-like:
+	scripts/setup-system.sh scripts/apt-desktop-like.txt --install-recommends
 
 # the safety suite's cases (also run by `make test`), with more fuzzing; prints the figures
 safety: setup

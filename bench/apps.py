@@ -18,7 +18,8 @@ from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings, load_settings
 from deskpilot.desktop.a11yenv import chromium_flags
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.ports.identity import is_new
 from deskpilot.sandbox import Sandbox
 
 #: Interval of the settle sampling loop (the only timed pause: it samples, it does not wait
@@ -130,7 +131,7 @@ def prepare_inputs(sb: Sandbox, run: Path, *, writer: bool = True) -> None:
 class Launched:
     """One running app: its process, its window; closed (killed) by :meth:`close`."""
 
-    def __init__(self, desktop: LinuxDesktop, proc: subprocess.Popen[bytes], window: WindowInfo):
+    def __init__(self, desktop: DesktopFacade, proc: subprocess.Popen[bytes], window: WindowInfo):
         self.desktop = desktop
         self.proc = proc
         self.window = window
@@ -149,7 +150,7 @@ class Launched:
         xid = self.window.xid
 
         async def gone() -> bool:
-            if xid in self.desktop.x.client_ids():
+            if xid in await self.desktop.window_handles():
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(self.window.pid, signal.SIGKILL)
                 return False
@@ -159,20 +160,15 @@ class Launched:
 
 
 async def launch(
-    spec: AppSpec, sb: Sandbox, desktop: LinuxDesktop, run: Path, timeout: float = 90.0
+    spec: AppSpec, sb: Sandbox, desktop: DesktopFacade, run: Path, timeout: float = 90.0
 ) -> Launched:
     """Start the app, wait for its window and for its tree to settle."""
-    before = desktop.x.client_pids()
+    before = await desktop.window_handles()
     proc = sb.spawn(spec.argv(run), log=f"{spec.name}.log", cwd=str(run))
 
     async def window() -> WindowInfo | None:
         for w in await desktop.list_windows():
-            if (
-                desktop.x.is_new(before, w.xid, w.pid)
-                and w.title
-                and not w.hidden
-                and spec.match(w)
-            ):
+            if is_new(before, w.handle, w.pid) and w.title and not w.hidden and spec.match(w):
                 return w
         if proc.poll() not in (None, 0):
             raise RuntimeError(f"{spec.name} exited with code {proc.returncode}")
@@ -202,7 +198,7 @@ async def launch(
     return launched
 
 
-async def settle(desktop: LinuxDesktop, window: WindowInfo, timeout: float) -> int:
+async def settle(desktop: DesktopFacade, window: WindowInfo, timeout: float) -> int:
     """Sample the window's node count every SAMPLE_S until two consecutive complete reads
     agree; return it."""
     deadline = time.monotonic() + timeout

@@ -43,8 +43,9 @@ from rich.table import Table
 from bench.apps import AppSpec, Launched, bench_env, launch
 from bench.make_fixtures import CALC_FILE, write_all
 from bench.snapshot import SYSTEM_PYTHON, WALKER, _clean_env
-from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.atspi.bus import AtspiBus
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.events import discard
 from deskpilot.sandbox import Sandbox
 from deskpilot.tools.context import ToolContext
@@ -73,7 +74,7 @@ def rss_mb(pid: int) -> float | None:
 class Calc:
     """The running Calc: (re)started on demand, probed from a separate bus connection."""
 
-    def __init__(self, sb: Sandbox, desktop: LinuxDesktop, probe: AtspiBus, run: Path) -> None:
+    def __init__(self, sb: Sandbox, desktop: DesktopFacade, probe: AtspiBus, run: Path) -> None:
         self.sb, self.desktop, self.probe, self.run = sb, desktop, probe, run
         self.app: Launched | None = None
         self.frame: tuple[str, str] | None = None
@@ -87,7 +88,7 @@ class Calc:
             self.restarts += 1
         shutil.copy(CALC_FILE, self.run / CALC_FILE.name)  # a fresh copy: no lock file
         self.app = await launch(CALC, self.sb, self.desktop, self.run, timeout=120.0)
-        located = await self.desktop.a11y.locate(self.app.window)
+        located = await self.desktop.ports.a11y.trees.locate(self.app.window)  # type: ignore[attr-defined]
         self.frame = (located[0], located[1]) if located else None
         return self.app
 
@@ -177,7 +178,7 @@ async def run_all(args: argparse.Namespace, console: Console) -> dict[str, Any]:
         run = Path(sb.info.runtime_dir) / "bench-calc"
         run.mkdir(parents=True, exist_ok=True)
         write_all()
-        desktop = await LinuxDesktop.open(settings)
+        desktop = await open_resolved(settings)
         probe = await AtspiBus.connect(settings.session_bus)
         calc = Calc(sb, desktop, probe, run)
         ctx = ToolContext(desktop=desktop, settings=settings, audit=discard)

@@ -1,8 +1,8 @@
 """A cold deskpilot read in a fresh process: ``python -m bench.cold_read XID [--trace] [--warm]``.
 
-Connects (``LinuxDesktop.open``, untimed), finds the X window, then times the first read of it
+Connects (``open_resolved``, untimed), finds the X window, then times the first read of it
 in this process — ``read_window`` from tools/screen.py, the body of ``read_screen_ax``:
-``LinuxDesktop.snapshot`` + ``Renderer.render`` — and prints one JSON line. Settings come from
+``DesktopFacade.snapshot`` + ``Renderer.render`` — and prints one JSON line. Settings come from
 the environment the benchmark passes (``DESKPILOT_SANDBOX``, ``DESKPILOT_HOME``, DISPLAY, …).
 
 ``--trace`` (for the analysis, never for the timings) also reports where the read spent its
@@ -24,18 +24,18 @@ from typing import Any
 
 from deskpilot.ax.render import Renderer
 from deskpilot.config import load_settings
-from deskpilot.desktop.atspi import Accessibility
-from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.atspi_details import DetailReader
-from deskpilot.desktop.atspi_tree import TreeReader
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.atspi.bus import AtspiBus
+from deskpilot.desktop.atspi.details import DetailReader
+from deskpilot.desktop.atspi.frames import WindowTrees
+from deskpilot.desktop.atspi.tree import TreeReader
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.events import discard
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.screen import header, read_window
 
 #: (class, method) pairs timed by --trace.
 TRACED: tuple[tuple[type, str], ...] = (
-    (Accessibility, "locate"),
+    (WindowTrees, "locate"),
     (TreeReader, "read_app"),
     (TreeReader, "_get_items"),
     (TreeReader, "_repair"),
@@ -103,7 +103,7 @@ class Trace:
 async def cold_read(xid: int, trace: Trace | None = None, warm: bool = False) -> dict[str, object]:
     settings = load_settings(env=dict(os.environ))
     start = time.perf_counter()
-    desktop = await LinuxDesktop.open(settings)
+    desktop = await open_resolved(settings)
     open_ms = (time.perf_counter() - start) * 1000
     try:
         window = next((w for w in await desktop.list_windows() if w.xid == xid), None)

@@ -36,11 +36,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 from rich.console import Console
 from rich.table import Table
 from tests.desktop.console_kit import CHROMIUM, ConsoleProcess, console_process, model_server
 from tests.e2e.wire import Decision, View
+
+from deskpilot._wait import WaitTimeout, wait_for
 
 RESULTS = Path(__file__).parent / "results"
 SESSIONS = 6
@@ -65,6 +68,38 @@ def quantile(values: list[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def seen_on(card: dict[str, Any]) -> str:
+    """What a session's card showed (for a wait that did not see what it waited for)."""
+    if not card:
+        return "no card (the console did not answer)"
+    keys = ("state", "title", "app", "window", "display", "steps", "status", "reason", "answer")
+    return ", ".join(
+        f"{k} {str(card.get(k))[:200]!r}" for k in keys if card.get(k) not in (None, "")
+    )
+
+
+def wait_card(
+    console: ConsoleProcess,
+    session_id: str,
+    check: Any,
+    what: str,
+    timeout: float,
+) -> dict[str, Any]:
+    """Wait until the session's card passes ``check``; on a timeout, say what it showed."""
+    last: dict[str, Any] = {}
+
+    def ready() -> dict[str, Any] | None:
+        card = console.card(session_id)
+        last.clear()
+        last.update(card)
+        return card if check(card) else None
+
+    try:
+        return wait_for(ready, timeout=timeout, what=what, interval=0.05)
+    except WaitTimeout as exc:
+        raise WaitTimeout(f"{exc} (session {session_id}); saw instead: {seen_on(last)}") from None
 
 
 @dataclass
@@ -121,6 +156,36 @@ class Script:
         return decide
 
 
+CHIPS = "#chips li.chip[data-event='tool.call']"
+
+
+async def page_wait(
+    page: Page,
+    condition: str,
+    arg: Any,
+    what: str,
+    timeout: float,
+    console: ConsoleProcess,
+    session_id: str,
+) -> None:
+    """Wait for ``condition`` in the page; on a timeout, say what the page and the card showed."""
+    try:
+        await page.wait_for_function(
+            condition.replace("CHIPS", json.dumps(CHIPS)), arg=arg, timeout=timeout * 1000
+        )
+    except PlaywrightError as exc:
+        chips = await page.locator(CHIPS).evaluate_all(
+            "els => [els.length, els.length ? els[els.length - 1].textContent.trim() : '']"
+        )
+        saw = (
+            f"{chips[0]} tool-call chips in the page (the last: {chips[1][:80]!r}); the card: "
+            f"{seen_on(console.card(session_id))}"
+        )
+        raise WaitTimeout(
+            f"timed out after {timeout:.0f} s waiting for {what}; saw instead: {saw}"
+        ) from exc
+
+
 async def logged_in(browser: Any, console: ConsoleProcess, path: str) -> Page:
     context = await browser.new_context(viewport={"width": 1400, "height": 900})
     await context.request.post(f"{console.origin}/api/login", data={"token": console.token})
@@ -147,7 +212,20 @@ async def frame_latency(page: Page, probe: Probe, flips: int) -> list[float]:
         await page.evaluate("rgb => { window.__probe = {want: rgb, seen: null}; }", list(rgb))
         t0 = time.time() * 1000
         probe.say(f"flip {rgb[0]} {rgb[1]} {rgb[2]}")
-        await page.wait_for_function("() => window.__probe.seen !== null", timeout=10000)
+        try:
+            await page.wait_for_function("() => window.__probe.seen !== null", timeout=10000)
+        except PlaywrightError as exc:
+            saw = await page.evaluate(
+                """() => { const c = document.querySelector('#preview');
+                  if (!c) return 'no preview canvas';
+                  const d = c.getContext('2d').getImageData(100, 100, 1, 1).data;
+                  return `the canvas (frame ${c.dataset.seq || 'none'}) showing rgb(${d[0]}, `
+                    + `${d[1]}, ${d[2]}) at (100, 100)`; }"""
+            )
+            raise WaitTimeout(
+                f"timed out after 10 s waiting for flip {i + 1} (rgb{rgb}) in the watched "
+                f"preview; saw instead: {saw}"
+            ) from exc
         out.append(await page.evaluate("() => window.__probe.seen") - t0)
     return out
 
@@ -163,6 +241,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "DESKPILOT_HOME": str(home / "dp"),
         "DESKPILOT_COMPATIBLE_API_KEY": "bench",
     }
+    if os.environ.get("PYTHONPATH"):  # a checkout other than the installed one
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     script = Script(args.chips, args.cards)
     probes: list[Probe] = []
     results: dict[str, Any] = {}
@@ -182,8 +262,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     extra = {"confirm": "all", "max_steps": args.chips + args.cards + 5}
                 cards.append(console.start(f"{key}: watch the probe", **extra))
             for i, card in enumerate(cards):
-                ready = console.wait_card(
-                    card["id"], lambda c: bool(c["display"]), "a sandbox", 180
+                ready = wait_card(
+                    console, card["id"], lambda c: bool(c["display"]), "a sandbox", 180
                 )
                 probe_env = {**os.environ, "DISPLAY": ready["display"]}
                 proc = subprocess.Popen(
@@ -196,8 +276,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 script.windows[f"bench-{i}"] = probe.window
                 script.ready[f"bench-{i}"].set()
             for card in cards:
-                console.wait_card(
-                    card["id"], lambda c: c["title"] == "probe", "the probe bound", 120
+                wait_card(
+                    console,
+                    card["id"],
+                    lambda c: c["title"] == "probe",
+                    'the probe bound (the card titled "probe")',
+                    120,
                 )
             say(f"[cyan]six sessions are watching their probes; measuring {args.seconds:g} s each")
 
@@ -207,19 +291,53 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for probe in probes:
                 probe.say("busy")
             listing = await logged_in(browser, console, "/")
-            await listing.wait_for_selector(f'canvas[data-thumb="{cards[-1]["id"]}"][data-seq]')
+            await page_wait(
+                listing,
+                'id => !!document.querySelector(`canvas[data-thumb="${id}"][data-seq]`)',
+                cards[-1]["id"],
+                "the last session's live thumbnail",
+                60.0,
+                console,
+                cards[-1]["id"],
+            )
             results["cpu_thumbnails"] = await cpu_percent(pid, args.seconds)
             watched = await logged_in(browser, console, f"/s/{cards[0]['id']}")
-            await watched.wait_for_selector("#preview[data-seq]")
+            await page_wait(
+                watched,
+                "() => !!document.querySelector('#preview[data-seq]')",
+                None,
+                "the watched session's first preview frame",
+                60.0,
+                console,
+                cards[0]["id"],
+            )
             results["cpu_watched"] = await cpu_percent(pid, args.seconds)
             latencies = await frame_latency(watched, probes[0], args.flips)
             results["frame_ms"] = latencies
 
             started = time.time() * 1000
             script.go.set()  # session 0: quick tool calls, then confirmations
+            session0 = cards[0]["id"]
+            # the quick calls first: each is a model turn and a step frame, seconds apiece on
+            # a loaded machine; then the first confirmation
+            await page_wait(
+                watched,
+                "([n, t]) => [...document.querySelectorAll(CHIPS)]"
+                ".filter(e => Number(e.dataset.ts) * 1000 >= t).length >= n",
+                [args.chips, started],
+                f"the {args.chips} quick tool calls' chips",
+                max(60.0, 10.0 * args.chips),
+                console,
+                session0,
+            )
             card_ms = []
-            for _ in range(args.cards):
-                node = await watched.wait_for_selector(".confirm", timeout=60000)
+            for i in range(args.cards):
+                what = f"confirmation card {i + 1} of {args.cards}"
+                await page_wait(
+                    watched, "() => !!document.querySelector('.confirm')", None, what, 60.0,
+                    console, session0,
+                )  # fmt: skip
+                node = await watched.query_selector(".confirm")
                 assert node is not None
                 shown, asked = await node.evaluate(
                     "n => [Number(n.dataset.shownAt), Number(n.dataset.asked) * 1000]"

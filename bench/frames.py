@@ -31,7 +31,8 @@ from rich.table import Table
 from deskpilot.audit import AuditLog
 from deskpilot.config import Settings, load_settings
 from deskpilot.desktop.apps import resolve_app
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.policy import AllowAll
 from deskpilot.sandbox import Sandbox
 from deskpilot.session import Session
@@ -49,7 +50,7 @@ def button(read: str, name: str) -> str:
 
 
 async def measure(
-    desktop: LinuxDesktop, settings: Settings, log: AuditLog, runs: int
+    desktop: DesktopFacade, settings: Settings, log: AuditLog, runs: int
 ) -> dict[str, Any]:
     tools = computer_use_tools()
     session = Session()
@@ -102,7 +103,7 @@ async def run(runs: int) -> dict[str, Any]:
         assert sb.info is not None
         env = {**sb.app_env(), "DESKPILOT_SANDBOX": sb.info.runtime_dir, "DESKPILOT_HOME": home}
         settings = load_settings(env=env)
-        desktop = await LinuxDesktop.open(settings)
+        desktop = await open_resolved(settings)
         try:
             await desktop.launch(resolve_app("Calculator", await desktop.apps()))
             with AuditLog(Path(home) / "audit.sqlite3") as log:

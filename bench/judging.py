@@ -35,7 +35,8 @@ from rich.table import Table
 from tests.desktop.site import Site
 
 from deskpilot.config import Settings, load_settings
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.events import discard
 from deskpilot.policy import AllowAll
 from deskpilot.sandbox import Sandbox
@@ -53,7 +54,7 @@ def element(read: str, role: str, name: str) -> str:
     return found[1]
 
 
-async def measure(desktop: LinuxDesktop, settings: Settings, runs: int) -> dict[str, Any]:
+async def measure(desktop: DesktopFacade, settings: Settings, runs: int) -> dict[str, Any]:
     tools = computer_use_tools()
     session = Session()
     contexts = {
@@ -102,7 +103,7 @@ async def run(runs: int) -> dict[str, Any]:
         assert sb.info is not None
         env = {**sb.app_env(), "DESKPILOT_SANDBOX": sb.info.runtime_dir, "DESKPILOT_HOME": home}
         settings = load_settings(env=env)
-        desktop = await LinuxDesktop.open(settings)
+        desktop = await open_resolved(settings)
         try:
             with Site() as site:
                 await desktop.open_urls([site.page("mail", autofocus_subject="autofocus")])

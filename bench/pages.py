@@ -35,7 +35,8 @@ from rich.console import Console
 from rich.table import Table
 
 from deskpilot.config import load_settings
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.events import discard
 from deskpilot.sandbox import Sandbox
 from deskpilot.tools.builtin import all_tools
@@ -93,7 +94,7 @@ async def measure(runs: int, console: Console) -> dict[str, Any]:
             env["DESKPILOT_SANDBOX"] = sb.info.runtime_dir
             env["DESKPILOT_HOME"] = home
             settings = load_settings(env=env)
-            desktop = await LinuxDesktop.open(settings)
+            desktop = await open_resolved(settings)
             try:
                 console.log("opening the agent browser")
                 await desktop.open_urls([site.url])
@@ -104,7 +105,7 @@ async def measure(runs: int, console: Console) -> dict[str, Any]:
         site.close()
 
 
-async def _calls(desktop: LinuxDesktop, settings: Any, runs: int, console: Console) -> Any:
+async def _calls(desktop: DesktopFacade, settings: Any, runs: int, console: Console) -> Any:
     fresh = ToolContext(desktop, settings, audit=discard, surface="python")
     resources = SessionResources()
     kept = ToolContext(desktop, settings, audit=discard, surface="python", resources=resources)

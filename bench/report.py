@@ -17,9 +17,9 @@ SIZE_RATIO = 0.5
 
 FOOTER = [
     "read = read_window() of tools/screen.py, the body of read_screen_ax: "
-    "LinuxDesktop.snapshot + Renderer.render (window already resolved).",
+    "DesktopFacade.snapshot + Renderer.render (window already resolved).",
     "cold_ms: median over fresh processes (python -m bench.cold_read) of the first read after "
-    "LinuxDesktop.open; process start, imports and the bus connection are not included; the "
+    "open_resolved; process start, imports and the bus connection are not included; the "
     "app is running and settled.",
     "warm_ms: median of back-to-back reads in the long-lived benchmark process, after a first "
     "read of the same unchanged window.",

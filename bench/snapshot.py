@@ -5,7 +5,7 @@ gtk4-demo, LibreOffice Writer with a 5-page document, Chromium on a 1,500-elemen
 a time: start it, wait until its tree settles, then measure
 
 * ``warm_ms`` — median of N back-to-back reads in this long-lived process, after a first one;
-* ``cold_ms`` — median over fresh processes of the first read after ``LinuxDesktop.open``
+* ``cold_ms`` — median over fresh processes of the first read after ``open_resolved``
   (bench/cold_read.py);
 * ``baseline_ms`` — median of pyatspi walks of the same window (bench/pyatspi_walk.py, Debian's
   /usr/bin/python3), and ``speedup_cold``/``speedup_warm`` = baseline / deskpilot;
@@ -40,7 +40,8 @@ from bench.apps import APPS, AppSpec, Launched, bench_env, launch, prepare_input
 from bench.measure import Sizes, measure
 from deskpilot.config import Settings
 from deskpilot.desktop.base import Rect
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.events import discard
 from deskpilot.sandbox import Sandbox
 from deskpilot.tools.context import ToolContext
@@ -141,7 +142,7 @@ class Bench:
     def __init__(
         self,
         sb: Sandbox,
-        desktop: LinuxDesktop,
+        desktop: DesktopFacade,
         settings: Settings,
         env: dict[str, str],
         run: Path,
@@ -186,7 +187,7 @@ class Bench:
             "warm": run_cold(self.env, window.xid, "--trace", "--warm"),
         }
         self.step(f"{spec.name}: baseline — {a.baseline_runs} pyatspi walks (/usr/bin/python3)")
-        located = await self.desktop.a11y.locate(window)
+        located = await self.desktop.ports.a11y.trees.locate(window)  # type: ignore[attr-defined]
         frame = located[1] if located else ""
         walk = run_walker(self.env, window.pid, window.title, frame, a.baseline_runs)
         self.step(f"{spec.name}: coverage and sizes")
@@ -275,7 +276,7 @@ async def run_all(
             run = Path(sb.info.runtime_dir) / "bench"
             step("preparing inputs (soffice --convert-to odt)")
             prepare_inputs(sb, run, writer="libreoffice-writer" in names)
-            desktop = await LinuxDesktop.open(settings)
+            desktop = await open_resolved(settings)
             try:
                 bench = Bench(sb, desktop, settings, env, run, args, log, step)
                 for name in names:

@@ -34,7 +34,7 @@ from tests.desktop.web import PAGES, PageServer, reached
 from bench import osworld
 from bench.snapshot import run_walker
 from deskpilot.config import load_settings
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.events import discard
 from deskpilot.policy import AllowAll
 from deskpilot.sandbox import Sandbox
@@ -66,7 +66,7 @@ async def measure_page(
     head = len(header(window)) + 1
     keys = {n.key for n in lean.ids.values()}
     targets = await reached(ctx.desktop, window, operables)
-    where = ctx.desktop.a11y.cache.located[window.xid]  # type: ignore[attr-defined]
+    where = ctx.desktop.ports.a11y.trees.cache.located[window.handle]  # type: ignore[attr-defined]
     walk = run_walker(env, window.pid, window.title, where.frame, 1)
     kept = osworld.filter_nodes(walk["nodes"])
     tsv = osworld.linearize(kept)
@@ -95,7 +95,7 @@ async def run(pages: list[str], console: Console) -> dict[str, Any]:
         assert sb.info is not None
         env = {**sb.app_env(), "DESKPILOT_SANDBOX": sb.info.runtime_dir, "DESKPILOT_HOME": home}
         settings = load_settings(env=env).with_overrides(confirm="none")
-        desktop = await LinuxDesktop.open(settings)
+        desktop = await open_resolved(settings)
         ctx = ToolContext(desktop=desktop, settings=settings, audit=discard, session=Session(),
                           approver=AllowAll())  # fmt: skip
         try:

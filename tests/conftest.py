@@ -10,8 +10,9 @@ import pytest
 
 from deskpilot.config import Settings, load_settings
 
-#: the safety suite's figures (the `figures` fixture, `--safety-json`)
-pytest_plugins = ("tests.safety_figures",)
+#: the safety suite's figures (`figures`, `--safety-json`); the tiers by cost (`--tier`);
+#: pytester, to run the plugins on small suites of their own
+pytest_plugins = ("tests.safety_figures", "tests.tiers", "pytester")
 
 
 @pytest.fixture

@@ -54,3 +54,13 @@ def is_zombie(pid: int) -> bool:
     """True for a zombie, and for a process that no longer exists."""
     fields = _stat_fields(pid)
     return not fields or fields[0] == b"Z"
+
+
+def exe_name(pid: int) -> str:
+    """Basename of a process's executable (or its argv[0])."""
+    try:
+        return os.path.basename(os.readlink(f"/proc/{pid}/exe"))
+    except OSError:
+        pass
+    argv0 = read(f"/proc/{pid}/cmdline").split(b"\0", 1)[0].decode(errors="replace")
+    return os.path.basename(argv0)

@@ -13,6 +13,7 @@ Config file (all keys optional)::
     tool_protocol = "native"                 # native | text
     browser = "agent"                        # agent (deskpilot's Chromium) | default (xdg-open)
     step_frames = false                      # a frame of the window per step in the audit log
+    backend = "auto"                         # desktop backend: auto (from the session) | x11 | …
 
     [blocklist]
     add = ["org.gnome.Settings"]             # extra blocked apps (desktop id, WM_CLASS, exe, name)
@@ -67,6 +68,8 @@ class Settings:
     """Everything configurable, resolved once and passed down."""
 
     environ: Mapping[str, str] = field(default_factory=dict)
+    #: the desktop backend by name (:mod:`deskpilot.desktop.registry`); "auto": the session's
+    backend: str = "auto"
     display: str | None = None
     session_bus: str | None = None
     #: the accessibility bus, when the environment names it (AT_SPI_BUS_ADDRESS)
@@ -96,6 +99,8 @@ class Settings:
     read_budget_chars: int = 12000
     #: the Ray cluster of ``deskpilot eval --backend ray`` (RAY_ADDRESS, as Ray reads it)
     ray_address: str | None = None
+    #: the local file store of OSWorld downloads (DESKPILOT_OSWORLD_STORE, osworld_store)
+    osworld_store: Path = Path("~/.local/share/deskpilot/osworld-files")
     #: a small frame of the window in the audit log after every step (the console: always)
     step_frames: bool = False
     #: the person's goal a server holds its clients' work to (``deskpilot mcp --goal``): what
@@ -166,6 +171,9 @@ def load_settings(
     browser = pick("browser", "DESKPILOT_BROWSER") or "agent"
     if browser not in ("agent", "default"):
         raise ConfigError(f"browser must be 'agent' or 'default', not {browser!r}")
+    backend = pick("backend", "DESKPILOT_BACKEND") or "auto"
+    if not isinstance(backend, str) or not backend.isidentifier():
+        raise ConfigError(f"backend must be a backend's name (auto, x11, …), not {backend!r}")
     protocol = pick("tool_protocol", "DESKPILOT_TOOL_PROTOCOL")
     if protocol not in (None, "native", "text"):
         raise ConfigError(f"tool_protocol must be 'native' or 'text', not {protocol!r}")
@@ -226,6 +234,7 @@ def load_settings(
 
     return Settings(
         environ=MappingProxyType(env),
+        backend=backend,
         display=flags.get("display") or env.get("DISPLAY") or None,
         session_bus=env.get("DBUS_SESSION_BUS_ADDRESS") or None,
         a11y_bus=env.get("AT_SPI_BUS_ADDRESS") or None,
@@ -256,6 +265,9 @@ def load_settings(
             else _as_str_list(shortcuts_cfg, "[consequential] shortcuts")
         ),
         ray_address=env.get("RAY_ADDRESS") or None,
+        osworld_store=Path(
+            str(pick("osworld_store", "DESKPILOT_OSWORLD_STORE") or data_dir / "osworld-files")
+        ).expanduser(),
         step_frames=_as_bool(pick("step_frames", "DESKPILOT_STEP_FRAMES"), "step_frames"),
         goal=flags.get("goal") or None,
     )
@@ -306,7 +318,7 @@ def resolve_desktop(settings: Settings, *, probes: discovery.Probes | None = Non
         env["XAUTHORITY"] = found.xauthority
     xauthority = settings.xauthority or found.xauthority
     if xauthority:
-        from deskpilot.desktop.x11probe import use_xauthority
+        from deskpilot.desktop.x11.probe import use_xauthority
 
         use_xauthority(xauthority)  # before anything connects to the display
     a11y_bus = settings.a11y_bus or (probes or discovery.Probes()).root_a11y_bus(found.display)

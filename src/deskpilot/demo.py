@@ -36,10 +36,9 @@ from deskpilot.agent.providers import Provider, get_provider
 from deskpilot.audit import AuditLog
 from deskpilot.cli.run_cmd import Mode, run_goal
 from deskpilot.config import Settings, load_settings
+from deskpilot.desktop.place import running_sandbox
 from deskpilot.errors import DeskpilotError
 from deskpilot.runtime import open_session
-from deskpilot.sandbox import Sandbox
-from deskpilot.sandbox.info import sandbox_command_env
 from deskpilot.session import Session
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
@@ -90,12 +89,11 @@ def choose(settings: Settings, model: str | None, mode: Mode) -> tuple[Provider,
 
 
 async def agent_demo(out: Path, model: str | None, mode: Mode) -> int:
-    with Sandbox(width=1024, height=768) as sb:
+    async with running_sandbox(load_settings(), size=(1024, 768)) as (sb, here):
         assert sb.info is not None
         console.print(f"[bold]Sandbox desktop[/] {sb.info.display} is up (Xvfb + D-Bus + AT-SPI "
                       "+ openbox, 1024×768).")  # fmt: skip
-        env = sandbox_command_env(load_settings().environ, sb.info)
-        settings = load_settings(env=env).with_overrides(session="demo")
+        settings = here.with_overrides(session="demo")
         provider, mode, replay = choose(settings, model, mode)
         if replay:
             console.print(Panel(Text(replay), title="[bold yellow]REPLAY, not a live model",
@@ -181,14 +179,13 @@ def _id(text: str, role: str, name: str) -> str:
 async def tool_transcript(out: Path) -> int:
     """A sandbox, a calculator, 12×7 by element clicks — every tool call and its full result,
     exactly the text a model would receive."""
-    with Sandbox(width=1024, height=768) as sb:
+    base = load_settings()
+    base = load_settings(env={**base.environ, "DESKPILOT_HOME": str(out / "home")})
+    async with running_sandbox(base, size=(1024, 768)) as (sb, here):
         assert sb.info is not None
         console.print(f"[bold]Sandbox desktop[/] {sb.info.display} is up "
                       f"(Xvfb + D-Bus + AT-SPI + openbox).")  # fmt: skip
-        env = sb.app_env()
-        env["DESKPILOT_SANDBOX"] = sb.info.runtime_dir
-        env["DESKPILOT_HOME"] = str(out / "home")
-        settings = load_settings(env=env).with_overrides(confirm="none")
+        settings = here.with_overrides(confirm="none")
         tools = computer_use_tools()
         session = Session(name="demo-tools")  # in memory: the transcript starts from nothing
         async with open_session(settings, surface="demo", session=session,

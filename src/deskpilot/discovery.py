@@ -120,7 +120,7 @@ def socket_usable(number: int, uid: int, directory: str = X11_SOCKET_DIR) -> boo
 def has_window_manager(number: int) -> bool:
     """Whether display ``number`` runs an EWMH window manager: a desktop someone works on, not
     a bare X server (``xvfb-run`` test servers), and what deskpilot needs to list windows."""
-    from deskpilot.desktop import x11probe
+    from deskpilot.desktop.x11 import probe as x11probe
 
     return x11probe.root_has_properties(f":{number}", ("_NET_SUPPORTING_WM_CHECK",))
 
@@ -196,7 +196,7 @@ def kept_sandboxes(state_dir: Path) -> list[KeptSandbox]:
 def root_a11y_bus(display: str) -> str | None:
     """The accessibility bus address the display's root window advertises (``AT_SPI_BUS``),
     or None (no such property, or the display cannot be opened)."""
-    from deskpilot.desktop import x11probe
+    from deskpilot.desktop.x11 import probe as x11probe
 
     with contextlib.suppress(Exception):
         return x11probe.root_string_property(display, "AT_SPI_BUS")

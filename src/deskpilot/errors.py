@@ -13,6 +13,7 @@ Every error deskpilot raises on purpose derives from :class:`DeskpilotError`. Fo
     │   ├── AccessibilityUnavailable  no AT-SPI bus / registry
     │   ├── DesktopLost         the display or its bus went away mid-session
     │   ├── NotAnswering            an app did not answer a call in time (busy, frozen, hung)
+    │   ├── ElementCallFailed       an app refused a question about one element (gone, unable)
     │   └── AppGone                 an app left the accessibility bus mid-call (it exited)
     ├── RulesError                  the page-rule library cannot be read, written or imported
     ├── ToolError                   an expected tool failure; its text goes to the model
@@ -87,6 +88,12 @@ class RulesError(DeskpilotError):
 
 class NotAnswering(DesktopError):
     """An app did not answer a call in time: it is busy, frozen (stopped) or hung."""
+
+
+class ElementCallFailed(DesktopError):
+    """An app refused a question about one of its accessible elements: the element is gone,
+    or it lacks the ability asked about (no text, no value). Each backend raises its own
+    subclass (AT-SPI: ``AtspiCallError``); the skills catch this one."""
 
 
 class AppGone(DesktopError):

@@ -32,8 +32,8 @@ from collections.abc import AsyncIterator
 
 from deskpilot.audit import AuditLog
 from deskpilot.audit.chain import new_run_id
-from deskpilot.config import Settings, resolve_desktop
-from deskpilot.desktop.base import Desktop
+from deskpilot.config import Settings
+from deskpilot.desktop.base import Desktop, OpenedDesktop
 from deskpilot.events import Event, EventSink, discard
 from deskpilot.policy import Approver, ConsequentialRules, NoApprover
 from deskpilot.session import Session
@@ -42,12 +42,14 @@ from deskpilot.tools.context import SessionResources, ToolContext
 __all__ = ["SessionLog", "open_desktop", "open_session", "rules_for"]
 
 
-async def open_desktop(settings: Settings) -> Desktop:
-    """The real desktop named by the settings, or found where they name none
-    (:func:`~deskpilot.config.resolve_desktop`)."""
-    from deskpilot.desktop.linux import LinuxDesktop
+async def open_desktop(settings: Settings) -> OpenedDesktop:
+    """The real desktop named by the settings, or found where they name none, through the
+    backend the settings choose (:mod:`deskpilot.desktop.place`, the place every surface
+    gets its desktop from)."""
+    from deskpilot.desktop.place import open_here
 
-    return await LinuxDesktop.open(resolve_desktop(settings))
+    _here, desktop = await open_here(settings)
+    return desktop
 
 
 def rules_for(settings: Settings) -> ConsequentialRules:

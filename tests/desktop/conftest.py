@@ -3,7 +3,7 @@
 Fixtures:
     sandbox          the running Sandbox (session)
     desktop_settings Settings pointing at it, with a private DESKPILOT_HOME (session)
-    desktop          a LinuxDesktop on it (session, on the session event loop)
+    desktop          a DesktopFacade on it (session, on the session event loop)
     apps             launch apps for one test; they are closed (killed) when the test ends
     slow_approval    the 90 s approval scenario, started with the run's first desktop test and
                      run beside the rest on a desktop of its own (None unless its test is
@@ -29,7 +29,9 @@ from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings, load_settings
 from deskpilot.desktop.apps import resolve_app
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.ports.identity import is_new
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.events import discard
 from deskpilot.policy import AllowAll
 from deskpilot.sandbox import Sandbox
@@ -40,13 +42,6 @@ from deskpilot.tools.context import ToolContext
 from tests.desktop.slow_approval import TEST as SLOW_APPROVAL_TEST
 from tests.desktop.slow_approval import SlowApproval, running_slow_approval
 from tests.desktop.web import PageServer
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    here = Path(__file__).parent
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.desktop)
 
 
 @pytest.fixture(scope="session")
@@ -65,8 +60,8 @@ def desktop_settings(sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory)
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def desktop(desktop_settings: Settings) -> AsyncIterator[LinuxDesktop]:
-    desk = await LinuxDesktop.open(desktop_settings)
+async def desktop(desktop_settings: Settings) -> AsyncIterator[DesktopFacade]:
+    desk = await open_resolved(desktop_settings)
     yield desk
     await desk.close()
 
@@ -85,7 +80,7 @@ async def slow_approval(
 class Apps:
     """Launch apps for one test and make sure they are gone afterwards."""
 
-    def __init__(self, desktop: LinuxDesktop, sandbox: Sandbox) -> None:
+    def __init__(self, desktop: DesktopFacade, sandbox: Sandbox) -> None:
         self.desktop = desktop
         self.sandbox = sandbox
         self.pids: set[int] = set()
@@ -95,7 +90,7 @@ class Apps:
 
     async def start(self) -> None:
         windows = await self.desktop.list_windows()
-        self.before = {w.xid for w in windows}
+        self.before = {w.handle for w in windows}
         self.running = {w.pid for w in windows if w.pid}
 
     async def open(self, name: str, timeout: float = 60.0) -> WindowInfo:
@@ -109,13 +104,13 @@ class Apps:
         self, argv: list[str], *, match: Callable[[WindowInfo], bool], timeout: float = 60.0
     ) -> WindowInfo:
         """Start ``argv`` directly on the sandbox; wait for a matching window with a tree."""
-        before = self.desktop.x.client_pids()
+        before = await self.desktop.window_handles()
         proc = self.sandbox.spawn(argv, log=f"{Path(argv[0]).name}.log")
         self.procs.append(proc)
 
         async def window() -> WindowInfo | None:
             for w in await self.desktop.list_windows():
-                if self.desktop.x.is_new(before, w.xid, w.pid) and w.title and match(w):
+                if is_new(before, w.handle, w.pid) and w.title and match(w):
                     return w
             return None
 
@@ -133,15 +128,15 @@ class Apps:
         # an app that ran before the test (a module's shared browser) only loses the windows
         # the test opened: they are closed, the app is not killed
         windows = await self.desktop.list_windows()
-        extra = [w for w in windows if w.xid not in self.before and w.pid in self.running]
+        extra = [w for w in windows if w.handle not in self.before and w.pid in self.running]
         for w in extra:
             if w.pid not in self.pids:
                 await self.desktop.close_window(w)
         self.pids |= {
             w.pid for w in windows
-            if w.xid not in self.before and w.pid and w.pid not in self.running
+            if w.handle not in self.before and w.pid and w.pid not in self.running
         }  # fmt: skip
-        xids = {w.xid for w in windows if w.pid in self.pids} | {w.xid for w in extra}
+        xids = {w.handle for w in windows if w.pid in self.pids} | {w.handle for w in extra}
         for pid in self.pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
@@ -156,13 +151,13 @@ class Apps:
             # by pid and by id: a dead window can linger in the list without its pid, and
             # its id is handed to the next client (a relaunch of the same app)
             listed = await self.desktop.list_windows()
-            return not any(w.pid in pids or w.xid in xids for w in listed)
+            return not any(w.pid in pids or w.handle in xids for w in listed)
 
         await async_wait_for(gone, timeout=10, what="test windows to close")
 
 
 @pytest_asyncio.fixture(loop_scope="session", autouse=True)
-async def apps(desktop: LinuxDesktop, sandbox: Sandbox) -> AsyncIterator[Apps]:
+async def apps(desktop: DesktopFacade, sandbox: Sandbox) -> AsyncIterator[Apps]:
     """Every desktop test gets one: what the test opened is closed when it ends."""
     launched = Apps(desktop, sandbox)
     await launched.start()
@@ -178,7 +173,7 @@ def pages() -> Iterator[PageServer]:
 
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def browser(desktop: LinuxDesktop) -> AsyncIterator[WindowInfo]:
+async def browser(desktop: DesktopFacade) -> AsyncIterator[WindowInfo]:
     """An agent browser shared by one module's tests: each test's open_urls opens a window in
     it (closed when the test ends); the browser is killed after the module."""
     window = await desktop.open_urls(["about:blank"])
@@ -193,7 +188,7 @@ async def browser(desktop: LinuxDesktop) -> AsyncIterator[WindowInfo]:
 
 
 @pytest.fixture
-def ctx(desktop: LinuxDesktop, desktop_settings: Settings) -> ToolContext:
+def ctx(desktop: DesktopFacade, desktop_settings: Settings) -> ToolContext:
     settings = desktop_settings.with_overrides(confirm="none")
     return ToolContext(
         desktop=desktop, settings=settings, audit=discard, session=Session(), approver=AllowAll()

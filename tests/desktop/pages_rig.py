@@ -22,7 +22,7 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.events import Event
 from deskpilot.pages.browser import endpoint
 from deskpilot.pages.store import extension_dir, library_path
@@ -112,7 +112,7 @@ def deskpilot(settings: Settings, *args: str) -> subprocess.CompletedProcess[str
 class Rig:
     site: Site
     settings: Settings
-    desktop: LinuxDesktop
+    desktop: DesktopFacade
     browser: Browser  # the test's own CDP connection (not the tools')
     pid: int
     _attached: contextlib.AsyncExitStack = field(default_factory=contextlib.AsyncExitStack)
@@ -140,7 +140,7 @@ class Rig:
 
 
 @contextlib.asynccontextmanager
-async def open_rig(desktop: LinuxDesktop, settings: Settings) -> AsyncIterator[Rig]:
+async def open_rig(desktop: DesktopFacade, settings: Settings) -> AsyncIterator[Rig]:
     """A loopback site and the agent browser on its /article with an empty library, for one
     test module."""
     reset_library(settings)
@@ -194,7 +194,7 @@ def kill(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-async def stop_browser(desktop: LinuxDesktop, pid: int) -> None:
+async def stop_browser(desktop: DesktopFacade, pid: int) -> None:
     """Kill the browser and wait until it and its windows are gone (X reuses window ids)."""
     kill(pid)
     await async_wait_for(lambda: gone(pid), timeout=20, what="the browser to exit")

@@ -22,7 +22,8 @@ import anyio.to_thread
 from deskpilot._wait import async_wait_for
 from deskpilot.config import load_settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.ports.identity import is_new
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.sandbox import Sandbox
 from tests.e2e.test_mcp_http import DESKPILOT
 
@@ -80,9 +81,9 @@ async def _start(job: SlowApproval, sandbox: Sandbox, home: Path) -> None:
     env["DESKPILOT_SANDBOX"] = sandbox.info.runtime_dir
     env["DESKPILOT_HOME"] = str(home)
     settings = load_settings(env=env)
-    desktop = await LinuxDesktop.open(settings)
+    desktop = await open_resolved(settings)
     try:
-        before = desktop.x.client_pids()
+        before = await desktop.window_handles()
         job.dialog = sandbox.spawn(
             ["zenity", "--question", "--title=Slow approval", "--text=Send?", "--ok-label=Send"],
             log="zenity.log",
@@ -90,7 +91,7 @@ async def _start(job: SlowApproval, sandbox: Sandbox, home: Path) -> None:
 
         async def dialog() -> WindowInfo | None:
             for w in await desktop.list_windows():
-                if desktop.x.is_new(before, w.xid, w.pid) and w.title == "Slow approval":
+                if is_new(before, w.handle, w.pid) and w.title == "Slow approval":
                     return w
             return None
 

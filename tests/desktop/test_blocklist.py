@@ -12,7 +12,7 @@ from PIL import Image as PILImage
 from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop.base import Rect
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.native.executor import NativeExecutor
 from deskpilot.policy import Risk
 from deskpilot.sandbox import Sandbox
@@ -91,7 +91,7 @@ async def test_user_added_entry_is_refused(
 
 
 async def test_a_new_tool_without_policy_code_is_refused_on_keepassxc(
-    ctx: ToolContext, apps: Apps, desktop: LinuxDesktop
+    ctx: ToolContext, apps: Apps, desktop: DesktopFacade
 ) -> None:
     read: list[str] = []
 
@@ -128,17 +128,17 @@ def move_window(display: str, xid: int, x: int, y: int) -> None:
 
 
 async def test_screenshots_black_out_keepassxc_wherever_it_overlaps(
-    call: Call, ctx: ToolContext, apps: Apps, desktop: LinuxDesktop, sandbox: Sandbox
+    call: Call, ctx: ToolContext, apps: Apps, desktop: DesktopFacade, sandbox: Sandbox
 ) -> None:
     calc = await apps.open("org.gnome.Calculator")
     vault = await apps.spawn(["keepassxc"], match=lambda w: "KeePassXC" in w.title)
     g = calc.geometry
     assert sandbox.info is not None
-    move_window(sandbox.info.display, vault.xid, g.x + g.width // 2, g.y + g.height // 2)
+    move_window(sandbox.info.display, vault.handle, g.x + g.width // 2, g.y + g.height // 2)
 
     async def overlapping() -> Rect | None:
-        now = {w.xid: w for w in await desktop.list_windows()}
-        v, c = now[vault.xid].geometry, now[calc.xid].geometry
+        now = {w.handle: w for w in await desktop.list_windows()}
+        v, c = now[vault.handle].geometry, now[calc.handle].geometry
         return v if v.intersects(c) and v.x > c.x and v.y > c.y else None
 
     over = await async_wait_for(overlapping, timeout=10, what="the vault to overlap the calc")

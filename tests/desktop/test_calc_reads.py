@@ -18,8 +18,8 @@ import pytest
 
 from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings
-from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.atspi_calls import CallQueue
+from deskpilot.desktop.atspi.bus import AtspiBus
+from deskpilot.desktop.atspi.calls import CallQueue
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
@@ -101,7 +101,7 @@ async def test_calc_its_menus_and_a_dialog_read_50_times_leave_soffice_well(
     calls_sent: Counter[tuple[str, str]],
 ) -> None:
     calc = await open_calc(apps, tmp_path)
-    located = await ctx.desktop.a11y.locate(calc)  # type: ignore[attr-defined]
+    located = await ctx.desktop.ports.a11y.trees.locate(calc)  # type: ignore[attr-defined]
     assert located is not None
     bus_name, frame, _ = located
     probe = Probe(await AtspiBus.connect(desktop_settings.session_bus), bus_name, frame)

@@ -28,7 +28,7 @@ from deskpilot._wait import async_wait_for, wait_for
 from deskpilot.audit import AuditLog
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.events import Event
 from tests.desktop.conftest import Apps
 from tests.desktop.console_kit import (
@@ -259,7 +259,7 @@ async def test_stop_ends_the_sandbox_session_and_all_its_processes(
 
 
 async def test_stop_on_this_desktop_ends_what_the_session_launched_only(
-    served: tuple[ConsoleProcess, Router], page: Page, apps: Apps, desktop: LinuxDesktop
+    served: tuple[ConsoleProcess, Router], page: Page, apps: Apps, desktop: DesktopFacade
 ) -> None:
     console, router = served
     bystander, bystander_proc = await send_dialog(apps, "Not the session's")
@@ -282,7 +282,7 @@ async def test_stop_on_this_desktop_ends_what_the_session_launched_only(
         assert end["state"] == "stopped"
         assert alive(pids) == set()
         assert bystander_proc.poll() is None  # the user's own window is left alone
-        assert bystander.xid in {w.xid for w in await desktop.list_windows()}
+        assert bystander.handle in {w.handle for w in await desktop.list_windows()}
     finally:
         hold.release.set()
 
@@ -319,7 +319,7 @@ async def test_two_sandbox_sessions_run_side_by_side_without_mixing(
 
 
 async def test_two_sessions_on_one_display_type_and_click_at_once_without_mixing(
-    served: tuple[ConsoleProcess, Router], desktop: LinuxDesktop, apps: Apps, tmp_path: Path
+    served: tuple[ConsoleProcess, Router], desktop: DesktopFacade, apps: Apps, tmp_path: Path
 ) -> None:
     """Two sessions on this desktop, each bound to its own entry dialog, type a long text and
     click their dialog's OK at a point, both at the same moment (the model's replies are held
@@ -572,7 +572,7 @@ async def test_an_mcp_card_shows_its_window_and_stop_ends_the_client_session(
 
 
 async def test_no_session_can_see_read_or_click_the_console_window(
-    served: tuple[ConsoleProcess, Router], desktop_settings: Settings, desktop: LinuxDesktop
+    served: tuple[ConsoleProcess, Router], desktop_settings: Settings, desktop: DesktopFacade
 ) -> None:
     console, router = served
     env = dict(desktop_settings.environ)
@@ -741,7 +741,7 @@ async def test_the_audit_log_replays_a_run_with_its_screenshots_verifies_and_exp
 
 
 async def test_open_shows_the_console_in_its_own_shielded_window(
-    desktop_settings: Settings, desktop: LinuxDesktop, tmp_path: Path
+    desktop_settings: Settings, desktop: DesktopFacade, tmp_path: Path
 ) -> None:
     with (
         model_server() as (server, _),
@@ -762,7 +762,9 @@ async def test_open_shows_the_console_in_its_own_shielded_window(
         assert "log in" not in window.title  # its one-time link logged it in
         assert console.port
     await async_wait_for(
-        lambda: _gone(desktop, window.xid), timeout=30, what="the window to close with the server"
+        lambda: _gone(desktop, window.handle),
+        timeout=30,
+        what="the window to close with the server",
     )
 
 
@@ -777,5 +779,5 @@ def frame_pixels(frame: Event) -> PILImage.Image:
     return PILImage.open(io.BytesIO(image.data)).convert("L")
 
 
-async def _gone(desktop: LinuxDesktop, xid: int) -> bool:
-    return xid not in {w.xid for w in await desktop.list_windows()}
+async def _gone(desktop: DesktopFacade, xid: int) -> bool:
+    return xid not in {w.handle for w in await desktop.list_windows()}

@@ -19,7 +19,7 @@ TEXT = "first line\nsecond line with «unicode» ✓\nthird"
 async def test_fill_read_back_and_save(
     call: Call, ctx: ToolContext, apps: Apps, tmp_path: Path
 ) -> None:
-    opened = await call("open_app", {"bundleId": "Text Editor"})
+    opened = await call("open_app", {"bundleId": "Mousepad"})
     assert not opened.is_error, opened.text
     await apps.adopt(
         next(w for w in await ctx.desktop.list_windows() if w.stable_id == ctx.session.target)

@@ -34,7 +34,7 @@ from click.testing import CliRunner
 from deskpilot.cli import main
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.events import Event
 from deskpilot.native.actions import Action, Click, KeyPress, TypeText
 from deskpilot.native.executor import NativeExecutor
@@ -110,7 +110,7 @@ async def delete_dialog(apps: Apps) -> tuple[WindowInfo, subprocess.Popen[bytes]
 
 
 async def test_keys_on_a_focused_delete_button_are_refused_over_mcp(
-    apps: Apps, desktop: LinuxDesktop, desktop_settings: Settings, tmp_path: Path
+    apps: Apps, desktop: DesktopFacade, desktop_settings: Settings, tmp_path: Path
 ) -> None:
     window, proc = await delete_dialog(apps)
     snap = await desktop.snapshot(window)  # a reader of the test's own: what has the focus
@@ -154,7 +154,7 @@ def judged_by_nobody(ctx: ToolContext) -> tuple[ToolContext, list[ApprovalReques
 
 
 async def test_the_native_executor_is_judged_the_same_way(
-    apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+    apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     window = await apps.spawn(
         ["zenity", "--question", "--title=Alte Sicherungen", "--text=3 alte Sicherungen?",
@@ -237,7 +237,7 @@ async def test_a_generic_ok_is_judged_by_its_dialog_and_a_password_by_its_field(
 
 
 async def test_a_click_at_a_point_is_judged_by_the_element_under_it(
-    apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+    apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     window = await apps.spawn(
         ["zenity", "--question", "--title=Publish post", "--text=Your post is ready.",

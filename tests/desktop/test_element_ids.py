@@ -40,7 +40,7 @@ async def test_stale_id_after_dialog_closes_and_lookalike(
         return all(w.stable_id != dialog_id for w in await ctx.desktop.list_windows())
 
     await async_wait_for(dialog_gone, timeout=10, what="the dialog to close")
-    windows_before = {w.xid for w in await ctx.desktop.list_windows()}
+    windows_before = {w.handle for w in await ctx.desktop.list_windows()}
     stale = await call("perform", {"elementID": cancel, "windowID": editor.stable_id})
     assert stale.is_error
     assert f"Element @{cancel}" in stale.text and "read_screen_ax again" in stale.text
@@ -52,7 +52,7 @@ async def test_stale_id_after_dialog_closes_and_lookalike(
     assert lookalike.is_error and "no longer available" in lookalike.text
     # nothing was clicked: the dialog is still open
     assert ctx.session.target in {w.stable_id for w in await ctx.desktop.list_windows()}
-    assert {w.xid for w in await ctx.desktop.list_windows()} - windows_before
+    assert {w.handle for w in await ctx.desktop.list_windows()} - windows_before
     await call("perform", {"action": "shortcut", "shortcut": "escape"})
 
 
@@ -154,11 +154,11 @@ async def test_active_window_unchanged_or_restored(
     clicked = await call("perform", {"elementID": find_id(read, "toggle", "7")})
     assert "the window was not activated" in clicked.text
     active = await ctx.desktop.active_window()
-    assert active is not None and active.xid == editor.xid
+    assert active is not None and active.handle == editor.handle
 
     typed = await call("perform", {"action": "type", "text": "+1"})
     assert not typed.is_error, typed.text
     assert "the window was activated for it" in typed.text
     assert f"{editor.stable_id} was re-activated afterwards" in typed.text
     active = await ctx.desktop.active_window()
-    assert active is not None and active.xid == editor.xid
+    assert active is not None and active.handle == editor.handle

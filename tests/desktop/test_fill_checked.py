@@ -12,7 +12,7 @@ import re
 import pytest
 
 from deskpilot.config import Settings
-from deskpilot.desktop.atspi_bus import AtspiBus
+from deskpilot.desktop.atspi.bus import AtspiBus
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup
 from tests.desktop.conftest import Apps, Call

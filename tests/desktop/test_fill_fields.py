@@ -15,7 +15,7 @@ import pytest
 from Xlib import display
 
 from deskpilot.config import Settings
-from deskpilot.desktop.atspi_bus import AtspiBus
+from deskpilot.desktop.atspi.bus import AtspiBus
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup

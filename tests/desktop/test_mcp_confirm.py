@@ -19,7 +19,7 @@ from mcp.client.session import ClientRequestContext, ElicitationFnT
 
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import find_id
 from tests.desktop.helpers import mcp_text as text
@@ -85,7 +85,7 @@ class Answers:
 
 
 async def test_the_user_is_asked_and_declining_runs_nothing(
-    connect: Connect, desktop: LinuxDesktop, apps: Apps
+    connect: Connect, desktop: DesktopFacade, apps: Apps
 ) -> None:
     window, proc = await send_dialog(apps)
     answers = Answers(
@@ -101,7 +101,7 @@ async def test_the_user_is_asked_and_declining_runs_nothing(
             assert declined.is_error
             assert "Declined: the user did not approve perform" in text(declined)
             assert proc.poll() is None  # the dialog is still waiting: nothing was clicked
-            assert window.xid in {w.xid for w in await desktop.list_windows()}
+            assert window.handle in {w.handle for w in await desktop.list_windows()}
         assert len(answers.questions) == 2
         assert 'perform (consequential): activates "Send"' in answers.questions[0]
         assert f'"elementID": "{send}"' in answers.questions[0]

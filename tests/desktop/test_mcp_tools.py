@@ -15,7 +15,7 @@ from mcp import ClientSession
 from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.sandbox import Sandbox
 from deskpilot.tools.builtin import all_tools
 from deskpilot.tools.outputs import OUTPUTS
@@ -40,7 +40,7 @@ def display(read: str) -> str:
 
 
 async def test_calculator_and_every_tool_over_stdio(
-    desktop_settings: Settings, desktop: LinuxDesktop, apps: Apps, tmp_path: Path
+    desktop_settings: Settings, desktop: DesktopFacade, apps: Apps, tmp_path: Path
 ) -> None:
     async with stdio_session(desktop_settings.environ, tmp_path / "server.log") as session:
         listed = {t.name: t for t in (await session.list_tools()).tools}
@@ -88,7 +88,7 @@ async def test_calculator_and_every_tool_over_stdio(
 
 
 async def test_open_urls_over_stdio(
-    desktop_settings: Settings, desktop: LinuxDesktop, apps: Apps, tmp_path: Path
+    desktop_settings: Settings, desktop: DesktopFacade, apps: Apps, tmp_path: Path
 ) -> None:
     page = "data:text/html,<title>deskpilot mcp page</title><h1>Hello from MCP</h1>"
     async with stdio_session(desktop_settings.environ, tmp_path / "server.log") as session:
@@ -102,7 +102,7 @@ async def test_open_urls_over_stdio(
 
 async def test_blocked_app_gives_error_results(
     desktop_settings: Settings,
-    desktop: LinuxDesktop,
+    desktop: DesktopFacade,
     sandbox: Sandbox,
     apps: Apps,
     tmp_path: Path,

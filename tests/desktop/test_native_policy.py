@@ -1,5 +1,7 @@
 """Policy holds for pixels on the real desktop: blocked apps are refused (and hidden from
-screenshots), a press on a consequential button needs a yes, and everything is audited."""
+screenshots), a press on a consequential button needs a yes, and everything is audited. The
+model's calls come through the production path: a native run, the vendor's adapter, its HTTP
+client, a local server in the vendor's wire format."""
 
 from __future__ import annotations
 
@@ -12,22 +14,23 @@ import pytest
 from PIL import Image
 
 from deskpilot._wait import async_wait_for
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.agent.loop import RunOptions
+from deskpilot.agent.native_run import run_native_task
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.events import Event
 from deskpilot.native.actions import Click, TypeText
-from deskpilot.native.driver import NativeDriver, http_send, open_conversation
 from deskpilot.native.executor import NativeExecutor
 from deskpilot.policy import ApprovalRequest, CallbackApprover, DenyAll
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
 from tests.desktop.conftest import Apps
-from tests.desktop.native_server import ReplayServer, Request
+from tests.desktop.native_server import ReplayServer, Request, vendor_provider
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 async def test_a_click_aimed_at_keepassxc_is_refused(
-    apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+    apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     vault = await apps.spawn(["keepassxc"], match=lambda w: "KeePassXC" in w.title)
     cx, cy = vault.geometry.center
@@ -46,12 +49,11 @@ async def test_a_click_aimed_at_keepassxc_is_refused(
         return {"id": "r2", "output": [{"type": "message", "content": [
             {"type": "output_text", "text": "KeePassXC is blocked."}]}]}  # fmt: skip
 
-    conv = await open_conversation("openai", "gpt-5.5", ctx)
     with ReplayServer(script) as server:
-        send = http_send(server.url + "/v1", "k")
-        driver = NativeDriver(conv, NativeExecutor(ToolSet(), ctx), send)
-        result = await driver.run("Open my password vault.")
-    assert result.status == "done" and server.errors == []
+        async with vendor_provider("openai:gpt-5.5", server) as provider:
+            result = await run_native_task("Open my password vault.", provider=provider,
+                                           ctx=ctx, options=RunOptions(max_steps=3))  # fmt: skip
+    assert result.outcome == "done" and server.errors == [], result.answer
     assert await desktop.pointer_position() == (3, 3)  # no input reached the screen
 
     first = server.requests[0].body["input"][0]["content"][1]["image_url"].split(",", 1)[1]
@@ -77,7 +79,7 @@ async def test_a_click_aimed_at_keepassxc_is_refused(
 
 
 async def test_pressing_a_real_send_button_needs_a_yes(
-    apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+    apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     dialog = await apps.spawn(
         ["zenity", "--question", "--title=Mail", "--text=Send the report?", "--ok-label=Send",
@@ -92,7 +94,7 @@ async def test_pressing_a_real_send_button_needs_a_yes(
     declined = await NativeExecutor(ToolSet(), refuse).run([Click(*send.bounds.center)])
     assert "Declined" in declined.steps[0].result.text
     assert 'activates "Send"' in declined.steps[0].result.text
-    assert any(w.xid == dialog.xid for w in await desktop.list_windows())  # still open
+    assert any(w.handle == dialog.handle for w in await desktop.list_windows())  # still open
 
     asked: list[ApprovalRequest] = []
     agree = dataclasses.replace(
@@ -102,6 +104,6 @@ async def test_pressing_a_real_send_button_needs_a_yes(
     assert done.ok and len(asked) == 1 and 'activates "Send"' in asked[0].reason
 
     async def closed() -> bool:
-        return all(w.xid != dialog.xid for w in await desktop.list_windows())
+        return all(w.handle != dialog.handle for w in await desktop.list_windows())
 
     await async_wait_for(closed, timeout=10, what="the dialog to close after Send")

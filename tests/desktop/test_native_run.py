@@ -32,14 +32,14 @@ from deskpilot.audit import AuditLog
 from deskpilot.cli import main
 from deskpilot.config import Settings
 from deskpilot.desktop.base import Rect
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.events import Event, Fanout
 from deskpilot.policy import ApprovalRequest, CallbackApprover
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import find_id
-from tests.desktop.native_server import ReplayServer, Request
-from tests.desktop.test_native_vendors import Calc, Eye, image_of, open_calculator, shows
+from tests.desktop.native_server import ReplayServer, Request, image_of
+from tests.desktop.test_native_vendors import Calc, Eye, open_calculator, shows
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -146,7 +146,7 @@ def person(asked: list[ApprovalRequest]) -> CallbackApprover:
 
 @pytest.mark.parametrize("vendor", list(CASES))
 async def test_each_vendor_computes_84_through_the_native_run(
-    vendor: str, apps: Apps, desktop: LinuxDesktop, ctx: ToolContext, tmp_path: Path
+    vendor: str, apps: Apps, desktop: DesktopFacade, ctx: ToolContext, tmp_path: Path
 ) -> None:
     spec, reply, window = CASES[vendor]
     calc = await open_calculator(apps, desktop)
@@ -175,7 +175,7 @@ async def test_each_vendor_computes_84_through_the_native_run(
 
 
 async def test_hybrid_uses_element_tools_and_the_computer_tool_in_one_run(
-    apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+    apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     calc = await open_calculator(apps, desktop)
     win = calc.window.stable_id
@@ -238,7 +238,7 @@ async def test_hybrid_uses_element_tools_and_the_computer_tool_in_one_run(
 
 
 async def test_cli_declines_a_safety_check_without_a_terminal_and_tells_the_model(
-    apps: Apps, desktop: LinuxDesktop, desktop_settings: Settings, tmp_path: Path
+    apps: Apps, desktop: DesktopFacade, desktop_settings: Settings, tmp_path: Path
 ) -> None:
     calc = await open_calculator(apps, desktop)
     w, h = await desktop.screen_size()

@@ -1,7 +1,8 @@
 """Each vendor's native computer tool, end to end on the sandbox desktop.
 
 A local HTTP server (tests/desktop/native_server.py) stands in for the vendor's API and replays
-computer calls in the vendor's recorded wire format. Like a real model, it finds the
+computer calls in the vendor's recorded wire format; deskpilot reaches it through the vendor's
+adapter and the production HTTP client, in a native run. Like a real model, it finds the
 calculator's buttons in the screenshot deskpilot sent it (their positions come from the real
 window's AT-SPI snapshot, scaled into the screenshot's space) and clicks 7 × 6 =. deskpilot
 runs the calls on gnome-calculator and answers in the vendor's format; the calculator must show
@@ -16,22 +17,21 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 from PIL import Image
 
 from deskpilot._wait import async_wait_for
+from deskpilot.agent.computer import ComputerCalls
+from deskpilot.agent.loop import RunResult
+from deskpilot.agent.native_run import run_native_task
 from deskpilot.desktop.base import Rect, WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
-from deskpilot.native.driver import NativeDriver, RunResult, http_send, open_conversation
-from deskpilot.native.executor import NativeExecutor
-from deskpilot.native.vendors.base import BASE_URLS
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.native.scaling import Viewport
 from deskpilot.policy import ApprovalRequest, CallbackApprover
 from deskpilot.tools.context import ToolContext
-from deskpilot.tools.toolset import ToolSet
 from tests.desktop.conftest import Apps
-from tests.desktop.native_server import ReplayServer, Request
+from tests.desktop.native_server import ReplayServer, Request, image_of, vendor_provider
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -47,7 +47,7 @@ class Calc:
     display_rect: Rect
 
 
-async def open_calculator(apps: Apps, desktop: LinuxDesktop) -> Calc:
+async def open_calculator(apps: Apps, desktop: DesktopFacade) -> Calc:
     window = await apps.open("Calculator")
     snap = await desktop.snapshot(window)
     buttons = {n.name.split(" ")[0]: n.bounds.center for n in snap.nodes()
@@ -57,22 +57,11 @@ async def open_calculator(apps: Apps, desktop: LinuxDesktop) -> Calc:
     return Calc(window, buttons, display.key, display.bounds)
 
 
-async def shows(desktop: LinuxDesktop, calc: Calc, value: str) -> None:
+async def shows(desktop: DesktopFacade, calc: Calc, value: str) -> None:
     async def check() -> bool:
         return (await desktop.read_text(calc.display) or "").strip() == value
 
     await async_wait_for(check, timeout=10, what=f"the calculator to show {value}")
-
-
-def image_of(vendor: str, body: dict[str, Any]) -> Image.Image:
-    """The screenshot in a vendor's first request (the goal message)."""
-    if vendor == "openai":
-        data = body["input"][0]["content"][1]["image_url"].split(",", 1)[1]
-    elif vendor == "anthropic":
-        data = body["messages"][0]["content"][1]["source"]["data"]
-    else:
-        data = body["contents"][0]["parts"][1]["inlineData"]["data"]
-    return Image.open(io.BytesIO(base64.b64decode(data)))
 
 
 class Eye:
@@ -196,7 +185,7 @@ CASES = {
 
 async def play(
     case: Case, calc: Calc, ctx: ToolContext, asked: list[ApprovalRequest]
-) -> tuple[RunResult, ReplayServer, NativeDriver]:
+) -> tuple[RunResult, ReplayServer, Viewport]:
     desktop = ctx.desktop
     window = calc.window.stable_id if case.on_window else None
     w, h = await desktop.screen_size()
@@ -213,26 +202,25 @@ async def play(
     person = CallbackApprover(lambda r: asked.append(r) or True, person=True)
     ctx = dataclasses.replace(ctx, approver=person,
                               settings=ctx.settings.with_overrides(confirm="all"))  # fmt: skip
-    conv = await open_conversation(case.vendor, case.model, ctx, window=window)  # type: ignore[arg-type]
     with ReplayServer(script) as server:
-        base = server.url + urlparse(BASE_URLS[case.vendor]).path  # e.g. …/v1 for OpenAI
-        driver = NativeDriver(conv, NativeExecutor(ToolSet(), ctx), http_send(base, "test-key"))
-        result = await driver.run("Compute 7 × 6 in the calculator.")
+        async with vendor_provider(f"{case.vendor}:{case.model}", server) as provider:
+            result = await run_native_task("Compute 7 × 6 in the calculator.", window,
+                                           provider=provider, ctx=ctx)  # fmt: skip
     assert server.errors == []
-    return result, server, driver
+    assert isinstance(result.acting, ComputerCalls) and result.acting.wire is not None
+    return result, server, result.acting.wire.setup.viewport
 
 
 @pytest.mark.parametrize("name", list(CASES))
 async def test_a_replayed_model_computes_42_on_the_calculator(
-    name: str, apps: Apps, desktop: LinuxDesktop, ctx: ToolContext
+    name: str, apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     case = CASES[name]
     calc = await open_calculator(apps, desktop)
     asked: list[ApprovalRequest] = []
-    result, server, driver = await play(case, calc, ctx, asked)
+    result, server, vp = await play(case, calc, ctx, asked)
     await shows(desktop, calc, "42")
-    assert result.status == "done" and "42" in result.text
-    vp = driver.conv.viewport
+    assert result.outcome == "done" and "42" in result.answer, result.answer
     first = image_of(case.vendor, server.requests[0].body)
     assert first.size == (vp.image.width, vp.image.height)
     if case.on_window:

@@ -24,7 +24,7 @@ async def _opened(call: Call, ctx: ToolContext, app: str, path: Path) -> tuple[s
     assert not result.is_error, result.text
     wid = window_id_from(result.text)
     xid = int(wid.split("/")[1])
-    title = ctx.desktop.x.window(xid).title  # type: ignore[attr-defined,union-attr]
+    title = (await ctx.desktop.ports.windows.window(xid)).title  # type: ignore[attr-defined]
     assert path.stem in title, (title, result.text)
     assert ctx.session.target == wid
     return wid, (await call("read_screen_ax", {"windowID": wid})).text
@@ -58,9 +58,9 @@ async def test_open_app_opens_documents_in_libreoffice_started_or_running(
 async def test_open_app_refuses_a_missing_file_and_starts_nothing(
     call: Call, ctx: ToolContext, tmp_path: Path
 ) -> None:
-    before = {w.xid for w in await ctx.desktop.list_windows()}
+    before = {w.handle for w in await ctx.desktop.list_windows()}
     missing = await call(
         "open_app", {"bundleId": "LibreOffice Calc", "file": str(tmp_path / "no.ods")}
     )
     assert missing.is_error and "no file" in missing.text, missing.text
-    assert {w.xid for w in await ctx.desktop.list_windows()} == before
+    assert {w.handle for w in await ctx.desktop.list_windows()} == before

@@ -18,7 +18,7 @@ from deskpilot._wait import async_wait_for
 from deskpilot.agent.chat import ChatSession
 from deskpilot.agent.providers import ScriptedProvider
 from deskpilot.config import Settings
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.events import Event
 from deskpilot.pages import service
 from deskpilot.pages.patterns import parse_patterns
@@ -43,7 +43,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def rig(desktop: LinuxDesktop, desktop_settings: Settings) -> AsyncIterator[Rig]:
+async def rig(desktop: DesktopFacade, desktop_settings: Settings) -> AsyncIterator[Rig]:
     async with open_rig(desktop, desktop_settings.with_overrides(confirm="consequential")) as r:
         yield r
 

@@ -21,7 +21,7 @@ from playwright.async_api import Page
 
 from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.pages import launch, service
 from deskpilot.pages.browser import endpoint, extension_id
 from deskpilot.pages.link import link_of
@@ -48,7 +48,7 @@ NO_HANG_S = 120
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def rig(desktop: LinuxDesktop, desktop_settings: Settings) -> AsyncIterator[Rig]:
+async def rig(desktop: DesktopFacade, desktop_settings: Settings) -> AsyncIterator[Rig]:
     async with open_rig(desktop, desktop_settings) as r:
         yield r
 

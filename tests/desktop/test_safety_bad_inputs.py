@@ -24,7 +24,7 @@ from deskpilot.agent.providers import get_provider
 from deskpilot.agent.task import computer_use_task
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.policy import DenyAll
 from deskpilot.runtime import open_session
 from deskpilot.session import Session
@@ -149,19 +149,19 @@ def site() -> Iterator[Site]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def browser(site: Site, desktop: LinuxDesktop) -> AsyncIterator[WindowInfo]:
+async def browser(site: Site, desktop: DesktopFacade) -> AsyncIterator[WindowInfo]:
     async with home_browser(desktop, site.page("article")) as window:
         yield window
 
 
 async def run_script(
-    desktop: LinuxDesktop, base: Settings, site: Site, steps: list[Bad], protocol: str
+    desktop: DesktopFacade, base: Settings, site: Site, steps: list[Bad], protocol: str
 ) -> Scripted:
     url = site.page("mail")
     opening = [Bad("", "open_urls", {"urls": [url]}), Bad("", "read_screen_ax", {})]
     brain = Scripted(site, opening + steps)
     settings = policy_settings(base, on=True)
-    before = {w.xid for w in await desktop.list_windows()}
+    before = {w.handle for w in await desktop.list_windows()}
     fmt = "anthropic" if protocol == "native" else "openai"
     try:
         async with open_session(
@@ -175,7 +175,7 @@ async def run_script(
                         "Check my mail.", provider=model, ctx=ctx, options=options
                     )
     finally:
-        opened = [w for w in await desktop.list_windows() if w.xid not in before]
+        opened = [w for w in await desktop.list_windows() if w.handle not in before]
         await close_windows(desktop, opened)
     return brain
 
@@ -199,7 +199,7 @@ async def test_bad_calls_from_a_model(
     site: Site,
     browser: WindowInfo,
     apps: Apps,
-    desktop: LinuxDesktop,
+    desktop: DesktopFacade,
     desktop_settings: Settings,
     figures: Figures,
 ) -> None:
@@ -214,7 +214,7 @@ async def test_malformed_text_protocol_blocks(
     site: Site,
     browser: WindowInfo,
     apps: Apps,
-    desktop: LinuxDesktop,
+    desktop: DesktopFacade,
     desktop_settings: Settings,
     figures: Figures,
 ) -> None:
@@ -256,11 +256,11 @@ CLI = [  # (case, arguments, config file text, session file text, expected phras
 
 
 async def test_bad_command_lines(
-    desktop_settings: Settings, tmp_path: Path, figures: Figures, desktop: LinuxDesktop
+    desktop_settings: Settings, tmp_path: Path, figures: Figures, desktop: DesktopFacade
 ) -> None:
     replay = tmp_path / "replay.json"
     replay.write_text(json.dumps({"format": [], "replies": []}))
-    windows = [w.xid for w in await desktop.list_windows()]
+    windows = [w.handle for w in await desktop.list_windows()]
 
     async def one(i: int, args: list[str], config: str, session: str | None) -> tuple[int, str]:
         home = tmp_path / f"home{i}"
@@ -282,7 +282,7 @@ async def test_bad_command_lines(
         figures.bad_input(name, surface="cli", message=said, changed=False, named=named)
         if not named or has_traceback(said):
             problems.append(f"{name}: exit {exit_code}: {said[:400]!r}")
-    assert [w.xid for w in await desktop.list_windows()] == windows  # nothing opened or closed
+    assert [w.handle for w in await desktop.list_windows()] == windows  # nothing opened or closed
     assert not problems, "\n".join(problems)
 
 
@@ -290,10 +290,10 @@ async def test_bad_command_lines(
 
 
 async def test_bad_calls_from_an_mcp_client(
-    desktop_settings: Settings, tmp_path: Path, figures: Figures, desktop: LinuxDesktop
+    desktop_settings: Settings, tmp_path: Path, figures: Figures, desktop: DesktopFacade
 ) -> None:
     env = {**desktop_settings.environ, "DESKPILOT_HOME": str(tmp_path / "home")}
-    windows = [w.xid for w in await desktop.list_windows()]
+    windows = [w.handle for w in await desktop.list_windows()]
     calls = [
         ("mcp: wrong argument type", "perform", {"action": 5}, "action"),
         ("mcp: unknown tool", "rm", {"path": "/"}, "rm"),
@@ -310,6 +310,6 @@ async def test_bad_calls_from_an_mcp_client(
             figures.bad_input(name, surface="mcp", message=said, changed=False, named=named)
             if not named or has_traceback(said):
                 problems.append(f"{name}: {said[:300]!r}")
-    assert [w.xid for w in await desktop.list_windows()] == windows
+    assert [w.handle for w in await desktop.list_windows()] == windows
     assert "Traceback" not in (tmp_path / "server.log").read_text()
     assert not problems, "\n".join(problems)

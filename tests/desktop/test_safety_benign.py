@@ -20,7 +20,7 @@ import pytest_asyncio
 
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.policy import CallbackApprover
 from tests.desktop.conftest import Apps
 from tests.desktop.site import Site
@@ -199,7 +199,7 @@ def site() -> Iterator[Site]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def browser(site: Site, desktop: LinuxDesktop) -> AsyncIterator[WindowInfo]:
+async def browser(site: Site, desktop: DesktopFacade) -> AsyncIterator[WindowInfo]:
     async with home_browser(desktop, site.page("article")) as window:
         yield window
 
@@ -219,14 +219,14 @@ async def test_benign_task(
     site: Site,
     browser: WindowInfo,
     apps: Apps,
-    desktop: LinuxDesktop,
+    desktop: DesktopFacade,
     desktop_settings: Settings,
     figures: Figures,
     tmp_path: Path,
 ) -> None:
     task = tasks(site)[name]()
     assert sorted(tasks(site)) == sorted(NAMES)
-    before = {w.xid for w in await desktop.list_windows()}
+    before = {w.handle for w in await desktop.list_windows()}
     asked: list[str] = []
     yes = CallbackApprover(lambda r: asked.append(r.reason) is None, person=True)
     try:
@@ -238,7 +238,7 @@ async def test_benign_task(
         run = await run_adversary(desktop, desktop_settings, task.goal, on=True, approver=yes)
         done = await effect_seen(task.done, run, expected=True)
     finally:
-        opened = [w for w in await desktop.list_windows() if w.xid not in before]
+        opened = [w for w in await desktop.list_windows() if w.handle not in before]
         await close_windows(desktop, opened)
     figures.benign(name, asks=run.asked, acting_calls=run.acting_calls, done=done,
                    note="; ".join(asked))  # fmt: skip

@@ -38,7 +38,8 @@ from deskpilot.agent.task import computer_use_task
 from deskpilot.audit import AuditLog
 from deskpilot.config import Settings, load_settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.errors import AccessibilityUnavailable
 from deskpilot.policy import AllowAll
 from deskpilot.runtime import open_session
@@ -154,15 +155,15 @@ def bus_daemons(box: Sandbox) -> list[int]:
     return found
 
 
-async def opened(settings: Settings) -> LinuxDesktop | None:
+async def opened(settings: Settings) -> DesktopFacade | None:
     """A desktop on the settings' display, once its accessibility bus is up."""
     try:
-        return await LinuxDesktop.open(settings)
+        return await open_resolved(settings)
     except AccessibilityUnavailable:
         return None
 
 
-async def a_window(desk: LinuxDesktop, title: str) -> WindowInfo:
+async def a_window(desk: DesktopFacade, title: str) -> WindowInfo:
     async def shown() -> WindowInfo | None:
         return next((w for w in await desk.list_windows() if w.title == title), None)
 
@@ -182,7 +183,7 @@ async def test_the_bus_restarted_and_the_x_server_gone(tmp_path: Path, figures: 
         }
         settings = load_settings(env=env).with_overrides(confirm="none")
         box.spawn(["zenity", "--entry", "--title=before", "--text=Name"])
-        desk = await LinuxDesktop.open(settings)
+        desk = await open_resolved(settings)
         tools = computer_use_tools()
         try:
             async with (
@@ -234,7 +235,7 @@ async def test_the_bus_restarted_and_the_x_server_gone(tmp_path: Path, figures: 
                 # the X server goes away: every call is a typed error, none hangs
                 assert box.info is not None
                 os.kill(box.info.pids["xvfb"], signal.SIGKILL)
-                await async_wait_for(holds(desk.x.lost), timeout=10, what="X to go")
+                await async_wait_for(holds(desk.ports.windows.lost), timeout=10, what="X to go")
                 slowest, texts = 0.0, []
                 for tool, args in [
                     ("list_windows", {}),
@@ -357,7 +358,7 @@ def answering(view: View) -> Decision:
 
 
 async def provider_run(
-    desktop: LinuxDesktop,
+    desktop: DesktopFacade,
     desktop_settings: Settings,
     server: ModelServer,
     *,
@@ -382,7 +383,7 @@ FAST_RETRY = RetryPolicy(attempts=4, base_delay=0.2)  # 0.1–0.2, 0.2–0.4, 0.
 
 
 async def test_provider_faults_end_the_run_with_a_typed_reason(
-    desktop: LinuxDesktop, desktop_settings: Settings, figures: Figures
+    desktop: DesktopFacade, desktop_settings: Settings, figures: Figures
 ) -> None:
     error = {"type": "error", "error": {"type": "api_error", "message": "upstream exploded"}}
     with ModelServer("anthropic", answering) as server:

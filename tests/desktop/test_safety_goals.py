@@ -27,7 +27,7 @@ import pytest_asyncio
 
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.policy import CallbackApprover, DenyAll
 from tests.desktop.adversary import commands
 from tests.desktop.conftest import Apps
@@ -60,12 +60,12 @@ def site() -> Iterator[Site]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def browser(site: Site, desktop: LinuxDesktop) -> AsyncIterator[WindowInfo]:
+async def browser(site: Site, desktop: DesktopFacade) -> AsyncIterator[WindowInfo]:
     async with home_browser(desktop, site.page("todo")) as window:
         yield window
 
 
-async def _opened_since(desktop: LinuxDesktop, before: set[int]) -> list[WindowInfo]:
+async def _opened_since(desktop: DesktopFacade, before: set[int]) -> list[WindowInfo]:
     return [w for w in await desktop.list_windows() if w.xid not in before]
 
 
@@ -75,7 +75,7 @@ async def test_goal_task(
     site: Site,
     browser: WindowInfo,
     apps: Apps,
-    desktop: LinuxDesktop,
+    desktop: DesktopFacade,
     desktop_settings: Settings,
     figures: Figures,
     tmp_path: Path,
@@ -125,7 +125,7 @@ async def test_grant_abuse(
     case: AbuseCase,
     site: Site,
     browser: WindowInfo,
-    desktop: LinuxDesktop,
+    desktop: DesktopFacade,
     desktop_settings: Settings,
     figures: Figures,
 ) -> None:

@@ -28,7 +28,7 @@ import pytest_asyncio
 
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from tests.desktop.conftest import Apps
 from tests.desktop.site import Site
 from tests.desktop.trials import Case, home_browser, trial
@@ -377,7 +377,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def browser(site: Site, desktop: LinuxDesktop) -> AsyncIterator[WindowInfo]:
+async def browser(site: Site, desktop: DesktopFacade) -> AsyncIterator[WindowInfo]:
     async with home_browser(desktop, site.page("article")) as window:
         yield window
 
@@ -388,7 +388,7 @@ async def test_injection(
     site: Site,
     browser: WindowInfo,
     apps: Apps,
-    desktop: LinuxDesktop,
+    desktop: DesktopFacade,
     desktop_settings: Settings,
     tmp_path: Path,
     figures: Figures,

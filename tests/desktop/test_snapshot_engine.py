@@ -10,7 +10,8 @@ import time
 import pytest
 
 from deskpilot.config import Settings
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id
@@ -50,7 +51,7 @@ async def test_diff_after_typing_shows_exactly_that_field(
 async def test_warm_reads_follow_changes(call: Call, ctx: ToolContext, apps: Apps) -> None:
     calc = await apps.open("galculator")
     desktop = ctx.desktop
-    assert isinstance(desktop, LinuxDesktop)
+    assert isinstance(desktop, DesktopFacade)
     cold = await desktop.snapshot(calc, fresh=True)
     warm = await desktop.snapshot(calc)
     assert len(warm.nodes()) == len(cold.nodes())
@@ -68,7 +69,7 @@ async def test_app_that_stops_answering_gives_a_partial_read_and_a_typed_error(
     await call("read_screen_ax", {"windowID": calc.stable_id})
     os.kill(calc.pid, signal.SIGSTOP)
     try:
-        for desktop in (ctx.desktop, await LinuxDesktop.open(desktop_settings)):  # warm, cold
+        for desktop in (ctx.desktop, await open_resolved(desktop_settings)):  # warm, cold
             start = time.monotonic()
             snap = await desktop.snapshot(calc, timeout=5.0)
             assert time.monotonic() - start < 6.0

@@ -17,7 +17,7 @@ import pytest
 
 from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings
-from deskpilot.desktop.atspi_bus import AtspiBus
+from deskpilot.desktop.atspi.bus import AtspiBus
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup
 from tests.desktop.conftest import Apps, Call

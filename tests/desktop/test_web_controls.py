@@ -18,7 +18,7 @@ import pytest
 
 from deskpilot._wait import async_wait_for
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.policy import ApprovalRequest, CallbackApprover
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
@@ -186,7 +186,7 @@ async def test_menus_in_a_menu_bar_and_new_tabs_and_windows(
     await ok(call, "perform", {"action": "shortcut", "shortcut": "ctrl+w"})
 
     page = (await call("read_screen_ax")).text
-    before = {w.xid for w in await ctx.desktop.list_windows()}
+    before = {w.handle for w in await ctx.desktop.list_windows()}
     opened = await ok(call, "perform", {"elementID": id_of_line(page, "in a new window")})
     if "A new window opened" in opened:
         assert ctx.session.target != window, opened  # followed: the popup is the target
@@ -194,7 +194,7 @@ async def test_menus_in_a_menu_bar_and_new_tabs_and_windows(
     else:  # the page's script opened it after the click's result was written (a slow machine)
 
         async def appeared() -> str | None:
-            new = [w for w in await ctx.desktop.list_windows() if w.xid not in before]
+            new = [w for w in await ctx.desktop.list_windows() if w.handle not in before]
             return new[0].stable_id if new else None
 
         popup = {"windowID": await async_wait_for(appeared, timeout=15, what="the popup")}
@@ -205,7 +205,7 @@ async def test_menus_in_a_menu_bar_and_new_tabs_and_windows(
 
 
 async def test_points_follow_the_policy(
-    call: Call, ctx: ToolContext, apps: Apps, desktop: LinuxDesktop, pages: PageServer,
+    call: Call, ctx: ToolContext, apps: Apps, desktop: DesktopFacade, pages: PageServer,
     browser: WindowInfo,
 ) -> None:  # fmt: skip
     await open_page(call, pages, "compose.html")
@@ -247,4 +247,4 @@ async def test_points_follow_the_policy(
     refused = await tools.call("perform", inside, blocking)
     assert refused.is_error and "blocked" in refused.text, refused.text
     assert await desktop.pointer_position() == (3, 3)  # no input reached the screen
-    assert any(w.xid == vault.xid for w in await desktop.list_windows())
+    assert any(w.handle == vault.handle for w in await desktop.list_windows())

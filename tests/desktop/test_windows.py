@@ -28,7 +28,7 @@ async def test_list_windows_forms_and_resolution(call: Call, ctx: ToolContext, a
     assert "Galculator (galculator):" in text
     assert "Mousepad (org.xfce.mousepad):" in text
     assert f"Window ID: {calc.pid}/{calc.title}" in text
-    assert f"Stable Window ID: {calc.pid}/{calc.xid}" in text
+    assert f"Stable Window ID: {calc.pid}/{calc.handle}" in text
     assert f"PID: {editor.pid}" in text
     active = [ln for ln in text.splitlines() if "⭐ (ACTIVE)" in ln]
     assert active == [f'  - Window: "{editor.title}" ⭐ (ACTIVE)']
@@ -43,7 +43,7 @@ async def test_list_windows_forms_and_resolution(call: Call, ctx: ToolContext, a
     await ctx.desktop.close_window(calc)  # type: ignore[attr-defined]
 
     async def closed() -> bool:
-        return all(w.xid != calc.xid for w in await ctx.desktop.list_windows())
+        return all(w.handle != calc.handle for w in await ctx.desktop.list_windows())
 
     await async_wait_for(closed, timeout=10, what="galculator to close")
     for wid in (calc.stable_id, calc.window_id):
@@ -80,12 +80,13 @@ async def test_a_restarted_app_reusing_its_window_id_is_found(apps: Apps) -> Non
     os.kill(first.pid, signal.SIGKILL)
 
     async def gone() -> bool:
-        return first.xid not in desktop.x.client_ids()
+        return first.handle not in await desktop.window_handles()
 
     await async_wait_for(gone, timeout=10, what="the killed calculator's window to go")
     entry = resolve_app("Calculator", await desktop.apps())
-    proc = desktop._spawn(desktop._argv_for(entry))
-    stale = {first.xid: first.pid}  # as if the dead window were still listed at the start
-    second = await desktop._wait_new_window(stale, proc, entry, timeout=30)
+    launcher = desktop.ports.launcher
+    proc = launcher.spawn(launcher.argv_for(entry))
+    stale = {first.handle: first.pid}  # as if the dead window were still listed at the start
+    second = await desktop.launching._wait_new_window(stale, proc, entry, timeout=30)
     await apps.adopt(second)
     assert second.pid == proc.pid != first.pid

@@ -28,7 +28,7 @@ from deskpilot.agent.providers import get_provider
 from deskpilot.agent.task import computer_use_task
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.events import Event
 from deskpilot.policy import AllowAll, Approver, DenyAll
 from deskpilot.runtime import open_session
@@ -88,7 +88,7 @@ class Run:
 
 
 async def run_adversary(
-    desktop: LinuxDesktop,
+    desktop: DesktopFacade,
     base: Settings,
     goal: str,
     *,
@@ -149,7 +149,7 @@ async def effect_seen(check: Callable[[], bool], run: Run, *, expected: bool) ->
 BROWSER: dict[str, int] = {}
 
 
-async def close_windows(desktop: LinuxDesktop, windows: list[WindowInfo]) -> None:
+async def close_windows(desktop: DesktopFacade, windows: list[WindowInfo]) -> None:
     """Close what a trial opened: the shared browser's windows politely, other apps by kill."""
     for w in windows:
         if w.pid == BROWSER.get("pid"):
@@ -157,16 +157,16 @@ async def close_windows(desktop: LinuxDesktop, windows: list[WindowInfo]) -> Non
         else:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(w.pid, signal.SIGKILL)
-    xids = {w.xid for w in windows}
+    xids = {w.handle for w in windows}
 
     async def gone() -> bool:
-        return not any(w.xid in xids for w in await desktop.list_windows())
+        return not any(w.handle in xids for w in await desktop.list_windows())
 
     await async_wait_for(gone, timeout=15, what="the trial's windows to close")
 
 
 @contextlib.asynccontextmanager
-async def home_browser(desktop: LinuxDesktop, url: str) -> AsyncIterator[WindowInfo]:
+async def home_browser(desktop: DesktopFacade, url: str) -> AsyncIterator[WindowInfo]:
     """The agent browser kept running with one window on ``url`` while a module's trials run:
     each trial's ``open_urls`` opens a window in it (no browser start per trial)."""
     window = await desktop.open_urls([url])
@@ -198,16 +198,16 @@ class Case:
 
 
 async def trial(
-    desktop: LinuxDesktop, base: Settings, case: Case, *, on: bool
+    desktop: DesktopFacade, base: Settings, case: Case, *, on: bool
 ) -> tuple[Trial, Run]:
     """Set the scene, run the adversary, see whether the effect happened; close what opened."""
-    before = {w.xid for w in await desktop.list_windows()}
+    before = {w.handle for w in await desktop.list_windows()}
     try:
         goal = await case.goal()
         run = await run_adversary(desktop, base, goal, on=on, provider=case.provider)
         effect = await effect_seen(case.happened, run, expected=not on)
     finally:
-        opened = [w for w in await desktop.list_windows() if w.xid not in before]
+        opened = [w for w in await desktop.list_windows() if w.handle not in before]
         await close_windows(desktop, opened)
     why = "; ".join(e.data["reason"] for e in run.of("confirm.asked"))  # what a person was asked
     return Trial(effect=effect, asked=run.asked, calls=len(run.of("tool.call")), note=why), run

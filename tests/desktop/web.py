@@ -171,7 +171,8 @@ async def uncovered(
 async def open_page(call: Call, pages: PageServer, page: str) -> str:
     """Open a fixture page through the tools; its first read."""
     pages.clear()
-    opened = await call("open_urls", {"urls": [pages.url(page)]})
+    # a window of its own in the module's browser (closed when the test ends)
+    opened = await call("open_urls", {"urls": [pages.url(page)], "new_window": True})
     assert not opened.is_error, opened.text
     read = await call("read_screen_ax")
     assert not read.is_error, read.text

@@ -86,7 +86,8 @@ def test_widgets_follow_the_issue_definition() -> None:
     assert widget_indices(gtk4, window, screen) == [1]
 
 
-@pytest.mark.desktop
+@pytest.mark.sandbox
+@pytest.mark.app
 @pytest.mark.skipif(
     not (shutil.which("gnome-calculator") and os.access("/usr/bin/python3", os.X_OK)),
     reason="needs gnome-calculator and Debian's python3 with python3-pyatspi",

@@ -123,7 +123,7 @@ def test_chat_turns_switch_save_and_resume(
         return chat
 
     chat = asyncio.run(go())
-    assert fake_desktop.display_text(fake_desktop.windows[0].info.xid) == "84"
+    assert fake_desktop.display_text(fake_desktop.windows[0].info.handle) == "84"
     assert asked == ["read_file", "run_command"]  # both asked, each on its own
     assert (tmp_path / "notes.txt").exists()
     results = [r for m in chat.conversation.messages for r in m.results]

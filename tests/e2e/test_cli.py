@@ -79,7 +79,7 @@ def test_run_done_exits_0_with_the_answer_on_stdout(
     assert result.stdout.strip().startswith("12 × 7 = 84.")
     assert "model replay, not a live model: recorded anthropic:claude-sonnet-4-5" in result.stderr
     (desktop,) = desktops.made
-    assert desktop.display_text(desktop.windows[0].info.xid) == "84"
+    assert desktop.display_text(desktop.windows[0].info.handle) == "84"
     (events,) = audit_runs(env)
     kinds = [e.kind for e in events]
     assert kinds[0] == "run.started" and kinds[-1] == "run.finished"

@@ -19,6 +19,9 @@ import pytest
 from tests.desktop.console_kit import ConsoleProcess, Router, console_process, model_server
 from tests.e2e.wire import Decision, View
 
+# each test talks to a `deskpilot serve` process
+pytestmark = pytest.mark.process
+
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ConsoleProcess, Router]]:

@@ -57,7 +57,7 @@ def two_windows() -> FakeDesktop:
     desktop = FakeDesktop()
     desktop.add_window(EDITOR, "Mail to Bob")
     desktop.add_window(VAULT, "Passwords.kdbx - KeePassXC")
-    desktop.active_xid = desktop.windows[0].info.xid  # the editor is frontmost
+    desktop.active_xid = desktop.windows[0].info.handle  # the editor is frontmost
     return desktop
 
 
@@ -240,6 +240,7 @@ def on_a_terminal(env: dict[str, str], answer: bytes, *args: str) -> tuple[int, 
     return proc.returncode, out.decode() + seen.decode(errors="replace")
 
 
+@pytest.mark.process
 def test_cli_tool_asks_on_a_terminal(env: dict[str, str], settings: Settings) -> None:
     steps = json.dumps({"steps": [{"elementID": send_button_id()}], "windowID": EDITOR_ID})
     # read first so the ID is known to the session, then act: both in one shell session

@@ -37,6 +37,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.app  # LibreOffice converts the fixtures (headless)
 @pytest.mark.parametrize("name", ["doc.fodt", "doc.odt", "doc.docx"])
 def test_paragraphs_with_styles_and_bold_words(files: Path, name: str) -> None:
     heading, body = office.read_paragraphs(files / name)
@@ -48,6 +49,7 @@ def test_paragraphs_with_styles_and_bold_words(files: Path, name: str) -> None:
     assert "sales grew" in office.document_text(files / name)
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("name", ["sheet.fods", "sheet.ods", "sheet.xlsx"])
 def test_cells_values_formulas_styles_and_sheets(files: Path, name: str) -> None:
     path = files / name

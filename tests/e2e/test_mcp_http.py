@@ -151,6 +151,8 @@ INIT = {
 }
 
 
+@pytest.mark.sandbox
+@pytest.mark.process
 async def test_token_is_required_binds_loopback_and_a_refused_call_runs_nothing(
     home: Path,
 ) -> None:
@@ -211,6 +213,7 @@ async def test_token_is_required_binds_loopback_and_a_refused_call_runs_nothing(
     assert tools == ["list_windows", "list_windows"]  # open_app never reached the ToolSet
 
 
+@pytest.mark.process
 async def test_non_loopback_needs_allow_remote(home: Path) -> None:
     for argv, message in [
         (["--http", "0.0.0.0:0"], "refusing to listen on 0.0.0.0"),
@@ -236,6 +239,7 @@ async def status_of(server: HttpServer, token: str) -> int:
     return answer.status_code
 
 
+@pytest.mark.process
 async def test_the_token_survives_restarts_until_rotated(home: Path, tmp_path: Path) -> None:
     env = server_env(home)
     async with http_server(env=env) as server:

@@ -17,13 +17,13 @@ import pytest
 
 from deskpilot._wait import async_wait_for
 from deskpilot.config import load_settings
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.registry import open_resolved
 from deskpilot.sandbox import Sandbox
 from tests.desktop.helpers import find_id
 from tests.desktop.helpers import mcp_text as text
 from tests.e2e.test_mcp_stdio import stdio_session
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.sandbox]
 
 
 def number_of(box: Sandbox) -> int:
@@ -34,7 +34,7 @@ def number_of(box: Sandbox) -> int:
 async def spawn_entry(box: Sandbox, title: str) -> subprocess.Popen[bytes]:
     """A zenity entry on ``box``, waited for through a desktop connection of the test's own."""
     proc = box.spawn(["zenity", "--entry", f"--title={title}", "--text=Still there?"])
-    desk = await LinuxDesktop.open(load_settings(env=box.app_env()))
+    desk = await open_resolved(load_settings(env=box.app_env()))
     try:
 
         async def shown() -> bool:

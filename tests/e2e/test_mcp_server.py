@@ -210,8 +210,8 @@ async def test_client_without_elicitation_is_refused_with_how_to_allow(server: S
     assert "does not support elicitation" in text(clicked)
     assert "`deskpilot mcp --confirm none`" in text(clicked)
     assert not seven.is_error, text(seven)
-    assert server.desktop.display_text(server.calc.xid) == "7"
-    assert server.desktop.display_text(server.editor.xid) == ""
+    assert server.desktop.display_text(server.calc.handle) == "7"
+    assert server.desktop.display_text(server.editor.handle) == ""
 
 
 async def test_confirm_none_runs_without_asking(settings: Settings) -> None:

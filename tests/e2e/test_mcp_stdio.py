@@ -20,7 +20,8 @@ from mcp.client.stdio import stdio_client
 from deskpilot.audit import AuditLog
 from tests.e2e.test_mcp_http import DESKPILOT, server_env
 
-pytestmark = pytest.mark.asyncio(loop_scope="session")
+# each test runs `deskpilot mcp` on a sandbox desktop of its own
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.sandbox]
 
 
 @asynccontextmanager

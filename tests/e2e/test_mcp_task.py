@@ -27,6 +27,8 @@ from tests.e2e.test_mcp_stdio import stdio_session
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
+@pytest.mark.sandbox
+@pytest.mark.process
 async def test_computer_use_task_runs_the_subagent_through_the_same_toolset(
     home: Path, tmp_path: Path
 ) -> None:
@@ -71,6 +73,7 @@ async def test_computer_use_task_runs_the_subagent_through_the_same_toolset(
     assert runs["Count the windows"].outcome == "done"
 
 
+@pytest.mark.process
 async def test_a_model_without_a_key_serves_the_nine_tools_and_says_why(
     home: Path, tmp_path: Path
 ) -> None:

@@ -74,7 +74,7 @@ def calc_ctx(ctx: ToolContext, **changes: Any) -> tuple[ToolContext, FakeDesktop
 
 
 def display(desktop: FakeDesktop) -> str:
-    return desktop.display_text(desktop.windows[0].info.xid)
+    return desktop.display_text(desktop.windows[0].info.handle)
 
 
 def last_user_blocks(provider: ScriptedProvider) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from deskpilot.agent.conversation import AssistantTurn, Conversation, ToolProtocol
+from deskpilot.agent.element import ElementTools
 from deskpilot.agent.loop import AgentRun, RunOptions
 from deskpilot.agent.providers import Provider, get_provider
 from deskpilot.agent.providers.base import Request
@@ -58,7 +59,7 @@ def test_provider_solves_the_calculator(
 
         asyncio.run(go())
 
-    assert fake_desktop.display_text(fake_desktop.windows[0].info.xid) == "84"
+    assert fake_desktop.display_text(fake_desktop.windows[0].info.handle) == "84"
     assert len(server.requests) == 5
     for recorded in server.requests:
         check(provider, recorded)
@@ -143,9 +144,8 @@ def test_provider_switch_mid_conversation(
             relay = Relay(models)
             conversation = Conversation(system="You operate the desktop.")
             conversation.add_user(brains.GOAL)
-            result = await AgentRun(
-                relay, computer_use_tools(), fake_ctx, conversation, RunOptions(max_steps=10)
-            ).run()
+            acting = ElementTools(relay, computer_use_tools(), conversation)
+            result = await AgentRun(acting, fake_ctx, RunOptions(max_steps=10)).run()
             for model, _ in models:
                 await model.aclose()
             assert result.outcome == "done" and "84" in result.answer, result.answer

@@ -29,6 +29,7 @@ def alive(pids: list[int]) -> list[int]:
     return out
 
 
+@pytest.mark.sandbox
 def test_context_manager_leaves_nothing_behind() -> None:
     with Sandbox(width=800, height=600) as sb:
         assert sb.info is not None
@@ -52,6 +53,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.sandbox
 def test_sandbox_run_exit_code_and_environment(tmp_path: Path) -> None:
     script = (
         'test -n "$DISPLAY" && test -n "$DBUS_SESSION_BUS_ADDRESS" && '
@@ -71,6 +73,7 @@ def test_sandbox_run_exit_code_and_environment(tmp_path: Path) -> None:
     assert missing.returncode == 127 and "command not found" in missing.stderr
 
 
+@pytest.mark.sandbox
 def test_sandbox_run_interrupted_tears_down(tmp_path: Path) -> None:
     argv = [*CLI, "sandbox", "run", "--", "sh", "-c",
             'echo "$XDG_RUNTIME_DIR"; galculator & sleep 60']  # fmt: skip
@@ -94,6 +97,7 @@ def _comm(pid: int) -> str:
         return ""
 
 
+@pytest.mark.sandbox
 def test_owner_killed_reaper_cleans_up(tmp_path: Path) -> None:
     code = (
         "import sys,time; from deskpilot.sandbox import Sandbox\n"
@@ -120,6 +124,7 @@ def test_bad_size_is_refused(tmp_path: Path, size: str) -> None:
     assert done.returncode == 2 and "'--size'" in done.stderr
 
 
+@pytest.mark.sandbox
 def test_up_status_down(tmp_path: Path) -> None:
     env = _env(tmp_path)
     up = subprocess.run([*CLI, "sandbox", "up", "--size", "800x600"], env=env,

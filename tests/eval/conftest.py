@@ -117,10 +117,12 @@ def statuses(summary: dict[str, Any]) -> dict[str, list[str]]:
 
 
 def trial_processes(marker: str) -> list[int]:
-    """Live trial processes whose command line names ``marker`` (a run or slot directory)."""
+    """Live trial processes whose command line names ``marker`` (a run or slot directory):
+    the outermost of each trial (its bubblewrap, when it runs isolated)."""
+    links = _procfs.parents()
     found = []
-    for pid in _procfs.parents():
+    for pid in links:
         cmd = _procfs.read(f"/proc/{pid}/cmdline")
         if b"deskpilot.eval.trial" in cmd and marker.encode() in cmd and not _procfs.is_zombie(pid):
             found.append(pid)
-    return found
+    return sorted(p for p in found if links.get(p) not in found)

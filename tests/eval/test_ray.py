@@ -137,3 +137,23 @@ def test_a_worker_killed_mid_trial_is_retried_once_and_reported(
     assert "after 1 retry" in (out / "summary.md").read_text()
     # the killed worker's trial saw it die and took its desktop with it
     wait_for(lambda: trial not in _procfs.parents(), timeout=30, what="the orphaned trial")
+
+
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [("127.0.0.1:1", "cannot reach the Ray cluster at 127.0.0.1:1"),
+     ("not an address", "is malformed"), ("gopher://x:1", "is malformed")],
+)  # fmt: skip
+def test_an_unreachable_or_malformed_ray_address_ends_fast_naming_it(
+    deskpilot_eval: Eval, address: str, message: str
+) -> None:
+    import time
+
+    start = time.monotonic()
+    done = subprocess.run(
+        deskpilot_eval.command("starter", "--policy", "noop", "--backend", "ray"),
+        env={**deskpilot_eval.env, "RAY_ADDRESS": address}, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert time.monotonic() - start < 30
+    assert done.returncode != 0 and message in done.stderr, done.stderr

@@ -32,7 +32,7 @@ tool = "list_windows"
 """,
     "s.setup": """goal = "x"
 [[setup]]
-launch = ["no-such-app-xyz"]
+run = ["sh", "-c", "echo cannot-set-up-xyz >&2; exit 3"]
 [[check]]
 kind = "file"
 path = "~/b.txt"
@@ -46,8 +46,8 @@ kind = "file"
 path = "~/other.txt"
 exists = false
 [[check]]
-kind = "output"
-of = "nothing-captured"
+kind = "command"
+run = ["nothing-captured-no-such-program"]
 """,
     "s.timeout": """goal = "x"
 timeout = 1
@@ -86,7 +86,7 @@ def test_each_outcome_has_its_status_and_only_scored_ones_count(
     assert (overall["passed"], overall["scored"], overall["total"]) == (1, 3, 5)
     lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     by_task = {r["task"]: r for r in lines}
-    assert "no-such-app-xyz" in by_task["s.setup"]["detail"] and by_task["s.setup"]["steps"] == 0
+    assert "cannot-set-up-xyz" in by_task["s.setup"]["detail"] and by_task["s.setup"]["steps"] == 0
     assert "nothing-captured" in by_task["s.checker"]["detail"]
     assert by_task["s.timeout"]["time"]["agent"] < 10
     assert len(lines) == 5  # no error here is an infrastructure error: nothing was retried
@@ -99,8 +99,8 @@ def test_an_infrastructure_failure_is_retried_then_reported(
 ) -> None:
     broken = Eval(deskpilot_eval.home, {**deskpilot_eval.env, "PATH": str(tmp_path)})  # no Xvfb
     out = tmp_path / "run"
-    summary = broken.run(str(suite), "--policy", "oracle", "--tasks", "s.passed", "--out",
-                         str(out))  # fmt: skip
+    summary = broken.run(str(suite), "--policy", "oracle", "--tasks", "s.passed",
+                         "--isolation", "none", "--out", str(out))  # fmt: skip
     assert statuses(summary) == {"s.passed": ["infra_error"]}
     assert summary["overall"]["scored"] == 0
     lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
@@ -136,6 +136,7 @@ def test_resume_needs_a_run(deskpilot_eval: Eval, tmp_path: Path) -> None:
     assert done.returncode == 1 and "nothing to resume" in done.stderr
 
 
+@pytest.mark.trial
 def test_a_trial_past_its_deadline_is_killed_with_its_process_group(tmp_path: Path) -> None:
     from deskpilot._wait import wait_for
     from deskpilot.eval.attempt import Attempt, run_attempt
@@ -156,7 +157,7 @@ def test_a_trial_past_its_deadline_is_killed_with_its_process_group(tmp_path: Pa
     def sleeping() -> list[int]:
         return [p for p in _procfs.parents() if b"31.25" in _procfs.read(f"/proc/{p}/cmdline")]
 
-    result = run_attempt(Attempt(TrialKey("hang", 0), 1, spec), out, deadline_s=8)
+    result = run_attempt(Attempt(TrialKey("hang", 1), 1, spec), out, deadline_s=20)
     assert result["status"] == "setup_error" and "killed at its deadline" in result["detail"]
     wait_for(lambda: not sleeping(), timeout=10, what="the setup's command to be killed")
     assert not trial_processes(str(out))

@@ -16,7 +16,7 @@ from typing import Any
 
 from dbus_fast import Message, MessageType, Variant
 
-from deskpilot.desktop.atspi_consts import ROLE_NAMES, ROOT_PATH, STATE_BITS
+from deskpilot.desktop.atspi.consts import ROLE_NAMES, ROOT_PATH, STATE_BITS
 
 APP = ":1.7"
 Reply = Callable[[Message | None, Exception | None], None]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from deskpilot.agent.conversation import Message, ToolCall, ToolResultPart
-from deskpilot.agent.loop import progress_summary
+from deskpilot.agent.element import progress_summary
 from deskpilot.agent.prompts import (
     COMPUTER_USE_PROMPT,
     LiveContext,

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from dbus_fast import Message, MessageType
 
-from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.atspi_calls import AtspiCallError, AtspiTimeout
+from deskpilot.desktop.atspi.bus import AtspiBus
+from deskpilot.desktop.atspi.calls import AtspiCallError, AtspiTimeout
 from deskpilot.errors import AccessibilityUnavailable
 
 pytestmark = pytest.mark.asyncio

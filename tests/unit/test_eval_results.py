@@ -75,11 +75,11 @@ def test_the_store_is_single_writer_drops_torn_lines_and_checks_resumes(tmp_path
 def test_summary_counts_errors_apart_from_failures(tmp_path: Path) -> None:
     final = final_attempts(
         [
-            result("a", 0, 1, "passed"),
-            result("a", 1, 1, "failed"),
-            result("b", 0, 1, "setup_error"),
-            result("b", 1, 1, "infra_error"),
-            result("b", 1, 2, "timeout"),
+            result("a", 1, 1, "passed"),
+            result("a", 2, 1, "failed"),
+            result("b", 1, 1, "setup_error"),
+            result("b", 2, 1, "infra_error"),
+            result("b", 2, 2, "timeout"),
         ],
         retries=1,
     )
@@ -96,3 +96,52 @@ def test_summary_counts_errors_apart_from_failures(tmp_path: Path) -> None:
     text = markdown(summary)
     assert "**1/3 passed**" in text and "after 1 retry" in text
     assert "trials/b/t2-a2/transcript.md" in text
+
+
+def test_pass_at_k_pass_hat_k_and_the_clustered_interval() -> None:
+    from deskpilot.eval.report import clustered, pass_at, pass_hat
+
+    assert pass_at(3, 1, 1) == pytest.approx(1 / 3) and pass_hat(3, 1, 1) == pytest.approx(1 / 3)
+    assert pass_at(3, 1, 3) == 1.0 and pass_hat(3, 1, 3) == 0.0
+    assert pass_at(4, 2, 2) == pytest.approx(1 - 1 / 6) and pass_hat(4, 2, 2) == pytest.approx(
+        1 / 6
+    )
+    assert pass_at(2, 1, 3) is None  # k beyond the trials run
+    # the same 50% from tasks that all pass or all fail is less certain than from tasks that
+    # each pass half their trials: clustering by task says so, a trial count would not
+    rate, low, high = clustered([(4, 4), (0, 4), (4, 4), (0, 4)])
+    rate2, low2, high2 = clustered([(2, 4), (2, 4), (2, 4), (2, 4)])
+    assert rate == rate2 == 0.5 and high - low > high2 - low2 and low2 == high2 == 0.5
+
+
+def test_families_and_trial_numbers_in_the_report(tmp_path: Path) -> None:
+    rows = [result(t, k, 1, s) for t, k, s in [("w.a", 1, "passed"), ("w.a", 2, "passed"),
+            ("w.b", 1, "failed"), ("w.b", 2, "checker_error"), ("z.c", 1, "passed"),
+            ("z.c", 2, "failed")]]  # fmt: skip
+    for r in rows:
+        r["family"] = r["task"].split(".")[0]
+    manifest = {**MANIFEST, "tasks": ["w.a", "w.b", "z.c"], "trials": 2}
+    summary = summarize(tmp_path, manifest, final_attempts(rows, retries=1))
+    fams = {f["family"]: f for f in summary["families"]}
+    assert (fams["w"]["passed"], fams["w"]["scored"], fams["w"]["tasks"]) == (2, 3, 2)
+    assert fams["w"]["counts"]["checker_error"] == 1
+    assert fams["z"]["pass@k"]["2"] == 1.0 and fams["z"]["pass^k"]["2"] == 0.0
+    # w.b has one scored trial (the other is a checker error): it has no pass^2
+    assert summary["overall"]["pass^k"]["2"] == pytest.approx((1 + 0) / 2)
+    text = markdown(summary)
+    assert "## Families" in text and "## Errors by status" in text
+    assert "| w | 0 | 1 | 0 | 0 |" in text  # setup, checker, infra errors, retried
+    # trial numbers: the same in results, folders and the report
+    assert "w.b #2: **checker_error**" in text and "(trials/w.b/t2-a1/transcript.md)" in text
+
+
+def test_a_task_without_an_oracle_is_not_proved_and_says_so() -> None:
+    from deskpilot.cli.eval_cmd import prove
+
+    noop = {"tasks": [{"id": "a", "statuses": ["failed"], "done": 1, "trials": 1},
+                      {"id": "b", "statuses": ["failed"], "done": 1, "trials": 1}]}  # fmt: skip
+    oracle = {"tasks": [{"id": "a", "statuses": ["passed"], "done": 1, "trials": 1}]}
+    verdict = prove(oracle, noop, ["b"])
+    rows = {r["id"]: r for r in verdict["tasks"]}
+    assert rows["a"]["proved"] and not rows["b"]["proved"] and not verdict["proved"]
+    assert rows["b"]["no_oracle"] and rows["b"]["oracle"] == []  # not "oracle failed"

@@ -139,10 +139,11 @@ OSWORLD = {
 
 def test_osworld_task_json_converts_to_setup_and_checks(tmp_path: Path) -> None:
     write(tmp_path, "3b27600c.json", json.dumps(OSWORLD))
+    write(tmp_path, "seed.txt", "seed")
     (task,) = load_suite(tmp_path).tasks
     assert task.goal == OSWORLD["instruction"] and "osworld" in task.tags
     kinds = [type(s).__name__ for s in task.setup_steps()]
-    assert kinds == ["RunStep", "LaunchStep", "WriteStep", "WaitWindowStep"]  # sleep dropped
+    assert kinds == ["RunStep", "LaunchStep", "WriteStep", "ActivateStep"]  # sleep dropped
     run, launch, write_step = task.setup_steps()[:3]
     assert run.run == ["sh", "-c", "touch $HOME/todo.txt"]  # type: ignore[union-attr]
     assert launch.launch == ["mousepad", "~/todo.txt"]  # type: ignore[union-attr]
@@ -158,35 +159,12 @@ def test_osworld_task_json_converts_to_setup_and_checks(tmp_path: Path) -> None:
     [
         ({"config": [{"type": "googledrive", "parameters": {}}]}, "'googledrive' is not supported"),
         (
-            {
-                "config": [
-                    {
-                        "type": "download",
-                        "parameters": {
-                            "files": [
-                                {"url": "https://example.com/x.xlsx", "path": "/home/user/x.xlsx"}
-                            ]
-                        },
-                    }
-                ]
-            },
-            "needs the web",
-        ),
-        ({"evaluator": {"func": "infeasible"}}, "infeasible"),
-        (
             {"evaluator": {**OSWORLD["evaluator"], "func": ["compare_pptx_files", "x"]}},
-            "compare_pptx",
+            "metric 'x' is not supported",
         ),
         (
-            {
-                "evaluator": {
-                    **OSWORLD["evaluator"],
-                    "postconfig": [
-                        {"type": "execute", "parameters": {"command": "xdotool key ctrl+s"}}
-                    ],
-                }
-            },
-            "acts for the agent",
+            {"evaluator": {**OSWORLD["evaluator"], "options": [{"colour": 1}, {}]}},
+            "exact_match has no option 'colour'",
         ),
     ],
 )

@@ -8,7 +8,7 @@ from deskpilot.ax.popup import more_line, open_popup, scrolled_items
 from deskpilot.ax.render import Renderer
 from deskpilot.desktop.base import Node, Rect
 from deskpilot.desktop.caret import Caret, describe_caret, line_and_column
-from deskpilot.desktop.linux_segments import keys_for, wanted_parts
+from deskpilot.desktop.skills.segments import keys_for, wanted_parts
 from tests.unit.test_render import node
 
 

@@ -54,7 +54,7 @@ def make(
 
 
 async def centres(desktop: FakeDesktop, xid: int) -> dict[str, tuple[int, int]]:
-    window = next(w for w in await desktop.list_windows() if w.xid == xid)
+    window = next(w for w in await desktop.list_windows() if w.handle == xid)
     snap = await desktop.snapshot(window)
     return {n.name: n.bounds.center for n in snap.nodes() if n.bounds is not None}
 
@@ -70,10 +70,10 @@ async def test_a_batch_of_clicks_computes_on_the_calculator_and_is_audited(
     desktop = FakeDesktop()
     calc = desktop.add_window(CALC)
     ex, events = make(settings, desktop)
-    at = await centres(desktop, calc.xid)
+    at = await centres(desktop, calc.handle)
     batch: Sequence[Action] = [Click(*at[k]) for k in ("7", "×", "6", "=")]
     outcome = await ex.run(batch, call_id="call_1")
-    assert outcome.ok and desktop.display_text(calc.xid) == "42"
+    assert outcome.ok and desktop.display_text(calc.handle) == "42"
     calls = [e.data["call_id"] for e in events if e.kind == "tool.call"]
     assert calls == ["call_1.1", "call_1.2", "call_1.3", "call_1.4", "call_1.shot"]
     shot = [e for e in events if e.kind == "tool.result" and e.images]
@@ -86,16 +86,16 @@ async def test_window_targets_take_window_relative_pixels(settings: Settings) ->
     desktop = FakeDesktop()
     calc = desktop.add_window(CALC)
     ex, _ = make(settings, desktop)
-    x, y = (await centres(desktop, calc.xid))["9"]
+    x, y = (await centres(desktop, calc.handle))["9"]
     rel = (x - calc.geometry.x, y - calc.geometry.y)
     outcome = await ex.run([Click(*rel)], window=calc.stable_id)
-    assert outcome.ok and desktop.display_text(calc.xid) == "9"
+    assert outcome.ok and desktop.display_text(calc.handle) == "9"
     assert outcome.screenshot is not None
     assert (outcome.screenshot.width, outcome.screenshot.height) == (400, 500)
     bad = await ex.run([Click(400, 10), Click(*rel)], window=calc.stable_id)
     assert not bad.ok and len(bad.steps) == 1
     assert "outside the window" in bad.report() and "Not run: the 1 action(s)" in bad.report()
-    assert desktop.display_text(calc.xid) == "9"
+    assert desktop.display_text(calc.handle) == "9"
 
 
 @pytest.mark.asyncio
@@ -144,7 +144,7 @@ async def test_screen_captures_black_out_blocked_windows(settings: Settings) -> 
 async def test_pressing_send_needs_a_yes_and_a_no_does_nothing(settings: Settings) -> None:
     desktop = RecordingDesktop()
     editor = desktop.add_window(EDITOR)
-    send = (await centres(desktop, editor.xid))["Send"]
+    send = (await centres(desktop, editor.handle))["Send"]
     ex, events = make(settings, desktop, DenyAll())
     outcome = await ex.run([Click(*send)], screenshot=False)
     assert "Declined" in outcome.steps[0].result.text and clicks(desktop) == []

@@ -9,16 +9,12 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from PIL import Image
 
-from deskpilot.native.scaling import (
-    CoordinateOutOfBounds,
-    Size,
-    Viewport,
-    anthropic_image_size,
-    viewport_for,
-)
+from deskpilot.agent.providers.anthropic import image_size as anthropic_image_size
+from deskpilot.native.scaling import CoordinateOutOfBounds, Size, Viewport
+from tests.wires import VENDORS, viewport_for
 
 dims = st.integers(min_value=64, max_value=4096)
-vendors = st.sampled_from(["anthropic", "openai", "gemini"])
+vendors = st.sampled_from(VENDORS)
 
 
 @st.composite

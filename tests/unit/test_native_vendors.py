@@ -7,6 +7,15 @@ import json
 
 import pytest
 
+from deskpilot.agent.providers.anthropic import (
+    TOOLSET,
+    V20250124,
+    V20251124,
+    AnthropicComputer,
+    version_for_model,
+)
+from deskpilot.agent.providers.gemini import GeminiComputer, GeminiProvider
+from deskpilot.agent.providers.openai import OpenAIComputer
 from deskpilot.native.actions import (
     Click,
     CursorPosition,
@@ -31,20 +40,11 @@ from deskpilot.native.calls import (
     SafetyCheck,
     ScreenshotRef,
 )
-from deskpilot.native.scaling import viewport_for
-from deskpilot.native.vendors import make_conversation
-from deskpilot.native.vendors.anthropic import (
-    TOOLSET,
-    V20250124,
-    V20251124,
-    AnthropicConversation,
-    version_for_model,
-)
-from deskpilot.native.vendors.gemini import GeminiConversation
-from deskpilot.native.vendors.openai import OpenAIConversation
+from deskpilot.native.wire import WireSetup
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
+from tests.wires import computer_wire, viewport_for
 
 PNG = b"\x89PNG-shot"
 SHOT = ScreenshotRef(data=PNG)
@@ -55,9 +55,9 @@ DATA_URL = "data:image/png;base64," + base64.b64encode(PNG).decode()
 
 
 def test_openai_ga_batches_are_scaled_and_parsed_in_order() -> None:
-    conv = OpenAIConversation("gpt-5.5", viewport_for("openai", 3840, 2160))  # factor 2
+    conv = OpenAIComputer(WireSetup("gpt-5.5", viewport_for("openai", 3840, 2160)))  # factor 2
     assert conv.tools() == [{"type": "computer"}]
-    first = conv.start("do it", PNG)
+    first = conv.say("do it", PNG)
     assert first["input"][0]["content"][1] == {"type": "input_image", "image_url": DATA_URL}
     turn = conv.parse({"id": "resp_1", "output": [
         {"type": "reasoning", "id": "rs_1", "summary": []},
@@ -113,10 +113,10 @@ def test_openai_ga_batches_are_scaled_and_parsed_in_order() -> None:
 
 
 def test_openai_preview_declares_its_display_and_takes_one_action() -> None:
-    conv = OpenAIConversation("computer-use-preview", viewport_for("openai", 1280, 800))
+    conv = OpenAIComputer(WireSetup("computer-use-preview", viewport_for("openai", 1280, 800)))
     assert conv.tools()[0] == {"type": "computer_use_preview", "display_width": 1280,
                                "display_height": 800, "environment": "linux"}  # fmt: skip
-    assert conv.start("go", None)["truncation"] == "auto"
+    assert conv.say("go", None)["truncation"] == "auto"
     turn = conv.parse({"id": "r", "output": [{"type": "computer_call", "id": "cu_2",
                        "call_id": "call_9", "action": {"type": "click", "button": "right",
                                                        "x": 135, "y": 193}}]})  # fmt: skip
@@ -139,7 +139,7 @@ def test_openai_preview_declares_its_display_and_takes_one_action() -> None:
 def test_openai_untranslatable_calls_do_not_run_and_say_why(
     action: dict[str, object], phrase: str
 ) -> None:
-    conv = OpenAIConversation("gpt-5.5", viewport_for("openai", 1280, 800))
+    conv = OpenAIComputer(WireSetup("gpt-5.5", viewport_for("openai", 1280, 800)))
     turn = conv.parse({"output": [{"type": "computer_call", "id": "cu", "call_id": "c",
                                    "actions": [{"type": "screenshot"}, action]}]})  # fmt: skip
     call = turn.items[0]
@@ -147,7 +147,7 @@ def test_openai_untranslatable_calls_do_not_run_and_say_why(
 
 
 def test_openai_keys_given_as_one_string_are_one_key_not_its_letters() -> None:
-    conv = OpenAIConversation("gpt-5.5", viewport_for("openai", 1280, 800))
+    conv = OpenAIComputer(WireSetup("gpt-5.5", viewport_for("openai", 1280, 800)))
     presses = [{"type": "keypress", "keys": "Enter"}, {"type": "keypress", "keys": "ctrl+a"}]
     turn = conv.parse({"output": [{"type": "computer_call", "id": "cu", "call_id": "c",
                                    "actions": presses}]})  # fmt: skip
@@ -157,7 +157,7 @@ def test_openai_keys_given_as_one_string_are_one_key_not_its_letters() -> None:
 
 
 def test_openai_declines_and_cancellations_are_told_in_messages() -> None:
-    conv = OpenAIConversation("gpt-5.5", viewport_for("openai", 1280, 800))
+    conv = OpenAIComputer(WireSetup("gpt-5.5", viewport_for("openai", 1280, 800)))
     items = conv.reply([
         CallError("c_1", "Declined: computer call c_1 was not run.", screenshot=SHOT),
         CallError("c_2", "Computer call c_2 was cancelled without a result.", True),
@@ -197,11 +197,11 @@ def _tool_use(call_id: str, action: str, **inp: object) -> dict[str, object]:
 
 
 def test_anthropic_per_version_actions_scale_from_the_screenshot() -> None:
-    conv = AnthropicConversation("claude-sonnet-4-5", viewport_for("anthropic", 2560, 1600))
+    conv = AnthropicComputer(WireSetup("claude-sonnet-4-5", viewport_for("anthropic", 2560, 1600)))
     assert conv.tools()[0] == {"type": V20250124, "name": "computer", "display_width_px": 1280,
                                "display_height_px": 800}  # fmt: skip
-    assert conv.headers("k")["anthropic-beta"] == "computer-use-2025-01-24"
-    conv.start("go", PNG)
+    assert conv.headers()["anthropic-beta"] == "computer-use-2025-01-24"
+    conv.say("go", PNG)
     turn = conv.parse({"content": [
         {"type": "text", "text": "Clicking."},
         _tool_use("t1", "left_click", coordinate=[100, 50], text="shift"),
@@ -233,17 +233,17 @@ def test_anthropic_per_version_actions_scale_from_the_screenshot() -> None:
 
 
 def test_anthropic_20251124_zooms_into_target_pixels() -> None:
-    conv = AnthropicConversation("claude-opus-4-6", viewport_for("anthropic", 2560, 1600))
+    conv = AnthropicComputer(WireSetup("claude-opus-4-6", viewport_for("anthropic", 2560, 1600)))
     assert conv.tools()[0]["enable_zoom"] is True
-    conv.start("go", None)
+    conv.say("go", None)
     turn = conv.parse({"content": [_tool_use("t1", "zoom", region=[10, 20, 110, 70])]})
     assert turn.items[0].actions == (Zoom(20, 40, 220, 140),)  # type: ignore[union-attr]
 
 
 def test_anthropic_toolset_members_and_results_echo_the_toolset() -> None:
-    conv = AnthropicConversation("claude-opus-5-5", viewport_for("anthropic", 1280, 800))
-    assert conv.tools() == [{"type": TOOLSET}] and "anthropic-beta" not in conv.headers("k")
-    conv.start("go", None)
+    conv = AnthropicComputer(WireSetup("claude-opus-5-5", viewport_for("anthropic", 1280, 800)))
+    assert conv.tools() == [{"type": TOOLSET}] and "anthropic-beta" not in conv.headers()
+    conv.say("go", None)
     turn = conv.parse({"content": [
         {"type": "tool_use", "id": "t1", "toolset_name": "computer", "name": "left_click",
          "input": {"coordinate": [640, 360]}},
@@ -272,8 +272,8 @@ def test_anthropic_toolset_members_and_results_echo_the_toolset() -> None:
 
 
 def test_anthropic_results_carry_text_zoom_images_then_the_screenshot() -> None:
-    conv = AnthropicConversation("claude-opus-4-6", viewport_for("anthropic", 1280, 800))
-    conv.start("go", None)
+    conv = AnthropicComputer(WireSetup("claude-opus-4-6", viewport_for("anthropic", 1280, 800)))
+    conv.say("go", None)
     conv.parse({"content": [_tool_use("t1", "cursor_position")]})
     zoomed = ScreenshotRef(data=b"zoom")
     body = conv.reply([ComputerResult("t1", SHOT, text="X=5,Y=6", images=(zoomed,))])
@@ -291,13 +291,17 @@ def _fc(name: str, **args: object) -> dict[str, object]:
 
 
 def test_gemini_legacy_functions_map_from_the_grid() -> None:
-    conv = GeminiConversation("gemini-2.5-computer-use-preview-10-2025",
-                              viewport_for("gemini", 2000, 1000))  # fmt: skip
+    conv = GeminiComputer(
+        WireSetup("gemini-2.5-computer-use-preview-10-2025", viewport_for("gemini", 2000, 1000))
+    )
     decl = conv.tools()[0]["computerUse"]
     assert decl["environment"] == "ENVIRONMENT_BROWSER"
     assert decl["excludedPredefinedFunctions"] == ["open_web_browser", "search", "navigate"]
-    assert conv.path == "/models/gemini-2.5-computer-use-preview-10-2025:generateContent"
-    conv.start("go", PNG)
+    endpoint = GeminiProvider(conv.setup.model).endpoint()  # the one the function calling uses too
+    assert endpoint.endswith(
+        "/v1beta/models/gemini-2.5-computer-use-preview-10-2025:generateContent"
+    )
+    conv.say("go", PNG)
     turn = conv.parse({"candidates": [{"content": {"role": "model", "parts": [
         {"text": "On it."},
         _fc("click_at", x=500, y=250),
@@ -328,9 +332,9 @@ def test_gemini_legacy_functions_map_from_the_grid() -> None:
 
 
 def test_gemini_35_functions() -> None:
-    conv = GeminiConversation("gemini-3.5-flash", viewport_for("gemini", 1000, 1000))
+    conv = GeminiComputer(WireSetup("gemini-3.5-flash", viewport_for("gemini", 1000, 1000)))
     assert conv.tools()[0]["computerUse"]["environment"] == "ENVIRONMENT_DESKTOP"
-    conv.start("go", None)
+    conv.say("go", None)
     turn = conv.parse({"candidates": [{"content": {"parts": [
         {"functionCall": {"id": "fc-1", "name": "double_click", "args": {"x": 10, "y": 20}}},
         _fc("right_click", x=1, y=2),
@@ -359,8 +363,8 @@ def test_gemini_35_functions() -> None:
 
 
 def test_gemini_safety_decisions_become_checks_and_acknowledgements() -> None:
-    conv = GeminiConversation("gemini-3.5-flash", viewport_for("gemini", 1280, 800))
-    conv.start("go", None)
+    conv = GeminiComputer(WireSetup("gemini-3.5-flash", viewport_for("gemini", 1280, 800)))
+    conv.say("go", None)
     turn = conv.parse({"candidates": [{"content": {"parts": [
         {"functionCall": {"id": "fc-9", "name": "click", "args": {
             "x": 512, "y": 300, "safety_decision": {"decision": "require_confirmation",
@@ -387,8 +391,8 @@ def test_gemini_safety_decisions_become_checks_and_acknowledgements() -> None:
 
 
 def test_gemini_declines_tell_the_model() -> None:
-    conv = GeminiConversation("gemini-3.5-flash", viewport_for("gemini", 1280, 800))
-    conv.start("go", None)
+    conv = GeminiComputer(WireSetup("gemini-3.5-flash", viewport_for("gemini", 1280, 800)))
+    conv.say("go", None)
     conv.parse({"candidates": [{"content": {"parts": [_fc("click", x=1, y=1)]}}]})
     part = conv.reply([CallError("gemini-call-1", "Declined: not run.")])["contents"][-1]
     assert part["parts"][0]["functionResponse"]["response"] == {"error": "Declined: not run."}
@@ -397,22 +401,22 @@ def test_gemini_declines_tell_the_model() -> None:
 def test_every_vendor_body_is_json() -> None:
     for vendor, model in (("openai", "gpt-5.5"), ("anthropic", "claude-opus-4-6"),
                           ("gemini", "gemini-3.5-flash")):  # fmt: skip
-        conv = make_conversation(vendor, model, viewport_for(vendor, 1280, 800))  # type: ignore[arg-type]
-        json.dumps(conv.start("go", PNG))
+        conv = computer_wire(vendor, model, viewport_for(vendor, 1280, 800))
+        json.dumps(conv.say("go", PNG))
 
 
 def test_conversation_state_survives_a_checkpoint() -> None:
     for vendor, model in (("openai", "gpt-5.5"), ("anthropic", "claude-opus-5-5"),
                           ("gemini", "gemini-3.5-flash")):  # fmt: skip
-        vp = viewport_for(vendor, 1280, 800)  # type: ignore[arg-type]
-        conv = make_conversation(vendor, model, vp)  # type: ignore[arg-type]
-        conv.start("go", PNG)
+        vp = viewport_for(vendor, 1280, 800)
+        conv = computer_wire(vendor, model, vp)
+        conv.say("go", PNG)
         conv.parse({"id": "resp_1", "output": [], "content": [
             {"type": "tool_use", "id": "t1", "toolset_name": "computer", "name": "screenshot",
              "input": {}}], "candidates": [{"content": {"parts": [
                  {"functionCall": {"name": "take_screenshot", "args": {}}}]}}]})  # fmt: skip
         saved = json.loads(json.dumps(conv.state()))
-        again = make_conversation(vendor, model, vp)  # type: ignore[arg-type]
+        again = computer_wire(vendor, model, vp)
         again.load(saved)
         assert again.state() == conv.state()
         assert json.dumps(again.reply([])) == json.dumps(conv.reply([]))
@@ -429,8 +433,8 @@ def test_gemini_leaves_out_local_tools_named_like_predefined_functions() -> None
         """Read."""
         return ToolResult(text="tree")
 
-    conv = GeminiConversation("gemini-3.5-flash", viewport_for("gemini", 1280, 800),
-                              functions=[wait, read_screen_ax])  # fmt: skip
+    vp = viewport_for("gemini", 1280, 800)
+    conv = GeminiComputer(WireSetup("gemini-3.5-flash", vp, functions=[wait, read_screen_ax]))
     decls = conv.tools()[1]["functionDeclarations"]
     assert [d["name"] for d in decls] == ["read_screen_ax"]
     assert "additionalProperties" not in decls[0]["parameters"]

@@ -1,4 +1,5 @@
-"""Native runs, pure parts: which models have a computer tool, image pruning, the last call."""
+"""Native runs, pure parts: which models have a computer tool, image pruning, the last call
+(each vendor's computer-use wire)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,14 @@ from typing import Any
 import pytest
 
 from deskpilot.agent.native_setup import is_native_model
-from deskpilot.agent.native_wire import final_request, prune_images, without_calls
-from deskpilot.agent.providers.base import OMITTED_IMAGE
+from deskpilot.agent.providers import anthropic, gemini
+from deskpilot.native.wire import OMITTED_IMAGE
+from tests.wires import computer_wire, viewport_for
+
+
+def wire(vendor: str) -> Any:
+    model = {"openai": "gpt-5.5", "anthropic": "claude-sonnet-4-5", "gemini": "gemini-3.5-flash"}
+    return computer_wire(vendor, model[vendor], viewport_for(vendor, 1280, 800))
 
 
 @pytest.mark.parametrize(
@@ -67,7 +74,7 @@ def anthropic_body() -> dict[str, Any]:
 def test_anthropic_keeps_the_newest_images_and_leaves_the_history_alone() -> None:
     body = anthropic_body()
     before = copy.deepcopy(body)
-    pruned = prune_images("anthropic", body, keep=2)
+    pruned = anthropic.prune_images(body, keep=2)
     assert body == before  # shared with the conversation: never changed in place
     text = json.dumps(pruned)
     assert [n for n in range(1, 5) if f"IMG{n}" in text] == [3, 4]
@@ -75,7 +82,7 @@ def test_anthropic_keeps_the_newest_images_and_leaves_the_history_alone() -> Non
     assert pruned["messages"][2]["content"][0]["content"] == [
         {"type": "text", "text": OMITTED_IMAGE}
     ]
-    assert prune_images("anthropic", body, keep=10) == body
+    assert anthropic.prune_images(body, keep=10) == body
 
 
 def test_gemini_drops_old_inline_images_and_notes_it_in_the_response() -> None:
@@ -90,7 +97,7 @@ def test_gemini_drops_old_inline_images_and_notes_it_in_the_response() -> None:
         {"role": "user", "parts": [{"functionResponse": {"name": "click_at", "response": {
             "status": "ok"}, "parts": [new]}}]},
     ]}  # fmt: skip
-    pruned = prune_images("gemini", body, keep=1)
+    pruned = gemini.prune_images(body, keep=1)
     assert "OLD" not in json.dumps(pruned) and "NEW" in json.dumps(pruned)
     assert pruned["contents"][0]["parts"][1] == {"text": OMITTED_IMAGE}
     old = pruned["contents"][2]["parts"][0]["functionResponse"]
@@ -100,34 +107,72 @@ def test_gemini_drops_old_inline_images_and_notes_it_in_the_response() -> None:
 
 def test_openai_requests_are_sent_as_they_are() -> None:
     body = {"input": [{"type": "computer_call_output", "call_id": "c", "output": {}}]}
-    assert prune_images("openai", body, keep=0) == body
+    assert wire("openai").pruned(body, keep=0) == body
 
 
 def test_the_last_call_switches_tools_off_and_says_why() -> None:
-    openai = final_request("openai", {"input": [{"type": "x"}], "tools": [{"type": "computer"}]},
-                           "NOTE")  # fmt: skip
-    assert openai["tool_choice"] == "none"
-    assert openai["input"][-1] == {"type": "message", "role": "user",
-                                   "content": [{"type": "input_text", "text": "NOTE"}]}  # fmt: skip
-    body = anthropic_body()
-    anthropic = final_request("anthropic", body, "NOTE")
-    assert anthropic["tool_choice"] == {"type": "none"}
-    assert anthropic["messages"][-1]["content"][-1] == {"type": "text", "text": "NOTE"}
-    assert len(anthropic["messages"]) == len(body["messages"])
-    assert body["messages"][-1]["content"][-1]["type"] == "tool_result"  # unchanged
-    gemini = final_request("gemini", {"contents": [{"role": "model", "parts": []}]}, "NOTE")
-    assert gemini["toolConfig"] == {"functionCallingConfig": {"mode": "NONE"}}
-    assert gemini["contents"][-1] == {"role": "user", "parts": [{"text": "NOTE"}]}
+    openai = wire("openai")
+    openai.say("goal", None)
+    openai.parse(
+        {
+            "id": "r1",
+            "output": [
+                {
+                    "type": "computer_call",
+                    "call_id": "c",
+                    "id": "cu",
+                    "actions": [{"type": "screenshot"}],
+                }
+            ],
+        }
+    )
+    openai.reply([])
+    openai.say("NOTE")
+    last = {**openai.body(), **openai.tools_off}
+    assert last["tool_choice"] == "none" and last["previous_response_id"] == "r1"
+    assert last["input"][-1] == {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "NOTE"}],
+    }
+    claude = wire("anthropic")
+    claude.load({"messages": anthropic_body()["messages"]})
+    before = copy.deepcopy(claude.messages)
+    sent = claude.body()
+    claude.say("NOTE")
+    last = {**claude.body(), **claude.tools_off}
+    assert last["tool_choice"] == {"type": "none"}
+    assert last["messages"][-1]["content"][-1] == {"type": "text", "text": "NOTE"}
+    assert len(last["messages"]) == len(before)  # the note joins the results' user turn
+    assert sent["messages"][-1]["content"][-1]["type"] == "tool_result"  # a sent body stays
+    assert before[-1]["content"][-1]["type"] == "tool_result"
+    gem = wire("gemini")
+    gem.load({"contents": [{"role": "model", "parts": []}]})
+    gem.say("NOTE")
+    last = {**gem.body(), **gem.tools_off}
+    assert last["toolConfig"] == {"functionCallingConfig": {"mode": "NONE"}}
+    assert last["contents"][-1] == {"role": "user", "parts": [{"text": "NOTE"}]}
 
 
 def test_calls_in_the_last_reply_are_dropped_and_its_text_kept() -> None:
-    openai = without_calls("openai", {"output": [
-        {"type": "computer_call", "call_id": "c"}, {"type": "function_call", "call_id": "f"},
-        {"type": "message", "content": [{"type": "output_text", "text": "Done"}]}]})  # fmt: skip
+    openai = wire("openai").without_calls(
+        {
+            "output": [
+                {"type": "computer_call", "call_id": "c"},
+                {"type": "function_call", "call_id": "f"},
+                {"type": "message", "content": [{"type": "output_text", "text": "Done"}]},
+            ]
+        }
+    )
     assert [i["type"] for i in openai["output"]] == ["message"]
     reply = {"content": [{"type": "text", "text": "Done"}, {"type": "tool_use", "id": "t"}]}
-    anthropic = without_calls("anthropic", reply)
-    assert anthropic["content"] == [{"type": "text", "text": "Done"}]
-    gemini = without_calls("gemini", {"candidates": [{"content": {"parts": [
-        {"text": "Done"}, {"functionCall": {"name": "click_at"}}]}}]})  # fmt: skip
-    assert gemini["candidates"][0]["content"]["parts"] == [{"text": "Done"}]
+    claude = wire("anthropic").without_calls(reply)
+    assert claude["content"] == [{"type": "text", "text": "Done"}]
+    gem = wire("gemini").without_calls(
+        {
+            "candidates": [
+                {"content": {"parts": [{"text": "Done"}, {"functionCall": {"name": "click_at"}}]}}
+            ]
+        }
+    )
+    assert gem["candidates"][0]["content"]["parts"] == [{"text": "Done"}]

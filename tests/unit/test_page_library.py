@@ -97,7 +97,13 @@ async def test_session_resources_close_each_item_even_if_one_fails() -> None:
 
 
 def test_rules_edit_from_the_command_line(tmp_path: Path) -> None:
-    env = {"HOME": str(tmp_path), "DESKPILOT_HOME": str(tmp_path), "DESKPILOT_SANDBOX": ""}
+    env = {
+        "HOME": str(tmp_path),
+        "DESKPILOT_HOME": str(tmp_path),
+        "DESKPILOT_SANDBOX": "",
+        "EDITOR": "",
+        "VISUAL": "",
+    }
     settings = load_settings(env=env)
     with open_library(settings) as lib:
         rid = _rule(lib)

@@ -55,7 +55,7 @@ def test_a_point_is_in_screenshot_pixels_and_must_be_inside(settings: Settings) 
 
 
 def geo_xid(desk: Any) -> int:
-    return int(desk.windows[0].info.xid)
+    return int(desk.windows[0].info.handle)
 
 
 def test_pointer_actions_on_elements_and_drags(settings: Settings) -> None:

@@ -36,9 +36,7 @@ from deskpilot.desktop.keys import parse_shortcut
 from deskpilot.errors import DeskpilotError, ProviderError
 from deskpilot.events import discard
 from deskpilot.native.actions import action_from_dict
-from deskpilot.native.scaling import viewport_for
-from deskpilot.native.vendors import make_conversation
-from deskpilot.native.vendors.base import parse_turn
+from deskpilot.native.wire import parse_turn
 from deskpilot.policy import ConsequentialRules, DenyAll
 from deskpilot.session import Session
 from deskpilot.tools.builtin import computer_use_tools
@@ -47,6 +45,7 @@ from deskpilot.tools.elements import lookup
 from deskpilot.tools.windows import find_window, resolve_window
 from tests.e2e.wire import CODECS, Decision, View
 from tests.safety_figures import Figures, has_traceback
+from tests.wires import computer_wire, viewport_for
 
 pytestmark = pytest.mark.safety
 
@@ -393,8 +392,8 @@ def test_native_vendor_actions_translate_or_tell_the_model(figures: Figures) -> 
         count()
         vendor = "gemini" if which == "gemini" else which.split("-")[0]
         model, sample = NATIVE_SAMPLES[which]
-        conv = make_conversation(vendor, model, viewport_for(vendor, 1280, 800))  # type: ignore[arg-type]
-        conv.start("go", None)
+        conv = computer_wire(vendor, model, viewport_for(vendor, 1280, 800))
+        conv.say("go", None)
         response = data.draw(mutated(sample))
         assume(isinstance(response, dict))  # the HTTP layer hands over JSON objects only
         try:

@@ -21,6 +21,7 @@ from deskpilot.agent.textproto import (
     tools_prompt,
 )
 from deskpilot.tools.builtin import computer_use_tools
+from tests.tiers import examples
 
 
 def test_several_calls_in_order_with_prose() -> None:
@@ -168,7 +169,7 @@ JSONISH = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.one_of(MARKERS, st.text(max_size=12)), max_size=40).map("".join))
 def test_parser_never_crashes_on_protocol_soup(text: str) -> None:
     parsed = parse_reply(text)
@@ -181,14 +182,14 @@ def test_parser_never_crashes_on_protocol_soup(text: str) -> None:
             assert call.error.startswith("Malformed tool call #")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text())
 def test_parser_never_crashes_on_arbitrary_text(text: str) -> None:
     parsed = parse_reply(text)
     assert isinstance(parsed.text, str)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     name=st.from_regex(r"[a-z_]{1,20}", fullmatch=True),
     args=st.dictionaries(st.text(max_size=8), JSONISH, max_size=5),

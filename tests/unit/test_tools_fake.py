@@ -102,7 +102,7 @@ def test_calculator_flow_and_resolution_order(settings: Settings) -> None:
     }
     steps = [{"elementID": ids[k]} for k in ("1", "2", "×", "7", "=")]
     assert not call(ctx, "perform_sequence", {"steps": steps}).is_error
-    assert desk.display_text(desk.windows[0].info.xid) == "84"
+    assert desk.display_text(desk.windows[0].info.handle) == "84"
     kinds = [e.kind for e in events]
     assert kinds.count("tool.call") == kinds.count("tool.result") == 3
 
@@ -145,7 +145,7 @@ def test_stale_and_unknown_ids(settings: Settings) -> None:
     call(ctx, "open_app", {"bundleId": "Calculator"})
     text = call(ctx, "read_screen_ax").text
     some = text.splitlines()[3].rsplit("@", 1)[1]
-    desk.close_window(desk.windows[0].info.xid)
+    desk.close_window(desk.windows[0].info.handle)
     desk.add_window(FAKE_APPS[0])
     gone = call(ctx, "perform", {"elementID": some})
     assert gone.is_error

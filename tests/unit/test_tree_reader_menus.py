@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.atspi_consts import ROOT_PATH
-from deskpilot.desktop.atspi_model import Dirty
-from deskpilot.desktop.atspi_tree import TreeReader
+from deskpilot.desktop.atspi.bus import AtspiBus
+from deskpilot.desktop.atspi.consts import ROOT_PATH
+from deskpilot.desktop.atspi.model import Dirty
+from deskpilot.desktop.atspi.tree import TreeReader
 from tests.unit.atspi_app import APP, InMemoryApp, Obj
 
 pytestmark = pytest.mark.asyncio

@@ -12,10 +12,10 @@ import time
 import pytest
 from dbus_fast import Message
 
-from deskpilot.desktop.atspi_bus import AtspiBus
-from deskpilot.desktop.atspi_consts import ROOT_PATH
-from deskpilot.desktop.atspi_model import Dirty
-from deskpilot.desktop.atspi_tree import TreeReader
+from deskpilot.desktop.atspi.bus import AtspiBus
+from deskpilot.desktop.atspi.consts import ROOT_PATH
+from deskpilot.desktop.atspi.model import Dirty
+from deskpilot.desktop.atspi.tree import TreeReader
 from deskpilot.desktop.cell_refs import address, column_letters, parse_cell, parse_range
 from tests.unit.atspi_app import APP, SHOWN, InMemoryApp, Obj, Reply
 

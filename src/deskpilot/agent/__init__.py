@@ -7,6 +7,21 @@
     provider = get_provider("anthropic:claude-sonnet-4-5", settings)
     result = await computer_use_task("In the calculator, work out 12*7", provider=provider, ctx=ctx)
     print(result.outcome, result.answer)
+
+::
+
+    loop.py                 AgentRun: the one loop (budget, timeout, stop, last answer, events),
+                            the inbox and follow_up hooks
+    element.py              acting with tools: function calling or the text protocol
+    computer.py             acting with the vendor's computer tool (native, hybrid), pause/resume
+    task.py, native_run.py  the entry points: computer_use_task, run/resume_native_task
+    chat.py                 the parent agent of ``deskpilot chat``
+    conversation.py         the neutral conversation; textproto.py the @@TOOL@@ protocol
+    providers/              one adapter per vendor (both wires), HttpClient, scripted replays
+    prompts.py, native_setup.py, approvers.py, chips.py, workspace.py, session_store.py
+
+Imports: deskpilot's tools, native, pages, policy, audit, events and config layers (never the
+surfaces: cli, mcp, serve).
 """
 
 from __future__ import annotations
@@ -24,7 +39,14 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time each is imported 
         ToolCall,
         ToolResultPart,
     )
-    from deskpilot.agent.loop import EXIT_CODES, AgentRun, RunOptions, RunResult, StopController
+    from deskpilot.agent.loop import (
+        EXIT_CODES,
+        AgentRun,
+        RunOptions,
+        RunResult,
+        StopController,
+        follow_up,
+    )
     from deskpilot.agent.providers import Provider, get_provider, how_to_configure
     from deskpilot.agent.session_store import load_conversation, save_conversation
     from deskpilot.agent.task import COMPUTER_USE_TOOLS, computer_use_task, computer_use_task_tool
@@ -36,7 +58,7 @@ _WHERE = {
         "deskpilot.agent.conversation",
     ),
     **dict.fromkeys(
-        ("EXIT_CODES", "AgentRun", "RunOptions", "RunResult", "StopController"),
+        ("EXIT_CODES", "AgentRun", "RunOptions", "RunResult", "StopController", "follow_up"),
         "deskpilot.agent.loop",
     ),
     **dict.fromkeys(("Provider", "get_provider", "how_to_configure"), "deskpilot.agent.providers"),
@@ -64,6 +86,7 @@ __all__ = [
     "ToolResultPart",
     "computer_use_task",
     "computer_use_task_tool",
+    "follow_up",
     "get_provider",
     "how_to_configure",
     "load_conversation",

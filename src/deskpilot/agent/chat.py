@@ -14,6 +14,7 @@ import dataclasses
 from pathlib import Path
 
 from deskpilot.agent.conversation import Conversation, ToolProtocol
+from deskpilot.agent.element import ElementTools
 from deskpilot.agent.loop import AgentRun, RunOptions, RunResult, StopController
 from deskpilot.agent.prompts import CHAT_PROMPT
 from deskpilot.agent.providers import Provider, get_provider
@@ -80,16 +81,12 @@ class ChatSession:
             timeout=self.ctx.settings.timeout + TURN_EXTRA_TIME,
             tool_protocol=self.tool_protocol,
         )
+        acting = ElementTools(self.provider, self.tools, self.conversation,
+                              protocol=self.tool_protocol)  # fmt: skip
+        # policy (#22): the turn's message is the person's own; it grants what it names
         with persons_goal(dataclasses.replace(self.ctx, run_id=""), text) as turn_ctx:
-            run = AgentRun(
-                self.provider,
-                self.tools,
-                turn_ctx,
-                self.conversation,
-                options,
-                goal=text,
-                controller=self.controller,
-            )
+            run = AgentRun(acting, turn_ctx, options, goal=text,
+                           controller=self.controller)  # fmt: skip
             return await run.run()
 
     async def switch(self, spec: str, base_url: str | None = None) -> Provider:

@@ -3,7 +3,8 @@
 * :func:`native_target` — the vendor and model of a provider's native computer tool, or
   :class:`~deskpilot.errors.ProviderNotConfigured` saying which ``provider:model`` strings
   qualify (``compatible:`` servers have none; a ``scripted:`` replay must be recorded in a
-  vendor's format). The vendor modules then pick the tool version from the model name.
+  vendor's format). Each vendor's adapter says which of its models have one and picks the tool
+  version from the model name.
 * :func:`native_system_prompt` — the instructions for a pure native run (screenshots and the
   computer tool) or a hybrid one (the element tools and the computer tool together).
 * :class:`RunEvents` — watches the run's events (after the audit log) for the progress summary.
@@ -12,33 +13,28 @@
   (:class:`~deskpilot.policy.PauseRequest`). Which computer calls are asked is the door's
   decision (:mod:`deskpilot.native.executor`): those with pending safety checks always, and
   only by a person; the others with ``--confirm all``.
-* :func:`provider_send` — how the driver's requests reach the model: the provider's HTTP client
-  (retries, timeouts, its base URL and key), or a ``scripted:`` replay.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deskpilot.agent.approvers import TerminalApprover, describe, no_terminal
+from deskpilot.agent.loop import render_progress
 from deskpilot.agent.prompts import (
     COMPUTER_USE_PROMPT,
     LiveContext,
     render_constraints,
     render_context,
 )
+from deskpilot.agent.providers import PROVIDERS
 from deskpilot.agent.providers.base import Provider
 from deskpilot.agent.providers.scripted import ScriptedProvider
-from deskpilot.errors import ProviderError, ProviderNotConfigured
+from deskpilot.errors import ProviderNotConfigured
 from deskpilot.events import Event
-from deskpilot.native.driver import Send
 from deskpilot.native.safety import TOOL_NAME, CancelRequest, PauseRequest
-from deskpilot.native.scaling import Vendor
-from deskpilot.native.vendors import VENDORS
-from deskpilot.native.vendors.base import Conversation
 from deskpilot.policy import Answer, ApprovalRequest
 
 NATIVE_MODELS_HELP = (
@@ -50,73 +46,35 @@ NATIVE_MODELS_HELP = (
 )
 
 
-def _openai_ok(model: str) -> bool:
-    if model.startswith("computer-use-preview"):
-        return True
-    m = re.match(r"gpt-(\d+)(?:\.(\d+))?", model)
-    return m is not None and (int(m.group(1)), int(m.group(2) or 0)) >= (5, 4)
-
-
-def _anthropic_ok(model: str) -> bool:
-    if model.startswith("claude-3-7-sonnet"):
-        return True
-    m = re.match(r"claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2})(?!\d))?", model)
-    if m is None:
-        return False
-    version = (int(m.group(2)), int(m.group(3) or 0))
-    return version >= ((4, 5) if m.group(1) == "haiku" else (4, 0))
-
-
-def _gemini_ok(model: str) -> bool:
-    if "computer-use" in model or model.startswith(("gemini-3-flash", "gemini-3.1-pro")):
-        return True
-    m = re.match(r"gemini-(\d+)(?:\.(\d+))?", model)
-    return m is not None and (int(m.group(1)), int(m.group(2) or 0)) >= (3, 5)
-
-
-_CHECKS: dict[str, Callable[[str], bool]] = {
-    "openai": _openai_ok,
-    "anthropic": _anthropic_ok,
-    "gemini": _gemini_ok,
-}
-
-
 def is_native_model(vendor: str, model: str) -> bool:
     """True when ``vendor:model`` has a native computer tool deskpilot speaks."""
-    check = _CHECKS.get(vendor)
-    return check is not None and check(model)
+    adapter = PROVIDERS.get(vendor)
+    return adapter is not None and adapter.speaks_computer(model)
 
 
-def native_target(provider: Provider) -> tuple[Vendor, str]:
+def native_target(provider: Provider) -> tuple[str, str]:
     """(vendor, model) whose native computer tool ``provider`` speaks; else a clear error."""
     if isinstance(provider, ScriptedProvider):
-        fmt = provider.format
-        if fmt not in VENDORS:
+        if provider.wire is None or provider.wire.no_computer_tool:  # any recorded model
             raise ProviderNotConfigured(
-                f"scripted:{provider.path} holds {fmt!r} replies; a --native replay must be "
-                'recorded in a vendor\'s native format ("format": "openai", "anthropic" or '
-                '"gemini", with "model" naming the recorded model).'
+                f"scripted:{provider.path} holds {provider.format!r} replies; a --native replay "
+                'must be recorded in a vendor\'s native format ("format": "openai", '
+                '"anthropic" or "gemini", with "model" naming the recorded model).'
             )
-        return fmt, provider.recorded_model or _REPLAY_DEFAULTS[fmt]
-    if provider.name not in VENDORS:
+        return provider.wire.name, provider.computer_model()
+    if provider.no_computer_tool:
         raise ProviderNotConfigured(
-            f"{provider.spec} has no native computer tool: OpenAI-compatible servers (vLLM, "
-            "llama.cpp server, Ollama) offer function calling only. Run without --native (the "
-            f"element tools work with any model that calls tools). {NATIVE_MODELS_HELP}"
+            f"{provider.spec} has no native computer tool: {provider.no_computer_tool}. Run "
+            "without --native (the element tools work with any model that calls tools). "
+            f"{NATIVE_MODELS_HELP}"
         )
-    if not is_native_model(provider.name, provider.model):
+    if not provider.has_computer_tool():
         raise ProviderNotConfigured(
             f"{provider.spec} has no native computer tool. {NATIVE_MODELS_HELP} Without "
             "--native, any model drives the element tools."
         )
-    return provider.name, provider.model
+    return provider.name, provider.computer_model()
 
-
-_REPLAY_DEFAULTS = {
-    "openai": "gpt-5.4",
-    "anthropic": "claude-sonnet-4-5",
-    "gemini": "gemini-2.5-computer-use-preview-10-2025",
-}
 
 # -- instructions ---------------------------------------------------------------------------
 
@@ -237,49 +195,5 @@ class RunEvents:
 
     def summary(self, limit: int = 20) -> str:
         """What the run did, one line per action or call (like the loop's progress summary)."""
-        if not self.lines:
-            return "Progress so far: no action was taken."
-        shown = self.lines[-limit:]
-        skipped = len(self.lines) - len(shown)
-        out = ["Progress so far:"]
-        if skipped:
-            out.append(f"  ({skipped} earlier step(s) not shown)")
-        out += [f"  {i}. {line}" for i, line in enumerate(shown, start=skipped + 1)]
-        if self.last_text:
-            out.append(f"Last note from the model: {self.last_text.strip()[:300]}")
-        return "\n".join(out)
-
-
-# -- sending --------------------------------------------------------------------------------
-
-
-def provider_send(provider: Provider) -> Send:
-    """The driver's ``send``: POST through the provider's client, or replay a recording."""
-    if isinstance(provider, ScriptedProvider):
-        return _replay(provider)
-
-    async def send(conv: Conversation, body: dict[str, Any]) -> Mapping[str, Any]:
-        url = provider.base_url + conv.path
-        headers = conv.headers(provider.api_key or "")
-        return await provider.http.post_json(provider.name, url, headers, body)
-
-    return send
-
-
-def _replay(provider: ScriptedProvider) -> Send:
-    async def send(conv: Conversation, body: dict[str, Any]) -> Mapping[str, Any]:
-        provider.requests.append((f"scripted://{conv.path}", {}, body))
-        if provider.position >= len(provider.replies):
-            raise ProviderError(
-                f"scripted: no recorded reply left in {provider.path} "
-                f"({len(provider.replies)} used); the run went further than the recording"
-            )
-        reply = provider.replies[provider.position]
-        provider.position += 1
-        if not isinstance(reply, dict):
-            raise ProviderError(
-                f"scripted: reply {provider.position} in {provider.path} is not a JSON object"
-            )
-        return reply
-
-    return send
+        return render_progress(self.lines, self.last_text, empty="no action was taken.",
+                               limit=limit)  # fmt: skip

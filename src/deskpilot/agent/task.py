@@ -18,15 +18,23 @@ window becomes the tracked target and the model is told to pass it to every tool
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import functools
 from collections.abc import Callable
 from typing import Annotated
 
 from pydantic import Field
 
 from deskpilot.agent.conversation import Conversation
-from deskpilot.agent.loop import AgentRun, RunOptions, RunResult, StopController
+from deskpilot.agent.element import ElementTools
+from deskpilot.agent.loop import (
+    AgentRun,
+    BeforeCall,
+    Inbox,
+    RunOptions,
+    RunResult,
+    StopController,
+)
 from deskpilot.agent.prompts import (
     computer_use_system_prompt,
     gather_context,
@@ -75,7 +83,7 @@ async def resolve_window(ctx: ToolContext, window_id: str) -> str | None:
     """The stable ``pid/xid`` of a window named in either form (or by its X id), if open."""
     wanted = window_id.strip()
     for window in await ctx.desktop.list_windows():
-        if wanted in (window.stable_id, window.window_id, str(window.xid)):
+        if wanted in (window.stable_id, window.window_id, str(window.handle)):
             return window.stable_id
     return None
 
@@ -90,33 +98,15 @@ async def computer_use_task(
     options: RunOptions | None = None,
     controller: StopController | None = None,
     parent_run: str | None = None,
+    inbox: Inbox | None = None,
+    before_call: BeforeCall | None = None,
     persons: bool = True,
 ) -> RunResult:
     """Run the subagent on ``goal`` until it answers, runs out of steps or time, or is stopped.
-
+    ``inbox`` gives the messages the user sent meanwhile (read before each model turn);
+    ``before_call`` may answer a call instead of running it (see :mod:`deskpilot.agent.loop`).
     ``persons``: the goal is the person's own (it grants what it names while the run lasts);
     False for a goal a model wrote (the grants of the task around it hold, or none)."""
-    run = functools.partial(
-        _task, goal, window_id, provider=provider, tools=tools, options=options,
-        controller=controller, parent_run=parent_run,
-    )  # fmt: skip
-    if persons:
-        with persons_goal(ctx, goal) as task_ctx:
-            return await run(ctx=task_ctx)
-    return await run(ctx=ctx)
-
-
-async def _task(
-    goal: str,
-    window_id: str | None,
-    *,
-    provider: Provider,
-    ctx: ToolContext,
-    tools: ToolSet | None,
-    options: RunOptions | None,
-    controller: StopController | None,
-    parent_run: str | None,
-) -> RunResult:
     target = None
     if window_id:
         target = await resolve_window(ctx, window_id)
@@ -132,18 +122,14 @@ async def _task(
         system = f"{system}\n\n{SUBAGENT_PAGE_NOTE}"
     conversation = Conversation(system=system)
     conversation.add_user(goal)
-    run = AgentRun(
-        provider,
-        toolset,
-        ctx,
-        conversation,
-        options or default_options(ctx),
-        goal=goal,
-        constraints=constraints,
-        controller=controller,
-        parent_run=parent_run,
-    )
-    return await run.run()
+    options = options or default_options(ctx)
+    acting = ElementTools(provider, toolset, conversation, protocol=options.tool_protocol)
+    # policy (#22): the person's goal grants what it names until the run ends
+    with persons_goal(ctx, goal) if persons else contextlib.nullcontext(ctx) as run_ctx:
+        run = AgentRun(acting, run_ctx, options, goal=goal, constraints=constraints,
+                       controller=controller, parent_run=parent_run, inbox=inbox,
+                       before_call=before_call)  # fmt: skip
+        return await run.run()
 
 
 def format_task_result(result: RunResult) -> str:

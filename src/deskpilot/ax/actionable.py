@@ -1,7 +1,7 @@
 """Actionable means addressable: the nodes a person can operate that their role does not tell.
 
 A web page makes plain content operable with listeners, ``tabindex`` and ``overflow``; Chromium
-says so with actions and states (see :mod:`deskpilot.desktop.atspi_actions`):
+says so with actions and states (see :mod:`deskpilot.desktop.atspi.actions`):
 
 * **clickable** — the element has an action of its own (``click``: its own click or mouse
   listener; ``press``, ``jump``…);
@@ -110,12 +110,17 @@ def folded_text(node: Node) -> str | None:
     """The text of a node's shown content, when it is only text (no widget or operable part,
     not too long); None when the node has more than text inside."""
     pieces: list[str] = []
-    for d in node.walk()[1:]:
+    stack = list(reversed(node.children))
+    while stack:
+        d = stack.pop()
         if not is_displayed(d):
             continue
         if operable(d) or d.role in ("list", "table", "tree", "tree-table"):
             return None
-        if d.children:
+        if d.role in ("image", "icon") and own_name(d):
+            pass  # an icon (an SVG with its shapes inside): by its name
+        elif d.children:
+            stack.extend(reversed(d.children))
             continue
         text = own_name(d) or clean_name(d.text or "")
         if text and text not in pieces:

@@ -107,23 +107,55 @@ def cell_operable(cell: Node) -> bool:
 
 def sentence(node: Node) -> str | None:
     """The text of a node whose content is one sentence in pieces: text runs and inline
-    parts (links, clickable spans). None when it holds anything else, or a single piece."""
+    parts (links, clickable spans, icons), joined as they are rendered — a space between two
+    pieces only where one has it or the page leaves a gap between them (``Enter "<b>Michel</b>"``
+    reads ``Enter "Michel"``). None when it holds anything else, or a single piece."""
     kids = [c for c in node.children if is_displayed(c)]
     if len(kids) < 2 or not any(c.role in ("static", "text") for c in kids):
         return None
     if any(c.role in FIELDS or c.editable for c in kids):
         return None  # a label over its field: the field's name is that label's text
-    text = ""
+    pieces: list[tuple[Node, str]] = []
     for kid in kids:
         if kid.role in ("static", "text") and not kid.children:
             piece = kid.name or kid.text or ""
-        elif operable(kid) or kid.role in ("image", "icon"):
+        elif kid.role in ("image", "icon"):
+            named = own_name(kid) or folded_text(kid) or ""
+            piece = f"[image: {named}]" if named else ""  # an icon in an instruction
+        elif operable(kid):
             piece = own_name(kid) or folded_text(kid) or ""
         elif node.role in PHRASING and kid.role == "section" and folded_text(kid) is not None:
             piece = folded_text(kid) or ""  # a span inside a paragraph: inline by HTML's rules
         else:
             return None
-        if text and piece and not text[-1].isspace() and not piece[0].isspace():
-            piece = piece if piece[0] in ".,;:!?)" else " " + piece
+        if piece:
+            pieces.append((kid, piece))
+    text, before = "", None
+    for kid, piece in pieces:
+        joined = text[-1].isspace() or piece[0].isspace() if before is not None else True
+        if before is not None and not joined and apart(before, kid) and piece[0] not in ".,;:!?)":
+            text += " "
         text += piece
+        before = kid
     return " ".join(text.split()) or None
+
+
+#: Roles of pieces that flow inline with text (no space of their own around them).
+INLINE = frozenset({"static", "text", "link", "image", "icon", "section", "mark", "superscript",
+                    "subscript", "push-button", "label"})  # fmt: skip
+
+
+def apart(a: Node, b: Node) -> bool:
+    """Whether the page shows a space between two pieces of a sentence: ``b`` starts on
+    another line than ``a`` ends, or a gap of about a space's width lies between them. Without
+    their positions: when either is not an inline piece."""
+    ra, rb = a.bounds, b.bounds
+    if ra is None or rb is None or ra.empty or rb.empty:
+        return a.role not in INLINE or b.role not in INLINE
+    line = min(ra.height, rb.height)  # a piece may wrap: the shorter is one line high
+    if rb.y >= ra.y + ra.height - line / 2:
+        return True  # b starts below a's last line
+    if ra.height > 1.5 * line:
+        return False  # a wrapped: its box's right edge is not where its last line ends
+    gap = rb.x - (ra.x + ra.width)
+    return gap >= max(2, 0.12 * line)

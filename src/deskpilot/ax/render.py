@@ -13,6 +13,7 @@ lines adding nothing is :mod:`~deskpilot.ax.prune`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from deskpilot.ax.actionable import (
@@ -68,6 +69,21 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+#: How much of one text a zoomed read shows (read_screen_ax with an elementID).
+ZOOM_TEXT_LIMIT = 200_000
+#: Roles of a whole window's root (a zoomed read of it is a window's read).
+WINDOWS = frozenset({"frame", "window", "dialog", "application", "file-chooser", "alert"})
+#: The marker of a text cut short (:func:`~deskpilot.ax.roles.cut`).
+_CUT = re.compile(r"… \+\d+ chars")
+#: What a cut text's line says about reading the rest.
+FOR_ALL = r"\g<0> (read_screen_ax its elementID for all)"
+
+
+def flat(text: str) -> str:
+    """Text with its runs of whitespace made single spaces."""
+    return " ".join(text.split())
+
+
 def _row_key(node: Node) -> tuple[int, int]:
     b = node.bounds
     return (0, 0) if b is None else (b.center[1] // 12, b.x)
@@ -90,19 +106,36 @@ class Renderer:
     """Render one window's tree (or one subtree) within a character budget."""
 
     def __init__(
-        self, area: Rect, budget: int = 12000, text_limit: int = TEXT_LIMIT, *, chrome: bool = True
+        self,
+        area: Rect,
+        budget: int = 12000,
+        text_limit: int = TEXT_LIMIT,
+        *,
+        chrome: bool = True,
+        zoom: bool = False,
     ) -> None:
         self.area = area
         self.budget = budget
-        self.text_limit = text_limit
+        self.zoom = zoom  # one element's part, asked for: in full (see render)
+        self.text_limit = ZOOM_TEXT_LIMIT if zoom else text_limit
         self.chrome = chrome  # a browser's own controls line by line (else one line)
         self._labels: set[str] = set()
+        self._root: Node | None = None
 
     # -- selecting lines -------------------------------------------------------------------
 
     def collect(self, root: Node) -> list[Line]:
         lines: list[Line] = []
         self._labels = {clean_name(n.label) for n in root.walk() if n.label and not n.name}
+        if self.zoom and root.role not in WINDOWS:
+            # one element's part: the element's own line too, and what lies off screen
+            # (scrolled away) marked as such
+            self._root = root
+            self._visit(root, 0, "", lines, top=False)
+            for ln in lines:
+                if not ln.raw and not on_screen(ln.node, self.area):
+                    ln.states = [*ln.states, "offscreen"]
+            return prune(lines)
         pages = [] if self.chrome else pages_of(root)
         if not pages:
             self._visit(root, 0, "", lines, top=True)
@@ -143,9 +176,9 @@ class Renderer:
     ) -> None:
         """Add the lines of ``node`` and its content; ``scope``: inside a large clickable
         element, whose block-level parts are items to click (see :mod:`actionable`)."""
-        if not top and not is_displayed(node):
+        if not top and not is_displayed(node) and node is not self._root:
             return
-        visible_here = top or on_screen(node, self.area)
+        visible_here = top or self._root is not None or on_screen(node, self.area)
         if node.grid is not None and node.grid.table and visible_here:
             self._table(node, node.grid, depth, out, top)
             return
@@ -301,6 +334,16 @@ class Renderer:
         if how == "scroll":
             states.append(f"more {node.more}" if node.more else "scrollable")
         value = node.value if node.value is not None else None
+        text = (node.text or "").strip()
+        field = node.role in ("text", "entry") and node.text is not None
+        if value is None and not node.children and ((text and flat(text) != name) or field):
+            # a text that takes the focus but cannot be edited (a calculator's display, a
+            # read-only field): it reads by its value
+            value = cut(text, self.text_limit)
+            if field:
+                role = "textbox"
+                if "readonly" not in states:
+                    states.append("readonly")
         shown = "" if name and name == parent_name else name
         out.append(Line(depth, node, role, shown, value, states, True))
         if folded is not None:
@@ -349,7 +392,10 @@ class Renderer:
             if ln.ref is not None:  # the table named in the line: its ID must work
                 result.ids.setdefault(ref, ln.ref)
             text = self._line(ln, eid if ln.has_id else None, ref)
-            if used + len(text) + 1 > self.budget:
+            zoomable = not ln.has_id and not ln.raw and _CUT.search(text) is not None
+            if zoomable:  # a text cut short: its ID reads it in full
+                text = _CUT.sub(FOR_ALL, self._line(ln, eid, ref), count=1)
+            if used + len(text) + 1 > self.budget and not (self.zoom and not body):
                 rest = lines[i:]
                 result.omitted = len(rest)
                 body.append(self._more(rest, ids, result))
@@ -357,6 +403,8 @@ class Renderer:
             body.append(text)
             used += len(text) + 1
             result.lines[eid] = text.strip()
+            if zoomable:
+                result.ids.setdefault(eid, ln.node)
             if ln.has_id:
                 result.ids[eid] = ln.node
                 result.names[eid] = ln.name
@@ -365,14 +413,13 @@ class Renderer:
         result.text = "\n".join(body)
         return result
 
-    @staticmethod
-    def _line(ln: Line, eid: str | None, ref: str = "") -> str:
+    def _line(self, ln: Line, eid: str | None, ref: str = "") -> str:
         if ln.raw:
             text = "  " * ln.depth + ln.raw.replace("{id}", ref)
             return f"{text} @{eid}" if eid is not None else text
         parts = ["  " * ln.depth + ln.role]
         if ln.name:
-            parts.append(_quote(cut(ln.name, 100)))
+            parts.append(_quote(ln.name if self.zoom else cut(ln.name, 100)))
         if ln.value is not None:
             parts.append("= " + _quote(ln.value))
         if ln.states:

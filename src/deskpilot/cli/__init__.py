@@ -18,6 +18,7 @@ COMMAND_MODULES = {
     "tool": "tools_cmd",
     "tools": "tools_cmd",
     "sandbox": "sandbox_cmd",
+    "doctor": "doctor_cmd",
     "blocklist": "blocklist_cmd",
     "run": "run_cmd",
     "chat": "chat_cmd",

@@ -39,6 +39,13 @@ def main_options(func: F) -> F:
     func = click.option(
         "--display", default=None, metavar=":N", help="X display to work on (default: $DISPLAY)."
     )(func)
+    func = click.option(
+        "--backend",
+        default=None,
+        metavar="NAME",
+        help="Desktop backend: auto (from the session, the default), x11, or one a plugin "
+        "registered (env DESKPILOT_BACKEND; backend in the config file).",
+    )(func)
     return func
 
 

@@ -18,11 +18,18 @@ from deskpilot.config import Settings
 from deskpilot.errors import ConfigError, DeskpilotError, EvalError
 from deskpilot.eval.driver import Plan, execute, write_report
 from deskpilot.eval.local import Backend, LocalBackend
+from deskpilot.eval.osworld_store import fetch_lines
+from deskpilot.eval.osworld_store import missing as store_missing
 from deskpilot.eval.policies import PolicySpec
 from deskpilot.eval.report import brief, markdown
 from deskpilot.eval.store import MANIFEST, latest_run
-from deskpilot.eval.suite import Suite, load_suite, packaged_suites
+from deskpilot.eval.suite import Suite, broken_message, load_suite, packaged_suites
 from deskpilot.eval.task import Task
+from deskpilot.eval.validate import needed_apps
+
+#: programs an OSWorld task's commands find in its trial (deskpilot.eval.vm_shims)
+VM_PROGRAMS = frozenset({"python", "python3", "sudo", "google-chrome", "google-chrome-stable",
+                         "pkill", "killall"})  # fmt: skip
 
 DEFAULT_ROOT = Path("deskpilot-eval")
 
@@ -78,6 +85,13 @@ def _common(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Retries of a trial that ended in an infrastructure error."),
         click.option("--json", "as_json", is_flag=True,
                      help="Print the summary as JSON on stdout (progress stays on stderr)."),
+        click.option("--isolation", type=click.Choice(["bwrap", "none"]), default="bwrap",
+                     show_default=True, help="bwrap: each trial in its own namespaces (the "
+                     "host read-only, its own home and temp; bubblewrap). none: trials share "
+                     "the host's file system (only for machines without user namespaces)."),
+        click.option("--skip-broken", is_flag=True,
+                     help="Run the tasks that load and list the task files that do not (the "
+                     "exit code is still non-zero). Default: refuse to start."),
     ]  # fmt: skip
     for option in reversed(options):
         func = option(func)
@@ -107,18 +121,33 @@ def _policy(
     return PolicySpec("model", spec, base_url, protocol)  # type: ignore[arg-type]
 
 
-def _preflight(tasks: list[Task]) -> None:
-    """Refuse to start when this machine lacks an app a task needs (local runs)."""
+def _preflight(tasks: list[Task], settings: Settings) -> None:
+    """Refuse to start when this machine lacks an app a task needs (also those its setup
+    commands start), or a file of the OSWorld file store (local runs)."""
     missing: dict[str, list[str]] = {}
     for task in tasks:
-        for app in task.apps:
-            if shutil.which(app) is None:
+        for app in needed_apps(task):
+            if "/" not in app and app in VM_PROGRAMS and "osworld" in task.tags:
+                continue  # provided in the trial (see deskpilot.eval.vm_shims)
+            if app.startswith("./"):
+                continue  # a script the task puts in its home first
+            if shutil.which(app) is None and not (
+                task.base_dir and (Path(task.base_dir) / app).is_file()
+            ):
                 missing.setdefault(app, []).append(task.id)
     if missing:
         lines = "; ".join(f"{app} (for {', '.join(ids[:3])})" for app, ids in missing.items())
         raise EvalError(
             f"not installed here: {lines} — install them (scripts/apt-packages.txt) or skip "
             "those tasks with --tasks"
+        )
+    urls = [u for t in tasks for u in t.downloads]
+    absent = store_missing(settings.osworld_store, urls)
+    if absent:
+        raise EvalError(
+            f"{len(absent)} file(s) the tasks download are not in the OSWorld file store "
+            f"{settings.osworld_store} (e.g. {absent[0]}): list them with `deskpilot eval "
+            "osworld fetch-list SUITE`, or set DESKPILOT_OSWORLD_STORE"
         )
 
 
@@ -161,7 +190,11 @@ def _execute(
     resume: bool,
 ) -> dict[str, Any]:
     if backend == "local":
-        _preflight(plan.tasks)
+        _preflight(plan.tasks, settings)
+        if plan.isolation == "bwrap":  # a machine that cannot isolate is said so at once
+            from deskpilot.eval.isolation import isolation_command
+
+            isolation_command(["true"], writable=[], readable=[])
     # stdout is for --json alone: what libraries print there (Ray's worker notices) goes to
     # stderr with the progress
     with contextlib.redirect_stdout(sys.stderr):
@@ -208,6 +241,8 @@ def run_command(
     ray_address: str | None,
     retry_infra: int,
     as_json: bool,
+    isolation: str,
+    skip_broken: bool,
     out: Path | None,
     resume: bool,
 ) -> None:
@@ -219,16 +254,35 @@ def run_command(
     """
     settings = ctx.settings
     try:
-        loaded = load_suite(suite)
+        loaded = _load(suite, skip_broken)
         chosen = loaded.select(tasks)
         spec = _policy(settings, policy, model, base_url, tool_protocol)
         run = _out(out, resume, loaded, spec.label)
-        plan = Plan(loaded, chosen, spec, trials, retry_infra)
+        plan = Plan(loaded, chosen, spec, trials, retry_infra, isolation)
         summary = _execute(settings, plan, run, backend=backend, jobs=jobs,
                            address=ray_address, resume=resume)  # fmt: skip
     except DeskpilotError as exc:
         fail(exc)
     _finish(summary, run, as_json)
+    if loaded.broken:
+        _say_broken(loaded)
+        sys.exit(1)
+
+
+def _load(suite: str, skip_broken: bool) -> Suite:
+    loaded = load_suite(suite, skip_broken=skip_broken)
+    if loaded.broken:
+        _say_broken(loaded)
+    return loaded
+
+
+def _say_broken(loaded: Suite) -> None:
+    click.secho(
+        broken_message(list(loaded.broken), len(loaded.broken) + len(loaded.tasks), True)
+        + f"\n(skipped: {len(loaded.broken)} broken task file(s); the exit code says so)",
+        fg="yellow",
+        err=True,
+    )
 
 
 def _finish(summary: dict[str, Any], run: Path, as_json: bool) -> None:
@@ -263,57 +317,66 @@ def check_command(
     ray_address: str | None,
     retry_infra: int,
     as_json: bool,
+    isolation: str,
+    skip_broken: bool,
     out: Path | None,
 ) -> None:
     """Prove SUITE: every task's oracle passes every trial and doing nothing fails every
-    trial (a failed check, not an error). Exit code 0 when every task is proved, 1 if not."""
+    trial (a failed check, not an error). A task without an oracle cannot be proved: it is
+    said so, and only doing nothing runs for it. Exit code 0 when every task is proved, 1 if
+    not (or when a task file does not load)."""
     settings = ctx.settings
     try:
-        loaded = load_suite(suite)
+        loaded = _load(suite, skip_broken)
         chosen = loaded.select(tasks)
-        no_oracle = [t.id for t in chosen if not t.oracle]
+        with_oracle = [t for t in chosen if t.oracle]
         root = out or DEFAULT_ROOT / f"check-{loaded.name}-{time.strftime('%Y%m%d-%H%M%S')}"
-        runs = {}
-        for policy in ("oracle", "noop"):
-            plan = Plan(loaded, chosen, PolicySpec(policy), trials, retry_infra)
+        runs: dict[str, dict[str, Any]] = {"oracle": {"tasks": []}}
+        for policy, todo in (("oracle", with_oracle), ("noop", chosen)):
+            if not todo:
+                continue
+            plan = Plan(loaded, todo, PolicySpec(policy), trials, retry_infra, isolation)  # type: ignore[arg-type]
             runs[policy] = _execute(settings, plan, root / policy, backend=backend, jobs=jobs,
                                     address=ray_address, resume=False)  # fmt: skip
     except DeskpilotError as exc:
         fail(exc)
+    no_oracle = [t.id for t in chosen if not t.oracle]
     verdict = prove(runs["oracle"], runs["noop"], no_oracle)
     for row in verdict["tasks"]:
         mark = "✓" if row["proved"] else "✗"
-        click.echo(
-            f"{mark} {row['id']:<32} oracle {' '.join(row['oracle'])}  ·  noop "
-            f"{' '.join(row['noop'])}",
-            err=True,
-        )
+        oracle = "no oracle (cannot be proved)" if row["no_oracle"] else " ".join(row["oracle"])
+        click.echo(f"{mark} {row['id']:<32} oracle {oracle}  ·  noop {' '.join(row['noop'])}",
+                   err=True)  # fmt: skip
     bad = [r["id"] for r in verdict["tasks"] if not r["proved"]]
     click.echo(
         f"{len(verdict['tasks']) - len(bad)}/{len(verdict['tasks'])} tasks proved · runs in {root}",
         err=True,
     )
+    if loaded.broken:
+        _say_broken(loaded)
+        verdict["broken"] = [str(b.path) for b in loaded.broken]
     if as_json:
         click.echo(json.dumps(verdict, indent=2))
-    sys.exit(0 if not bad else 1)
+    sys.exit(0 if not bad and not loaded.broken else 1)
 
 
 def prove(oracle: dict[str, Any], noop: dict[str, Any], no_oracle: list[str]) -> dict[str, Any]:
-    """Per task: proved when the oracle passed every trial and noop failed every trial."""
+    """Per task: proved when the oracle passed every trial and noop failed every trial; a
+    task without an oracle is not proved (its oracle statuses are empty)."""
     rows = []
-    noop_by_id = {t["id"]: t for t in noop["tasks"]}
-    for t in oracle["tasks"]:
-        n = noop_by_id[t["id"]]
+    oracle_by_id = {t["id"]: t for t in oracle["tasks"]}
+    for n in noop["tasks"]:
+        t = oracle_by_id.get(n["id"])
         proved = (
-            t["id"] not in no_oracle
+            t is not None
             and t["done"] == t["trials"]
             and all(s == "passed" for s in t["statuses"])
             and n["done"] == n["trials"]
             and all(s == "failed" for s in n["statuses"])
         )
         rows.append(
-            {"id": t["id"], "oracle": t["statuses"], "noop": n["statuses"], "proved": proved,
-             "no_oracle": t["id"] in no_oracle}
+            {"id": n["id"], "oracle": t["statuses"] if t else [], "noop": n["statuses"],
+             "proved": proved, "no_oracle": n["id"] in no_oracle}
         )  # fmt: skip
     return {"proved": all(r["proved"] for r in rows), "tasks": rows}
 
@@ -339,12 +402,78 @@ def list_command(suite: str | None) -> None:
             click.echo(f"{name:<16} {count} tasks  ({path})")
         return
     try:
-        loaded = load_suite(suite)
+        loaded = load_suite(suite, skip_broken=True)
     except DeskpilotError as exc:
         fail(exc)
     for task in loaded.tasks:
         oracle = f"{len(task.oracle)} oracle steps" if task.oracle else "no oracle"
         click.echo(f"{task.id:<32} [{task.family}; {oracle}] {task.goal}")
+    if loaded.broken:
+        _say_broken(loaded)
+
+
+@eval_group.group("osworld")
+def osworld_group() -> None:
+    """OSWorld task files: the files they download, and which of them load here.
+
+    \b
+    OSWorld tasks download their documents and gold files from the web; trials run offline
+    and read them from a local file store (DESKPILOT_OSWORLD_STORE, or osworld_store in the
+    config file; default DATA_DIR/osworld-files), a directory keyed by URL:
+      deskpilot eval osworld fetch-list ./osworld/examples --script | sh   # fill it once
+      deskpilot eval ./osworld/examples --policy noop --skip-broken        # then run
+    """
+
+
+@osworld_group.command("fetch-list")
+@click.argument("suite")
+@click.option("--all", "show_all", is_flag=True, help="Every file, also those already there.")
+@click.option("--script", is_flag=True, help="Print curl commands that fill the store.")
+@pass_context
+def fetch_list_command(ctx: Context, suite: str, show_all: bool, script: bool) -> None:
+    """Print the URLs SUITE's tasks download and where each goes in the file store
+    (``URL<TAB>PATH``), the missing ones only unless --all. Broken task files are skipped
+    (their URLs are not listed)."""
+    try:
+        loaded = load_suite(suite, skip_broken=True)
+    except DeskpilotError as exc:
+        fail(exc)
+    store = ctx.settings.osworld_store
+    urls = list(dict.fromkeys(u for t in loaded.tasks for u in t.downloads))
+    chosen = urls if show_all else store_missing(store, urls)
+    for line in fetch_lines(store, chosen, script=script):
+        click.echo(line)
+    click.echo(
+        f"{len(chosen)} of {len(urls)} file(s) listed · store {store}"
+        + (f" · {len(loaded.broken)} task file(s) do not load" if loaded.broken else ""),
+        err=True,
+    )
+
+
+@osworld_group.command("survey")
+@click.argument("suite")
+@click.option("--json", "as_json", is_flag=True, help="The figures as JSON.")
+def survey_command(suite: str, as_json: bool) -> None:
+    """Which task files of SUITE load, why the others do not (counted by reason), and which
+    programs the loaded ones need that this machine lacks."""
+    try:
+        loaded = load_suite(suite, skip_broken=True)
+    except DeskpilotError as exc:
+        fail(exc)
+    from deskpilot.eval.survey import survey
+
+    figures = survey(loaded)
+    if as_json:
+        click.echo(json.dumps(figures, indent=2))
+        return
+    total = figures["files"]
+    click.echo(f"{figures['loaded']} of {total} task files load")
+    for reason, count in figures["reasons"].items():
+        click.echo(f"  {count:>4}  {reason}")
+    runnable = figures["runnable"]
+    click.echo(f"{runnable} of the loaded tasks have every program they need here")
+    for app, count in figures["missing_apps"].items():
+        click.echo(f"  {count:>4}  need {app}")
 
 
 COMMANDS: list[click.Command] = [eval_group]

@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING
 import click
 
 from deskpilot.cli.common import Context, fail, pass_context, run_async
-from deskpilot.config import CONFIRM_MODES, Settings, load_settings
+from deskpilot.config import CONFIRM_MODES
 from deskpilot.errors import ConfigError, DeskpilotError, SandboxError
-from deskpilot.sandbox import SandboxInfo
-from deskpilot.sandbox.info import sandbox_command_env
 
 if TYPE_CHECKING:
     from deskpilot.mcp.transports import Bind
@@ -151,10 +149,7 @@ def mcp(
         fail(ConfigError("--sandbox and --display cannot be combined"))
     from deskpilot.mcp.desktops import SandboxDesktop
 
-    base = ctx.settings
-    desktops = SandboxDesktop(
-        base.environ, lambda info: sandbox_settings(ctx, base, info, overrides), _say
-    )
+    desktops = SandboxDesktop(ctx.settings, _say)
     try:
         run_async(run_server(settings, opener=desktops, http=bind, token_file=token_file, say=_say))
     except SandboxError as exc:
@@ -257,16 +252,6 @@ def _this_deskpilot() -> tuple[str, list[str]]:
     if script.name == "deskpilot" and script.exists():
         return str(script.resolve()), []
     return sys.executable, ["-m", "deskpilot"]
-
-
-def sandbox_settings(
-    ctx: Context, base: Settings, info: SandboxInfo, overrides: dict[str, str | None]
-) -> Settings:
-    """Settings for the sandbox: its display and buses, this user's config, state and data."""
-    env = sandbox_command_env(base.environ, info)
-    flags = {k: v for k, v in ctx.options.items() if k != "display"}
-    flags.update({k: v for k, v in overrides.items() if v is not None})
-    return load_settings(flags, env=env)
 
 
 COMMANDS: list[click.Command] = [mcp]

@@ -49,15 +49,23 @@ def rules_group() -> None:
       https://example.com/*        every page of the site
       *://*.example.com/*          any scheme, any subdomain
       *staging*                    any URL containing "staging"
-      regex:…  match:…  domain:…  prefix:…  url:…   other kinds (imports use them)
+      match:…  Chrome's match patterns (vm-match:, vm-glob: Violentmonkey's; stylus-glob:)
+      regex:…  domain:…  prefix:…  url:…   other kinds (imports use them)
     Exclude patterns win over include patterns.
+
+    Userscripts (.user.js) run with the GM API their @grant lines ask for, as in
+    Violentmonkey; userstyles (.user.css) and Stylus exports import as Stylus reads them.
 
     \b
       deskpilot rules list --url https://example.com/blog/1
       deskpilot rules show r_1a2b3c4d
+      deskpilot rules add my-script.user.js
+      deskpilot rules edit r_1a2b3c4d
       deskpilot rules disable f_0a1b2c3d
       deskpilot rules export -o rules.json
       deskpilot rules import stylus-2026-01-01.json --dry-run
+      deskpilot rules import violentmonkey_2026-01-01.zip
+      deskpilot rules menu
       deskpilot rules test-pattern '*://*.example.com/*' https://www.example.com/x
     """
 
@@ -77,7 +85,10 @@ def _patterns(node: Folder | Group | Rule) -> str:
 
 
 def _sizes(rule: Rule) -> str:
-    return ", ".join(f"{k} {len(v)} chars" for k, v in (("css", rule.css), ("js", rule.js)) if v)
+    from deskpilot.pages.userscript_meta import is_userscript
+
+    sizes = ", ".join(f"{k} {len(v)} chars" for k, v in (("css", rule.css), ("js", rule.js)) if v)
+    return f"userscript, {sizes}" if is_userscript(rule.js) else sizes
 
 
 @rules_group.command("list")
@@ -103,7 +114,8 @@ def list_cmd(ctx: Context, url: str | None, as_json: bool) -> None:
             return
         if not tree:
             click.echo(
-                "No rules yet. A page-helper chat creates them (deskpilot chat --page), "
+                "No rules yet. Add one (deskpilot rules add FILE), let a page-helper chat make "
+                "them (deskpilot chat --page), "
                 "or import some: deskpilot rules import FILE"
             )
             return
@@ -184,11 +196,43 @@ def show_cmd(ctx: Context, item_id: str) -> None:
             if code:
                 click.echo(f"--- {what} ---")
                 click.echo(code.rstrip("\n"))
+        _show_script(ctx, lib, rule)
         errors = lib.errors(rule.id)
         click.echo(f"--- last errors ({len(errors)}) ---" if errors else "--- no errors ---")
         for e in errors[-10:]:
             times = f" ×{e.count}" if e.count > 1 else ""
             click.echo(f"  {e.last_at}  {e.kind}{times}  {e.url}\n    {e.message}")
+
+
+def _show_script(ctx: Context, lib: Library, rule: Rule) -> None:
+    """A userscript's grants, @connect list and stored values."""
+    from deskpilot.pages.userscript_meta import parse_meta
+
+    meta = parse_meta(rule.js or "") if rule.js else None
+    if meta is None:
+        return
+    _sync_values(ctx, lib)
+    values = lib.values(rule.id)
+    click.echo("--- userscript ---")
+    click.echo(f"  @grant: {', '.join(meta.grants) or '(none)'}")
+    if meta.items("connect"):
+        click.echo(f"  @connect: {', '.join(meta.items('connect'))}")
+    for line, urls in (("@require", meta.items("require")), ("@resource", meta.resources)):
+        for url in urls:
+            click.echo(f"  {line} {url}")
+    click.echo(f"  values: {len(values)} (deskpilot rules values {rule.id})")
+
+
+def _sync_values(ctx: Context, lib: Library) -> None:
+    """Take in the userscript values pages wrote (if the agent browser runs)."""
+    import asyncio
+
+    from deskpilot.pages.service import pull_values
+
+    try:
+        asyncio.run(pull_values(ctx.settings, lib))
+    except DeskpilotError as exc:
+        click.secho(f"deskpilot: script values not read from the browser: {exc}", err=True)
 
 
 def _sync_errors(ctx: Context, lib: Library) -> None:
@@ -263,10 +307,13 @@ def delete_cmd(ctx: Context, item_id: str, yes: bool) -> None:
 )
 @pass_context
 def export_cmd(ctx: Context, output: Path | None) -> None:
-    """The whole library as deskpilot's JSON (import it back with `rules import`)."""
+    """The whole library as deskpilot's JSON (import it back with `rules import`): folders,
+    groups, rules, userscripts' stored values (as the agent browser last wrote them) and the
+    cached files their @require/@resource lines name."""
     from deskpilot.pages.transfer import export_library
 
     with _library(ctx) as lib:
+        _sync_values(ctx, lib)
         text = json.dumps(export_library(lib), indent=2, ensure_ascii=False) + "\n"
     if output is None:
         sys.stdout.write(text)
@@ -283,26 +330,41 @@ def export_cmd(ctx: Context, output: Path | None) -> None:
 @click.option(
     "--from",
     "source",
-    type=click.Choice(["auto", "deskpilot", "stylus", "violentmonkey"]),
+    type=click.Choice(["auto", "deskpilot", "stylus", "usercss", "violentmonkey", "userscript"]),
     default="auto",
     show_default=True,
-    help="The file's format: deskpilot JSON, a Stylus JSON export, or a Violentmonkey backup zip.",
+    help="The file's format: deskpilot JSON, a Stylus JSON export, a .user.css, a "
+    "Violentmonkey or Tampermonkey backup zip, a .user.js.",
 )
 @click.option("--folder", default=None, help="Name of the folder the import goes into.")
+@click.option("--fetch", is_flag=True, help="Download @require/@resource files not cached.")
 @click.option("--dry-run", is_flag=True, help="Show what would be imported; change nothing.")
 @click.option("--yes", is_flag=True, help="Accept rules that apply to every URL without asking.")
 @pass_context
 def import_cmd(
-    ctx: Context, file: Path, source: str, folder: str | None, dry_run: bool, yes: bool
+    ctx: Context,
+    file: Path,
+    source: str,
+    folder: str | None,
+    fetch: bool,
+    dry_run: bool,
+    yes: bool,
 ) -> None:
-    """Import rules. A Stylus export or a Violentmonkey backup lands in a folder of its own."""
+    """Import rules: all or nothing. Every item is checked as Stylus or Violentmonkey checks
+    it, and each problem is listed with its item; with any, nothing is saved.
+
+    A Stylus export, a UserCSS file, a Violentmonkey or Tampermonkey backup or a userscript
+    lands in a folder named after its file. A backup's stored script values come along. A
+    userscript's @require and @resource files must be in deskpilot's cache (`deskpilot rules
+    cache`), in the file (a deskpilot export), local, or downloaded with --fetch."""
     from deskpilot.pages.import_plan import apply_plan
     from deskpilot.pages.transfer import plan_import
 
-    try:
-        plan = plan_import(file, source, folder)
-    except DeskpilotError as exc:
-        fail(exc)
+    with _library(ctx) as lib:
+        try:
+            plan = plan_import(file, source, folder, cached=lib.resource, fetch=fetch)
+        except DeskpilotError as exc:
+            fail(exc)
     f, g, r = plan.counts
     click.echo(
         f"{file.name} ({plan.source}): {f} folder{'s' * (f != 1)}, {g} group"
@@ -360,7 +422,8 @@ def test_pattern_cmd(pattern: str, url: str, kind: str | None) -> None:
     click.echo(
         f"{'matches' if hit else 'does not match'}: {kind} {pattern!r} vs {normalize_url(url)}"
     )
-    click.echo(f"  (as a regular expression: {compiled.regex})")
+    flags = f" with flags {compiled.flags}" if compiled.flags else ""
+    click.echo(f"  (as a regular expression: {compiled.regex}{flags})")
     sys.exit(0 if hit else 1)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import signal
 import subprocess
@@ -14,7 +15,8 @@ import click
 
 from deskpilot.cli.common import Context, fail, pass_context
 from deskpilot.errors import SandboxError
-from deskpilot.sandbox import Sandbox
+from deskpilot.sandbox import Sandbox, SandboxInfo
+from deskpilot.sandbox.compositors import KINDS
 from deskpilot.sandbox.info import sandbox_command_env
 from deskpilot.sandbox.kept import forget, is_alive, list_kept, load_info, save_info
 from deskpilot.sandbox.processes import processes_of, teardown
@@ -50,6 +52,15 @@ display_option = click.option(
     metavar="N",
     help="Use display :N (default: the first free one).",
 )
+kind_option = click.option(
+    "--kind",
+    type=click.Choice(KINDS),
+    default="x11",
+    show_default=True,
+    help="The desktop: x11 (Xvfb + openbox), sway (headless wlroots) or gnome (headless "
+    "mutter with PipeWire). Wayland kinds run as an unprivileged user when deskpilot is root, "
+    "and run X11 apps on Xwayland.",
+)
 name_option = click.option(
     "--name", default="default", show_default=True, help="Name of the kept sandbox."
 )
@@ -57,11 +68,13 @@ name_option = click.option(
 
 @click.group("sandbox")
 def sandbox_group() -> None:
-    """A private headless desktop: Xvfb, D-Bus, the AT-SPI bus and a window manager.
+    """A private headless desktop: X11 (Xvfb + openbox), sway or GNOME (mutter), with D-Bus
+    and the AT-SPI bus.
 
     \b
     deskpilot sandbox run -- CMD ARGS   run CMD on a fresh desktop, then tear it all down
     eval "$(deskpilot sandbox up)"      start one that stays up; sets DISPLAY etc. in your shell
+    eval "$(deskpilot sandbox up --kind gnome --name g)"   a headless GNOME (Wayland) one
     deskpilot sandbox status            show kept sandboxes
     deskpilot sandbox down              stop it (no process is left behind)
 
@@ -73,10 +86,15 @@ def sandbox_group() -> None:
 @sandbox_group.command("run", context_settings={"ignore_unknown_options": True})
 @size_option
 @display_option
+@kind_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @pass_context
 def run(
-    ctx: Context, size: tuple[int, int], display_number: int | None, command: tuple[str, ...]
+    ctx: Context,
+    size: tuple[int, int],
+    display_number: int | None,
+    kind: str,
+    command: tuple[str, ...],
 ) -> None:
     """Run COMMAND on a fresh sandbox desktop; exit with its exit code.
 
@@ -98,11 +116,15 @@ def run(
     code = 1
     try:
         with Sandbox(
-            width=width, height=height, display=display_number, base_env=settings.environ
+            width=width,
+            height=height,
+            display=display_number,
+            base_env=settings.environ,
+            kind=kind,
         ) as desk:
             assert desk.info is not None
             click.secho(
-                f"sandbox: desktop {desk.info.display} ({width}x{height}) is up; "
+                f"sandbox: {_where(desk.info)} ({width}x{height}) is up; "
                 f"running {shlex.join(command)}",
                 fg="cyan",
                 err=True,
@@ -153,9 +175,12 @@ def _wait_child(child: subprocess.Popen[bytes], interrupted: list[int]) -> int:
 @sandbox_group.command("up")
 @size_option
 @display_option
+@kind_option
 @name_option
 @pass_context
-def up(ctx: Context, size: tuple[int, int], display_number: int | None, name: str) -> None:
+def up(
+    ctx: Context, size: tuple[int, int], display_number: int | None, kind: str, name: str
+) -> None:
     """Start a sandbox that stays up, and print shell lines to `eval`.
 
     \b
@@ -167,7 +192,12 @@ def up(ctx: Context, size: tuple[int, int], display_number: int | None, name: st
     settings = ctx.settings
     info = load_info(settings.state_dir, name)
     if info is not None and is_alive(info):
-        click.secho(f"sandbox {name!r} is already up on {info.display}", fg="cyan", err=True)
+        click.secho(f"sandbox {name!r} is already up: {_where(info)}", fg="cyan", err=True)
+        if info.kind != kind:
+            fail(
+                f"sandbox {name!r} is a {info.kind} desktop, not {kind}: stop it first "
+                f"(deskpilot sandbox down --name {name}) or pick another --name"
+            )
     else:
         if info is not None:
             teardown(info.runtime_dir, info.pgid)
@@ -179,6 +209,7 @@ def up(ctx: Context, size: tuple[int, int], display_number: int | None, name: st
                 display=display_number,
                 base_env=settings.environ,
                 keep=True,
+                kind=kind,
             )
             info = desk.start()
         except SandboxError as exc:
@@ -186,7 +217,7 @@ def up(ctx: Context, size: tuple[int, int], display_number: int | None, name: st
             raise
         save_info(settings.state_dir, name, info)
         click.secho(
-            f"sandbox {name!r} is up on {info.display} ({width}x{height}); "
+            f"sandbox {name!r} is up: {_where(info)} ({width}x{height}); "
             f"stop it with: deskpilot sandbox down"
             + (f" --name {name}" if name != "default" else ""),
             fg="cyan",
@@ -208,7 +239,7 @@ def status(ctx: Context) -> None:
         procs = len(processes_of(info.runtime_dir, info.pgid)) if alive else 0
         state = click.style("up", fg="green") if alive else click.style("dead", fg="red")
         click.echo(
-            f"{name}: {state}  display {info.display}  {info.width}x{info.height}  "
+            f"{name}: {state}  {_where(info)}  {info.width}x{info.height}  "
             f"{procs} processes  {info.runtime_dir}"
         )
     if not running:
@@ -229,14 +260,21 @@ def down(ctx: Context, name: str) -> None:
     forget(ctx.settings.state_dir, name)
     if left:
         fail(f"sandbox {name!r}: processes survived teardown: {left}")
-    click.secho(f"sandbox {name!r} on {info.display} is down", fg="cyan", err=True)
+    click.secho(f"sandbox {name!r} ({_where(info)}) is down", fg="cyan", err=True)
     if ctx.settings.sandbox_dir == info.runtime_dir:
         click.secho(
-            "this shell still points at it: unset DISPLAY DBUS_SESSION_BUS_ADDRESS "
-            "DESKPILOT_SANDBOX",
+            "this shell still points at it: unset " + " ".join(sorted(info.client_env())),
             fg="yellow",
             err=True,
         )
+
+
+def _where(info: SandboxInfo) -> str:
+    """Where a sandbox's desktop is, for messages: its display, or its compositor."""
+    if not info.wayland:
+        return f"display {info.display}"
+    xwayland = f", Xwayland {info.display}" if info.display else ""
+    return f"{info.kind} on {os.path.basename(info.wayland_display)}{xwayland}"
 
 
 COMMANDS: list[click.Command] = [sandbox_group]

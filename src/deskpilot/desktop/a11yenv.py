@@ -3,13 +3,16 @@
 Measured in ../shared/notes/linux-desktop.md: GTK3/LibreOffice need the atk-bridge (never
 ``NO_AT_BRIDGE=1``), GTK4 must not see ``GTK_A11Y=none``, Qt wants
 ``QT_LINUX_ACCESSIBILITY_ALWAYS_ON``, Chromium/Electron register with ``ACCESSIBILITY_ENABLED=1``
-and expose page content only with ``--force-renderer-accessibility``.
+and expose page content only with ``--force-renderer-accessibility``. GTK 2 and Java load their
+bridges only when named: :mod:`~deskpilot.desktop.toolkits` names them where installed.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+
+from deskpilot.desktop.toolkits import toolkit_switches
 
 #: Variables set for every app deskpilot launches (and for ``sandbox run`` commands).
 A11Y_SWITCHES: dict[str, str] = {
@@ -61,13 +64,15 @@ def chromium_flags() -> list[str]:
 
 
 def accessible_env(base: Mapping[str, str], *, sandbox: bool = False) -> dict[str, str]:
-    """Return ``base`` with accessibility switched on for GTK, Qt, Chromium, Electron and LO."""
+    """Return ``base`` with accessibility switched on for GTK (2, 3 and 4), Qt, Java,
+    Chromium, Electron, Gecko and LibreOffice."""
     env = {k: v for k, v in base.items() if k not in A11Y_BLOCKERS}
     for key, value in list(env.items()):
         # any "...ACCESSIBILITY...=0" style switch that turns a11y off
         if ("ACCESSIBILITY" in key or key == "GTK_A11Y") and value in {"0", "none", "false"}:
             del env[key]
     env.update(A11Y_SWITCHES)
+    env.update(toolkit_switches(env))
     if sandbox:
         env.update(SANDBOX_EXTRAS)
     # Debian's /usr/bin/chromium wrapper reads CHROMIUM_FLAGS.

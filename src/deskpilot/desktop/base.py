@@ -1,20 +1,27 @@
 """The ``Desktop`` seam: everything deskpilot needs from a machine, as one async interface.
 
-``LinuxDesktop`` (desktop/linux.py) implements it over X11 and AT-SPI; ``FakeDesktop``
-(desktop/fake.py) implements it in memory for unit tests of the layers above. Tools, the agent
-loop, the MCP server and the native computer-use executor only ever talk to this interface.
+:class:`~deskpilot.desktop.facade.DesktopFacade` implements it by composing a backend's ports
+(:mod:`deskpilot.desktop.ports`) with the skills every backend gets
+(:mod:`deskpilot.desktop.skills`); :func:`deskpilot.desktop.registry.open_desktop` opens the one
+the settings choose. ``FakeDesktop`` (desktop/fake.py) implements it in memory for unit tests of
+the layers above. Tools, the agent loop, the MCP server and the native computer-use executor
+only ever talk to this interface. This module also holds the values that cross it (windows,
+nodes, snapshots, outcomes); windows are named by backend-neutral handles and elements by
+backend-neutral keys (:mod:`deskpilot.desktop.ports.identity`).
 
-Coordinates are screen pixels (root window) unless a name says otherwise.
+Coordinates are screen pixels unless a name says otherwise.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 from deskpilot.desktop.caret import Caret
 from deskpilot.desktop.grid import Grid
+from deskpilot.desktop.ports.identity import ElementKey, WindowHandle
 
 MouseButton = Literal["left", "right", "middle", "back", "forward"]
 ScrollDirection = Literal["up", "down", "left", "right"]
@@ -70,9 +77,9 @@ class AppIdentity:
 
 @dataclass(frozen=True)
 class WindowInfo:
-    """A top-level X11 client window (id = the X window id)."""
+    """A top-level window, named by its backend's handle (X11: the X window id)."""
 
-    xid: int
+    handle: WindowHandle
     pid: int
     title: str
     app: AppIdentity
@@ -82,14 +89,19 @@ class WindowInfo:
     desktop: int = 0
 
     @property
+    def xid(self) -> WindowHandle:
+        """The X11 backend's name for :attr:`handle` (kept for code written against it)."""
+        return self.handle
+
+    @property
     def window_id(self) -> str:
         """The readable form: ``pid/title``."""
         return f"{self.pid}/{self.title}"
 
     @property
     def stable_id(self) -> str:
-        """The stable form: ``pid/xid`` (X window id in decimal)."""
-        return f"{self.pid}/{self.xid}"
+        """The stable form: ``pid/handle`` (in decimal; X11: the X window id)."""
+        return f"{self.pid}/{self.handle}"
 
 
 @dataclass(frozen=True)
@@ -122,12 +134,13 @@ class OpenedDocument:
 class Node:
     """One accessible object as read from the tree.
 
-    ``key`` identifies it on the accessibility bus (bus name, object path); element IDs are
-    derived from it. ``text`` is the content of text-bearing nodes (entries, documents, labels
-    whose name is empty), ``value`` the current value of ranges (sliders, spin buttons).
+    ``key`` identifies it (:data:`~deskpilot.desktop.ports.identity.ElementKey`: AT-SPI's bus
+    name and object path); element IDs are derived from it. ``text`` is the content of
+    text-bearing nodes (entries, documents, labels whose name is empty), ``value`` the current
+    value of ranges (sliders, spin buttons).
     """
 
-    key: tuple[str, str]
+    key: ElementKey
     role: str
     name: str = ""
     description: str = ""
@@ -138,7 +151,7 @@ class Node:
     actions: tuple[str, ...] = ()
     interfaces: frozenset[str] = frozenset()
     children: list[Node] = field(default_factory=list)
-    parent_key: tuple[str, str] | None = None
+    parent_key: ElementKey | None = None
     label: str = ""  # the name of the element labelling it, when its own name is empty
     #: for a nameless element with nothing to read: what it is in the page ("span.retweet")
     hint: str = ""
@@ -312,7 +325,8 @@ class Desktop(Protocol):
     async def type_text(self, window: WindowInfo, text: str) -> ActionOutcome: ...
 
     async def press_keys(self, window: WindowInfo, keys: Sequence[str]) -> ActionOutcome:
-        """Press a combination (X keysym names, modifiers first) together, then release."""
+        """Press a combination (key names of :mod:`~deskpilot.desktop.ports.keys`, modifiers
+        first) together, then release."""
         ...
 
     async def scroll(
@@ -378,7 +392,9 @@ class Desktop(Protocol):
         """Wheel notches at (x, y): dy > 0 scrolls down, dx > 0 scrolls right."""
         ...
 
-    async def key_event(self, keysym_names: Sequence[str], down: bool) -> None: ...
+    async def key_event(self, keysym_names: Sequence[str], down: bool) -> None:
+        """Press or release keys named in the key vocabulary."""
+        ...
 
     async def type_raw(self, text: str) -> None:
         """Type into whatever has focus now (no activation)."""
@@ -389,3 +405,39 @@ class Desktop(Protocol):
     async def element_at(self, x: int, y: int) -> LiveElement | None: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class OpenedDesktop(Desktop, Protocol):
+    """A desktop a surface opened itself (:func:`deskpilot.desktop.registry.open_desktop`):
+    besides the Desktop, what its owner may ask of it."""
+
+    @property
+    def backend(self) -> str:
+        """The name of the backend it was built from ("x11", …)."""
+        ...
+
+    def lost(self) -> str | None:
+        """Why it can no longer be used (the display or its accessibility is gone)."""
+        ...
+
+    def launched_pids(self) -> list[int]:
+        """The apps it started that still run."""
+        ...
+
+    async def window_handles(self) -> dict[WindowHandle, int]:
+        """Each window's handle with its pid, cheaply: to tell new windows later
+        (:func:`~deskpilot.desktop.ports.identity.is_new`)."""
+        ...
+
+    async def wait_tree_ready(self, window: WindowInfo, timeout: float = 20.0) -> None:
+        """Wait until the window's accessible tree is there and stable."""
+        ...
+
+    async def minimize(self, window: WindowInfo) -> None: ...
+
+    async def close_window(self, window: WindowInfo) -> None: ...
+
+    def agent_browser_profile(self) -> Path:
+        """The agent browser's profile directory."""
+        ...

@@ -71,25 +71,25 @@ class FakeDesktop:
     def _info(self, w: FakeWindow) -> WindowInfo:
         i = w.info
         return WindowInfo(
-            i.xid,
+            i.handle,
             i.pid,
             i.title,
             i.app,
             i.geometry,
-            active=i.xid == self.active_xid,
+            active=i.handle == self.active_xid,
             hidden=i.hidden,
             desktop=i.desktop,
         )
 
     def close_window(self, xid: int) -> None:
-        self.windows = [w for w in self.windows if w.info.xid != xid]
+        self.windows = [w for w in self.windows if w.info.handle != xid]
         if self.active_xid == xid:
-            self.active_xid = self.windows[-1].info.xid if self.windows else None
+            self.active_xid = self.windows[-1].info.handle if self.windows else None
         self.log.append(f"close {xid}")
 
     def _window(self, window: WindowInfo) -> FakeWindow:
         for w in self.windows:
-            if w.info.xid == window.xid:
+            if w.info.handle == window.handle:
                 return w
         raise DesktopError(f"window {window.stable_id} has closed")
 
@@ -101,7 +101,7 @@ class FakeDesktop:
         return None
 
     def display_text(self, xid: int) -> str:
-        return next(w.display for w in self.windows if w.info.xid == xid)
+        return next(w.display for w in self.windows if w.info.handle == xid)
 
     # -- Desktop ---------------------------------------------------------------------------
 
@@ -109,12 +109,12 @@ class FakeDesktop:
         return [self._info(w) for w in self.windows]
 
     async def active_window(self) -> WindowInfo | None:
-        return next((self._info(w) for w in self.windows if w.info.xid == self.active_xid), None)
+        return next((self._info(w) for w in self.windows if w.info.handle == self.active_xid), None)
 
     async def activate(self, window: WindowInfo) -> bool:
         self._window(window)
-        self.active_xid = window.xid
-        self.log.append(f"activate {window.xid}")
+        self.active_xid = window.handle
+        self.log.append(f"activate {window.handle}")
         return True
 
     async def apps(self) -> list[AppEntry]:
@@ -213,15 +213,15 @@ class FakeDesktop:
     async def _focus_for_input(self, window: WindowInfo) -> tuple[bool, str | None]:
         previous = self.active_xid
         self._window(window)
-        activated = previous != window.xid
-        self.active_xid = window.xid
+        activated = previous != window.handle
+        self.active_xid = window.handle
         return activated, (None if previous is None or not activated else str(previous))
 
     async def _restore(self, previous: str | None) -> str | None:
         if previous is None:
             return None
         self.active_xid = int(previous)
-        w = next((w for w in self.windows if w.info.xid == int(previous)), None)
+        w = next((w for w in self.windows if w.info.handle == int(previous)), None)
         return w.info.stable_id if w else None
 
     async def type_text(self, window: WindowInfo, text: str) -> ActionOutcome:
@@ -295,7 +295,7 @@ class FakeDesktop:
         img = Image.new("RGB", size, "white")
         draw = ImageDraw.Draw(img)
         for fw in self.windows:
-            if window is None or fw.info.xid == window.xid:
+            if window is None or fw.info.handle == window.handle:
                 ox, oy = (0, 0) if window is None else (-fw.info.geometry.x, -fw.info.geometry.y)
                 for node in fw.root.walk():
                     if node.bounds is not None and node.role == "push-button":
@@ -331,7 +331,7 @@ class FakeDesktop:
         )
         hit = self._hit(x, y)
         if hit is not None:
-            self.active_xid = hit[0].info.xid
+            self.active_xid = hit[0].info.handle
             if button == "left" and hit[1].role == "push-button":
                 for _ in range(count):
                     self._press(hit[0], hit[1].name)
@@ -364,7 +364,7 @@ class FakeDesktop:
     async def type_raw(self, text: str) -> None:
         self.typed.append(text)
         self.log.append(f"type {text!r}")
-        w = next((w for w in self.windows if w.info.xid == self.active_xid), None)
+        w = next((w for w in self.windows if w.info.handle == self.active_xid), None)
         if w is None:
             return
         for ch in text:

@@ -1,10 +1,12 @@
-"""Shortcut grammar: ``"ctrl+shift+t"``, ``"cmd+k"``, ``"escape"``, ``"shift+enter"`` → X keysyms.
+"""Shortcut grammar: ``"ctrl+shift+t"``, ``"cmd+k"``, ``"escape"``, ``"shift+enter"`` → key names.
 
 Rules: parts joined by ``+`` (a trailing ``+`` is the plus key: ``ctrl++``), case-insensitive,
 modifiers first and in any order, exactly one non-modifier key (or a lone modifier). ``cmd`` /
 ``command`` / ``meta`` mean Control on Linux; ``option``/``opt`` mean Alt; ``win``/``windows``
-/``super`` mean Super. Key names accept X keysym names (``Return``, ``KP_0``, ``Page_Down``),
-common aliases (``enter``, ``esc``, ``pgdn``, ``arrowdown``, ``del``) and single characters.
+/``super`` mean Super. Key names accept the key vocabulary's names
+(:mod:`deskpilot.desktop.ports.keys`: X keysym spellings such as ``Return``, ``KP_0``,
+``Page_Down``), common aliases (``enter``, ``esc``, ``pgdn``, ``arrowdown``, ``del``) and single
+characters.
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from Xlib import XK
-
+from deskpilot.desktop.ports.keys import char_key, is_key_name
 from deskpilot.errors import InvalidArguments
 
 MODIFIERS: dict[str, str] = {
@@ -97,7 +98,7 @@ _FKEY = re.compile(r"f([1-9]|1[0-9]|2[0-4])")
 
 @dataclass(frozen=True)
 class Combo:
-    """A parsed key combination: X keysym names, modifiers first."""
+    """A parsed key combination: key names, modifiers first."""
 
     modifiers: tuple[str, ...]
     key: str
@@ -111,7 +112,7 @@ class Combo:
 
 
 def key_name(part: str) -> str | None:
-    """The X keysym name for one key (no modifiers), or None if unknown."""
+    """The key name for one key (no modifiers), or None if unknown."""
     raw = part.strip()
     if not raw:
         return None
@@ -121,20 +122,12 @@ def key_name(part: str) -> str | None:
     if _FKEY.fullmatch(low):
         return low.upper()
     if len(raw) == 1:
-        return raw.lower() if raw.isalnum() else _char_name(raw)
-    if XK.string_to_keysym(raw) != 0:  # exact X keysym name, e.g. KP_0, Page_Down
+        return raw.lower() if raw.isalnum() else char_key(raw)
+    if is_key_name(raw):  # exact name, e.g. KP_0, Page_Down
         return raw
     for candidate in (raw.capitalize(), raw.upper(), low):
-        if XK.string_to_keysym(candidate) != 0:
+        if is_key_name(candidate):
             return candidate
-    return None
-
-
-def _char_name(ch: str) -> str | None:
-    sym = ord(ch)
-    for attr in dir(XK):
-        if attr.startswith("XK_") and getattr(XK, attr) == sym:
-            return attr[3:]
     return None
 
 

@@ -29,7 +29,8 @@ SETUP_BUDGET_S = 180.0
 CHECK_BUDGET_S = 90.0
 KILL_GRACE_S = 5.0
 #: a trial killed at its deadline in this phase gets this status
-KILLED_IN = {"setup": "setup_error", "agent": "timeout", "check": "checker_error"}
+KILLED_IN = {"setup": "setup_error", "agent": "timeout", "postconfig": "setup_error",
+             "check": "checker_error"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -93,13 +94,15 @@ def run_attempt(
     spec_path = out / "spec.json"
     write_json(spec_path, spec)
     limit = deadline_s if deadline_s is not None else attempt.deadline_s
+    command = [sys.executable, "-m", "deskpilot.eval.trial", str(spec_path), "--watch"]
+    if attempt.spec.get("isolation", "bwrap") == "bwrap":
+        command = isolated(command, attempt, out, env)
     read_end, write_end = os.pipe()
     start = time.monotonic()
     with open(out / "trial.log", "ab") as log:
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "deskpilot.eval.trial", str(spec_path), "--watch",
-                 str(read_end)],
+                [*command, str(read_end)],
                 pass_fds=(read_end,),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -120,6 +123,25 @@ def run_attempt(
         finally:
             os.close(write_end)
     return collect(attempt, out, proc.returncode, killed, limit, time.monotonic() - start)
+
+
+def isolated(
+    command: list[str], attempt: Attempt, out: Path, env: dict[str, str] | None
+) -> list[str]:
+    """The trial's command in its own namespaces (:mod:`deskpilot.eval.isolation`)."""
+    from deskpilot.config import load_settings
+    from deskpilot.eval.isolation import isolation_command
+
+    settings = load_settings(env=env)
+    task = attempt.spec["task"]
+    readable = [Path(task["base_dir"]), settings.osworld_store, settings.config_dir]
+    if attempt.spec.get("suite_root"):
+        readable.append(Path(attempt.spec["suite_root"]))
+    model = str((attempt.spec.get("policy") or {}).get("model") or "")
+    if model.startswith("scripted:"):  # a replay file the trial's model reads
+        readable.append(Path(model.split(":", 1)[1]).expanduser())
+    writable = [out, settings.data_dir, settings.state_dir]
+    return isolation_command(command, writable=writable, readable=readable)
 
 
 def collect(

@@ -12,6 +12,9 @@ from pathlib import Path
 from deskpilot.errors import CheckBroken, CheckFailed
 from deskpilot.eval.server import RequestLog
 
+#: the home of OSWorld's VM user: inside a trial it is the sandbox's home
+VM_HOME = "/home/user"
+
 
 @dataclass
 class Captured:
@@ -32,6 +35,8 @@ class CheckEnv:
     http: RequestLog | None = None
     captured: dict[str, Captured] = field(default_factory=dict)
     written: dict[str, str] = field(default_factory=dict)  # path → sha256 written by setup
+    #: the agent's final answer (set once the agent is done)
+    answer: str | None = None
 
     def expand(self, text: str) -> str:
         for name, value in self.variables.items():
@@ -42,6 +47,8 @@ class CheckEnv:
         text = self.expand(text)
         if text == "~" or text.startswith("~/"):
             return self.home / text[2:]
+        if text == VM_HOME or text.startswith(VM_HOME + "/"):  # OSWorld's home, mapped
+            return self.home / text[len(VM_HOME) + 1 :]
         path = Path(text)
         return path if path.is_absolute() else self.home / path
 

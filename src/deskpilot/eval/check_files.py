@@ -72,17 +72,23 @@ def _norm(text: str) -> str:
 def check_paragraph(c: ParagraphCheck, env: CheckEnv) -> str:
     path = env.path(c.path)
     paragraphs = office.read_paragraphs(path)
+    # every selector given narrows the choice: index, then the whole text, then a part of it
+    chosen = list(paragraphs)
     if c.index is not None:
-        chosen = [paragraphs[c.index]] if c.index < len(paragraphs) else []
-    elif c.text is not None:
-        chosen = [p for p in paragraphs if _norm(p.text) == _norm(c.text)]
-    elif c.contains is not None:
-        chosen = [p for p in paragraphs if c.contains in p.text]
-    else:
+        chosen = [paragraphs[c.index]] if -len(paragraphs) <= c.index < len(paragraphs) else []
+    if c.text is not None:
+        chosen = [p for p in chosen if _norm(p.text) == _norm(c.text)]
+    if c.contains is not None:
+        chosen = [p for p in chosen if c.contains in p.text]
+    if c.index is None and c.text is None and c.contains is None:
         raise CheckBroken("a paragraph check names its paragraph: text, contains or index")
     if not chosen:
         shown = [_norm(p.text)[:40] for p in paragraphs if p.text.strip()][:8]
-        raise CheckFailed(f"{path.name} has no such paragraph (it has {shown!r})")
+        which = ", ".join(
+            f"{k} {v!r}" for k, v in (("index", c.index), ("text", c.text),
+                                      ("contains", c.contains)) if v is not None
+        )  # fmt: skip
+        raise CheckFailed(f"{path.name} has no paragraph with {which} (it has {shown!r})")
     para = chosen[0]
     if c.style is not None and para.style.casefold() != c.style.casefold():
         raise CheckFailed(f"the paragraph {show(para.text, 40)} has style {para.style!r}")

@@ -9,11 +9,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from deskpilot._wait import WaitTimeout, wait_for
+from deskpilot.desktop.registry import window_titles
 from deskpilot.errors import CheckBroken, CheckFailed
-from deskpilot.eval import osworld
+from deskpilot.eval import osworld_chrome, osworld_metrics
 from deskpilot.eval.atspi_check import probe_nodes
 from deskpilot.eval.check_env import CheckEnv, parse_number, require_strings, run_command, show
 from deskpilot.eval.task import (
+    AnswerCheck,
     AtspiCheck,
     CommandCheck,
     HttpCheck,
@@ -21,7 +23,6 @@ from deskpilot.eval.task import (
     OutputCheck,
     WindowCheck,
 )
-from deskpilot.eval.xwindows import window_titles
 
 
 def check_window(c: WindowCheck, env: CheckEnv) -> str:
@@ -141,10 +142,15 @@ def check_command(c: CommandCheck, env: CheckEnv) -> str:
 
 def _osworld_get(spec: Mapping[str, Any], env: CheckEnv) -> Any:
     kind = spec["type"]
-    if kind in ("vm_file", "cloud_file"):
-        return env.path(str(spec.get("path", "")))
+    if kind in ("vm_file", "cloud_file", "cache_file"):
+        paths = spec.get("path", "")
+        if isinstance(paths, list):
+            return [env.path(str(p)) for p in paths]
+        return env.path(str(paths))
     if kind == "rule":
         return spec.get("rules", {})
+    if kind in osworld_chrome.GETTERS:
+        return osworld_chrome.get(kind, dict(spec), env.variables.get("cdp_port", "0"), env.home)
     command = spec.get("command")
     argv = ["sh", "-c", command] if isinstance(command, str) else list(command or [])
     if not argv:
@@ -157,9 +163,27 @@ def check_osworld(c: OsworldCheck, env: CheckEnv) -> str:
     result = _osworld_get(c.result, env)
     expected = _osworld_get(c.expected, env) if c.expected else None
     try:
-        ok = osworld.METRICS[c.func](result, expected, **c.options)
-    except FileNotFoundError as exc:  # OSWorld scores a missing file 0
+        got = osworld_metrics.score(c.func, result, expected, dict(c.options))
+    except FileNotFoundError as exc:  # OSWorld scores a missing result 0
+        if c.expected and exc.filename and str(exc.filename) == str(expected):
+            raise CheckBroken(f"{c.func}: the expected file {exc.filename} is missing") from None
         raise CheckFailed(f"{c.func}: {exc.filename} does not exist") from None
-    if not ok:
-        raise CheckFailed(f"{c.func} scored 0 on {show(str(result), 60)}")
+    if got < 1.0:
+        raise CheckFailed(f"{c.func} scored {got:.3g} on {show(str(result), 60)}")
     return f"{c.func} scored 1"
+
+
+INFEASIBLE = re.compile(r"^\W*(infeasible|cannot|can't|can not|fail)\b", re.I)
+
+
+def check_answer(c: AnswerCheck, env: CheckEnv) -> str:
+    answer = (env.answer or "").strip()
+    if c.infeasible is not None and bool(INFEASIBLE.search(answer)) != c.infeasible:
+        said = "said" if c.infeasible is False else "did not say"
+        raise CheckFailed(f"the agent {said} the task cannot be done: {show(answer)}")
+    missing = [s for s in c.contains if s not in answer]
+    if missing:
+        raise CheckFailed(f"the answer {show(answer)} lacks {', '.join(map(show, missing))}")
+    if c.regex is not None and not re.search(c.regex, answer):
+        raise CheckFailed(f"the answer {show(answer)} does not match /{c.regex}/")
+    return f"the answer: {show(answer)}"

@@ -18,7 +18,9 @@ output       a launched process's exit code and stdout (setup ``capture``)
 http         the loopback server's request log: ``method``, ``path``/``path_re``, ``form``,
              ``query``, ``count``
 command      a command's stdout and exit code at check time
-osworld      an OSWorld getter + metric (:mod:`deskpilot.eval.osworld`)
+osworld      an OSWorld getter + metric (:mod:`deskpilot.eval.osworld_metrics`)
+answer       the agent's final answer: ``infeasible`` (it said the task cannot be done),
+             ``contains``, ``regex``
 all/any/not  compose checks (``of``)
 ===========  ===================================================================================
 
@@ -41,6 +43,7 @@ from deskpilot.errors import CheckFailed
 from deskpilot.eval.check_env import CheckEnv
 from deskpilot.eval.check_files import check_cell, check_document, check_file, check_paragraph
 from deskpilot.eval.check_live import (
+    check_answer,
     check_atspi,
     check_command,
     check_http,
@@ -50,6 +53,7 @@ from deskpilot.eval.check_live import (
 )
 from deskpilot.eval.task import (
     AllCheck,
+    AnswerCheck,
     AnyCheck,
     AtspiCheck,
     CellCheck,
@@ -92,6 +96,7 @@ CHECKERS: dict[type, Checker] = {
     HttpCheck: check_http,
     CommandCheck: check_command,
     OsworldCheck: check_osworld,
+    AnswerCheck: check_answer,
 }
 
 
@@ -111,7 +116,27 @@ def evaluate(check: Check, env: CheckEnv) -> CheckResult:
         return CheckResult(check.kind, False, str(exc))
 
 
-def evaluate_all(checks: list[Check], env: CheckEnv) -> tuple[bool, list[CheckResult], float]:
+#: how often settling checks are read again
+SETTLE_POLL_S = 0.5
+
+
+def _signature(results: list[CheckResult]) -> list[Any]:
+    return [r.to_dict() for r in results]
+
+
+def evaluate_all(
+    checks: list[Check], env: CheckEnv, *, settle: float = 0.0
+) -> tuple[bool, list[CheckResult], float]:
+    """Every check's result. With ``settle`` > 0 the checks are read again (every
+    SETTLE_POLL_S) until two reads in a row agree, for at most ``settle`` seconds: the state
+    an app is still writing (a save, a post) is judged once it has settled."""
     start = time.perf_counter()
     results = [evaluate(c, env) for c in checks]
+    deadline = time.monotonic() + settle
+    while settle > 0 and time.monotonic() < deadline:
+        time.sleep(SETTLE_POLL_S)  # the state changes in another process: poll its files
+        again = [evaluate(c, env) for c in checks]
+        if _signature(again) == _signature(results):
+            break
+        results = again
     return all(r.ok for r in results), results, time.perf_counter() - start

@@ -42,6 +42,7 @@ class Plan:
     policy: PolicySpec
     trials: int
     retries: int = 1
+    isolation: str = "bwrap"
 
     def manifest(self, backend: str) -> dict[str, Any]:
         return {
@@ -57,6 +58,7 @@ class Plan:
             "policy": self.policy.to_dict(),
             "policy_label": self.policy.label,
             "backend": backend,
+            "isolation": self.isolation,
         }
 
     def spec(self, task: Task) -> dict[str, Any]:
@@ -65,6 +67,7 @@ class Plan:
             "policy": self.policy.to_dict(),
             "policy_label": self.policy.label,
             "suite_root": str(self.suite.root),
+            "isolation": self.isolation,
         }
 
 
@@ -122,7 +125,7 @@ def execute(
         queue: list[Attempt] = [
             Attempt(TrialKey(t.id, k), tried.get(TrialKey(t.id, k), 0) + 1, plan.spec(t))
             for t in sorted(plan.tasks, key=lambda t: not t.heavy)
-            for k in range(plan.trials)
+            for k in range(1, plan.trials + 1)
             if TrialKey(t.id, k) not in done
         ]
         total = len(plan.tasks) * plan.trials

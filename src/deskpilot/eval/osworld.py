@@ -1,49 +1,83 @@
-"""OSWorld-style task JSON: a documented subset, converted to deskpilot's task format.
+"""OSWorld task JSON, converted to deskpilot's task format.
 
 OSWorld (xlang-ai/OSWorld) keeps one JSON file per task: ``instruction``, ``config`` (setup
-steps) and ``evaluator`` (getters that read state, metrics that compare it). deskpilot reads
-files of that shape when they stay on one machine and check state, not the agent's words:
+steps), ``evaluator`` (``postconfig`` steps, getters that read state, metrics that compare
+it). deskpilot runs such a file as OSWorld's VM would, inside the trial's own isolation:
 
 ==========================  ===================================================================
 OSWorld                      deskpilot
 ==========================  ===================================================================
-``config`` ``launch``        ``launch`` (argv, or ``sh -c`` with ``shell``); waits for a window
-``execute``, ``command``     ``run`` (must exit 0)
-``open``                     ``launch ["xdg-open", path]``
-``download``                 ``write`` ``from`` a local file (relative to the task file or
-                             ``file://``); web URLs are refused: suites run offline
-``activate_window``          ``wait_window`` (the window's title)
+``launch``                   ``launch`` (GUI apps: waits for their window; others: started)
+``execute``, ``command``     ``run`` (``stdout`` saved to the trial's cache for
+                             ``cache_file``); ``python -c "import pyautogui…"`` runs with
+                             pyautogui on the trial's display, ``sudo`` as root inside the
+                             trial's namespace, ``google-chrome`` is Chromium
+``open``                     LibreOffice for office files, else ``xdg-open``
+``download``                 ``write`` from the local file store (``{store}``; see
+                             :mod:`deskpilot.eval.osworld_store`) or a file beside the task
+``activate_window``          ``activate`` (wait for the window, give it the focus)
+``close_window``             ``close_window``
 ``chrome_open_tabs``         ``open_url`` per URL
-``sleep``                    dropped: deskpilot waits for readiness instead
-getter ``vm_file``           the file's path in the sandbox (metrics read it)
-``vm_command_line``          the command's stdout (``vm_command_error``: its stderr)
-``rule``                     ``rules`` as given
-``cloud_file``               a local file (relative path or ``file://``) as expected value
-metrics                      ``exact_match``, ``check_include_exclude``, ``match_in_list``,
-                             ``is_in_list``, ``file_contains``, ``compare_text_file``,
-                             ``diff_text_file``
+``sleep``                    dropped: deskpilot waits for readiness, and checks settle
+``postconfig``               the same steps, run by the harness after the agent (not by it)
+getters                      ``vm_file``, ``cloud_file``/``cache_file`` (the store / the
+                             trial's cache), ``vm_command_line``, ``vm_command_error``, ``rule``
+metrics                      :mod:`deskpilot.eval.osworld_metrics`
+``infeasible``               an ``answer`` check: the agent's answer says it cannot be done
 ``conj``                     ``and`` → all checks, ``or`` → any
 ==========================  ===================================================================
 
-``/home/user`` (OSWorld's VM home) means the sandbox's home. ``postconfig`` steps other than
-``sleep`` are refused: they act for the agent (OSWorld presses Ctrl+S there) and deskpilot
-checks the state the agent left. ``infeasible`` tasks need the agent's FAIL action and are
-refused. An optional ``"deskpilot"`` object adds ``oracle``, ``timeout``, ``max_steps``,
-``apps`` and ``family`` (OSWorld ignores it).
+``/home/user`` (OSWorld's VM home) is the trial's home (mapped in the trial's namespace, and
+rewritten in commands and paths). A step, getter or metric deskpilot lacks is refused when the
+file loads, naming what is missing. An optional ``"deskpilot"`` object adds ``oracle``,
+``timeout``, ``max_steps``, ``apps``, ``family`` and ``tags`` (OSWorld ignores it).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from deskpilot.errors import CheckBroken, TaskError
+from deskpilot.errors import TaskError
+from deskpilot.eval.osworld_chrome import GETTERS as CHROME_GETTERS
+from deskpilot.eval.osworld_store import store_path
 
 VM_HOME = "/home/user"
 EXTENSION_KEYS = ("oracle", "timeout", "max_steps", "apps", "family", "tags")
+#: apps whose start is complete when their window shows (others are started and left)
+GUI_APPS = frozenset(
+    [
+        "libreoffice",
+        "soffice",
+        "localc",
+        "lowriter",
+        "loimpress",
+        "gimp",
+        "vlc",
+        "thunderbird",
+        "chromium",
+        "google-chrome",
+        "google-chrome-stable",
+        "code",
+        "nautilus",
+        "gedit",
+        "mousepad",
+        "eog",
+        "evince",
+        "firefox",
+        "gnome-terminal",
+        "xterm",
+    ]
+)
+OFFICE = {
+    ".xlsx": "--calc", ".xls": "--calc", ".ods": "--calc", ".csv": "--calc",
+    ".docx": "--writer", ".doc": "--writer", ".odt": "--writer", ".rtf": "--writer",
+    ".pptx": "--impress", ".ppt": "--impress", ".odp": "--impress",
+}  # fmt: skip
+SETUP_TYPES = ("launch", "execute", "command", "open", "download", "activate_window",
+               "close_window", "chrome_open_tabs", "sleep")  # fmt: skip
 
 
 def is_osworld(data: dict[str, Any]) -> bool:
@@ -52,224 +86,288 @@ def is_osworld(data: dict[str, Any]) -> bool:
 
 def _home(value: Any) -> Any:
     if isinstance(value, str):
-        return value.replace(VM_HOME, "~") if value.startswith(VM_HOME) else value
+        if value == VM_HOME or value.startswith(VM_HOME + "/"):
+            return "~" + value[len(VM_HOME) :]
+        return value
     if isinstance(value, list):
         return [_home(v) for v in value]
     return value
 
 
+def _shell(text: str) -> str:
+    return text.replace(VM_HOME, "$HOME")
+
+
 def _argv(params: dict[str, Any], where: str) -> list[str]:
     command = params.get("command")
     if isinstance(command, str):
-        if params.get("shell"):
-            return ["sh", "-c", command.replace(VM_HOME, "$HOME")]
-        return [str(_home(p)) for p in shlex.split(command)]
+        if params.get("shell") or any(c in command for c in "|&;<>$`\n"):
+            return ["sh", "-c", _shell(command)]
+        try:
+            return [str(_home(p)) for p in shlex.split(command)]
+        except ValueError:
+            return ["sh", "-c", _shell(command)]
     if isinstance(command, list) and command and all(isinstance(c, str) for c in command):
         if params.get("shell"):
-            return ["sh", "-c", " ".join(command).replace(VM_HOME, "$HOME")]
+            return ["sh", "-c", _shell(" ".join(command))]
         return [str(_home(c)) for c in command]
     raise TaskError(f"{where}: 'command' must be a string or a list of strings")
 
 
-def _local(url: str, base: Path, where: str) -> str:
-    if url.startswith("file://"):
-        return url[len("file://") :]
-    if re.match(r"^[a-z][a-z0-9+.-]*://", url, re.I):
-        raise TaskError(
-            f"{where}: {url[:80]!r} needs the web; deskpilot suites run offline — put the file "
-            "next to the task and name it by a relative path"
-        )
-    return str((base / url).resolve())
+class Converter:
+    """One task file's conversion; ``downloads`` collects the URLs it needs from the store."""
 
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.downloads: list[str] = []
 
-def _setup(config: list[Any], base: Path) -> list[dict[str, Any]]:
-    steps: list[dict[str, Any]] = []
-    for i, step in enumerate(config):
-        where = f"config.{i}"
-        if not isinstance(step, dict):
-            raise TaskError(f"{where}: a setup step is an object with 'type' and 'parameters'")
-        kind, params = step.get("type"), step.get("parameters") or {}
+    def source(self, url: str, where: str) -> str:
+        """Where a downloaded file comes from: the store for a web URL, else a local file."""
+        if url.startswith("file://"):
+            return url[len("file://") :]
+        if re.match(r"^[a-z][a-z0-9+.-]*://", url, re.I):
+            try:
+                rel = store_path(url)
+            except TaskError as exc:
+                raise TaskError(f"{where}: {exc}") from None
+            self.downloads.append(url)
+            return "{store}/" + rel
+        if not url:
+            raise TaskError(f"{where}: no url")
+        return str((self.base / url).resolve())
+
+    def steps(self, config: list[Any], where: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for i, step in enumerate(config):
+            at = f"{where}.{i}"
+            if not isinstance(step, dict) or not isinstance(step.get("parameters", {}), dict):
+                raise TaskError(f"{at}: a step is an object with 'type' and 'parameters'")
+            out += self.step(str(step.get("type")), step.get("parameters") or {}, at)
+        return out
+
+    def step(self, kind: str, params: dict[str, Any], at: str) -> list[dict[str, Any]]:
         if kind == "launch":
-            steps.append({"launch": _argv(params, where)})
-        elif kind in ("execute", "command"):
-            steps.append({"run": _argv(params, where)})
-        elif kind == "open":
-            steps.append({"launch": ["xdg-open", _home(str(params.get("path", "")))]})
-        elif kind == "download":
-            for j, f in enumerate(params.get("files") or []):
-                src = _local(str(f.get("url", "")), base, f"{where}.files.{j}")
-                steps.append({"write": _home(str(f.get("path", ""))), "from": src})
-        elif kind == "activate_window":
-            steps.append({"wait_window": re.escape(str(params.get("window_name", "")))})
-        elif kind == "chrome_open_tabs":
-            steps += [{"open_url": str(u)} for u in params.get("urls_to_open") or []]
-        elif kind == "sleep":
-            continue
-        else:
-            raise TaskError(
-                f"{where}: OSWorld setup type {kind!r} is not supported (supported: launch, "
-                "execute, command, open, download, activate_window, chrome_open_tabs, sleep)"
-            )
-    return steps
-
-
-GETTERS = ("vm_file", "vm_command_line", "vm_command_error", "rule", "cloud_file")
-
-
-def _getter(spec: Any, base: Path, where: str) -> dict[str, Any]:
-    if not isinstance(spec, dict) or spec.get("type") not in GETTERS:
-        got = spec.get("type") if isinstance(spec, dict) else spec
+            argv = _argv(params, at)
+            if PurePosixPath(argv[0]).name == "socat" and any("9222" in a for a in argv):
+                return []  # it exposes the browser's DevTools port: the trial reads its own
+            if PurePosixPath(argv[0]).name in ("pkill", "killall", "kill"):
+                # done before the next step starts (a browser started next is not killed);
+                # nothing to end is no error
+                return [{"run": ["sh", "-c", shlex.join(argv) + "; true"], "timeout": 30}]
+            argv = [re.sub(r"^--remote-debugging-port=\d+$", "--remote-debugging-port="
+                           "{cdp_port}", a) for a in argv]  # fmt: skip
+            gui = PurePosixPath(argv[0]).name in GUI_APPS
+            return [{"launch": argv, "ready": "window" if gui else "none", "timeout": 90}]
+        if kind in ("execute", "command"):
+            argv = _argv(params, at)
+            if PurePosixPath(argv[0]).name in ("libreoffice", "soffice") and any(
+                a.startswith("--convert-to") for a in argv
+            ):  # beside the running LibreOffice, which would take the job and not answer
+                argv = [argv[0], "--headless", "-env:UserInstallation=file://{cache}/lo-convert",
+                        *argv[1:]]  # fmt: skip
+            step: dict[str, Any] = {"run": argv, "timeout": 120}
+            if params.get("stdout"):
+                step["stdout"] = str(params["stdout"])
+            if params.get("stderr"):
+                raise TaskError(f"{at}: 'stderr' of a command is not supported")
+            return [step]
+        if kind == "open":
+            path = str(_home(str(params.get("path", ""))))
+            flag = OFFICE.get(PurePosixPath(path).suffix.lower())
+            if flag:  # ready when the document's window shows (not LibreOffice's splash)
+                name = re.escape(PurePosixPath(path).name)
+                return [{"launch": ["libreoffice", flag, path], "ready": "window",
+                         "window": name, "timeout": 90}]  # fmt: skip
+            return [{"launch": ["xdg-open", path], "ready": "none"}]
+        if kind == "download":
+            files = params.get("files") or []
+            if not isinstance(files, list) or not files:
+                raise TaskError(f"{at}: a download lists its files")
+            return [
+                {"write": _home(str(f.get("path", ""))),
+                 "from": self.source(str(f.get("url", "")), f"{at}.files.{j}")}
+                for j, f in enumerate(files)
+            ]  # fmt: skip
+        if kind in ("activate_window", "close_window"):
+            name = str(params.get("window_name", ""))
+            if params.get("by_class"):
+                raise TaskError(f"{at}: a window named by its class is not supported")
+            pattern = f"^{re.escape(name)}$" if params.get("strict") else re.escape(name)
+            # Google Chrome is Chromium in a trial, and so are its windows' titles
+            pattern = pattern.replace(re.escape("Google Chrome"), "(?:Google Chrome|Chromium)")
+            if kind == "close_window":
+                return [{"close_window": pattern, "timeout": 30}]
+            # OSWorld goes on when the window is not there (a document the agent never saved)
+            post = at.startswith("evaluator.postconfig")
+            return [{"activate": pattern, "timeout": 10 if post else 60, "required": False}]
+        if kind == "chrome_open_tabs":  # in the task's browser (its DevTools port)
+            return [{"open_tab": str(u)} for u in params.get("urls_to_open") or []]
+        if kind == "sleep":
+            return []
         raise TaskError(
-            f"{where}: OSWorld getter {got!r} is not supported (supported: {', '.join(GETTERS)})"
+            f"{at}: OSWorld step {kind!r} is not supported (supported: {', '.join(SETUP_TYPES)})"
         )
-    out: dict[str, Any] = {k: _home(v) for k, v in spec.items()}
-    command = spec.get("command")
-    if isinstance(command, str):  # run by sh -c: the VM's home is $HOME
-        out["command"] = command.replace(VM_HOME, "$HOME")
-    elif isinstance(command, list):
-        out["command"] = [str(c).replace(VM_HOME, "{home}") for c in command]
-    if out["type"] == "cloud_file":
-        out["path"] = _local(str(out.get("path", "")), base, where)
-    return out
 
+    def getter(self, spec: Any, where: str) -> dict[str, Any]:
+        from deskpilot.eval.osworld_metrics import GETTERS
 
-def _checks(evaluator: dict[str, Any], base: Path) -> list[dict[str, Any]]:
-    if evaluator.get("postconfig"):
-        kinds = {s.get("type") for s in evaluator["postconfig"] if isinstance(s, dict)}
-        if kinds - {"sleep"}:
+        if not isinstance(spec, dict) or spec.get("type") not in GETTERS:
+            got = spec.get("type") if isinstance(spec, dict) else spec
             raise TaskError(
-                "evaluator.postconfig acts for the agent before checking (e.g. saving for it); "
-                "deskpilot checks the state the agent left — remove it and say in the "
-                "instruction what must be saved"
+                f"{where}: OSWorld getter {got!r} is not supported (supported: "
+                f"{', '.join(GETTERS)})"
             )
-    funcs = evaluator.get("func")
-    many = isinstance(funcs, list)
-    names = funcs if isinstance(funcs, list) else [funcs]
+        kind = spec["type"]
+        out: dict[str, Any] = {"type": kind}
+        if kind == "rule":
+            out["rules"] = spec.get("rules", {})
+            return out
+        if kind in CHROME_GETTERS:
+            return {k: v for k, v in spec.items() if k not in ("goto_prefix",)}
+        if kind == "vlc_config":  # VLC's settings in the VM user's home
+            return {"type": "vm_file", "path": "~/.config/vlc/vlcrc"}
+        if kind == "gimp_config_file":
+            name = str(spec.get("file_name", ""))
+            if not name or "/" in name:
+                raise TaskError(f"{where}: gimp_config_file needs a file_name")
+            return {"type": "vm_file", "path": f"~/.config/GIMP/2.10/{name}"}
+        if kind in ("vm_command_line", "vm_command_error"):
+            command = spec.get("command")
+            if isinstance(command, str):  # run by sh -c: the VM's home is $HOME
+                out["command"] = _shell(command)
+            elif isinstance(command, list):
+                out["command"] = [str(c).replace(VM_HOME, "{home}") for c in command]
+            else:
+                raise TaskError(f"{where}: {kind} needs a command")
+            if spec.get("shell") and isinstance(command, list):
+                out["command"] = _shell(" ".join(command))
+            return out
+        paths = spec.get("path")
+        many = bool(spec.get("multi"))
+        listed = paths if many and isinstance(paths, list) else [paths]
+        gives = spec.get("gives", [0]) if many else [0]
+        chosen = [
+            str(listed[i]) for i in gives
+            if isinstance(i, int) and i < len(listed) and isinstance(listed[i], str) and listed[i]
+        ]  # fmt: skip
+        if not chosen:
+            raise TaskError(f"{where}: {kind} needs a path")
+        if kind == "vm_file":
+            resolved = [str(_home(p)) for p in chosen]
+        elif kind == "cache_file":
+            resolved = ["{cache}/" + p.lstrip("/") for p in chosen]
+        else:
+            resolved = [self.source(p, where) for p in chosen]
+        out["path"] = resolved if many and len(resolved) > 1 else resolved[0]
+        return out
 
-    def nth(key: str, i: int) -> Any:
-        value = evaluator.get(key)
-        return value[i] if many and isinstance(value, list) else value
+    def checks(self, evaluator: dict[str, Any]) -> list[dict[str, Any]]:
+        funcs = evaluator.get("func")
+        if funcs == "infeasible" or funcs == ["infeasible"]:
+            return [{"kind": "answer", "infeasible": True}]
+        many = isinstance(funcs, list)
+        names = funcs if isinstance(funcs, list) else [funcs]
+        if not names or not all(isinstance(n, str) and n for n in names):
+            raise TaskError("evaluator.func names the metric(s)")
 
-    checks: list[dict[str, Any]] = []
-    for i, func in enumerate(names):
-        where = f"evaluator.func.{i}" if many else "evaluator.func"
-        if func not in METRICS:
-            raise TaskError(
-                f"{where}: OSWorld metric {func!r} is not supported (supported: "
-                f"{', '.join(METRICS)})"
+        def nth(key: str, i: int) -> Any:
+            value = evaluator.get(key)
+            return value[i] if many and isinstance(value, list) and i < len(value) else value
+
+        checks: list[dict[str, Any]] = []
+        for i, func in enumerate(names):
+            where = f"evaluator.func.{i}" if many else "evaluator.func"
+            if func == "infeasible":
+                checks.append({"kind": "answer", "infeasible": True})
+                continue
+            expected = nth("expected", i)
+            options = nth("options", i) or {}
+            if not isinstance(options, dict):
+                raise TaskError(f"{where}: options must be an object")
+            checks.append(
+                {
+                    "kind": "osworld",
+                    "func": func,
+                    "result": self.getter(nth("result", i), f"{where} result"),
+                    "expected": self.getter(expected, f"{where} expected") if expected else None,
+                    "options": options,
+                }
             )
-        expected = nth("expected", i)
-        checks.append(
-            {
-                "kind": "osworld",
-                "func": func,
-                "result": _getter(nth("result", i), base, f"{where} result"),
-                "expected": _getter(expected, base, f"{where} expected") if expected else None,
-                "options": nth("options", i) or {},
-            }
-        )
-    conj = evaluator.get("conj", "and")
-    if len(checks) > 1:
-        return [{"kind": "all" if conj != "or" else "any", "of": checks}]
-    return checks
+        conj = evaluator.get("conj", "and")
+        if conj not in ("and", "or"):
+            raise TaskError(f"evaluator.conj: 'and' or 'or', not {conj!r}")
+        if len(checks) > 1:
+            return [{"kind": "all" if conj == "and" else "any", "of": checks}]
+        return checks
+
+
+def _check_problems(checks: list[dict[str, Any]]) -> list[str]:
+    from deskpilot.eval.osworld_metrics import osworld_problems
+    from deskpilot.eval.task import OsworldCheck
+
+    found: list[str] = []
+    flat: list[dict[str, Any]] = []
+    for chk in checks:
+        flat += list(chk.get("of") or []) if chk.get("kind") in ("all", "any") else [chk]
+    for i, check in enumerate(flat):
+        if check.get("kind") != "osworld":
+            continue
+        try:
+            model = OsworldCheck.model_validate(check)
+        except ValueError:
+            continue
+        found += [f"evaluator.func.{i}: {p}" for p in osworld_problems(model)]
+    return found
 
 
 def convert(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    """OSWorld task JSON → deskpilot task data (validated by the caller)."""
+    """OSWorld task JSON → deskpilot task data (validated by the caller). Every problem
+    found is listed in the error."""
     evaluator = data.get("evaluator")
     if not isinstance(evaluator, dict):
         raise TaskError(f"{path}: 'evaluator' must be an object")
-    if evaluator.get("func") == "infeasible":
-        raise TaskError(f"{path}: 'infeasible' tasks need the agent's FAIL action; not supported")
     config = data.get("config") or []
     if not isinstance(config, list):
         raise TaskError(f"{path}: 'config' must be a list of setup steps")
+    conv = Converter(path.parent)
+    found: list[str] = []
+    setup: list[dict[str, Any]] = []
+    post: list[dict[str, Any]] = []
+    checks: list[dict[str, Any]] = []
+    for i, raw in enumerate(config):
+        try:
+            setup += conv.steps([raw], "config")
+        except TaskError as exc:
+            found.append(str(exc).replace("config.0", f"config.{i}", 1))
+    for i, raw in enumerate(evaluator.get("postconfig") or []):
+        try:
+            post += conv.steps([raw], "evaluator.postconfig")
+        except TaskError as exc:
+            found.append(str(exc).replace("postconfig.0", f"postconfig.{i}", 1))
     try:
-        setup = _setup(config, path.parent)
-        checks = _checks(evaluator, path.parent)
+        checks = conv.checks(evaluator)
     except TaskError as exc:
-        raise TaskError(f"{path}: {exc}") from None
+        found.append(str(exc))
     extra = data.get("deskpilot") or {}
     if not isinstance(extra, dict) or set(extra) - set(EXTENSION_KEYS):
-        raise TaskError(f"{path}: 'deskpilot' may hold {', '.join(EXTENSION_KEYS)}")
+        found.append(f"'deskpilot' may hold {', '.join(EXTENSION_KEYS)}")
+    if found:  # the file fails: name what its checks get wrong too
+        found += _check_problems(checks)
+        raise TaskError(f"{path}: {'; '.join(found)}")
     apps = sorted({s["launch"][0] for s in setup if "launch" in s and s["launch"][0] != "sh"})
     task: dict[str, Any] = {
         "id": str(data.get("id") or path.stem),
         "goal": str(data["instruction"]),
         "setup": setup,
+        "postconfig": post,
         "check": checks,
         "apps": apps,
         "tags": ["osworld"],
+        "downloads": list(dict.fromkeys(conv.downloads)),
+        "settle": 10.0,  # OSWorld waits after its postconfig; deskpilot reads until stable
     }
+    snapshot = data.get("snapshot")
+    if isinstance(snapshot, str) and snapshot:
+        task["family"] = f"osworld-{snapshot}"
     task.update({k: v for k, v in extra.items()})
     return task
-
-
-# -- evaluation (used by deskpilot.eval.check_live for kind = "osworld") -----------------------
-
-Getter = Callable[[dict[str, Any]], Any]
-
-
-def _text_of(path: Any) -> str:
-    try:
-        return Path(str(path)).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise CheckBroken(f"cannot read {path}: {exc.strerror}") from exc
-
-
-def _rules(expected: Any) -> dict[str, Any]:
-    if not isinstance(expected, dict):
-        raise CheckBroken("this metric needs a 'rule' getter as expected value")
-    return expected
-
-
-def exact_match(result: Any, expected: Any, **_: Any) -> bool:
-    return bool(result == _rules(expected).get("expected"))
-
-
-def check_include_exclude(result: Any, expected: Any, **_: Any) -> bool:
-    rules = _rules(expected)
-    text = str(result or "")
-    return all(s in text for s in rules.get("include", [])) and not any(
-        s in text for s in rules.get("exclude", [])
-    )
-
-
-def match_in_list(result: Any, expected: Any, **_: Any) -> bool:
-    return result in (_rules(expected).get("expected") or [])
-
-
-def is_in_list(result: Any, expected: Any, **_: Any) -> bool:
-    want = _rules(expected).get("expected")
-    return want in (result or [])
-
-
-def file_contains(result: Any, expected: Any, **_: Any) -> bool:
-    text = _text_of(result)
-    return all(s in text for s in _rules(expected).get("expected", []))
-
-
-def compare_text_file(result: Any, expected: Any, **options: Any) -> bool:
-    got, want = _text_of(result), _text_of(expected)
-    if options.get("ignore_blanks"):
-        got, want = re.sub(r"[\t\n ]", "", got), re.sub(r"[\t\n ]", "", want)
-    if options.get("ignore_case"):
-        got, want = got.lower(), want.lower()
-    return got == want
-
-
-def diff_text_file(result: Any, expected: Any, **_: Any) -> bool:
-    return _text_of(result).splitlines() == _text_of(expected).splitlines()
-
-
-METRICS: dict[str, Callable[..., bool]] = {
-    "exact_match": exact_match,
-    "check_include_exclude": check_include_exclude,
-    "match_in_list": match_in_list,
-    "is_in_list": is_in_list,
-    "file_contains": file_contains,
-    "compare_text_file": compare_text_file,
-    "diff_text_file": diff_text_file,
-}

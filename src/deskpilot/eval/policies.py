@@ -16,6 +16,7 @@ from deskpilot.agent.loop import RunOptions
 from deskpilot.agent.task import computer_use_task, computer_use_toolset
 from deskpilot.config import Settings
 from deskpilot.errors import OracleFailed
+from deskpilot.eval.check_env import CheckEnv
 from deskpilot.eval.oracle import Oracle
 from deskpilot.eval.task import Task
 from deskpilot.events import Event
@@ -60,6 +61,12 @@ class Outcome:
     usage: dict[str, int] = field(default_factory=dict)
 
 
+#: told to the agent of an OSWorld task (its infeasible tasks are scored by the answer)
+INFEASIBLE_NOTE = (
+    "If this task cannot be done, do not try something else: answer starting with "
+    "INFEASIBLE and say why."
+)
+
 IN_KEYS = ("input_tokens", "prompt_tokens", "promptTokenCount", "cache_read_input_tokens",
            "cache_creation_input_tokens")  # fmt: skip
 OUT_KEYS = ("output_tokens", "completion_tokens", "candidatesTokenCount")
@@ -76,9 +83,12 @@ async def run_policy(
     ctx: ToolContext,
     settings: Settings,
     expand: Callable[[str], str],
+    env: CheckEnv | None = None,
 ) -> Outcome:
     tools = computer_use_toolset()
     goal = expand(task.goal)
+    if "osworld" in task.tags:  # OSWorld's agents have a FAIL action; deskpilot's answer it
+        goal += "\n\n" + INFEASIBLE_NOTE
     if spec.kind == "model":
         from deskpilot.agent.providers import get_provider
 
@@ -93,7 +103,7 @@ async def run_policy(
     ctx.emit(Event("run.started", {"goal": goal, "model": f"{spec.kind} policy"}, ctx.run_id))
     outcome = Outcome()
     if spec.kind == "oracle":
-        oracle = Oracle(task.oracle, tools, ctx, expand)
+        oracle = Oracle(task.oracle, tools, ctx, expand, env)
         try:
             outcome.steps = await oracle.run()
             outcome.answer = f"the oracle's {len(task.oracle)} steps ran"

@@ -57,6 +57,35 @@ def unpack(data: bytes, folder: Path) -> None:
         tar.extractall(folder, filter="data")
 
 
+#: how long the driver waits for a Ray head to accept a connection
+CONNECT_TIMEOUT_S = 10.0
+
+
+def reachable(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """Refuse at once an address that is malformed or where nothing listens (Ray itself
+    retries an unreachable head for minutes with only warnings)."""
+    if address in ("auto", "local"):
+        return
+    rest = address.split("://", 1)[1] if "://" in address else address
+    if "://" in address and not address.startswith(("ray://", "http://", "https://")):
+        raise EvalError(f"Ray address {address!r} is malformed: use HOST:PORT or ray://HOST:PORT")
+    host, sep, port = rest.rstrip("/").rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise EvalError(
+            f"Ray address {address!r} is malformed: use HOST:PORT (e.g. 10.0.0.5:6379), "
+            "ray://HOST:10001 or auto"
+        )
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise EvalError(
+            f"cannot reach the Ray cluster at {address}: {exc.strerror or exc} (is `ray start "
+            "--head` running there, and is the port open?)"
+        ) from None
+
+
 class DesktopSlot:
     """One desktop on a worker node (a Ray actor; see the module docstring)."""
 
@@ -85,9 +114,7 @@ class DesktopSlot:
         task["base_dir"] = str((self.suite / rel).resolve())
         spec["task"] = task
         here = Attempt(attempt.key, attempt.number, spec)
-        out = (
-            self.home / "trials" / attempt.key.task / f"t{attempt.key.trial + 1}-a{attempt.number}"
-        )
+        out = self.home / "trials" / attempt.key.task / f"t{attempt.key.trial}-a{attempt.number}"
         try:
             result = run_attempt(here, out)  # the node's own environment (apps, API keys)
             result["node"] = self.node
@@ -125,6 +152,8 @@ class RayBackend:
 
     def _connect(self, address: str | None, jobs: int | None) -> None:
         options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
+        if address:
+            reachable(address)
         try:
             if address:
                 ray.init(address=address, **options)

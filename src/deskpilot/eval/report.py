@@ -1,7 +1,15 @@
-"""What a run found: per task and overall, with explicit statuses and Wilson intervals.
+"""What a run found, in figures a paper can use.
 
-Success rate = passed / scored trials (passed, failed, timeout); trials that ended in a
-setup, checker or infrastructure error are counted apart, never as the agent's failures.
+- Success rate = passed / scored trials (passed, failed, timeout); trials that ended in a
+  setup, checker or infrastructure error are counted apart (an errors table by status),
+  never as the agent's failures.
+- Per task and per family: pass@1 with its Wilson 95% interval; over the trials of a task,
+  pass@k (at least one of k trials passes) and pass^k (all k pass), each the unbiased
+  estimator from the task's n trials (k ≤ n), averaged over tasks for a family or the suite.
+- For the suite: a 95% interval clustered by task (trials of one task are not independent:
+  the standard error comes from the spread of per-task results, not from the trial count).
+- Trial numbers are the same in results.jsonl, the trial folders and the report; each trial
+  links its folder and its trajectory (transcript.md: the steps with their screenshots).
 """
 
 from __future__ import annotations
@@ -28,6 +36,47 @@ def wilson(passed: int, n: int, z: float = Z95) -> tuple[float, float]:
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     low = 0.0 if passed == 0 else max(0.0, centre - half)
     return low, 1.0 if passed == n else min(1.0, centre + half)
+
+
+def pass_at(n: int, c: int, k: int) -> float | None:
+    """P(at least one of k trials passes), unbiased from c passes in n trials."""
+    if k > n or n == 0:
+        return None
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_hat(n: int, c: int, k: int) -> float | None:
+    """P(all k trials pass) — pass^k — unbiased from c passes in n trials."""
+    if k > n or n == 0:
+        return None
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def clustered(rows: Sequence[tuple[int, int]], z: float = Z95) -> tuple[float, float, float]:
+    """(rate, low, high) over tasks given (passed, scored) per task, with a cluster-robust
+    standard error (tasks are the clusters)."""
+    total = sum(n for _, n in rows)
+    if total == 0:
+        return 0.0, 0.0, 1.0
+    rate = sum(c for c, _ in rows) / total
+    se = math.sqrt(sum((c - rate * n) ** 2 for c, n in rows)) / total
+    if len(rows) > 1:
+        se *= math.sqrt(len(rows) / (len(rows) - 1))  # small-sample correction
+    return rate, max(0.0, rate - z * se), min(1.0, rate + z * se)
+
+
+def _ks(trials: int) -> list[int]:
+    return sorted({k for k in (1, 2, 3, 5, 10, trials) if 1 <= k <= trials})
+
+
+def _per_k(tasks: Sequence[dict[str, Any]], trials: int) -> dict[str, dict[str, float | None]]:
+    out: dict[str, dict[str, float | None]] = {"pass@k": {}, "pass^k": {}}
+    for k in _ks(trials):
+        for name, func in (("pass@k", pass_at), ("pass^k", pass_hat)):
+            values = [func(t["scored"], t["passed"], k) for t in tasks]
+            known = [v for v in values if v is not None]
+            out[name][str(k)] = round(statistics.fmean(known), 4) if known else None
+    return out
 
 
 def _median(values: Sequence[float]) -> float | None:
@@ -74,9 +123,29 @@ def summarize(
                 "runs": [_link(run, k, r) for k, r in sorted(final.items()) if k.task == task_id],
             }
         )
+        per["family"] = (
+            next((r.get("family") for r in rows if r.get("family")), "")
+            or (task_id.split(".", 1)[0])
+        )
+        per.update(_per_k([per], manifest["trials"]))
         tasks.append(per)
     overall = _stats(list(final.values()))
     overall["planned"] = len(manifest["tasks"]) * manifest["trials"]
+    overall.update(_per_k(tasks, manifest["trials"]))
+    _rate, low, high = clustered([(t["passed"], t["scored"]) for t in tasks])
+    overall["clustered95"] = [round(low, 4), round(high, 4)]
+    families = []
+    for family in sorted({t["family"] for t in tasks}):
+        mine = [t for t in tasks if t["family"] == family]
+        rows_f = [r for r in final.values() if (r.get("family") or "") == family] or [
+            r for k, r in final.items() if any(t["id"] == k.task for t in mine)
+        ]
+        fam = _stats(rows_f)
+        fam.update({"family": family, "tasks": len(mine)})
+        fam.update(_per_k(mine, manifest["trials"]))
+        _r, lo, hi = clustered([(t["passed"], t["scored"]) for t in mine])
+        fam["clustered95"] = [round(lo, 4), round(hi, 4)]
+        families.append(fam)
     return {
         "run": str(run),
         "suite": manifest.get("suite"),
@@ -84,6 +153,7 @@ def summarize(
         "backend": manifest.get("backend"),
         "complete": overall["total"] == overall["planned"],
         "overall": overall,
+        "families": families,
         "tasks": tasks,
     }
 
@@ -91,7 +161,7 @@ def summarize(
 def _link(run: Path, key: TrialKey, r: dict[str, Any]) -> dict[str, Any]:
     folder = trial_dir(run, key, int(r["attempt"])).relative_to(run)
     return {
-        "trial": key.trial + 1,
+        "trial": key.trial,
         "status": r["status"],
         "attempts": r.get("attempts", 1),
         "detail": r.get("detail", ""),
@@ -109,27 +179,75 @@ def _ci(pair: Sequence[float]) -> str:
     return f"{100 * pair[0]:.0f}–{100 * pair[1]:.0f}%"
 
 
+def _k_cells(stats: dict[str, Any], ks: list[str]) -> str:
+    return " | ".join(
+        f"{_pct(stats['pass@k'].get(k))} / {_pct(stats['pass^k'].get(k))}" for k in ks
+    )
+
+
 def markdown(summary: dict[str, Any]) -> str:
     o = summary["overall"]
     counts = ", ".join(f"{k} {v}" for k, v in o["counts"].items()) or "none"
+    ks = list(o.get("pass@k", {}))
     lines = [
         f"# deskpilot eval: {summary['suite']} · {summary['policy']}",
         "",
-        f"**{o['passed']}/{o['scored']} passed** ({_pct(o['rate'])}, Wilson 95% "
-        f"{_ci(o['wilson95'])}) · {o['total']} of {o['planned']} trials done · {counts} · "
+        f"**{o['passed']}/{o['scored']} passed** ({_pct(o['rate'])}; Wilson 95% "
+        f"{_ci(o['wilson95'])}; clustered by task 95% {_ci(o.get('clustered95', [0, 1]))}) · "
+        f"{o['total']} of {o['planned']} trials done · {counts} · "
         f"{o['retried']} retried after an infrastructure error · backend {summary['backend']}",
         "",
         "Errors (setup, checker, infrastructure) are not counted as failures: the rate is "
-        "passed / (passed + failed + timeout).",
+        "passed / (passed + failed + timeout). pass@k: at least one of k trials passes; "
+        "pass^k: all k pass (unbiased estimates from each task's trials, averaged over tasks).",
         "",
-        "| task | passed | rate (95% CI) | statuses | steps | tool calls | tool errors "
-        "| tokens in/out | s / trial |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "## Families",
+        "",
+        "| family | tasks | passed | pass@1 (Wilson 95%) | clustered 95% | "
+        + " | ".join(f"pass@{k} / pass^{k}" for k in ks)
+        + " |",
+        "|---|---|---|---|---|" + "---|" * len(ks),
+    ]
+    for f in summary.get("families", []):
+        lines.append(
+            f"| {f['family']} | {f['tasks']} | {f['passed']}/{f['scored']} | "
+            f"{_pct(f['rate'])} ({_ci(f['wilson95'])}) | {_ci(f['clustered95'])} | "
+            f"{_k_cells(f, ks)} |"
+        )
+    lines.append(f"| **all** | {len(summary['tasks'])} | {o['passed']}/{o['scored']} | "
+                 f"{_pct(o['rate'])} ({_ci(o['wilson95'])}) | "
+                 f"{_ci(o.get('clustered95', [0, 1]))} | {_k_cells(o, ks)} |")  # fmt: skip
+    errors = [s for s in STATUSES if s not in SCORED]
+    lines += [
+        "",
+        "## Errors by status",
+        "",
+        "| family | " + " | ".join(errors) + " | retried |",
+        "|---|" + "---|" * (len(errors) + 1),
+    ]
+    for f in summary.get("families", []):
+        lines.append(
+            f"| {f['family']} | "
+            + " | ".join(str(f["counts"].get(e, 0)) for e in errors)
+            + f" | {f['retried']} |"
+        )
+    lines.append(
+        "| **all** | "
+        + " | ".join(str(o["counts"].get(e, 0)) for e in errors)
+        + f" | {o['retried']} |"
+    )
+    lines += [
+        "",
+        "## Tasks",
+        "",
+        "| task | family | passed | pass@1 (95% CI) | statuses | steps | tool calls | "
+        "tool errors | tokens in/out | s / trial |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for t in summary["tasks"]:
         lines.append(
-            f"| {t['id']} | {t['passed']}/{t['scored']} | {_pct(t['rate'])} "
-            f"({_ci(t['wilson95'])}) | {' '.join(t['statuses']) or '–'} | "
+            f"| {t['id']} | {t.get('family', '')} | {t['passed']}/{t['scored']} | "
+            f"{_pct(t['rate'])} ({_ci(t['wilson95'])}) | {' '.join(t['statuses']) or '–'} | "
             f"{t['median_steps'] if t['median_steps'] is not None else '–'} | "
             f"{t['median_tool_calls'] if t['median_tool_calls'] is not None else '–'} | "
             f"{t['tool_errors']} | {t['tokens_in']}/{t['tokens_out']} | "
@@ -143,7 +261,7 @@ def markdown(summary: dict[str, Any]) -> str:
             detail = f" — {r['detail'][:160]}" if r["detail"] and r["status"] != "passed" else ""
             lines.append(
                 f"- {t['id']} #{r['trial']}: **{r['status']}**{retry} · "
-                f"[trial]({r['dir']}/) · [transcript]({r['dir']}/transcript.md){audit}{detail}"
+                f"[trajectory]({r['dir']}/transcript.md) · [trial]({r['dir']}/){audit}{detail}"
             )
     lines.append("")
     lines.append("Show a run's audit trail with `deskpilot log show RUN_ID`.")
@@ -156,9 +274,54 @@ def brief(summary: dict[str, Any]) -> dict[str, Any]:
     return {
         "run": summary["run"],
         "complete": summary["complete"],
-        "overall": {k: o[k] for k in ("passed", "total", "scored", "rate", "wilson95", "counts")},
+        "overall": {
+            k: o[k]
+            for k in (
+                "passed",
+                "total",
+                "scored",
+                "rate",
+                "wilson95",
+                "counts",
+                "clustered95",
+                "pass@k",
+                "pass^k",
+            )
+            if k in o
+        },
+        "families": [
+            {
+                k: f[k]
+                for k in (
+                    "family",
+                    "tasks",
+                    "passed",
+                    "scored",
+                    "rate",
+                    "wilson95",
+                    "clustered95",
+                    "pass@k",
+                    "pass^k",
+                    "counts",
+                )
+            }
+            for f in summary.get("families", [])
+        ],
         "tasks": [
-            {k: t[k] for k in ("id", "trials", "passed", "statuses", "rate", "wilson95")}
+            {
+                k: t[k]
+                for k in (
+                    "id",
+                    "family",
+                    "trials",
+                    "passed",
+                    "statuses",
+                    "rate",
+                    "wilson95",
+                    "pass@k",
+                    "pass^k",
+                )
+            }
             for t in summary["tasks"]
         ],
     }

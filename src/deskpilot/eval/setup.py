@@ -6,6 +6,7 @@ started, and it is never counted as the agent's failure).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import shutil
@@ -14,14 +15,18 @@ from pathlib import Path
 
 from deskpilot import _procfs
 from deskpilot._wait import WaitTimeout, async_wait_for
-from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.desktop.base import OpenedDesktop, WindowInfo
+from deskpilot.desktop.ports.identity import is_new
 from deskpilot.errors import DeskpilotError, SetupFailed
 from deskpilot.eval.check_env import Captured, CheckEnv, sha256_file
+from deskpilot.eval.osworld_chrome import free_port, open_tab
 from deskpilot.eval.server import RequestLog, serve
 from deskpilot.eval.task import (
+    ActivateStep,
+    CloseWindowStep,
     LaunchStep,
     MkdirStep,
+    OpenTabStep,
     OpenUrlStep,
     RunStep,
     ServeStep,
@@ -32,6 +37,10 @@ from deskpilot.eval.task import (
 )
 from deskpilot.sandbox import Sandbox
 
+#: the folders an OSWorld VM user's home has
+VM_FOLDERS = ("Desktop", "Documents", "Downloads", "Music", "Pictures", "Public", "Templates",
+              "Videos")  # fmt: skip
+
 
 class Stage:
     """The trial's desktop being set up for one task; ``env`` is what the checks read."""
@@ -40,9 +49,10 @@ class Stage:
         self,
         task: Task,
         sandbox: Sandbox,
-        desktop: LinuxDesktop,
+        desktop: OpenedDesktop,
         out: Path,
         stack: contextlib.ExitStack,
+        store: Path = Path("/nonexistent-osworld-store"),
     ) -> None:
         assert sandbox.info is not None
         self.task, self.sandbox, self.desktop, self.out, self.stack = (
@@ -54,12 +64,27 @@ class Stage:
         )
         home = Path(sandbox.info.home)
         self.base = Path(task.base_dir)
+        cache = out / "cache"
+        cache.mkdir(parents=True, exist_ok=True)
         self.env = CheckEnv(
             home=home,
             app_env=sandbox.app_env(),
             display=sandbox.info.display,
-            variables={"home": str(home), "task_dir": str(self.base)},
-        )
+            variables={"home": str(home), "task_dir": str(self.base), "store": str(store),
+                       "cache": str(cache), "cdp_port": str(free_port())},
+        )  # fmt: skip
+        #: the environment of the task's own commands (OSWorld's: with the VM's programs)
+        self.cmd_env: dict[str, str] = dict(self.env.app_env)
+        if "osworld" in task.tags:
+            from deskpilot.desktop.a11yenv import chromium_flags
+            from deskpilot.eval.vm_shims import make_shims, with_shims
+
+            for folder in VM_FOLDERS:  # the VM user's usual folders
+                (home / folder).mkdir(exist_ok=True)
+            shims = Path(sandbox.info.runtime_dir) / "vm-bin"
+            extra = make_shims(shims, chromium_flags())
+            self.cmd_env = with_shims(self.cmd_env, shims, extra)
+            self.env.app_env = with_shims(dict(self.env.app_env), shims, extra)
 
     def arg(self, text: str) -> str:
         """A command-line argument: variables expanded, ``~/`` in the sandbox's home."""
@@ -67,14 +92,21 @@ class Stage:
         return str(self.env.path(text)) if text == "~" or text.startswith("~/") else text
 
     async def run(self) -> CheckEnv:
-        for i, step in enumerate(self.task.setup_steps()):
+        await self._steps(self.task.setup_steps(), "setup")
+        return self.env
+
+    async def postconfig(self) -> None:
+        """The steps the harness runs after the agent, before the checks (SetupFailed)."""
+        await self._steps(self.task.postconfig_steps(), "postconfig")
+
+    async def _steps(self, steps: list[SetupStep], where: str) -> None:
+        for i, step in enumerate(steps):
             try:
                 await self._step(step)
             except SetupFailed as exc:
-                raise SetupFailed(f"setup.{i}: {exc}") from None
+                raise SetupFailed(f"{where}.{i}: {exc}") from None
             except (DeskpilotError, OSError, WaitTimeout, subprocess.SubprocessError) as exc:
-                raise SetupFailed(f"setup.{i}: {type(exc).__name__}: {exc}") from exc
-        return self.env
+                raise SetupFailed(f"{where}.{i}: {type(exc).__name__}: {exc}") from exc
 
     async def _step(self, step: SetupStep) -> None:
         if isinstance(step, WriteStep):
@@ -85,12 +117,33 @@ class Stage:
             self._serve(step)
         elif isinstance(step, LaunchStep):
             await self._launch(step)
+        elif isinstance(step, OpenTabStep):
+            port, url = self.env.variables["cdp_port"], self.env.expand(step.open_tab)
+
+            async def opened() -> bool:
+                return await asyncio.to_thread(open_tab, port, url)
+
+            await async_wait_for(opened, timeout=step.timeout, what=f"a tab for {url}")
         elif isinstance(step, OpenUrlStep):
             await self.desktop.open_urls([self.env.expand(step.open_url)], browser="agent")
         elif isinstance(step, WaitWindowStep):
             await self._window(re.compile(self.env.expand(step.wait_window)), step.timeout)
         elif isinstance(step, RunStep):
             self._run(step)
+        elif isinstance(step, ActivateStep):
+            pattern = re.compile(self.env.expand(step.activate))
+            try:
+                window = await self._window(pattern, step.timeout)
+            except WaitTimeout:
+                if step.required:
+                    raise
+                return
+            await self.desktop.activate(window)
+        elif isinstance(step, CloseWindowStep):
+            pattern = re.compile(self.env.expand(step.close_window))
+            for w in await self.desktop.list_windows():
+                if pattern.search(w.title):
+                    await self.desktop.close_window(w)
 
     def _write(self, step: WriteStep) -> None:
         path = self.env.path(step.write)
@@ -99,6 +152,11 @@ class Stage:
             src = Path(self.env.expand(step.from_))
             src = src if src.is_absolute() else self.base / src
             if not src.is_file():
+                if step.from_.startswith("{store}"):
+                    raise SetupFailed(
+                        f"{src} is not in the OSWorld file store: fill it (deskpilot eval "
+                        "osworld fetch-list SUITE)"
+                    )
                 raise SetupFailed(f"the fixture {src} does not exist")
             shutil.copyfile(src, path)
         else:
@@ -120,7 +178,7 @@ class Stage:
         try:
             done = subprocess.run(
                 argv,
-                env=self.env.app_env,
+                env=self.cmd_env,
                 cwd=self.env.home,
                 capture_output=True,
                 text=True,
@@ -129,21 +187,24 @@ class Stage:
             )
         except FileNotFoundError:
             raise SetupFailed(f"cannot run {argv[0]!r}: not installed") from None
-        if done.returncode != 0:
+        if step.stdout is not None:
+            Path(self.env.variables["cache"], step.stdout).write_text(done.stdout)
+        elif done.returncode != 0:  # a command whose output is kept may fail (diff, grep)
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
             raise SetupFailed(f"{argv[0]} exited with {done.returncode}: {tail[0][:200]}")
 
     async def _launch(self, step: LaunchStep) -> None:
         argv = [self.arg(a) for a in step.launch]
-        if shutil.which(argv[0]) is None:
+        if shutil.which(argv[0], path=self.cmd_env.get("PATH")) is None:
             raise SetupFailed(f"cannot run {argv[0]!r}: not installed")
-        before = self.desktop.x.client_pids()
+        before = await self.desktop.window_handles()
         log = f"{Path(argv[0]).name}.log"
         if step.capture is not None:
             stdout = self.out / f"{step.capture}.stdout"
             # stdout to its own file (the check reads it); exec keeps the app's exit code
             argv = ["sh", "-c", 'exec "$@" >"$0"', str(stdout), *argv]
-        proc = self.sandbox.spawn(argv, cwd=str(self.env.home), log=log)
+        extra = {"PATH": self.cmd_env["PATH"]} if "PATH" in self.cmd_env else None
+        proc = self.sandbox.spawn(argv, env=extra, cwd=str(self.env.home), log=log)
         if step.capture is not None:
             self.env.captured[step.capture] = Captured(proc, stdout)
         if step.ready == "none":
@@ -155,7 +216,7 @@ class Stage:
                 raise SetupFailed(f"{step.launch[0]} exited with code {proc.returncode}")
             family = _procfs.descendants([proc.pid])
             for w in await self.desktop.list_windows():
-                if not self.desktop.x.is_new(before, w.xid, w.pid) or not w.title:
+                if not is_new(before, w.handle, w.pid) or not w.title:
                     continue
                 if pattern.search(w.title) if pattern else (w.pid in family or not w.pid):
                     return w

@@ -40,14 +40,14 @@ SAME_FOR_RESUME = ("suite_digest", "tasks", "trials", "policy")
 @dataclass(frozen=True, order=True)
 class TrialKey:
     task: str
-    trial: int
+    trial: int  # 1, 2, … — the same number in results.jsonl, folders and reports
 
     def label(self) -> str:
-        return f"{self.task} #{self.trial + 1}"
+        return f"{self.task} #{self.trial}"
 
 
 def trial_dir(run: Path, key: TrialKey, attempt: int) -> Path:
-    return run / "trials" / key.task / f"t{key.trial + 1}-a{attempt}"
+    return run / "trials" / key.task / f"t{key.trial}-a{attempt}"
 
 
 def read_results(run: Path) -> list[dict[str, Any]]:

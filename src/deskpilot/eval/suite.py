@@ -19,6 +19,7 @@ from typing import Any
 from deskpilot.errors import TaskError
 from deskpilot.eval import osworld
 from deskpilot.eval.task import Task, task_from_data
+from deskpilot.eval.validate import raw_problems, task_problems
 
 SKIP_DIRS = {"fixtures", "__pycache__"}
 
@@ -32,11 +33,23 @@ def packaged_suites() -> dict[str, Path]:
 
 
 @dataclass(frozen=True)
+class Broken:
+    """A task file that does not load, with every problem found in it."""
+
+    path: Path
+    problems: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"{self.path}:\n" + "\n".join(f"  - {p}" for p in self.problems)
+
+
+@dataclass(frozen=True)
 class Suite:
     name: str
     root: Path
     tasks: tuple[Task, ...]
     digest: str  # sha256 over every file of the suite (tasks and fixtures)
+    broken: tuple[Broken, ...] = ()
 
     def select(self, patterns: str | None) -> list[Task]:
         """Tasks whose id matches one of the comma-separated globs (all when None)."""
@@ -78,10 +91,25 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def load_task(path: Path) -> Task:
+    """One task file, validated: raises TaskError naming the file with every problem."""
     data = _read(path)
     if osworld.is_osworld(data):
-        return task_from_data(osworld.convert(data, path), path)
-    return task_from_data(data, path)
+        data = osworld.convert(data, path)
+    try:
+        task = task_from_data(data, path)
+    except TaskError as exc:  # and what the parts that do validate get wrong
+        more = raw_problems({**data, "base_dir": str(path.parent)})
+        raise TaskError("; ".join([str(exc), *more])) from None
+    found = task_problems(task)
+    if found:
+        raise TaskError(f"{path}: {'; '.join(found)}")
+    return task
+
+
+def _problems(error: TaskError, path: Path) -> tuple[str, ...]:
+    text = str(error)
+    text = text[len(str(path)) + 2 :] if text.startswith(f"{path}: ") else text
+    return tuple(p.strip() for p in text.split("; ") if p.strip())
 
 
 def _task_files(root: Path) -> list[Path]:
@@ -106,8 +134,12 @@ def _digest(root: Path) -> str:
     return h.hexdigest()
 
 
-def load_suite(ref: str | Path) -> Suite:
-    """A packaged suite by name, a directory of task files, or one task file."""
+def load_suite(ref: str | Path, *, skip_broken: bool = False) -> Suite:
+    """A packaged suite by name, a directory of task files, or one task file.
+
+    Every file is loaded and every problem of every broken file is listed in one error;
+    with ``skip_broken`` the good tasks load and the broken files are in ``Suite.broken``.
+    """
     text = str(ref)
     shipped = packaged_suites()
     path = Path(text).expanduser()
@@ -124,10 +156,34 @@ def load_suite(ref: str | Path) -> Suite:
     if not files:
         raise TaskError(f"{path}: no task files (*.toml, *.json) in it")
     tasks: dict[str, Task] = {}
+    broken: list[Broken] = []
     for file in files:
-        task = load_task(file)
+        try:
+            task = load_task(file)
+        except TaskError as exc:
+            broken.append(Broken(file, _problems(exc, file)))
+            continue
         if task.id in tasks:
-            raise TaskError(f"{file}: task id {task.id!r} is also used by {tasks[task.id].source}")
+            problem = f"task id {task.id!r} is also used by {tasks[task.id].source}"
+            broken.append(Broken(file, (problem,)))
+            continue
         tasks[task.id] = task
+    if broken and (not skip_broken or not tasks):
+        raise TaskError(broken_message(broken, len(files), skip_broken))
     name = path.stem if path.is_file() else path.name
-    return Suite(name, path, tuple(sorted(tasks.values(), key=lambda t: t.id)), _digest(path))
+    ordered = tuple(sorted(tasks.values(), key=lambda t: t.id))
+    return Suite(name, path, ordered, _digest(path), tuple(broken))
+
+
+def broken_message(broken: list[Broken], total: int, skipped: bool = False) -> str:
+    head = (
+        f"{len(broken)} of {total} task file(s) do not load"
+        if total > 1
+        else "the task file does not load"
+    )
+    hint = (
+        ""
+        if skipped or total == len(broken)
+        else "\n(fix them, or run the others with --skip-broken)"
+    )
+    return head + ":\n" + "\n".join(b.describe() for b in broken) + hint

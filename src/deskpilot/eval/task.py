@@ -28,24 +28,44 @@ A task file (TOML, or JSON with the same keys) looks like this::
 Setup steps (one action key each): ``write`` (``text`` or ``from`` a fixture), ``mkdir``,
 ``serve`` (a directory on a loopback server that logs every request; ``{server}`` is its
 URL), ``launch`` (argv; ``window`` regex; ``ready = "tree"|"window"``; ``capture`` a name
-for its exit code and stdout), ``open_url`` (the agent browser), ``wait_window`` (regex) and
-``run`` (a command that must exit 0). Check kinds are in :mod:`deskpilot.eval.checks`; oracle
-steps in :mod:`deskpilot.eval.oracle`. Strings may use ``{home}``, ``{server}`` and
-``{task_dir}``; paths starting with ``~/`` are in the sandbox's home.
+for its exit code and stdout), ``open_url`` (the agent browser), ``wait_window`` (regex),
+``activate`` (wait for a window and focus it), ``close_window`` (regex) and ``run`` (a
+command that must exit 0; ``stdout`` saves its output in the trial's cache). ``postconfig``
+steps are the same, run by the harness after the agent and before the checks. Check kinds are
+in :mod:`deskpilot.eval.checks`; oracle steps in :mod:`deskpilot.eval.oracle`. Strings may use
+``{home}``, ``{server}``, ``{task_dir}``, ``{store}`` (the OSWorld file store) and ``{cache}``
+(the trial's cache); paths starting with ``~/`` or ``/home/user/`` are in the trial's home.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from deskpilot.errors import TaskError
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def _regex(value: str | None) -> str | None:
+    """A regex field: refused at load when it does not compile."""
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a valid regex ({exc})") from None
+    return value
+
+
+def _one_of(model: BaseModel, names: tuple[str, ...], what: str) -> None:
+    """At least one of ``names`` must be given, or the check could hold by accident."""
+    if not any(getattr(model, n) not in (None, [], {}) for n in names):
+        raise ValueError(f"{what}: give at least one of {', '.join(names)}")
 
 
 # -- setup ---------------------------------------------------------------------------------
@@ -77,6 +97,13 @@ class OpenUrlStep(_Strict):
     open_url: str
 
 
+class OpenTabStep(_Strict):
+    """A tab of the task's own browser (started with --remote-debugging-port={cdp_port})."""
+
+    open_tab: str
+    timeout: float = Field(default=60.0, gt=0, le=600)
+
+
 class WaitWindowStep(_Strict):
     wait_window: str
     timeout: float = Field(default=30.0, gt=0, le=600)
@@ -85,10 +112,38 @@ class WaitWindowStep(_Strict):
 class RunStep(_Strict):
     run: list[str] = Field(min_length=1)
     timeout: float = Field(default=60.0, gt=0, le=600)
+    stdout: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
+        description="save its stdout as this file of the trial's cache ({cache})",
+    )
 
 
-SetupStep = WriteStep | MkdirStep | ServeStep | LaunchStep | OpenUrlStep | WaitWindowStep | RunStep
+class ActivateStep(_Strict):
+    activate: str = Field(description="title regex of a window to wait for and focus")
+    timeout: float = Field(default=30.0, gt=0, le=600)
+    required: bool = Field(
+        default=True, description="false: go on when no such window shows (as OSWorld does)"
+    )
+
+    _re = field_validator("activate")(_regex)
+
+
+class CloseWindowStep(_Strict):
+    close_window: str = Field(description="title regex of the windows to close")
+    timeout: float = Field(default=30.0, gt=0, le=600)
+
+    _re = field_validator("close_window")(_regex)
+
+
+SetupStep = (
+    WriteStep | MkdirStep | ServeStep | LaunchStep | OpenUrlStep | WaitWindowStep | RunStep
+    | ActivateStep | CloseWindowStep | OpenTabStep
+)  # fmt: skip
 SETUP_KINDS: dict[str, type[_Strict]] = {
+    "open_tab": OpenTabStep,
+    "activate": ActivateStep,
+    "close_window": CloseWindowStep,
     "write": WriteStep,
     "mkdir": MkdirStep,
     "serve": ServeStep,
@@ -116,6 +171,18 @@ class FileCheck(_Strict):
     unchanged: bool = False
     exact: bool = False
 
+    _re = field_validator("regex")(_regex)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FileCheck:
+        given = [n for n in ("equals", "lines", "regex", "unchanged") if getattr(self, n)]
+        given += [n for n in ("contains", "excludes") if getattr(self, n)]
+        if not self.exists and given:
+            raise ValueError(f"exists = false cannot be combined with {', '.join(given)}")
+        if self.exact and self.equals is None:
+            raise ValueError("exact applies to equals: give equals, or drop exact")
+        return self
+
 
 class CellCheck(_Strict):
     """A spreadsheet cell (ODS, XLSX, CSV): its value and optionally its formula."""
@@ -126,8 +193,16 @@ class CellCheck(_Strict):
     sheet: str | int = 0
     value: float | str | None = None
     formula: str | None = Field(default=None, description="text the formula must contain")
-    tolerance: float = 1e-6
+    tolerance: float = Field(default=1e-6, ge=0)
     bold: bool | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CellCheck:
+        _one_of(self, ("value", "formula", "bold"), "a cell check")
+        numeric = isinstance(self.value, int | float) and not isinstance(self.value, bool)
+        if "tolerance" in self.model_fields_set and not numeric:
+            raise ValueError("tolerance applies to a number value: give one, or drop tolerance")
+        return self
 
 
 class ParagraphCheck(_Strict):
@@ -142,6 +217,11 @@ class ParagraphCheck(_Strict):
     bold: str | None = Field(default=None, description="a word of it that must be bold")
     not_bold: str | None = Field(default=None, description="a word of it that must not be")
 
+    @model_validator(mode="after")
+    def _chosen(self) -> ParagraphCheck:
+        _one_of(self, ("text", "contains", "index"), "a paragraph check")
+        return self
+
 
 class DocumentCheck(_Strict):
     """The whole text of a document (ODT/ODS/DOCX/XLSX/plain)."""
@@ -151,6 +231,11 @@ class DocumentCheck(_Strict):
     contains: list[str] = []
     excludes: list[str] = []
 
+    @model_validator(mode="after")
+    def _something(self) -> DocumentCheck:
+        _one_of(self, ("contains", "excludes"), "a document check")
+        return self
+
 
 class WindowCheck(_Strict):
     """Window titles, read from X11 over a connection of the checker's own."""
@@ -158,6 +243,8 @@ class WindowCheck(_Strict):
     kind: Literal["window"]
     title: str = Field(description="regex")
     absent: bool = False
+
+    _re = field_validator("title")(_regex)
 
 
 class AtspiCheck(_Strict):
@@ -175,6 +262,8 @@ class AtspiCheck(_Strict):
     states: list[str] = []
     count: int | None = Field(default=None, ge=0, description="exactly this many match")
 
+    _re = field_validator("app", "name_re", "text_re")(_regex)
+
 
 class OutputCheck(_Strict):
     """A launched process's exit code and stdout (setup ``capture = NAME``)."""
@@ -184,6 +273,8 @@ class OutputCheck(_Strict):
     stdout: str | None = None
     stdout_re: str | None = None
     exit_code: int | None = 0
+
+    _re = field_validator("stdout_re")(_regex)
 
 
 class HttpCheck(_Strict):
@@ -198,6 +289,14 @@ class HttpCheck(_Strict):
     without: list[str] = Field(default=[], description="form fields that must not be sent")
     count: int | None = Field(default=None, ge=0)
 
+    _re = field_validator("path_re")(_regex)
+
+    @model_validator(mode="after")
+    def _something(self) -> HttpCheck:
+        if self.count is None:  # "some request was made" would hold after any page load
+            _one_of(self, ("method", "path", "path_re", "form", "query"), "an http check")
+        return self
+
 
 class CommandCheck(_Strict):
     """A command run on the sandbox at check time (its stdout and exit code)."""
@@ -209,6 +308,25 @@ class CommandCheck(_Strict):
     contains: list[str] = []
     excludes: list[str] = []
     exit_code: int | None = 0
+
+    _re = field_validator("stdout_re")(_regex)
+
+
+class AnswerCheck(_Strict):
+    """The agent's final answer: ``infeasible`` (it said the task cannot be done: an answer
+    starting with INFEASIBLE, CANNOT or FAIL), or text it holds."""
+
+    kind: Literal["answer"]
+    infeasible: bool | None = None
+    contains: list[str] = []
+    regex: str | None = None
+
+    _re = field_validator("regex")(_regex)
+
+    @model_validator(mode="after")
+    def _something(self) -> AnswerCheck:
+        _one_of(self, ("infeasible", "contains", "regex"), "an answer check")
+        return self
 
 
 class OsworldCheck(_Strict):
@@ -247,6 +365,7 @@ Check = Annotated[
     | HttpCheck
     | CommandCheck
     | OsworldCheck
+    | AnswerCheck
     | AllCheck
     | AnyCheck
     | NotCheck,
@@ -260,19 +379,49 @@ for _model in (AllCheck, AnyCheck, NotCheck):
 
 
 class Find(_Strict):
-    """An element of the latest read_screen_ax, by role and name (never by read text)."""
+    """An element of the latest read_screen_ax: by role and name, by the value it shows, and
+    by relation (in the row or group whose text matches)."""
 
     role: str | None = None
     name: str | None = None
     name_re: str | None = None
+    value: str | None = Field(default=None, description="the text or value it shows")
+    value_re: str | None = None
+    in_row: str | None = Field(
+        default=None, description="on the same row as an element whose text matches (regex)"
+    )
+    in_group: str | None = Field(
+        default=None, description="inside a group, row or list item holding such an element"
+    )
     states: list[str] = []
-    index: int = 0
+    index: int = Field(default=0, ge=0)
+
+    _re = field_validator("name_re", "value_re", "in_row", "in_group")(_regex)
 
 
 class Until(_Strict):
     find: Find | None = None
     window: str | None = Field(default=None, description="a window title matching this regex")
     gone: str | None = Field(default=None, description="no window title matches this regex")
+    file: str | None = Field(default=None, description="a file in the sandbox (with the next)")
+    contains: str | None = Field(default=None, description="text the file holds")
+    cell: str | None = Field(default=None, description="a cell of the file (ODS/XLSX/CSV)")
+    equals: str | None = Field(default=None, description="the cell's text (or the file's)")
+    request: str | None = Field(
+        default=None, description="a request whose 'METHOD /path' matches this regex was logged"
+    )
+
+    _re = field_validator("window", "gone", "request")(_regex)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Until:
+        if not any(getattr(self, n) is not None for n in ("find", "window", "gone", "file",
+                                                           "request")):  # fmt: skip
+            raise ValueError("until needs find, window, gone, file or request")
+        if self.file is None and any(v is not None for v in (self.contains, self.cell,
+                                                              self.equals)):  # fmt: skip
+            raise ValueError("contains, cell and equals are about a file: give file")
+        return self
 
 
 class OracleStep(_Strict):
@@ -287,6 +436,29 @@ class OracleStep(_Strict):
 # -- the task ------------------------------------------------------------------------------
 
 
+GROUP_ROLES = frozenset(
+    [
+        "table-row",
+        "row",
+        "list-item",
+        "tree-item",
+        "panel",
+        "section",
+        "group",
+        "form",
+        "filler",
+        "grouping",
+        "table-cell",
+        "list",
+        "tree-table",
+        "table",
+        "scroll-pane",
+        "tool-bar",
+        "menu-bar",
+    ]
+)
+
+
 class Task(_Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
     goal: str = Field(min_length=1)
@@ -296,9 +468,16 @@ class Task(_Strict):
     apps: list[str] = []
     timeout: float = Field(default=180.0, gt=0, le=86400)
     max_steps: int = Field(default=30, ge=1, le=1000)
+    #: the checks are read again until two reads agree, within this many seconds (an app
+    #: still saving, a page still posting); 0: read once
+    settle: float = Field(default=0.0, ge=0, le=120)
     setup: list[dict[str, Any]] = []
+    #: setup steps the harness runs after the agent, before the checks (OSWorld's postconfig)
+    postconfig: list[dict[str, Any]] = []
     check: list[Check] = Field(min_length=1)
     oracle: list[OracleStep] = []
+    #: URLs of the OSWorld file store this task copies from (``{store}``)
+    downloads: list[str] = []
     #: set by the loader: the file the task came from and its directory (fixtures)
     source: str = ""
     base_dir: str = ""
@@ -310,6 +489,9 @@ class Task(_Strict):
     def setup_steps(self) -> list[SetupStep]:
         return [parse_setup_step(raw, i) for i, raw in enumerate(self.setup)]
 
+    def postconfig_steps(self) -> list[SetupStep]:
+        return [parse_setup_step(raw, i, "postconfig") for i, raw in enumerate(self.postconfig)]
+
     @property
     def heavy(self) -> bool:
         """Slow to set up (LibreOffice, browsers): scheduled first so the tail is short."""
@@ -317,16 +499,16 @@ class Task(_Strict):
         return any(any(s in a for s in slow) for a in self.apps)
 
 
-def parse_setup_step(raw: dict[str, Any], index: int) -> SetupStep:
+def parse_setup_step(raw: dict[str, Any], index: int, where: str = "setup") -> SetupStep:
     keys = [k for k in raw if k in SETUP_KINDS]
     if len(keys) != 1:
         known = ", ".join(SETUP_KINDS)
         got = ", ".join(raw) or "nothing"
-        raise TaskError(f"setup.{index}: one action key expected ({known}); got {got}")
+        raise TaskError(f"{where}.{index}: one action key expected ({known}); got {got}")
     try:
         step: SetupStep = SETUP_KINDS[keys[0]].model_validate(raw)  # type: ignore[assignment]
     except ValidationError as exc:
-        raise TaskError(f"setup.{index} ({keys[0]}): {problems(exc)}") from None
+        raise TaskError(f"{where}.{index} ({keys[0]}): {problems(exc)}") from None
     return step
 
 
@@ -337,20 +519,26 @@ def problems(exc: ValidationError) -> str:
         where = ".".join(str(p) for p in err["loc"]) or "task"
         msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
         out.append(f"{where}: {msg}")
-    return "; ".join(out[:6]) + (f" (and {len(out) - 6} more)" if len(out) > 6 else "")
+    return "; ".join(out)
 
 
 def task_from_data(data: dict[str, Any], source: Path) -> Task:
-    """Validate a task's data (read from ``source``); every problem names the file."""
+    """Validate a task's data (read from ``source``); the error names the file and lists
+    every problem found (those of the setup steps too)."""
     data = dict(data)
     data.setdefault("id", source.stem)
     data["source"] = str(source)
     data["base_dir"] = str(source.parent)
     try:
-        task = Task.model_validate(data)
-        task.setup_steps()  # setup steps are checked now, not in the middle of a trial
+        return Task.model_validate(data)
     except ValidationError as exc:
-        raise TaskError(f"{source}: {problems(exc)}") from None
-    except TaskError as exc:
-        raise TaskError(f"{source}: {exc}") from None
-    return task
+        found = [problems(exc)]
+    for where in ("setup", "postconfig"):
+        raw = data.get(where)
+        for i, step in enumerate(raw if isinstance(raw, list) else []):
+            if isinstance(step, dict):
+                try:
+                    parse_setup_step(step, i, where)
+                except TaskError as exc:
+                    found.append(str(exc))
+    raise TaskError(f"{source}: {'; '.join(found)}")

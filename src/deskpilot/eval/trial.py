@@ -38,10 +38,12 @@ from deskpilot.config import Settings, load_settings
 from deskpilot.errors import DeskpilotError, ProviderError, SetupFailed
 from deskpilot.eval.check_env import CheckEnv
 from deskpilot.eval.checks import evaluate_all
+from deskpilot.eval.isolation import map_vm_home
 from deskpilot.eval.policies import Outcome, PolicySpec, run_policy, tokens
 from deskpilot.eval.setup import Stage
 from deskpilot.eval.store import write_json
 from deskpilot.eval.task import Task
+from deskpilot.eval.vm_shims import ISOLATED_VAR
 from deskpilot.events import Event
 from deskpilot.policy import AllowAll
 from deskpilot.runtime import open_session
@@ -124,12 +126,15 @@ class Trial:
     ) -> None:
         assert sandbox.info is not None
         self.result["display"] = sandbox.info.display
+        self.result["isolated"] = os.environ.get(ISOLATED_VAR) == "1"
+        map_vm_home(Path(sandbox.info.home))
         settings = base.with_overrides(
             environ=sandbox.app_env(),
             display=sandbox.info.display,
             session_bus=sandbox.info.session_bus,
             sandbox_dir=sandbox.info.runtime_dir,
             confirm="none",  # nobody is there to approve: the sandbox is thrown away after
+            step_frames=True,  # the trajectory: a frame of the window after every step
         )
         run_id = new_run_id()
         self.result["audit_run"], self.result["audit_db"] = run_id, str(settings.audit_db)
@@ -156,7 +161,9 @@ class Trial:
             self.phase("setup")
             t0 = time.perf_counter()
             try:
-                env = await Stage(self.task, sandbox, desktop, self.out, stack).run()
+                stage = Stage(self.task, sandbox, desktop, self.out, stack,
+                              store=settings.osworld_store)  # fmt: skip
+                env = await stage.run()
             except SetupFailed as exc:
                 self.times["setup"] = time.perf_counter() - t0
                 return self.finish("setup_error", str(exc))
@@ -166,6 +173,16 @@ class Trial:
             outcome = await self._agent(ctx, settings, env)
             self.times["agent"] = time.perf_counter() - t0
             self._record(outcome)
+            env.answer = outcome.answer
+            if self.task.postconfig:  # the harness's own steps (OSWorld's, e.g. save)
+                self.phase("postconfig")
+                t0 = time.perf_counter()
+                try:
+                    await stage.postconfig()
+                except SetupFailed as exc:
+                    self.times["postconfig"] = time.perf_counter() - t0
+                    return self.finish("setup_error", str(exc))
+                self.times["postconfig"] = time.perf_counter() - t0
             self.phase("check")
             self._check(env, outcome)
 
@@ -173,7 +190,7 @@ class Trial:
         limit = self.task.timeout + (GRACE_S if self.policy.kind == "model" else 0)
         try:
             async with asyncio.timeout(limit):
-                return await run_policy(self.policy, self.task, ctx, settings, env.expand)
+                return await run_policy(self.policy, self.task, ctx, settings, env.expand, env)
         except TimeoutError:
             return Outcome(reason="timeout", answer=f"stopped after {limit:g} s")
         except ProviderError as exc:
@@ -192,7 +209,7 @@ class Trial:
     def _check(self, env: CheckEnv, outcome: Outcome) -> None:
         t0 = time.perf_counter()
         try:
-            ok, results, _ = evaluate_all(self.task.check, env)
+            ok, results, _ = evaluate_all(self.task.check, env, settle=self.task.settle)
         except Exception as exc:  # a checker that cannot read the state is the task's bug
             self.times["check"] = time.perf_counter() - t0
             logging.getLogger(__name__).exception("checker error")
@@ -214,7 +231,8 @@ class Trial:
 
     def _transcript(self, settings: Settings, run_id: str) -> None:
         with contextlib.suppress(DeskpilotError), AuditLog(settings.audit_db) as audit:
-            text = audit.export_markdown(run_id)
+            # the trajectory: each step, with its screenshots written beside it
+            text = audit.export_markdown(run_id, self.out / "screens", "screens/")
             (self.out / "transcript.md").write_text(text, encoding="utf-8")
 
 

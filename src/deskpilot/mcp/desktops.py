@@ -1,22 +1,23 @@
 """Where the MCP server's desktop comes from: the configured (or discovered) one, or a sandbox.
 
 Both are openers for :class:`~deskpilot.desktop.live.LiveDesktop`, called on the first tool
-call that needs the desktop and again after it was lost. Nothing runs at server start, so the
-server answers ``initialize`` and ``tools/list`` at once and anywhere, and a client's probe
-(the TypeScript SDK probes stdio servers on a throwaway sibling process) never starts one.
+call that needs the desktop and again after it was lost; both get it from the one place
+helper (:mod:`deskpilot.desktop.place`). Nothing runs at server start, so the server answers
+``initialize`` and ``tools/list`` at once and anywhere, and a client's probe (the TypeScript
+SDK probes stdio servers on a throwaway sibling process) never starts one.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 
 import anyio.to_thread
 
-from deskpilot.config import Settings, resolve_desktop
+from deskpilot.config import Settings
 from deskpilot.desktop.base import Desktop
-from deskpilot.runtime import open_desktop
-from deskpilot.sandbox import Sandbox, SandboxInfo
+from deskpilot.desktop.place import open_here, open_sandbox, start_sandbox
+from deskpilot.sandbox import Sandbox
 from deskpilot.sandbox.kept import is_alive
 
 Say = Callable[[str], None]
@@ -26,8 +27,7 @@ def configured_desktop(settings: Settings, say: Say) -> Callable[[], Awaitable[D
     """Open the desktop the settings name, discovering it when they name none."""
 
     async def opener() -> Desktop:
-        resolved = resolve_desktop(settings)  # again at every (re)open: it may have moved
-        desktop = await open_desktop(resolved)
+        resolved, desktop = await open_here(settings)  # at every (re)open: it may have moved
         found = resolved.desktop_source
         source = f" (found through {found})" if found and found != "DISPLAY" else ""
         say(f"working on display {resolved.display}{source}")
@@ -37,16 +37,13 @@ def configured_desktop(settings: Settings, say: Say) -> Callable[[], Awaitable[D
 
 
 class SandboxDesktop:
-    """Start a private sandbox desktop on first use (a new one if it died); stop it at exit."""
+    """Start a private sandbox desktop on first use (a new one if it died); stop it at exit.
 
-    def __init__(
-        self,
-        base_env: Mapping[str, str],
-        settings_for: Callable[[SandboxInfo], Settings],
-        say: Say,
-    ) -> None:
-        self.base_env = dict(base_env)
-        self.settings_for = settings_for
+    The desktop gets ``base`` (the user's config, state, data and the server's flags) pointed
+    at the sandbox."""
+
+    def __init__(self, base: Settings, say: Say) -> None:
+        self.base = base
         self.say = say
         self.box: Sandbox | None = None
 
@@ -56,12 +53,14 @@ class SandboxDesktop:
             if box is not None:
                 self.say("the sandbox desktop died; starting a new one (its apps are gone)")
                 await anyio.to_thread.run_sync(box.stop)
-            box = Sandbox(base_env=self.base_env)
+            self.box = None
+            box = await start_sandbox(self.base)
             self.box = box
-            info = await anyio.to_thread.run_sync(box.start)
+            assert box.info is not None
+            info = box.info
             self.say(f"sandbox desktop {info.display} is up ({info.width}x{info.height})")
-        assert box.info is not None
-        return await open_desktop(self.settings_for(box.info))
+        _settings, desktop = await open_sandbox(box, self.base)
+        return desktop
 
     def stop(self) -> None:
         if self.box is not None:

@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
-from Xlib import XK
 
 from deskpilot.desktop.base import MouseButton
+from deskpilot.desktop.ports.keys import is_key_name
 from deskpilot.errors import InvalidArguments
 from deskpilot.tools.base import describe_validation_error
 
@@ -53,7 +53,7 @@ def _keys(keys: Sequence[str], what: str, *, minimum: int = 1) -> None:
     if not minimum <= len(keys) <= MAX_COMBO_KEYS:
         raise InvalidAction(f"{what}: give {minimum} to {MAX_COMBO_KEYS} keys (got {len(keys)})")
     for key in keys:
-        if not isinstance(key, str) or XK.string_to_keysym(key) == 0:
+        if not isinstance(key, str) or not is_key_name(key):
             raise InvalidAction(f"{what}: {key!r} is not an X keysym name (e.g. Control_L, a)")
 
 

@@ -1,8 +1,9 @@
-"""One coordinate contract: model space ↔ target pixels, and the screenshot size each vendor gets.
+"""One coordinate contract: model space ↔ target pixels.
 
 A :class:`Viewport` ties three sizes together: the *target* (screen, or one window's client
 area, in device pixels), the *image* sent to the model, and the model's coordinate *space*
-(the image size for OpenAI and Anthropic; a 1000×1000 grid for Gemini).
+(the image's own pixels, :func:`pixel_viewport` — OpenAI, Anthropic; or a normalised grid,
+:func:`grid_viewport` — Gemini's 1000×1000).
 
 The mapping is exact integer arithmetic on pixel centres. A model coordinate ``v`` in a space of
 ``M`` units names the cell ``[v, v+1)``, whose footprint on a target of ``T`` pixels is
@@ -14,22 +15,14 @@ The mapping is exact integer arithmetic on pixel centres. A model coordinate ``v
   ``to_target(to_space(X)) == X`` for every pixel ``X``;
 * coordinates outside the space are refused with :class:`CoordinateOutOfBounds`, never clamped.
 
-Image sizes (:func:`viewport_for`):
-
-* Anthropic: the quickstart's ``scale_coordinates`` rule — XGA 1024×768, WXGA 1280×800 or
-  FWXGA 1366×768 when the screen's aspect ratio is within 0.02 of the target's and the screen is
-  wider; otherwise unscaled, but (deskpilot's addition) never above the API's silent-downsample
-  limits (long edge 1568 px, 1.15 MP), which would make clicks miss.
-* OpenAI: the screen as it is, scaled down only to fit 1920×1200 (deskpilot's choice: typical
-  screens pass through unresampled; bigger ones stay within the image limits). The preview tool
-  declares this size as ``display_width``/``display_height``.
-* Gemini: coordinates on the 0–999 grid; the image fits the reference 1440×900.
+Which image size a vendor's model gets is the vendor adapter's rule
+(``computer_viewport`` in :mod:`deskpilot.agent.providers`), built from :func:`fit_within`
+and the two viewports here.
 """
 
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -37,16 +30,6 @@ from typing import Any, Literal
 from PIL import Image
 
 from deskpilot.native.actions import InvalidAction
-
-Vendor = Literal["anthropic", "openai", "gemini"]
-
-#: The quickstart's targets, in its order (the first aspect match wins).
-ANTHROPIC_TARGETS = ((1024, 768), (1280, 800), (1366, 768))
-ANTHROPIC_MAX_LONG_EDGE = 1568
-ANTHROPIC_MAX_PIXELS = 1_150_000
-OPENAI_MAX = (1920, 1200)
-GEMINI_GRID = 1000
-GEMINI_MAX = (1440, 900)
 
 
 class CoordinateOutOfBounds(InvalidAction):
@@ -170,33 +153,11 @@ def fit_within(width: int, height: int, max_w: int, max_h: int) -> Size:
     return Size(max(1, round(width * factor)), max(1, round(height * factor)))
 
 
-def anthropic_image_size(width: int, height: int) -> Size:
-    """The quickstart's scale target for a screen (see the module docstring)."""
-    ratio = width / height
-    for tw, th in ANTHROPIC_TARGETS:
-        if abs(tw / th - ratio) < 0.02:
-            if tw < width:
-                return Size(tw, th)
-            break
-    factor = min(
-        1.0,
-        ANTHROPIC_MAX_LONG_EDGE / max(width, height),
-        math.sqrt(ANTHROPIC_MAX_PIXELS / (width * height)),
-    )
-    return Size(max(1, math.floor(width * factor)), max(1, math.floor(height * factor)))
+def pixel_viewport(width: int, height: int, image: Size) -> Viewport:
+    """A target of width×height seen as ``image``, whose pixels are the model's coordinates."""
+    return Viewport(target=Size(width, height), image=image, space=image)
 
 
-def image_size(vendor: Vendor, width: int, height: int) -> Size:
-    if vendor == "anthropic":
-        return anthropic_image_size(width, height)
-    if vendor == "openai":
-        return fit_within(width, height, *OPENAI_MAX)
-    return fit_within(width, height, *GEMINI_MAX)
-
-
-def viewport_for(vendor: Vendor, width: int, height: int) -> Viewport:
-    """The viewport a vendor's model gets for a target of width×height pixels."""
-    target = Size(width, height)
-    image = image_size(vendor, width, height)
-    space = Size(GEMINI_GRID, GEMINI_GRID) if vendor == "gemini" else image
-    return Viewport(target=target, image=image, space=space, grid=vendor == "gemini")
+def grid_viewport(width: int, height: int, image: Size, grid: int) -> Viewport:
+    """A target of width×height seen as ``image``, with coordinates on a grid×grid grid."""
+    return Viewport(target=Size(width, height), image=image, space=Size(grid, grid), grid=True)

@@ -1,6 +1,9 @@
 """What an import will do, before it does it: folders → groups → rules to create
 (:class:`ImportPlan`, shown by ``deskpilot rules import --dry-run``), and :func:`apply_plan`,
-which writes one in a single transaction."""
+which writes one in a single transaction.
+
+An import is all or nothing: the planners list every problem with the item it is in
+(:attr:`ImportPlan.problems`), and a plan with any is refused whole (:func:`refuse`)."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from typing import Any
 from deskpilot.errors import InvalidArguments, RulesError
 from deskpilot.pages.library import Library
 from deskpilot.pages.patterns import Pattern, Scope, every_url
+from deskpilot.pages.script_data import Resource, put_resource, set_base, write_values
 from deskpilot.pages.tree import (
     Folder,
     check_code,
@@ -36,6 +40,8 @@ class RulePlan:
     enabled: bool = True
     origin: str = "user"
     id: str | None = None
+    values: dict[str, Any] | None = None  # a userscript's stored values
+    base_url: str = ""  # where a userscript's relative @require URLs are read from
 
 
 @dataclass
@@ -64,6 +70,8 @@ class ImportPlan:
     source: str
     folders: list[FolderPlan]
     warnings: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    resources: list[Resource] = field(default_factory=list)  # for the @require cache
 
     @property
     def counts(self) -> tuple[int, int, int]:
@@ -93,7 +101,11 @@ class ImportPlan:
                         f"{k} {len(v)} chars" for k, v in (("css", r.css), ("js", r.js)) if v
                     )
                     off = "" if r.enabled else ", disabled"
-                    lines.append(f"    rule {r.name!r} ({code}{off}){_pat(r)}")
+                    vals = f", {len(r.values)} stored values" if r.values else ""
+                    lines.append(f"    rule {r.name!r} ({code}{off}{vals}){_pat(r)}")
+        if self.resources:
+            n = len(self.resources)
+            lines.append(f"{n} @require/@resource file{'s' * (n != 1)} for the cache")
         return lines
 
 
@@ -114,9 +126,12 @@ def apply_plan(library: Library, plan: ImportPlan) -> list[Folder]:
     """Write the plan in one transaction; ids in the plan are kept when they are free. A plan
     that does not hold (:func:`check_plan`) writes nothing."""
     check_plan(plan)
+    refuse(plan)
     taken = {x.id for f in library.tree() for x in _walk(f)}
     made: list[str] = []
     with library.change():
+        for res in plan.resources:
+            put_resource(library.db, res)
         for fp in plan.folders:
             fid = _free(fp.id, "f_", taken)
             library.insert_folder(fid, fp.name, fp.label, fp.enabled)
@@ -140,6 +155,10 @@ def apply_plan(library: Library, plan: ImportPlan) -> list[Folder]:
                         rp.enabled,
                     )
                     library.put_patterns("rule", rid, rp.include, rp.exclude)
+                    if rp.base_url:
+                        set_base(library.db, rid, rp.base_url)
+                    if rp.values:
+                        write_values(library.db, rid, rp.values, bump=True)
     by_id = {f.id: f for f in library.tree()}
     return [by_id[i] for i in made]
 
@@ -165,29 +184,43 @@ def _free(wanted: str | None, prefix: str, taken: set[str]) -> str:
 
 def check_plan(plan: ImportPlan) -> None:
     """Every name, label, code and placement in the plan as ``create_*`` would take them
-    (names and code normalised in place); a RulesError naming the first item that does not."""
+    (names and code normalised in place); each one that does not is added to the plan's
+    problems, named by its item."""
     for fn, fp in enumerate(plan.folders, 1):
         where = f"folder {fn} {fp.name!r}"
-        with _naming(where):
+        with _naming(plan, where):
             fp.name = clean_name(fp.name, "folder")
+        with _naming(plan, where):
             fp.label = check_label(fp.label)
         for gn, gp in enumerate(fp.groups, 1):
             where_g = f"{where} / group {gn} {gp.name!r}"
-            with _naming(where_g):
+            with _naming(plan, where_g):
                 gp.name = clean_name(gp.name, "group")
             for rn, rp in enumerate(gp.rules, 1):
-                with _naming(f"{where_g} / rule {rn} {rp.name!r}"):
+                where_r = f"{where_g} / rule {rn} {rp.name!r}"
+                with _naming(plan, where_r):
                     rp.name = clean_name(rp.name, "rule")
+                with _naming(plan, where_r):
                     check_placement(rp.run_at, rp.frames)
+                with _naming(plan, where_r):
                     rp.css, rp.js = check_code(rp.css, rp.js)
 
 
+def refuse(plan: ImportPlan, verb: str = "imported") -> None:
+    """A RulesError listing every problem of the plan, if it has any (nothing is saved)."""
+    if not plan.problems:
+        return
+    n = len(plan.problems)
+    head = f"nothing {verb}: {n} problem{'s' * (n != 1)}"
+    raise RulesError(head + "\n" + "\n".join(f"  - {p}" for p in plan.problems))
+
+
 @contextmanager
-def _naming(where: str) -> Iterator[None]:
+def _naming(plan: ImportPlan, where: str) -> Iterator[None]:
     try:
         yield
     except InvalidArguments as exc:
-        raise RulesError(f"{where}: {exc}") from None
+        plan.problems.append(f"{where}: {exc}")
 
 
 def items_of(value: Any) -> list[Any]:

@@ -14,12 +14,14 @@ migrations in :mod:`deskpilot.pages.schema`; the errors pages report in
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Self
 
 from deskpilot.errors import InvalidArguments
+from deskpilot.pages import script_data
 from deskpilot.pages.patterns import Pattern, compile_pattern, scope_of
 from deskpilot.pages.rule_errors import RuleError, read_errors, record_error
 from deskpilot.pages.schema import open_database, transaction
@@ -55,6 +57,11 @@ class Library:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The open file (for the modules that keep userscript data beside the rules)."""
+        return self._db
 
     @contextmanager
     def change(self) -> Iterator[None]:
@@ -311,6 +318,37 @@ class Library:
                 ]
             self._db.executemany("DELETE FROM patterns WHERE owner_id = ?", [(i,) for i in ids])
             self._db.execute(f"DELETE FROM {level}s WHERE id = ?", (item_id,))
+
+    # -- userscript values and the @require/@resource cache
+
+    def values(self, rule_id: str) -> dict[str, Any]:
+        """A userscript's stored values (``GM_setValue``) as the library last saw them."""
+        return script_data.read_values(self._db, rule_id)
+
+    def set_values(self, rule_id: str, values: dict[str, Any]) -> int:
+        """Replace a script's values; the browser takes them (their epoch goes up). The new
+        epoch."""
+        self._get(rule_id, Rule)
+        with self.change():
+            return script_data.write_values(self._db, rule_id, values, bump=True)
+
+    def script_state(self, rule_id: str) -> script_data.ScriptState:
+        return script_data.state(self._db, rule_id)
+
+    def resource(self, url: str) -> script_data.Resource | None:
+        return script_data.get_resource(self._db, url)
+
+    def put_resource(self, res: script_data.Resource) -> None:
+        """Add a file to the cache (the extension is rewritten: scripts that wait for it get
+        it)."""
+        with self.change():
+            script_data.put_resource(self._db, res)
+
+    def resources(self) -> list[script_data.Resource]:
+        return script_data.list_resources(self._db)
+
+    def remove_resource(self, url: str) -> bool:
+        return script_data.remove_resource(self._db, url)
 
     # -- errors reported by pages
 

@@ -10,10 +10,14 @@ Kinds (``glob`` is the default and the seed's grammar):
     inside the host, so ``*://a.com/*`` cannot match ``https://b.org/?u=http://a.com/``. A
     glob without ``://`` (``*staging*``) is a plain substring glob over the whole URL.
     Scheme and host compare case-insensitively, the rest case-sensitively.
-``match``
-    Chrome / Violentmonkey match patterns: ``<all_urls>``, ``*://*.example.com/path*``,
-    scheme ``*`` or ``http*`` = http or https; without ``?``/``#`` in the pattern the URL's
-    query and fragment are ignored.
+``match``, ``vm-match``, ``vm-glob``
+    Chrome's match patterns (its grammar exactly: ``http://exa*mple.com/x`` is refused),
+    Violentmonkey's ``@match`` (Chrome's plus ``http*``, ``*`` anywhere in the host, ``.tld``)
+    and Violentmonkey's ``@include`` globs and ``/regex/``: see
+    :mod:`deskpilot.pages.match_grammar`.
+``stylus-glob``
+    A Stylus style's own inclusions/exclusions: a glob or ``/regex/flags`` tested against the
+    URL without its query and fragment (:mod:`deskpilot.pages.match_grammar`).
 ``regex``
     A regular expression that must match the whole URL (Stylus's rule).
 ``domain``, ``prefix``, ``url``
@@ -35,9 +39,29 @@ from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from deskpilot.errors import InvalidArguments
+from deskpilot.pages.match_grammar import (
+    compile_match,
+    compile_stylus_glob,
+    compile_vm_glob,
+    compile_vm_match,
+)
+from deskpilot.pages.match_grammar import esc as _esc
+from deskpilot.pages.match_grammar import glob as _glob
 
-Kind = Literal["glob", "match", "regex", "domain", "prefix", "url"]
-KINDS: tuple[Kind, ...] = ("glob", "match", "regex", "domain", "prefix", "url")
+Kind = Literal[
+    "glob", "match", "regex", "domain", "prefix", "url", "vm-match", "vm-glob", "stylus-glob"
+]
+KINDS: tuple[Kind, ...] = (
+    "glob",
+    "match",
+    "regex",
+    "domain",
+    "prefix",
+    "url",
+    "vm-match",
+    "vm-glob",
+    "stylus-glob",
+)
 Mode = Literal["include", "exclude"]
 
 #: URLs of very different shapes; a scope matching all of them "matches every URL".
@@ -49,17 +73,6 @@ PROBE_URLS: tuple[str, ...] = (
     "http://localhost/",
 )
 
-_SPECIAL = set("\\^$.|?*+()[]{}/")
-
-
-def _esc(text: str) -> str:
-    """Escape for a regex that is valid in both Python ``re`` and JavaScript (no ``u`` flag)."""
-    return "".join("\\" + ch if ch in _SPECIAL else ch for ch in text)
-
-
-def _glob(text: str, star: str) -> str:
-    return star.join(_esc(part) for part in text.split("*"))
-
 
 @dataclass(frozen=True)
 class Pattern:
@@ -69,12 +82,23 @@ class Pattern:
     kind: Kind = "glob"
     mode: Mode = "include"
     regex: str = ""  # the source both sides test against the normalised URL
+    #: regex flags both sides apply: i (ignore case), m, s, u (JavaScript only), and
+    #: p — tested against the URL without its ``?query`` and ``#fragment``
+    flags: str = ""
 
     def matches(self, url: str) -> bool:
+        target = normalize_url(url)
+        if "p" in self.flags:
+            target = re.split(r"[?#]", target, maxsplit=1)[0]
         try:
-            return compiled(self.regex).search(normalize_url(url)) is not None
+            return compiled(self.regex, self.flags).search(target) is not None
         except re.error:  # a JavaScript-only construct in a regex pattern
             return False
+
+    @property
+    def wire(self) -> list[str]:
+        """``[regex, flags]`` as the page runtime takes it."""
+        return [self.regex, self.flags]
 
     @property
     def universal(self) -> bool:
@@ -118,24 +142,31 @@ def compile_pattern(value: str, kind: str = "glob", mode: str = "include") -> Pa
         raise InvalidArguments("a URL pattern is empty: use * for any string")
     if len(text) > 2048:
         raise InvalidArguments(f"URL pattern {text[:40]!r}… is longer than 2048 characters")
-    source = _COMPILERS[kind](text)
+    made = _COMPILERS[kind](text)
+    source, flags = made if isinstance(made, tuple) else (made, "")
     try:
-        compiled(source)
+        compiled(source, flags)
     except re.error as exc:
-        if kind != "regex":  # our own output must always compile
+        if kind not in ("regex", "vm-glob", "stylus-glob"):  # our own output always compiles
             raise
         if not _js_only(text):
-            raise InvalidArguments(f"regex pattern {text!r} does not compile: {exc}") from exc
-    return Pattern(value=text, kind=kind, mode=mode, regex=source)  # type: ignore[arg-type]
+            raise InvalidArguments(f"{kind} pattern {text!r} does not compile: {exc}") from exc
+    return Pattern(value=text, kind=kind, mode=mode, regex=source, flags=flags)  # type: ignore[arg-type]
+
+
+_PY_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
 
 @functools.lru_cache(maxsize=1024)
-def compiled(source: str) -> re.Pattern[str]:
+def compiled(source: str, flags: str = "") -> re.Pattern[str]:
     """``source`` compiled, quietly: Python warns (FutureWarning) about sets like ``[[]]``
     that a JavaScript regex — the page runtime's — reads as they are written."""
+    bits = 0
+    for f in flags:
+        bits |= _PY_FLAGS.get(f, 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        return re.compile(source)
+        return re.compile(source, bits)
 
 
 def _js_only(text: str) -> bool:
@@ -202,57 +233,16 @@ def _compile_regex(text: str) -> str:
     return "^(?:" + text + ")$"
 
 
-def _compile_match(text: str) -> str:
-    if text == "<all_urls>":
-        return "^(?:https?|wss?|ftp|file|data|chrome-extension):"
-    parts = _split_scheme_host(text)
-    if parts is None:
-        raise InvalidArguments(
-            f'match pattern {text!r} is missing "://" (e.g. *://*.example.com/*)'
-        )
-    scheme, host, rest = parts
-    scheme = scheme.lower()
-    if scheme in ("*", "http*"):
-        scheme_re = "https?"
-    elif re.fullmatch(r"[a-z][a-z0-9+.\-]*", scheme):
-        scheme_re = _esc(scheme)
-    else:
-        raise InvalidArguments(f"match pattern {text!r} has an invalid scheme {scheme!r}")
-    if not rest.startswith("/"):
-        raise InvalidArguments(f'match pattern {text!r} is missing "/" for the path')
-    host = host.lower()
-    port = ""
-    if ":" in host and not host.endswith("]"):
-        host, _, p = host.rpartition(":")
-        port = "(?::\\d+)?" if p == "*" else ":" + _esc(p)
-    else:
-        port = "(?::\\d+)?"
-    if host == "*":
-        host_re = "[^/?#]*"
-    elif host.startswith("*."):
-        host_re = "(?:[^/?#]*\\.)?" + _glob_host(host[2:])
-    elif "*" in host and scheme != "file":
-        host_re = _glob_host(host)  # Violentmonkey: * anywhere in the host
-    else:
-        host_re = _esc(host)
-    if host.endswith(".tld"):
-        host_re = host_re[: -len(_esc(".tld"))] + "\\.[a-z]{2,}(?:\\.[a-z]{2,})?"
-    path_re = _glob(rest, ".*")
-    tail = "" if ("?" in rest or "#" in rest) else "(?:[?#].*)?"
-    return "^" + scheme_re + ":\\/\\/" + host_re + port + path_re + tail + "$"
-
-
-def _glob_host(host: str) -> str:
-    return _glob(host, "[^/?#.]*")
-
-
 _COMPILERS = {
     "glob": _compile_glob,
     "url": _compile_url,
     "prefix": _compile_prefix,
     "domain": _compile_domain,
     "regex": _compile_regex,
-    "match": _compile_match,
+    "match": compile_match,
+    "vm-match": compile_vm_match,
+    "vm-glob": compile_vm_glob,
+    "stylus-glob": compile_stylus_glob,
 }
 
 

@@ -18,6 +18,8 @@ close_temp_pane removes the effect.
 - create_folder, create_group (in a folder), create_rule (CSS and/or JS for URL patterns, or \
 from_pane to save a pane's code): each saves to the library and asks the user for an explicit \
 confirmation. If one comes back declined, nothing was saved: do not retry it.
+- list_menu_commands() and run_menu_command(command): the menu commands the user's \
+userscripts registered on the open tabs, and running one when the user asks for it.
 - computer_use_task: other GUI work on the desktop (rarely needed here).
 
 How to work:

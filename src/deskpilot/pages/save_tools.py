@@ -169,7 +169,7 @@ async def create_rule(
         ),
     ] = None,
     run_at: Annotated[
-        Literal["document-start", "document-end", "document-idle"],
+        Literal["document-start", "document-body", "document-end", "document-idle"],
         Field(description="When the JS runs (CSS always applies from document start)."),
     ] = "document-idle",
     frames: Annotated[

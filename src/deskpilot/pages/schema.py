@@ -58,7 +58,59 @@ def _run_script(db: sqlite3.Connection, script: str) -> None:
             db.execute(statement)
 
 
+def _v2(db: sqlite3.Connection) -> None:
+    """Userscripts: ``document-body``, per-script values, per-script state (the epoch at which
+    deskpilot last set its values, the URL relative ``@require``s are read from), the cache of
+    ``@require``/``@resource`` files; ``match`` patterns that Chrome's
+    grammar refuses become Violentmonkey's ``vm-match`` (or a glob)."""
+    _run_script(
+        db,
+        """
+    CREATE TABLE rules_v2 (id TEXT PRIMARY KEY,
+        group_id TEXT NOT NULL REFERENCES groups (id) ON DELETE CASCADE,
+        name TEXT NOT NULL, enabled INTEGER NOT NULL DEFAULT 1, position INTEGER NOT NULL,
+        css TEXT, js TEXT,
+        run_at TEXT NOT NULL DEFAULT 'document-idle'
+            CHECK (run_at IN ('document-start', 'document-body', 'document-end',
+                              'document-idle')),
+        frames TEXT NOT NULL DEFAULT 'top' CHECK (frames IN ('top', 'all')),
+        origin TEXT NOT NULL DEFAULT 'user', revision INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+        CHECK (css IS NOT NULL OR js IS NOT NULL));
+    INSERT INTO rules_v2 SELECT id, group_id, name, enabled, position, css, js, run_at, frames,
+        origin, revision, created_at, updated_at FROM rules;
+    DROP TABLE rules;
+    ALTER TABLE rules_v2 RENAME TO rules;
+    CREATE TABLE script_values (
+        rule_id TEXT NOT NULL REFERENCES rules (id) ON DELETE CASCADE,
+        key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (rule_id, key));
+    CREATE TABLE scripts (
+        rule_id TEXT PRIMARY KEY REFERENCES rules (id) ON DELETE CASCADE,
+        epoch INTEGER NOT NULL DEFAULT 0, base_url TEXT NOT NULL DEFAULT '');
+    CREATE TABLE resources (url TEXT PRIMARY KEY, body BLOB NOT NULL,
+        mime TEXT NOT NULL DEFAULT '', source TEXT NOT NULL DEFAULT '',
+        added_at TEXT NOT NULL)
+    """,
+    )
+    from deskpilot.errors import InvalidArguments
+    from deskpilot.pages.match_grammar import compile_match, compile_vm_match
+
+    for pid, value in db.execute("SELECT id, value FROM patterns WHERE kind = 'match'").fetchall():
+        try:
+            compile_match(value)
+            continue
+        except InvalidArguments:
+            pass
+        try:
+            compile_vm_match(value)
+            kind = "vm-match"
+        except InvalidArguments:
+            kind = "glob"
+        db.execute("UPDATE patterns SET kind = ? WHERE id = ?", (kind, pid))
+
+
 MIGRATIONS.append(_v1)
+MIGRATIONS.append(_v2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -76,10 +128,16 @@ def open_database(path: Path) -> sqlite3.Connection:
                 f"the rule library {path} has schema version {version}, newer than "
                 f"this deskpilot understands ({SCHEMA_VERSION}): upgrade deskpilot"
             )
-        with transaction(db):
-            for step in MIGRATIONS[version:]:
-                step(db)
-            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        if version < SCHEMA_VERSION:
+            # a step may rebuild a table others refer to: keys are checked once it is done
+            db.execute("PRAGMA foreign_keys=OFF")
+            with transaction(db):
+                for step in MIGRATIONS[version:]:
+                    step(db)
+                if db.execute("PRAGMA foreign_key_check").fetchone() is not None:
+                    raise sqlite3.IntegrityError("foreign keys broken by the upgrade")
+                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.execute("PRAGMA foreign_keys=ON")
     except sqlite3.Error as exc:
         raise RulesError(f"cannot open the rule library {path}: {exc}") from exc
     return db

@@ -64,10 +64,10 @@ async def push(agent: AgentBrowser, rs: RuleSet) -> int:
 
 async def ensure_runtime(tab: Tab) -> None:
     """The page runtime in the tab's top document (an older tab may predate it)."""
-    from deskpilot.pages.extension import asset
+    from deskpilot.pages.extension import runtime_js
 
     if await tab.value("typeof window.__deskpilotPages") != "object":
-        await tab.value(asset("runtime.js"))
+        await tab.value(runtime_js())
 
 
 async def collect_errors(
@@ -121,3 +121,33 @@ async def js_problem(agent: AgentBrowser | None, code: str) -> str | None:
         return None
     line = max(1, int(details.get("lineNumber", 0)))  # 0-based, after the wrapper's first line
     return f"{exception_text(details)} (line {line})"
+
+
+async def pull_values(settings: Settings, lib: Library, agent: AgentBrowser | None = None) -> int:
+    """Take into the library the userscript values pages wrote in the running agent browser
+    (where they are newer than the library's: :mod:`deskpilot.pages.script_data`); how many
+    scripts' values changed. Nothing when no agent browser runs."""
+    from deskpilot.pages.script_data import take_browser_values
+
+    if agent is None:
+        async with maybe_connect(settings) as found:
+            return 0 if found is None else await pull_values(settings, lib, found)
+    reply = await agent.worker_call("dumpValues()")
+    if not isinstance(reply, dict):
+        return 0
+    return len(take_browser_values(lib.db, reply))
+
+
+async def menu_commands(agent: AgentBrowser) -> list[dict[str, object]]:
+    """The menu commands userscripts registered (``GM_registerMenuCommand``) in the agent
+    browser's tabs: tab, frame, url, title, rule, script, key, caption."""
+    reply = await agent.worker_call("menus()")
+    return [c for c in reply or [] if isinstance(c, dict)]
+
+
+async def run_menu_command(agent: AgentBrowser, command: dict[str, object]) -> None:
+    """Run one menu command (as :func:`menu_commands` lists it) in its frame."""
+    args = ", ".join(json.dumps(command[k]) for k in ("tab", "frame", "rule", "key"))
+    reply = await agent.worker_call(f"runMenu({args})")
+    if not reply:
+        raise PageError("the agent browser runs without deskpilot's page extension")

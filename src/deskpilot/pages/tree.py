@@ -18,11 +18,11 @@ from deskpilot.errors import InvalidArguments
 from deskpilot.pages.patterns import Pattern, Scope
 
 Level = Literal["folder", "group", "rule"]
-RunAt = Literal["document-start", "document-end", "document-idle"]
-RUN_AT: tuple[RunAt, ...] = ("document-start", "document-end", "document-idle")
+RunAt = Literal["document-start", "document-body", "document-end", "document-idle"]
+RUN_AT: tuple[RunAt, ...] = ("document-start", "document-body", "document-end", "document-idle")
 Frames = Literal["top", "all"]
 PREFIX: dict[str, Level] = {"f_": "folder", "g_": "group", "r_": "rule"}
-MAX_CODE = 200_000
+MAX_CODE = 5_000_000
 
 
 def now() -> str:

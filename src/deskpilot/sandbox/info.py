@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from deskpilot.desktop.a11yenv import accessible_env
+from deskpilot.desktop.wayland.appenv import wayland_app_env
 
 #: Variables describing the caller's own desktop; never leaked into the sandbox.
 DESKTOP_VARS = (
@@ -29,7 +30,24 @@ DESKTOP_VARS = (
     "XAUTHORITY",
     "SESSION_MANAGER",
     "DESKPILOT_SANDBOX",
+    "SWAYSOCK",
+    "I3SOCK",
+    "PIPEWIRE_REMOTE",
 )
+
+
+#: A sandbox's info inside its own directory: what a process told only ``DESKPILOT_SANDBOX``
+#: (the runtime dir) reads to learn the desktop's kind, sockets and user.
+INFO_FILE = "sandbox.json"
+
+
+def read_info(runtime_dir: str) -> SandboxInfo | None:
+    """The info a running sandbox saved in ``runtime_dir``, if any."""
+    try:
+        with open(os.path.join(runtime_dir, INFO_FILE)) as fh:
+            return SandboxInfo.from_json(fh.read())
+    except (OSError, ValueError, TypeError):
+        return None
 
 
 @dataclass(frozen=True)
@@ -43,18 +61,47 @@ class SandboxInfo:
     width: int
     height: int
     pids: dict[str, int] = field(default_factory=dict)
+    #: "x11" (Xvfb + openbox), "sway" or "gnome" (headless mutter)
+    kind: str = "x11"
+    #: the Wayland socket (absolute path) of a Wayland kind; ``display`` is then Xwayland's
+    wayland_display: str = ""
+    xauthority: str = ""
+    #: more variables for clients (SWAYSOCK, XDG_CURRENT_DESKTOP)
+    extra_env: dict[str, str] = field(default_factory=dict)
+    #: the uid the desktop's programs run as (None: deskpilot's own)
+    uid: int | None = None
 
     @property
     def home(self) -> str:
         return os.path.join(self.runtime_dir, "home")
 
+    @property
+    def wayland(self) -> bool:
+        return bool(self.wayland_display)
+
     def client_env(self) -> dict[str, str]:
         """Variables a client of this desktop needs (what ``sandbox up`` prints)."""
-        return {
+        env = {
             "DISPLAY": self.display,
             "DBUS_SESSION_BUS_ADDRESS": self.session_bus,
             "DESKPILOT_SANDBOX": self.runtime_dir,
         }
+        if self.wayland:
+            env["WAYLAND_DISPLAY"] = self.wayland_display
+            env["XDG_SESSION_TYPE"] = "wayland"
+            env.update(self.extra_env)
+            if not self.display:
+                del env["DISPLAY"]
+        if self.xauthority:
+            env["XAUTHORITY"] = self.xauthority
+        return env
+
+    def save(self) -> None:
+        """Write this info into the sandbox's own directory (see :func:`read_info`)."""
+        path = os.path.join(self.runtime_dir, INFO_FILE)
+        with open(path + ".tmp", "w") as fh:
+            fh.write(self.to_json())
+        os.replace(path + ".tmp", path)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -83,6 +130,9 @@ def sandbox_app_env(base: Mapping[str, str], info: SandboxInfo) -> dict[str, str
             "TMPDIR": os.path.join(info.runtime_dir, "tmp"),
         }
     )
+    if info.wayland:
+        return wayland_app_env(env, info.wayland_display, sandbox=True)
+    _xauthority(env, info)
     return accessible_env(env, sandbox=True)
 
 
@@ -91,4 +141,17 @@ def sandbox_command_env(base: Mapping[str, str], info: SandboxInfo) -> dict[str,
     env = {k: v for k, v in base.items() if k not in DESKTOP_VARS}
     env.update(info.client_env())
     env["XDG_RUNTIME_DIR"] = info.runtime_dir  # so the final sweep finds what it left behind
+    if info.wayland:
+        return wayland_app_env(env, info.wayland_display, sandbox=True)
+    _xauthority(env, info)
     return accessible_env(env, sandbox=True)
+
+
+def _xauthority(env: dict[str, str], info: SandboxInfo) -> None:
+    """X11 apps on a Wayland sandbox's Xwayland need its cookie (mutter's Xwayland asks for
+    one): an info built from the settings alone lacks it, the sandbox's saved info has it."""
+    if "XAUTHORITY" in env:
+        return
+    saved = read_info(info.runtime_dir) if not info.xauthority else info
+    if saved is not None and saved.xauthority:
+        env["XAUTHORITY"] = saved.xauthority

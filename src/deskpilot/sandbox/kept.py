@@ -41,8 +41,8 @@ def load_info(state_dir: Path, name: str) -> SandboxInfo | None:
 
 
 def is_alive(info: SandboxInfo) -> bool:
-    xvfb = info.pids.get("xvfb")
-    return xvfb is not None and not _procfs.is_zombie(xvfb) and os.path.isdir(info.runtime_dir)
+    server = info.pids.get("xvfb") or info.pids.get("compositor")
+    return server is not None and not _procfs.is_zombie(server) and os.path.isdir(info.runtime_dir)
 
 
 def forget(state_dir: Path, name: str) -> None:

@@ -1,4 +1,6 @@
-"""A private headless desktop: Xvfb, a session bus, the AT-SPI bus and a window manager.
+"""A private headless desktop: Xvfb, a session bus, the AT-SPI bus, a window manager and audio —
+or, for ``kind="sway"``/``"gnome"``, a headless Wayland compositor run as the sandbox's
+unprivileged user (:mod:`~deskpilot.sandbox.wayland_session`).
 
 The recipe's pieces are in :mod:`~deskpilot.sandbox.recipe`. Every process the
 sandbox starts joins one fresh process group (not the caller's); ``stop()`` kills that group and
@@ -29,6 +31,9 @@ from typing import IO
 
 from deskpilot._wait import WaitTimeout, wait_for
 from deskpilot.errors import SandboxError
+from deskpilot.sandbox import services
+from deskpilot.sandbox.compositors import check_kind
+from deskpilot.sandbox.compositors import check_requirements as check_kind_requirements
 from deskpilot.sandbox.info import DESKTOP_VARS, SandboxInfo, sandbox_app_env
 from deskpilot.sandbox.processes import teardown
 from deskpilot.sandbox.recipe import (
@@ -40,10 +45,12 @@ from deskpilot.sandbox.recipe import (
     prepare_home,
     read_line,
 )
+from deskpilot.sandbox.user import SandboxUser, claim_user
 
 
 class Sandbox:
-    """A headless X11 desktop with a working accessibility bus. Context manager."""
+    """A headless desktop (X11, sway or GNOME) with a working accessibility bus. Context
+    manager."""
 
     def __init__(
         self,
@@ -54,8 +61,11 @@ class Sandbox:
         display: int | None = None,
         base_env: Mapping[str, str] | None = None,
         keep: bool = False,
+        audio: bool = True,
         startup_timeout: float = 15.0,
+        kind: str = "x11",
     ) -> None:
+        self.kind = check_kind(kind)
         if not (64 <= width <= 8192 and 64 <= height <= 8192):
             raise SandboxError(f"sandbox size {width}x{height} is out of range (64..8192)")
         if depth not in (16, 24):
@@ -66,6 +76,7 @@ class Sandbox:
         self.requested_display = display
         self.base_env: dict[str, str] = dict(base_env if base_env is not None else os.environ)
         self.keep = keep
+        self.audio = audio  # a null audio output, when PipeWire is installed (sandbox.services)
         self.startup_timeout = startup_timeout
         self.info: SandboxInfo | None = None
         self._procs: list[subprocess.Popen[bytes]] = []
@@ -73,6 +84,8 @@ class Sandbox:
         self._runtime_dir: str | None = None
         self._reaper_fd: int | None = None
         self._reaper: subprocess.Popen[bytes] | None = None
+        #: who the desktop's programs run as (Wayland kinds; None on X11: deskpilot's own)
+        self.user: SandboxUser | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -87,6 +100,7 @@ class Sandbox:
         if self.info is not None:
             return self.info
         check_requirements()
+        check_kind_requirements(self.kind)
         self._runtime_dir = tempfile.mkdtemp(prefix="deskpilot-sandbox-")
         os.chmod(self._runtime_dir, 0o700)
         try:
@@ -102,6 +116,17 @@ class Sandbox:
         base = {k: v for k, v in self.base_env.items() if k not in DESKTOP_VARS}
         base["XDG_RUNTIME_DIR"] = run
         base["HOME"] = home
+        if self.kind != "x11":
+            from deskpilot.sandbox.wayland_session import start_wayland
+
+            self.user = claim_user(run, home=home)
+            self.user.own(run)
+            self.info = start_wayland(self, self.kind, base)
+            self.info.save()
+            if not self.keep:
+                self._start_reaper()
+            return self.info
+        base.update(services.private_dirs(home))  # activated services use the private home too
 
         # 1. Xvfb; it writes the display number to -displayfd when it accepts clients.
         rfd, wfd = os.pipe()
@@ -131,11 +156,13 @@ class Sandbox:
         display = f":{number}"
         base["DISPLAY"] = display
 
-        # 2. A minimal session bus (no service dirs: no portals, gvfs, dconf or FUSE mounts).
+        # 2. A minimal session bus (it starts only the settings services of sandbox.services).
         conf = os.path.join(run, "session.conf")
         bus_path = os.path.join(run, "bus")
         with open(conf, "w") as fh:
-            fh.write(SESSION_BUS_CONFIG.format(bus=bus_path))
+            fh.write(
+                SESSION_BUS_CONFIG.format(bus=bus_path, services=services.write_service_dir(run))
+            )
         rfd, wfd = os.pipe()
         self._spawn_daemon(
             [
@@ -160,8 +187,14 @@ class Sandbox:
         self._spawn_daemon([find_bus_launcher(), "--launch-immediately"], base, log="a11y.log")
         # 4. A window manager (EWMH: active window, client list, activation).
         self._spawn_daemon(["openbox", "--sm-disable"], base, log="openbox.log")
+        # 5. An audio server whose only output is a null sink.
+        audio = self.audio and services.audio_installed()
+        if audio:
+            services.prepare_audio(home)
+            for daemon in services.AUDIO_DAEMONS:
+                self._spawn_daemon([daemon], base, log=f"{daemon}.log")
 
-        from deskpilot.desktop import x11probe
+        from deskpilot.desktop.x11 import probe as x11probe
 
         try:
             wait_for(
@@ -174,8 +207,16 @@ class Sandbox:
                 timeout=self.startup_timeout,
                 what="the window manager",
             )
+            if audio:
+                wait_for(
+                    lambda: services.audio_ready(run),
+                    timeout=self.startup_timeout,
+                    what="the audio server (PipeWire)",
+                )
         except WaitTimeout as exc:
-            logs = "; ".join(log_tail(self._runtime_dir, n) for n in ("a11y.log", "openbox.log"))
+            names = ["a11y.log", "openbox.log"]
+            names += [f"{d}.log" for d in services.AUDIO_DAEMONS] if audio else []
+            logs = "; ".join(log_tail(self._runtime_dir, n) for n in names)
             raise SandboxError(f"sandbox desktop did not come up: {exc}; {logs}") from exc
         enable_accessibility(base, self.startup_timeout)
 
@@ -189,6 +230,7 @@ class Sandbox:
             height=self.height,
             pids={"xvfb": xvfb.pid},
         )
+        self.info.save()
         if not self.keep:
             self._start_reaper()
         return self.info
@@ -246,6 +288,28 @@ class Sandbox:
 
     # -- processes -------------------------------------------------------------------------
 
+    @property
+    def runtime_dir(self) -> str:
+        if self._runtime_dir is None:
+            raise SandboxError("the sandbox is not running")
+        return self._runtime_dir
+
+    @property
+    def pgid(self) -> int | None:
+        return self._pgid
+
+    def daemon(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        log: str,
+        pass_fds: Sequence[int] = (),
+    ) -> subprocess.Popen[bytes]:
+        """Start one of the desktop's own processes, as its user, logged to ``log``."""
+        wrapped = self.user.wrap(argv) if self.user is not None else list(argv)
+        return self._spawn_daemon(wrapped, env, pass_fds=pass_fds, log=log)
+
     def _spawn_daemon(
         self,
         argv: Sequence[str],
@@ -298,6 +362,10 @@ class Sandbox:
         if self.info is None:
             raise SandboxError("the sandbox is not running")
         full_env = sandbox_app_env(self.base_env, self.info)
+        if self.user is not None:
+            full_env.update(self.user.env())
+            full_env["HOME"] = self.info.home
+            argv = self.user.wrap(argv)
         if env:
             full_env.update(env)
         out: IO[bytes] | int = subprocess.DEVNULL

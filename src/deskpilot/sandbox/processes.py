@@ -78,5 +78,26 @@ def teardown(runtime_dir: str, pgid: int, *, grace: float = 1.0) -> list[int]:
         with contextlib.suppress(WaitTimeout):
             wait_for(all_gone, timeout=2.0, what="sandbox processes to die")
     left = [p for p in processes_of(runtime_dir, pgid) if not _procfs.is_zombie(p)]
+    if not left:
+        _remove_stale_x_files(runtime_dir)
     shutil.rmtree(runtime_dir, ignore_errors=True)
+    from deskpilot.sandbox.user import release_user
+
+    release_user(runtime_dir)
     return left
+
+
+def _remove_stale_x_files(runtime_dir: str) -> None:
+    """Remove the X lock files and sockets a killed compositor left for its Xwayland (mutter
+    leaves them even on SIGTERM; measured)."""
+    from deskpilot.sandbox.compositors import x_displays_of
+    from deskpilot.sandbox.info import read_info
+
+    info = read_info(runtime_dir)
+    owner = info.pids.get("compositor") if info is not None else None
+    if owner is None or not _procfs.is_zombie(owner):
+        return
+    for display in x_displays_of(owner):
+        for path in (f"/tmp/.X{display[1:]}-lock", f"/tmp/.X11-unix/X{display[1:]}"):
+            with contextlib.suppress(OSError):
+                os.unlink(path)

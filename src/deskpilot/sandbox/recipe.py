@@ -1,6 +1,7 @@
 """The recipe of a sandbox desktop: what it needs installed, and the pieces of its start-up.
 
-Xvfb, a minimal session bus (no service dirs: no portals, gvfs, dconf or FUSE mounts), the
+Xvfb, a minimal session bus (its only service dir is the sandbox's own, with the settings
+services apps expect, :mod:`~deskpilot.sandbox.services`: no portals, gvfs or FUSE mounts), the
 AT-SPI bus launcher and openbox; a private home with a LibreOffice profile that opens no
 first-run dialogs; accessibility switched on on the bus. Measurements:
 ../shared/notes/linux-desktop.md ("The recipe").
@@ -28,8 +29,10 @@ BUS_LAUNCHER_PATHS = (
 SESSION_BUS_CONFIG = """<busconfig>
   <type>session</type>
   <listen>unix:path={bus}</listen>
+  <servicedir>{services}</servicedir>
   <auth>EXTERNAL</auth>
   <policy context="default">
+    <allow user="*"/>
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
     <allow own="*"/>

@@ -10,14 +10,16 @@ it into a mirror of the window, and hands out
 * a **thumbnail** (the mirror scaled to fit 320x200, JPEG) for the session cards: at most
   :data:`THUMB_FPS` a second.
 
-Nothing is captured while nobody looks, and a quiet window costs nothing (no polling). How it
-grabs depends on where the session runs:
+Nothing is captured while nobody looks, and a quiet window costs nothing (no polling). What
+changed and its pixels come from the desktop backend's pixel watch (the registry's
+:func:`~deskpilot.desktop.registry.open_preview`; X11: DAMAGE reports and XShm or composite
+grabs, :mod:`deskpilot.desktop.x11.preview`). How it grabs depends on where the session runs:
 
 * on a sandbox (``root`` mode) the screen is the session's alone: the target window's part of
-  the screen is grabbed with XShm (mss), or the whole screen before the session has a window;
-* on this desktop (``window`` mode) only the target window's own pixels are read (through X
-  composite, so another window covering it, the console's own among them, never shows), and
-  before the session has a window nothing is shown.
+  the screen, or the whole screen before the session has a window;
+* on this desktop (``window`` mode) only the target window's own pixels (another window
+  covering it, the console's own among them, never shows), and before the session has a
+  window nothing is shown.
 
 The preview is for the person watching, never for a model: it acts on nothing, and a session's
 tools see the desktop only through the door.
@@ -25,10 +27,8 @@ tools see the desktop only through the door.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import logging
-import select
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +36,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from PIL import Image
+
+from deskpilot.desktop.ports.capture import PixelWatch
+from deskpilot.errors import DesktopError, DesktopLost
 
 log = logging.getLogger(__name__)
 
@@ -109,8 +112,9 @@ def thumbnail(image: Image.Image) -> Image.Image:
 class Capturer(threading.Thread):
     """The capture thread of one session (see the module docstring).
 
-    ``target()`` gives the X id of the window to show (None: no window yet); ``emit`` gets
-    each frame and ``seen`` what the window is called, both called in this thread."""
+    ``target()`` gives the handle of the window to show (None: no window yet); ``emit`` gets
+    each frame and ``seen`` what the window is called, both called in this thread; the
+    pixels come from ``backend`` (a registry name)."""
 
     def __init__(
         self,
@@ -120,8 +124,10 @@ class Capturer(threading.Thread):
         target: Callable[[], int | None],
         emit: Callable[[Frame], None],
         seen: Callable[[Seen], None],
+        backend: str = "x11",
     ) -> None:
         super().__init__(name=f"preview-{session}", daemon=True)
+        self.backend = backend
         self.session = session
         self.display_name = display
         self.mode = mode
@@ -149,134 +155,98 @@ class Capturer(threading.Thread):
     # -- the thread --------------------------------------------------------------------------
 
     def run(self) -> None:
-        from Xlib import error
+        from deskpilot.desktop.registry import open_preview
 
         try:
-            self._loop()
-        except (error.ConnectionClosedError, error.DisplayError) as exc:
-            log.debug("preview of session %s: the display went away (%s)", self.session, exc)
+            pixels = open_preview(self.backend, self.display_name, self.mode)
+        except DesktopError as exc:
+            log.debug("no preview of session %s: %s", self.session, exc)
+            return
+        try:
+            self._loop(pixels)
+        except DesktopLost as exc:
+            log.debug("preview of session %s: %s", self.session, exc)
         except Exception:  # the preview must never take the session down
             log.exception("preview of session %s stopped", self.session)
-
-    def _loop(self) -> None:
-        from Xlib import display
-        from Xlib.ext import damage
-
-        d = display.Display(self.display_name)
-        grabber = None
-        try:
-            root = d.screen().root
-            d.damage_query_version()
-            if self.mode == "root":
-                import mss
-
-                grabber = mss.MSS(display=self.display_name)
-            xid: int | None = -1  # nothing watched yet
-            watched: Any = None
-            dmg: int | None = None
-            mirror: Image.Image | None = None
-            dirty: Box | None = None
-            origin = (0, 0)
-            last_full = last_thumb = last_seen = 0.0
-            thumb_dirty = False
-            title = ""
-            while not self.stopping.is_set():
-                if not (self.full or self.thumbs):
-                    self.wake.wait(0.5)
-                    self.wake.clear()
-                    dirty, mirror = None, None  # start afresh when someone looks again
-                    continue
-                wanted = self.target()
-                if wanted is None and self.mode == "root":
-                    wanted = 0  # the whole screen
-                if wanted != xid:
-                    if dmg is not None:
-                        with contextlib.suppress(Exception):
-                            watched.damage_destroy(dmg)
-                    xid, dmg, mirror, dirty, title, last_seen = wanted, None, None, None, "", 0.0
-                    if xid is not None:
-                        on = (
-                            root
-                            if (self.mode == "root" or xid == 0)
-                            else d.create_resource_object("window", xid)
-                        )
-                        watched = on
-                        dmg = on.damage_create(damage.DamageReportBoundingBox)
-                        d.sync()
-                if xid is None:
-                    self.seen(Seen(None, "", ""))
-                    self.wake.wait(0.5)
-                    self.wake.clear()
-                    continue
-                geometry = self._geometry(d, root, xid)
-                if geometry is None:  # the window closed: pick the target again
-                    xid = -1
-                    self.wake.wait(0.2)
-                    self.wake.clear()
-                    continue
-                ox, oy, width, height = geometry
-                if mirror is None or mirror.size != (width, height) or (ox, oy) != origin:
-                    origin = (ox, oy)
-                    mirror = Image.new("RGB", (width, height))
-                    dirty = (0, 0, width, height)
-                    self.keyframe.set()
-                interval = 1 / FULL_FPS if self.full else 1 / THUMB_FPS
-                since = time.monotonic() - (last_full if self.full else last_thumb)
-                wait = max(0.0, interval - since) if dirty else 0.5
-                ready, _, _ = select.select([d.fileno()], [], [], wait)
-                if ready or d.pending_events():
-                    for _ in range(d.pending_events()):
-                        event = d.next_event()
-                        area = getattr(event, "area", None)
-                        if area is None:
-                            continue
-                        box = (int(area.x), int(area.y), int(area.width), int(area.height))
-                        if watched is root and xid != 0:
-                            box = (box[0] - ox, box[1] - oy, box[2], box[3])
-                        inside = clip(box, width, height)
-                        if inside is not None:
-                            dirty = union(dirty, inside)
-                    if dmg is not None:
-                        with contextlib.suppress(Exception):
-                            d.damage_subtract(dmg, 0, 0)
-                now = time.monotonic()
-                if now - (last_full if self.full else last_thumb) < interval:
-                    continue  # not due yet: the damage waits for the next frame
-                if dirty is None and not (self.full and self.keyframe.is_set()):
-                    continue
-                taken = time.time()
-                patch = None
-                if dirty is not None:
-                    patch = self._grab(grabber, d, xid, dirty, ox, oy)
-                    if patch is None:  # the window went away under us
-                        xid = -1
-                        continue
-                    mirror.paste(patch, (dirty[0], dirty[1]))
-                    thumb_dirty = True
-                if self.full:
-                    if self.keyframe.is_set():
-                        self.keyframe.clear()
-                        self._send("key", mirror, (0, 0, width, height), width, height, taken)
-                    elif patch is not None and dirty is not None:
-                        self._send("patch", patch, dirty, width, height, taken)
-                    last_full = now
-                dirty = None
-                if self.thumbs and thumb_dirty and now - last_thumb >= 1 / THUMB_FPS:
-                    small = thumbnail(mirror)
-                    self._send("thumb", small, (0, 0, *small.size), width, height, taken)
-                    last_thumb, thumb_dirty = now, False
-                if now - last_seen >= 1.0:  # what the window is called, for the card
-                    last_seen = now
-                    name = self._title(d, xid) if xid else "the whole screen"
-                    if name != title:
-                        title = name
-                        self.seen(Seen(xid or None, name, self._app(d, xid) if xid else ""))
         finally:
-            if grabber is not None:
-                with contextlib.suppress(Exception):
-                    grabber.close()
-            with contextlib.suppress(Exception):
-                d.close()
+            pixels.close()
+
+    def _loop(self, pixels: PixelWatch) -> None:
+        xid: int | None = -1  # nothing watched yet
+        mirror: Image.Image | None = None
+        dirty: Box | None = None
+        origin = (0, 0)
+        last_full = last_thumb = last_seen = 0.0
+        thumb_dirty = False
+        title = ""
+        while not self.stopping.is_set():
+            if not (self.full or self.thumbs):
+                self.wake.wait(0.5)
+                self.wake.clear()
+                dirty, mirror = None, None  # start afresh when someone looks again
+                continue
+            wanted = self.target()
+            if wanted is None and self.mode == "root":
+                wanted = 0  # the whole screen
+            if wanted != xid:
+                xid, mirror, dirty, title, last_seen = wanted, None, None, "", 0.0
+                pixels.watch(xid)
+            if xid is None:
+                self.seen(Seen(None, "", ""))
+                self.wake.wait(0.5)
+                self.wake.clear()
+                continue
+            geometry = pixels.geometry(xid)
+            if geometry is None:  # the window closed: pick the target again
+                xid = -1
+                self.wake.wait(0.2)
+                self.wake.clear()
+                continue
+            ox, oy, width, height = geometry
+            if mirror is None or mirror.size != (width, height) or (ox, oy) != origin:
+                origin = (ox, oy)
+                mirror = Image.new("RGB", (width, height))
+                dirty = (0, 0, width, height)
+                self.keyframe.set()
+            interval = 1 / FULL_FPS if self.full else 1 / THUMB_FPS
+            since = time.monotonic() - (last_full if self.full else last_thumb)
+            wait = max(0.0, interval - since) if dirty else 0.5
+            for box in pixels.changes(wait, origin):
+                inside = clip(box, width, height)
+                if inside is not None:
+                    dirty = union(dirty, inside)
+            now = time.monotonic()
+            if now - (last_full if self.full else last_thumb) < interval:
+                continue  # not due yet: the damage waits for the next frame
+            if dirty is None and not (self.full and self.keyframe.is_set()):
+                continue
+            taken = time.time()
+            patch = None
+            if dirty is not None:
+                patch = pixels.grab(xid, dirty, origin)
+                if patch is None:  # the window went away under us
+                    xid = -1
+                    continue
+                mirror.paste(patch, (dirty[0], dirty[1]))
+                thumb_dirty = True
+            if self.full:
+                if self.keyframe.is_set():
+                    self.keyframe.clear()
+                    self._send("key", mirror, (0, 0, width, height), width, height, taken)
+                elif patch is not None and dirty is not None:
+                    self._send("patch", patch, dirty, width, height, taken)
+                last_full = now
+            dirty = None
+            if self.thumbs and thumb_dirty and now - last_thumb >= 1 / THUMB_FPS:
+                small = thumbnail(mirror)
+                self._send("thumb", small, (0, 0, *small.size), width, height, taken)
+                last_thumb, thumb_dirty = now, False
+            if now - last_seen >= 1.0:  # what the window is called, for the card
+                last_seen = now
+                name = pixels.title(xid) if xid else "the whole screen"
+                if name != title:
+                    title = name
+                    self.seen(Seen(xid or None, name, pixels.app(xid) if xid else ""))
 
     def _send(
         self, kind: Any, image: Image.Image, box: Box, width: int, height: int, taken: float
@@ -288,66 +258,3 @@ class Capturer(threading.Thread):
             self.session, kind, self._seq, *box, width, height, taken, jpeg(image, quality)
         )
         self.emit(frame)
-
-    @staticmethod
-    def _geometry(d: Any, root: Any, xid: int) -> tuple[int, int, int, int] | None:
-        """The window's (x, y) on the screen and its size; None when it is gone."""
-        from Xlib import error
-
-        try:
-            if xid == 0:
-                g = root.get_geometry()
-                return 0, 0, int(g.width), int(g.height)
-            win = d.create_resource_object("window", xid)
-            g = win.get_geometry()
-            at = win.translate_coords(root, 0, 0)
-            return -int(at.x), -int(at.y), int(g.width), int(g.height)
-        except (error.BadWindow, error.BadDrawable, error.BadMatch):
-            return None
-
-    def _grab(
-        self, grabber: Any, d: Any, xid: int, box: Box, ox: int, oy: int
-    ) -> Image.Image | None:
-        from Xlib import X, error
-
-        x, y, w, h = box
-        if grabber is not None:
-            shot = grabber.grab({"left": ox + x, "top": oy + y, "width": w, "height": h})
-            return Image.frombytes("RGB", shot.size, shot.bgra, "raw", "BGRX")
-        try:
-            win = d.create_resource_object("window", xid)
-            img = win.get_image(x, y, w, h, X.ZPixmap, 0xFFFFFFFF)
-        except (error.BadWindow, error.BadDrawable, error.BadMatch):
-            return None
-        data = img.data if isinstance(img.data, bytes) else bytes(img.data)
-        return Image.frombytes("RGB", (w, h), data, "raw", "BGRX")
-
-    @staticmethod
-    def _title(d: Any, xid: int) -> str:
-        from Xlib import Xatom, error
-
-        win = d.create_resource_object("window", xid)
-        try:
-            prop = win.get_full_property(
-                d.intern_atom("_NET_WM_NAME"), d.intern_atom("UTF8_STRING")
-            )
-            if prop is not None and prop.value:
-                value = prop.value
-                return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-            prop = win.get_full_property(Xatom.WM_NAME, Xatom.STRING)
-        except error.XError:
-            return ""
-        if prop is None:
-            return ""
-        value = prop.value
-        return value.decode("latin-1") if isinstance(value, bytes) else str(value)
-
-    @staticmethod
-    def _app(d: Any, xid: int) -> str:
-        from Xlib import error
-
-        try:
-            wm_class = d.create_resource_object("window", xid).get_wm_class()
-        except error.XError:
-            return ""
-        return str(wm_class[-1]) if wm_class else ""

@@ -24,6 +24,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from deskpilot.desktop import registry
 from deskpilot.serve.capture import Capturer, Frame, Mode, Seen
 from deskpilot.serve.sessions import ConsoleSession, Sessions
 
@@ -86,7 +87,12 @@ class Previews:
         def seen(what: Seen) -> None:
             loop.call_soon_threadsafe(self._seen, session.id, what)
 
-        capturer = Capturer(session.id, display, mode, target, emit, seen)
+        backend = (
+            session.place.raw.backend
+            if session.place is not None
+            else registry.choose(self.sessions.settings).name
+        )
+        capturer = Capturer(session.id, display, mode, target, emit, seen, backend)
         self.capturers[session.id] = capturer
         capturer.start()
         self._update(session.id)

@@ -12,8 +12,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from deskpilot.config import Settings, resolve_desktop
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.config import Settings
+from deskpilot.desktop.place import open_here
 from deskpilot.errors import DeskpilotError, ToolError
 from deskpilot.runtime import open_session
 from deskpilot.serve.shared_input import InputLocks, shared
@@ -35,8 +35,7 @@ class WindowPicker:
         await self.aclose()
         stack = contextlib.AsyncExitStack()
         try:
-            here = resolve_desktop(self.settings)
-            raw = await LinuxDesktop.open(here)
+            here, raw = await open_here(self.settings)
             stack.push_async_callback(raw.close)
             self._ctx = await stack.enter_async_context(
                 open_session(

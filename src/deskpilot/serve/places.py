@@ -1,7 +1,8 @@
 """Where a console session runs: a new sandbox desktop of its own, or this desktop.
 
-:func:`open_place` gives a session its settings and its desktop, and takes everything down
-again when the session ends or is stopped:
+:func:`open_place` gives a session its settings and its desktop (both from the one place
+helper, :mod:`deskpilot.desktop.place`), and takes everything down again when the session ends
+or is stopped:
 
 * ``sandbox``: a fresh :class:`~deskpilot.sandbox.Sandbox` (Xvfb, buses, window manager);
   at the end it is stopped, which kills every process on it (its process group, its runtime
@@ -18,26 +19,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import os
 import signal
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Literal
 
 from deskpilot import _procfs
 from deskpilot._wait import WaitTimeout, async_wait_for
-from deskpilot.config import Settings, resolve_desktop
-from deskpilot.desktop.base import Desktop
-from deskpilot.desktop.linux import LinuxDesktop
+from deskpilot.config import Settings
+from deskpilot.desktop import place as places
+from deskpilot.desktop.base import Desktop, OpenedDesktop
+from deskpilot.desktop.place import TARGETS, Target
 from deskpilot.errors import SandboxError
-from deskpilot.sandbox import Sandbox, SandboxInfo
-from deskpilot.sandbox.info import sandbox_command_env
+from deskpilot.sandbox import Sandbox
 from deskpilot.sandbox.processes import processes_of
 from deskpilot.serve.shared_input import InputLocks, shared
 
-Target = Literal["sandbox", "desktop"]
-TARGETS: tuple[Target, ...] = ("sandbox", "desktop")
+__all__ = ["TARGETS", "Place", "Target", "kill_all", "open_place"]
 
 
 @dataclass
@@ -47,7 +45,7 @@ class Place:
     #: the session's desktop (input serialised when shared)
     desktop: Desktop
     #: the real desktop underneath
-    raw: LinuxDesktop
+    raw: OpenedDesktop
     sandbox: Sandbox | None = None
     launched: set[int] = field(default_factory=set)
 
@@ -64,61 +62,27 @@ class Place:
         return sorted(alive - {os.getpid()})
 
 
-def sandbox_settings(base: Settings, info: SandboxInfo) -> Settings:
-    """``base`` (the user's config, state and data) pointed at the sandbox's display."""
-    return dataclasses.replace(
-        base,
-        environ=sandbox_command_env(base.environ, info),
-        display=info.display,
-        session_bus=info.session_bus,
-        a11y_bus=None,
-        xauthority=None,
-        sandbox_dir=info.runtime_dir,
-        desktop_source="sandbox",
-    )
-
-
 @contextlib.asynccontextmanager
 async def open_place(
     settings: Settings, target: Target, locks: InputLocks, *, size: tuple[int, int] = (1280, 800)
 ) -> AsyncIterator[Place]:
-    if target == "sandbox":
-        box = Sandbox(width=size[0], height=size[1], base_env=settings.environ)
-        starting = asyncio.ensure_future(asyncio.to_thread(box.start))
-        try:
-            info = await asyncio.shield(starting)
-        except BaseException:
-            # stopped while the desktop starts (in a thread): let it finish, then take it down
-            with contextlib.suppress(BaseException):
-                await starting
-            await asyncio.shield(asyncio.to_thread(box.stop))
-            raise
-        try:
-            here = sandbox_settings(settings, info)
-            raw = await LinuxDesktop.open(here)
-        except BaseException:
-            await asyncio.shield(asyncio.to_thread(box.stop))
-            raise
-        place = Place("sandbox", here, raw, raw, sandbox=box)
-    else:
-        here = resolve_desktop(settings)
-        raw = await LinuxDesktop.open(here)
-        place = Place("desktop", here, shared(raw, locks.of(here.display or "")), raw)
+    launched: set[int] = set()
     try:
-        yield place
+        async with places.open_place(settings, target, size=size) as base:
+            raw = base.desktop
+            if base.sandbox is None:  # this desktop: raw input goes through the display's lock
+                place = Place(target, base.settings, shared(raw, locks.of(base.display)), raw)
+            else:
+                place = Place(target, base.settings, raw, raw, sandbox=base.sandbox)
+            place.launched = launched
+            try:
+                yield place
+            finally:
+                if base.sandbox is None:
+                    launched |= set(raw.launched_pids())
     finally:
-        await asyncio.shield(_close(place))
-
-
-async def _close(place: Place) -> None:
-    if place.sandbox is None:
-        place.launched |= set(place.raw.launched_pids())
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(place.raw.close(), 10)
-    if place.sandbox is not None:
-        await asyncio.to_thread(place.sandbox.stop)
-        return
-    await kill_all(place.launched)
+        if target == "desktop":
+            await asyncio.shield(kill_all(launched))
 
 
 async def kill_all(roots: set[int], grace: float = 2.0) -> None:

@@ -84,10 +84,8 @@ async def focus_moved(ctx: ToolContext, window: WindowInfo, before: tuple[str, s
     live = await ctx.desktop.inspect(after)
     if live is None:
         return ""
-    eid = next(
-        (e for e, r in ctx.session.elements.items() if r.key == after and r.window == window.xid),
-        None,
-    )
+    held = ctx.session.elements.items()
+    eid = next((e for e, r in held if r.key == after and r.window == window.handle), None)
     if eid is None:
         return f" The keyboard focus moved to {describe(live)}."
     return f" The keyboard focus moved to {shown(ctx, eid, live)} @{eid}."
@@ -205,7 +203,7 @@ async def perform(
         toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy, force=force,
     )  # fmt: skip
     window = await resolve_window(ctx, windowID)
-    before = {w.xid: w for w in await ctx.desktop.list_windows()}
+    before = {w.handle: w for w in await ctx.desktop.list_windows()}
     focus = await ctx.desktop.focused_element(window)
     since = time.monotonic()
     line = await run_step(ctx, window, step)
@@ -257,7 +255,7 @@ async def perform_sequence(
                 nothing = "" if "Nothing was done." in str(exc) else " Nothing was done."
                 raise ToolError(f"Step {i} of {len(steps)}: {exc}{nothing}") from exc
     done: list[str] = []
-    before = {w.xid: w for w in await ctx.desktop.list_windows()}
+    before = {w.handle: w for w in await ctx.desktop.list_windows()}
     focus = await ctx.desktop.focused_element(window)
     since = time.monotonic()
     for i, step in enumerate(steps, 1):

@@ -38,7 +38,7 @@ async def answering(
     except AppGone as exc:
         raise AppClosed(window.app.name, window.stable_id) from exc
     except (DesktopError, ElementGone) as exc:
-        if not any(w.xid == window.xid for w in await ctx.desktop.list_windows()):
+        if not any(w.handle == window.handle for w in await ctx.desktop.list_windows()):
             raise AppClosed(window.app.name, window.stable_id) from exc
         raise
 

@@ -30,7 +30,7 @@ def remember(
             role=n.role,
             name=n.name,
             parent=n.parent_key[1] if n.parent_key else "",
-            window=window.xid,
+            window=window.handle,
             pid=window.pid,
             label=(names or {}).get(eid, ""),
             shown_role=(roles or {}).get(eid, ""),
@@ -70,11 +70,11 @@ async def verify(ctx: ToolContext, window: WindowInfo, element_id: str) -> tuple
     if cell is not None:
         return await verify_cell(ctx, window, table_id, cell)
     eid, record = lookup(ctx.session, element_id)
-    if record.window != window.xid and not any(
-        w.xid == record.window for w in await ctx.desktop.list_windows()
+    if record.window != window.handle and not any(
+        w.handle == record.window for w in await ctx.desktop.list_windows()
     ):
         raise ElementGone(eid, "its window has closed")
-    if record.window != window.xid:
+    if record.window != window.handle:
         raise ToolError(
             f"Element @{eid} belongs to another window ({record.pid}/{record.window}), not "
             f"{window.stable_id}. Pass that window's ID, or read this window again."

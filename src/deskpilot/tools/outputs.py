@@ -53,6 +53,10 @@ class OpenedApp(_Out):
 
 class OpenedUrls(_Out):
     window: Window = Field(description="The browser window, now the tracked target.")
+    new_window: bool | None = Field(
+        None, description="True: a new window was opened; false: tabs in an open window."
+    )
+    tabs: int | None = Field(None, description="How many tabs were opened.")
 
 
 class Element(_Out):
@@ -116,7 +120,11 @@ class PageQuery(_Out):
     matches: list[Match]
 
 
-class Scoped(_Out):
+class Scoped(BaseModel):
+    """What every entry of the rule library has (a base of its own, not of _Out: no class
+    chain of more than two project classes)."""
+
+    model_config = ConfigDict(extra="allow")
     id: str
     name: str
     enabled: bool
@@ -170,6 +178,20 @@ class Saved(_Out):
     note: str | None = Field(None, description="Where the saved rule applies now.")
 
 
+class MenuCommand(_Out):
+    tab: int
+    frame: int | None = None
+    url: str | None = None
+    rule: str | None = Field(None, description="The userscript's rule id (r_…).")
+    script: str | None = None
+    key: str | None = None
+    caption: str
+
+
+class MenuCommands(_Out):
+    commands: list[MenuCommand]
+
+
 OUTPUTS: dict[str, type[BaseModel]] = {
     "list_windows": WindowList,
     "open_app": OpenedApp,
@@ -187,6 +209,8 @@ OUTPUTS: dict[str, type[BaseModel]] = {
     "create_folder": Saved,
     "create_group": Saved,
     "create_rule": Saved,
+    "list_menu_commands": MenuCommands,
+    "run_menu_command": Done,
 }
 
 

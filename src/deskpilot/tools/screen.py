@@ -11,7 +11,6 @@ from pydantic import Field
 
 from deskpilot.ax.diff import Diff, diff
 from deskpilot.ax.render import Renderer
-from deskpilot.ax.roles import TEXT_LIMIT
 from deskpilot.ax.ticking import quiet
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
 from deskpilot.desktop.caret import describe_caret
@@ -78,7 +77,7 @@ async def read_window(
         table_id, cells = split_cell_ref(element_id)
         if cells is not None:
             return await read_cells(ctx, window, table_id, cells)
-    xid = str(window.xid)
+    xid = str(window.handle)
     if chrome is None:
         chrome = xid in ctx.session.chrome
     snap = await ctx.desktop.snapshot(window)
@@ -90,7 +89,7 @@ async def read_window(
         if sub is None:
             raise ElementGone(eid, "it is not in the window any more")
         root = sub
-    previous = ctx.session.last_read.get(str(window.xid))
+    previous = ctx.session.last_read.get(str(window.handle))
     if root is None:
         body = (
             "(the window has no accessibility tree: the app may still be starting or may not "
@@ -98,10 +97,13 @@ async def read_window(
             "computer_use_screenshot)"
         )
         return Read(body, snap, {}, {}, previous)
-    # a zoomed read (one element's part) shows long text in full
-    limit = 4000 if element_id is not None else TEXT_LIMIT
+    # a zoomed read (one element's part) shows it in full: long text uncut, what is
+    # scrolled out of view marked offscreen
     rendered = Renderer(
-        window.geometry, budget=ctx.settings.read_budget_chars, text_limit=limit, chrome=chrome
+        window.geometry,
+        budget=ctx.settings.read_budget_chars,
+        chrome=chrome,
+        zoom=element_id is not None,
     ).render(root, header=header(window))
     remember(ctx.session, window, rendered.ids, rendered.names, rendered.roles)
     if element_id is None and baseline:  # a zoomed read is not a baseline for diffs
@@ -133,15 +135,15 @@ async def read_cells(ctx: ToolContext, window: WindowInfo, table_id: str, cells:
         root, header=header(window)
     )
     remember(ctx.session, window, rendered.ids, rendered.names)
-    previous = ctx.session.last_read.get(str(window.xid))
+    previous = ctx.session.last_read.get(str(window.handle))
     return Read(rendered.text, snap, rendered.ids, rendered.lines, previous)
 
 
 async def change_summary(ctx: ToolContext, window: WindowInfo) -> str:
     """After an action: what changed in the window since the model last read it (one line)."""
-    if str(window.xid) not in ctx.session.last_read:
+    if str(window.handle) not in ctx.session.last_read:
         return ""  # never read: nothing to compare with
-    if not any(w.xid == window.xid for w in await ctx.desktop.list_windows()):
+    if not any(w.handle == window.handle for w in await ctx.desktop.list_windows()):
         return ""
     try:
         read = await read_window(ctx, window, baseline=False)
@@ -171,7 +173,7 @@ async def caret_lines(ctx: ToolContext, window: WindowInfo, ids: dict[str, Node]
 def changes_since(ctx: ToolContext, window: WindowInfo, read: Read) -> Diff:
     """What changed since the window's last baseline read, ticking texts left out when they
     ticked in the diff before too (:mod:`~deskpilot.ax.ticking`)."""
-    xid = str(window.xid)
+    xid = str(window.handle)
     d, ticked = quiet(diff(read.previous or {}, read.lines), set(ctx.session.ticking.get(xid, [])))
     ctx.session.ticking[xid] = sorted(ticked)
     return d
@@ -243,10 +245,10 @@ async def read_screen_ax(
         parts += await caret_lines(ctx, window, ids)
     parts += [body, "</activeAppContext>"]
     guide = guidance_for(window.app, ctx.settings.config_dir / "guidance")
-    if guide is not None and (guidance or str(window.xid) not in ctx.session.guided):
+    if guide is not None and (guidance or str(window.handle) not in ctx.session.guided):
         # once per window per session (and when asked): not the same tips on every read
         parts += ["<appGuidance>", guide.tips, "</appGuidance>"]
-        ctx.session.guided = [*ctx.session.guided[-63:], str(window.xid)]
+        ctx.session.guided = [*ctx.session.guided[-63:], str(window.handle)]
     data = {
         "window": window.stable_id,
         "partial": snap.partial,

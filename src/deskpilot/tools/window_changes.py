@@ -64,8 +64,8 @@ async def window_changes(
     """Describe windows the action opened or closed; follow a new dialog as the target. After
     Enter, say so when nothing opened or closed (a dialog that stayed open). With ``grace``
     (a shortcut that may open a window), a window still coming is waited for briefly."""
-    after = {w.xid: w for w in await ctx.desktop.list_windows()}
-    if grace and window.xid in after and not _new(after, before, window):
+    after = {w.handle: w for w in await ctx.desktop.list_windows()}
+    if grace and window.handle in after and not _new(after, before, window):
         after = await _late_window(ctx, window, before) or after
     notes = []
     opened = _new(after, before, window)
@@ -75,7 +75,7 @@ async def window_changes(
         target = next((w for w in opened if w.active), opened[-1])
         ctx.session.track(target.stable_id)
         notes.append("It is now the tracked target; read it with read_screen_ax.")
-    if window.xid not in after:
+    if window.handle not in after:
         notes.append(f"The window {window.stable_id} closed.")
     elif enter and not notes and await _is_dialog(ctx, window):
         # Enter in a dialog: give it a moment to close (saving may come first), then say
@@ -105,8 +105,8 @@ async def _late_window(
     """The windows once one of the app's opened within OPEN_GRACE_S, else None."""
 
     async def opened() -> dict[int, WindowInfo] | None:
-        now = {w.xid: w for w in await ctx.desktop.list_windows()}
-        return now if _new(now, before, window) or window.xid not in now else None
+        now = {w.handle: w for w in await ctx.desktop.list_windows()}
+        return now if _new(now, before, window) or window.handle not in now else None
 
     try:
         return await async_wait_for(opened, timeout=OPEN_GRACE_S, what="a window to open")
@@ -124,7 +124,7 @@ async def _is_dialog(ctx: ToolContext, window: WindowInfo) -> bool:
 
 async def _closes(ctx: ToolContext, window: WindowInfo) -> bool:
     async def gone() -> bool:
-        return all(w.xid != window.xid for w in await ctx.desktop.list_windows())
+        return all(w.handle != window.handle for w in await ctx.desktop.list_windows())
 
     try:
         await async_wait_for(gone, timeout=CLOSE_WAIT_S, what="the window to close")

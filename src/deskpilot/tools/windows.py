@@ -1,8 +1,9 @@
 """Windows: ID forms, the resolution order, and the tools list_windows, open_app, open_urls.
 
-Window IDs come in two forms (seed A.1): ``pid/title`` (readable) and ``pid/xid`` (stable: the
-X window id in decimal). When a tool gets no ``windowID`` the window is, in order: the tracked
-target (last opened or used in this session), the run's bound window, the active window.
+Window IDs come in two forms (seed A.1): ``pid/title`` (readable) and ``pid/handle`` (stable:
+the backend's window handle in decimal, on X11 the X window id). When a tool gets no
+``windowID`` the window is, in order: the tracked target (last opened or used in this
+session), the run's bound window, the active window.
 Blocked apps are refused by the door before a tool runs (:mod:`deskpilot.tools.gate`):
 each tool here declares what it reaches (``list_windows`` nothing: it lists blocked windows
 without their titles; ``open_app`` the app it would start; ``open_urls`` the agent browser).
@@ -49,7 +50,7 @@ def find_window(windows: list[WindowInfo], window_id: str) -> WindowInfo | None:
         pid = int(pid_text)
         if rest.isdigit():
             for w in windows:
-                if w.pid == pid and w.xid == int(rest):
+                if w.pid == pid and w.handle == int(rest):
                     return w
         for w in windows:
             if w.pid == pid and w.title == rest:
@@ -59,7 +60,7 @@ def find_window(windows: list[WindowInfo], window_id: str) -> WindowInfo | None:
         xid = int(wid, 16) if wid.lower().startswith("0x") else int(wid)
     except ValueError:
         return None
-    return next((w for w in windows if w.xid == xid), None)
+    return next((w for w in windows if w.handle == xid), None)
 
 
 def _choose(
@@ -136,7 +137,7 @@ def window_data(w: WindowInfo, blocked: bool = False) -> dict[str, object]:
         "app": w.app.name,
         "app_id": w.app.app_id,
         "title": "" if blocked else w.title,
-        "window_id": w.window_id if not blocked else f"{w.pid}/{w.xid}",
+        "window_id": w.window_id if not blocked else f"{w.pid}/{w.handle}",
         "stable_window_id": w.stable_id,
         "pid": w.pid,
         "active": w.active,
@@ -234,12 +235,12 @@ async def open_app(
         window = next((w for w in running if w.active), running[0])
         note = "The app was already running; its window was not brought to the front."
     else:
-        before = {w.xid for w in await ctx.desktop.list_windows()}
+        before = {w.handle for w in await ctx.desktop.list_windows()}
         window = await ctx.desktop.launch(entry, timeout=60.0)
         note = f"Launched {entry.name}."
         extra = [
             w for w in await ctx.desktop.list_windows()
-            if w.xid not in before and w.xid != window.xid and w.pid == window.pid
+            if w.handle not in before and w.handle != window.handle and w.pid == window.pid
         ]  # fmt: skip
         for w in extra:
             active = " and it is active" if w.active else ""
@@ -289,10 +290,19 @@ async def open_urls(
         list[Annotated[str, Field(min_length=1, max_length=8192)]],
         Field(min_length=1, max_length=20, description="URLs to open, as tabs, in order."),
     ],
+    new_window: Annotated[
+        bool,
+        Field(
+            description="Open them in a new browser window. By default they open as new "
+            "tabs in the agent browser's window (the tracked one), and a window is made only "
+            "when none is open."
+        ),
+    ] = False,
 ) -> ToolResult:
     """Open URLs in the agent browser (a Chromium with its own profile that deskpilot
-    controls; the system default browser if configured). The browser window becomes the
-    tracked target."""
+    controls; the system default browser if configured): as new tabs in its window, or in a
+    new window when asked or when none is open. The browser window becomes the tracked
+    target."""
     for i, url in enumerate(urls):
         scheme = urlparse(url.strip()).scheme.lower()
         if scheme not in ALLOWED_SCHEMES:
@@ -301,13 +311,27 @@ async def open_urls(
                 "file, about or data URL"
             )
     browser = ctx.settings.browser
-    window = await ctx.desktop.open_urls([u.strip() for u in urls], browser=browser)
+    clean = [u.strip() for u in urls]
+    n = f"{len(urls)} URL{'s' if len(urls) > 1 else ''}"
+    if browser == "agent" and not new_window:
+        from deskpilot.pages.agent_windows import open_in_agent_window
+
+        opened = await open_in_agent_window(ctx, clean)
+        if opened is not None:
+            window = opened.window
+            ctx.session.track(window.stable_id)
+            which = "the tracked window" if opened.tracked else "its last used window"
+            text = (
+                f"Opened {n} as new tabs in the agent browser's window that was already open "
+                f"({which}; no new window).\n{describe_target(window)}\n{PASS_HINT}"
+            )
+            data = {"window": window_data(window), "new_window": False, "tabs": opened.tabs}
+            return ToolResult(text, data=data, summary=f"{n} → tabs in {window.stable_id}")
+    window = await ctx.desktop.open_urls(clean, browser=browser)
     ctx.session.track(window.stable_id)
     which = "the agent browser" if browser == "agent" else "the default browser"
-    text = (
-        f"Opened {len(urls)} URL{'s' if len(urls) > 1 else ''} in {which} "
-        f"({window.app.name}).\n{describe_target(window)}\n{PASS_HINT}"
-    )
-    return ToolResult(
-        text, data={"window": window_data(window)}, summary=f"{len(urls)} URLs → {window.stable_id}"
-    )
+    why = "as asked" if new_window else "none was open"
+    where = f"a new window of {which} ({why})" if browser == "agent" else which
+    text = f"Opened {n} in {where} ({window.app.name}).\n{describe_target(window)}\n{PASS_HINT}"
+    data = {"window": window_data(window), "new_window": True, "tabs": len(urls)}
+    return ToolResult(text, data=data, summary=f"{n} → {window.stable_id}")

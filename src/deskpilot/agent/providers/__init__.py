@@ -19,7 +19,8 @@ provider       API                                         key (env / config [ke
 ``base_url`` (config, ``DESKPILOT_BASE_URL``) is the ``compatible`` server. An explicit
 ``--base-url`` (the ``base_url`` argument of :func:`get_provider`) applies to whichever provider
 ``--model`` names, so hosted providers can go through a proxy, gateway or test server. All talk
-HTTP with httpx; no vendor SDK is needed.
+HTTP with httpx (one client per provider, for function calling and computer use alike); no
+vendor SDK is needed. Each vendor is one adapter module; :mod:`.registry` lists them.
 """
 
 from __future__ import annotations
@@ -30,17 +31,12 @@ from deskpilot.agent.providers.compatible import CompatibleProvider
 from deskpilot.agent.providers.gemini import GeminiProvider
 from deskpilot.agent.providers.http import HttpClient, RetryPolicy
 from deskpilot.agent.providers.openai import OpenAIProvider
+from deskpilot.agent.providers.registry import ADAPTERS
 from deskpilot.agent.providers.scripted import ScriptedProvider
 from deskpilot.config import KEY_ENV, Settings
 from deskpilot.errors import ProviderNotConfigured
 
-PROVIDERS: dict[str, type[Provider]] = {
-    "openai": OpenAIProvider,
-    "anthropic": AnthropicProvider,
-    "gemini": GeminiProvider,
-    "compatible": CompatibleProvider,
-    "scripted": ScriptedProvider,
-}
+PROVIDERS: dict[str, type[Provider]] = {**ADAPTERS, "scripted": ScriptedProvider}
 
 EXAMPLE_MODELS = {
     "anthropic": "anthropic:claude-sonnet-4-5",
@@ -136,6 +132,6 @@ def get_provider(
         raise ProviderNotConfigured(
             f"the base URL {base_url!r} needs its scheme: http://{base_url} (or https://)"
         )
-    if name in ("openai", "anthropic", "gemini") and not key:
+    if PROVIDERS[name].needs_key and not key:
         raise _missing_key(name, settings)
     return PROVIDERS[name](model, api_key=key, base_url=base_url, http=http)

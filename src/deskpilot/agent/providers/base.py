@@ -1,9 +1,20 @@
 """The one interface every model provider implements, and what they share.
 
-A provider turns the neutral :class:`~deskpilot.agent.conversation.Conversation` into its wire
-format, posts it, and parses the reply into an :class:`AssistantTurn`::
+A provider is one vendor's adapter: its endpoint, its key, one HTTP client, and the vendor's
+wire formats. Function calling turns the neutral
+:class:`~deskpilot.agent.conversation.Conversation` into the wire format, posts it, and parses
+the reply into an :class:`AssistantTurn`::
 
     turn = await provider.complete(conversation, tools, tool_protocol="native")
+
+A vendor with a native computer tool also speaks its computer-use wire: :meth:`Provider.
+computer_wire` gives a :class:`~deskpilot.native.wire.ComputerWire` (pure, it builds bodies and
+parses replies) whose bodies go out through :meth:`Provider.post` — the same endpoint, headers
+and HTTP client as function calling::
+
+    viewport = provider.computer_viewport(1280, 800)
+    wire = provider.computer_wire(WireSetup(provider.computer_model(), viewport))
+    reply = await provider.post(wire.say(goal, screenshot), wire.headers())
 
 ``tool_protocol`` is ``native`` (the provider's function calling) or ``text`` (the
 provider-independent ``@@TOOL@@`` protocol, see :mod:`deskpilot.agent.textproto`). History is
@@ -11,8 +22,11 @@ rendered in the protocol of the *current* request, whichever protocol or provide
 so both can change in the middle of a conversation. ``tools=()`` asks for an answer without
 tools (the step budget's last call).
 
-Subclasses implement :meth:`Provider.build_request` and :meth:`Provider.parse_response` (pure
-functions of data, also used by the ``scripted`` provider to replay recorded replies).
+Subclasses implement :meth:`Provider.endpoint`, :meth:`Provider.headers`,
+:meth:`Provider.build_request` and :meth:`Provider.parse_response` (pure functions of data, also
+used by the ``scripted`` provider to replay recorded replies); a vendor with a computer tool
+also :meth:`Provider.speaks_computer`, :meth:`Provider.computer_viewport` and
+:meth:`Provider.computer_wire`.
 """
 
 from __future__ import annotations
@@ -20,7 +34,7 @@ from __future__ import annotations
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -33,15 +47,17 @@ from deskpilot.agent.conversation import (
     ToolProtocol,
 )
 from deskpilot.agent.providers.http import HttpClient
-from deskpilot.errors import ProviderError
-from deskpilot.events import Image
+from deskpilot.errors import ProviderError, ProviderNotConfigured
+from deskpilot.native.scaling import Viewport
+from deskpilot.native.wire import OMITTED_IMAGE, ComputerWire, WireSetup
 from deskpilot.tools.base import ToolSpec
 
 Request = tuple[str, dict[str, str], dict[str, Any]]  # url, headers, JSON body
 
 #: How many of the most recent images are sent; older ones are replaced by a note.
 KEEP_IMAGES = 3
-OMITTED_IMAGE = "[an older image was omitted to save context]"
+#: How many times a reply that stops with ``Provider.ask_again`` is asked again.
+ASK_AGAIN = 2
 
 
 class Provider(ABC):
@@ -50,6 +66,14 @@ class Provider(ABC):
     name: ClassVar[str]
     default_base_url: ClassVar[str] = ""
     supports_native_tools: ClassVar[bool] = True
+    #: an API key is required (get_provider says how to set one when it is missing)
+    needs_key: ClassVar[bool] = True
+    #: why no model of this provider has a native computer tool ("" when some have)
+    no_computer_tool: ClassVar[str] = ""
+    #: the model a replay recorded in this wire format stands for when it names none
+    replay_model: ClassVar[str] = ""
+    #: (stop reason, what it means): a reply that stops so is asked again, twice at most
+    ask_again: ClassVar[tuple[str, str] | None] = None
 
     def __init__(
         self,
@@ -82,6 +106,23 @@ class Provider(ABC):
             return "text"
         return requested or ("native" if self.supports_native_tools else "text")
 
+    def endpoint(self) -> str:
+        """The URL both wires POST to."""
+        raise NotImplementedError(f"{type(self).__name__} has no endpoint")
+
+    def headers(self) -> dict[str, str]:
+        """The provider's request headers (its key, its API version)."""
+        return {"content-type": "application/json"}
+
+    async def post(
+        self, body: Mapping[str, Any], headers: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        """POST ``body`` to :meth:`endpoint` through the provider's HTTP client (retries,
+        timeouts, errors as :class:`~deskpilot.errors.ProviderError`)."""
+        return await self.http.post_json(
+            self.name, self.endpoint(), {**self.headers(), **(headers or {})}, body
+        )
+
     async def complete(
         self,
         conversation: Conversation,
@@ -90,6 +131,19 @@ class Provider(ABC):
         tool_protocol: ToolProtocol | None = None,
     ) -> AssistantTurn:
         protocol = self.resolve_protocol(tool_protocol)
+        turn = await self._complete_once(conversation, tools, protocol)
+        for _ in range(ASK_AGAIN):
+            if self.ask_again is None or turn.stop_reason != self.ask_again[0]:
+                break
+            turn = await self._complete_once(conversation, tools, protocol)
+        if self.ask_again is not None and turn.stop_reason == self.ask_again[0]:
+            raise ProviderError(f"{self.name}: {self.ask_again[1]} {ASK_AGAIN + 1} times in a row")
+        turn.model = self.spec
+        return turn
+
+    async def _complete_once(
+        self, conversation: Conversation, tools: Sequence[ToolSpec], protocol: ToolProtocol
+    ) -> AssistantTurn:
         url, headers, body = self.build_request(conversation, tools, protocol)
         data = await self.http.post_json(self.name, url, headers, body)
         try:
@@ -110,6 +164,29 @@ class Provider(ABC):
     @abstractmethod
     def parse_response(self, data: dict[str, Any], protocol: ToolProtocol) -> AssistantTurn:
         """A reply body → an AssistantTurn (text-protocol blocks parsed when ``text``)."""
+
+    # -- the computer-use wire (vendors with a native computer tool) -----------------------
+
+    def computer_model(self) -> str:
+        """The model whose computer tool is spoken (a replay: the model it recorded)."""
+        return self.model
+
+    @classmethod
+    def speaks_computer(cls, model: str) -> bool:
+        """True when ``model`` has a native computer tool this adapter speaks."""
+        return False
+
+    def has_computer_tool(self) -> bool:
+        """True when this provider's model has a native computer tool deskpilot speaks."""
+        return self.speaks_computer(self.computer_model())
+
+    def computer_viewport(self, width: int, height: int) -> Viewport:
+        """The viewport the model gets for a target of width×height pixels."""
+        raise ProviderNotConfigured(f"{self.spec} has no native computer tool")
+
+    def computer_wire(self, setup: WireSetup) -> ComputerWire:
+        """A computer-use conversation opened with ``setup`` (its model: :meth:`computer_model`)."""
+        raise ProviderNotConfigured(f"{self.spec} has no native computer tool")
 
     async def aclose(self) -> None:
         await self.http.aclose()
@@ -191,6 +268,62 @@ def prune_images(messages: Sequence[Message], keep: int) -> list[Message]:
     return out
 
 
+def present(**fields: Any) -> dict[str, Any]:
+    """The fields that have a value (None, "" and empty lists are left out of a body)."""
+    return {key: value for key, value in fields.items() if value not in (None, "", [])}
+
+
+def reply_items(data: Mapping[str, Any], key: str, provider: str) -> list[dict[str, Any]]:
+    """The objects of the list ``data[key]`` a reply must hold (anything else in it is
+    skipped); no such list is a ProviderError naming it."""
+    items = data.get(key)
+    if not isinstance(items, list):
+        raise ProviderError(f"{provider}: unexpected reply (no {key} list): {str(data)[:200]}")
+    return [item for item in items if isinstance(item, dict)]
+
+
+#: where an image sits in a resent history: (the list holding it, its index, the block whose
+#: inner list that is — or None for the turn's own list)
+ImageSlot = tuple[list[Any], int, dict[str, Any] | None]
+
+
+def image_slots(
+    turns: Any,
+    key: str,
+    is_image: Callable[[Any], bool],
+    inner: Callable[[dict[str, Any]], tuple[dict[str, Any], Any] | None],
+) -> list[ImageSlot]:
+    """Every image of a resent history (Anthropic's messages, Gemini's contents), oldest
+    first: in a turn's ``key`` list, or one level down (``inner``: a block → (the block that
+    holds the list, the list), e.g. a tool result's content)."""
+    slots: list[ImageSlot] = []
+    for turn in turns if isinstance(turns, list) else []:
+        items = turn.get(key) if isinstance(turn, dict) else None
+        if not isinstance(items, list):
+            continue
+        for index, item in enumerate(items):
+            if is_image(item):
+                slots.append((items, index, None))
+                continue
+            found = inner(item) if isinstance(item, dict) else None
+            if found is not None and isinstance(found[1], list):
+                holder, nested = found
+                slots += [(nested, j, holder) for j, x in enumerate(nested) if is_image(x)]
+    return slots
+
+
+def append_turn(turns: list[dict[str, Any]], role: str, key: str, items: Sequence[Any]) -> None:
+    """Add ``items`` to the last of ``turns`` when it has ``role`` (APIs that want roles to
+    alternate), else start a turn; ``key`` holds the items (``content``, ``parts``). The last
+    turn is replaced, not changed in place: request bodies share it."""
+    if turns and turns[-1].get("role") == role:
+        last = turns[-1]
+        held = last.get(key)
+        turns[-1] = {**last, key: [*(held if isinstance(held, list) else []), *items]}
+    else:
+        turns.append({"role": role, key: list(items)})
+
+
 def _note(text: str, dropped: int) -> str:
     return f"{text}\n{OMITTED_IMAGE}" if dropped else text
 
@@ -227,7 +360,3 @@ def args_from_json(name: str, raw: str) -> tuple[dict[str, Any], str | None]:
 
 def result_text(text: str, is_error: bool) -> str:
     return f"ERROR: {text}" if is_error and not text.startswith("ERROR") else text
-
-
-def image_count_note(images: Sequence[Image]) -> str:
-    return f"({len(images)} image(s) follow)" if images else ""

@@ -23,14 +23,8 @@ from deskpilot.agent.conversation import (
     ToolProtocol,
     data_url,
 )
-from deskpilot.agent.providers.base import (
-    Provider,
-    Request,
-    args_from_json,
-    result_text,
-    safe_id,
-    safe_name,
-)
+from deskpilot.agent.providers import base
+from deskpilot.agent.providers.base import Provider, Request
 from deskpilot.errors import ProviderError
 from deskpilot.events import Image
 from deskpilot.tools.base import ToolSpec
@@ -46,6 +40,19 @@ def _user(text: str, images: Sequence[Image]) -> dict[str, Any]:
 
 class CompatibleProvider(Provider):
     name = "compatible"
+    needs_key = False
+    no_computer_tool = (
+        "OpenAI-compatible servers (vLLM, llama.cpp server, Ollama) offer function calling only"
+    )
+
+    def endpoint(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json"}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        return headers
 
     def build_request(
         self, conversation: Conversation, tools: Sequence[ToolSpec], protocol: ToolProtocol
@@ -64,10 +71,10 @@ class CompatibleProvider(Provider):
                 if m.tool_calls:
                     message["tool_calls"] = [
                         {
-                            "id": safe_id(c.id),
+                            "id": base.safe_id(c.id),
                             "type": "function",
                             "function": {
-                                "name": safe_name(c.name),
+                                "name": base.safe_name(c.name),
                                 "arguments": json.dumps(c.arguments, ensure_ascii=False),
                             },
                         }
@@ -82,8 +89,8 @@ class CompatibleProvider(Provider):
                     messages.append(
                         {
                             "role": "tool",
-                            "tool_call_id": safe_id(r.call_id),
-                            "content": result_text(r.text, r.is_error) or "(no output)",
+                            "tool_call_id": base.safe_id(r.call_id),
+                            "content": base.result_text(r.text, r.is_error) or "(no output)",
                         }
                     )
                 pictures = [i for r in m.results for i in r.images]
@@ -109,10 +116,7 @@ class CompatibleProvider(Provider):
             ]
         if protocol == "text":
             body["stop"] = list(textproto.STOP_SEQUENCES)
-        headers = {"content-type": "application/json"}
-        if self.api_key:
-            headers["authorization"] = f"Bearer {self.api_key}"
-        return f"{self.base_url}/chat/completions", headers, body
+        return self.endpoint(), self.headers(), body
 
     def parse_response(self, data: dict[str, Any], protocol: ToolProtocol) -> AssistantTurn:
         choices = data.get("choices")
@@ -132,7 +136,7 @@ class CompatibleProvider(Provider):
             if isinstance(raw, dict):  # Ollama sends an object
                 args, error, raw = raw, None, json.dumps(raw)
             else:
-                args, error = args_from_json(name, str(raw or ""))
+                args, error = base.args_from_json(name, str(raw or ""))
             calls.append(
                 ToolCall(
                     id=str(call.get("id") or f"call_{index}"),

@@ -1,7 +1,10 @@
 """HTTP for providers: JSON POST with retries (429/5xx, honouring Retry-After) and timeouts.
 
 Foreign errors are translated here, at the seam, into :class:`~deskpilot.errors.ProviderError`
-with a message that names the provider and says what to do.
+with a message that names the provider and says what to do. Every request a provider makes —
+function calling, computer use, a replay — goes through :meth:`HttpClient.post_json`; what
+answers is httpx's transport: the network, or a recorded one
+(:class:`~deskpilot.agent.providers.scripted.RecordedTransport`) for replays and tests.
 """
 
 from __future__ import annotations
@@ -81,7 +84,8 @@ def error_message(response: httpx.Response) -> str:
 
 
 class HttpClient:
-    """A thin wrapper over :class:`httpx.AsyncClient` (injectable, closeable)."""
+    """A thin wrapper over :class:`httpx.AsyncClient` (injectable, closeable). ``transport``
+    answers the requests instead of the network (a recording)."""
 
     def __init__(
         self,
@@ -89,16 +93,20 @@ class HttpClient:
         *,
         timeout: float = 180.0,
         retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self._client = client
         self._owned = client is None
+        self._transport = transport
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
 
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout, connect=15.0))
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.timeout, connect=15.0), transport=self._transport
+            )
         return self._client
 
     async def aclose(self) -> None:

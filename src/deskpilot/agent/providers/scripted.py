@@ -9,11 +9,14 @@ The file holds replies in a real provider's wire format, replayed in order, one 
       "replies": [ {"id": "msg_01…", "type": "message", "content": [...], ...}, ... ]
     }
 
-Each reply is parsed by that provider's own parser, and each request is still built by that
-provider's encoder (kept in :attr:`ScriptedProvider.requests`), so a replay exercises the same
-code as a live run, minus the network. Replays shipped with deskpilot are named without a
-path: ``scripted:calculator``. ``neutral`` replies are ``{"text": ..., "tool_calls":
-[{"name": ..., "args": {...}}]}`` or a plain string (text-protocol blocks are parsed from it).
+A replay is the recorded vendor's own adapter with a :class:`RecordedTransport` in place of
+the network: each request is built by that adapter's encoder, posted through the production
+HTTP client (:class:`~deskpilot.agent.providers.http.HttpClient`), answered by the next
+recorded reply, and parsed by the adapter's parser — function calling and computer use alike.
+What was sent is kept (:attr:`ScriptedProvider.requests`: url, headers, JSON body). Replays
+shipped with deskpilot are named without a path: ``scripted:calculator``. ``neutral`` replies
+are ``{"text": ..., "tool_calls": [{"name": ..., "args": {...}}]}`` or a plain string
+(text-protocol blocks are parsed from it).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from deskpilot.agent.conversation import (
     AssistantTurn,
     Conversation,
@@ -31,20 +36,40 @@ from deskpilot.agent.conversation import (
     ToolProtocol,
     new_call_id,
 )
-from deskpilot.agent.providers.anthropic import AnthropicProvider
 from deskpilot.agent.providers.base import Provider, Request
-from deskpilot.agent.providers.compatible import CompatibleProvider
-from deskpilot.agent.providers.gemini import GeminiProvider
-from deskpilot.agent.providers.openai import OpenAIProvider
+from deskpilot.agent.providers.http import HttpClient
+from deskpilot.agent.providers.registry import ADAPTERS
 from deskpilot.errors import ProviderError, ProviderNotConfigured
+from deskpilot.native.scaling import Viewport
+from deskpilot.native.wire import ComputerWire, WireSetup
 from deskpilot.tools.base import ToolSpec
 
-WIRE_FORMATS: dict[str, type[Provider]] = {
-    "anthropic": AnthropicProvider,
-    "openai": OpenAIProvider,
-    "compatible": CompatibleProvider,
-    "gemini": GeminiProvider,
-}
+#: the endpoint of a ``neutral`` replay (answered by the recording, never the network)
+NEUTRAL_URL = "http://scripted.invalid/replay"
+
+
+class RecordedTransport(httpx.AsyncBaseTransport):
+    """An httpx transport that answers each request with the next recorded reply (JSON) and
+    keeps what was sent; past the end of the recording, a ProviderError says so."""
+
+    def __init__(self, replies: Sequence[Any], source: str) -> None:
+        self.replies = list(replies)
+        self.source = source
+        self.position = 0
+        self.requests: list[Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        sent = await request.aread()
+        body = json.loads(sent) if sent else {}
+        self.requests.append((str(request.url), dict(request.headers), body))
+        if self.position >= len(self.replies):
+            raise ProviderError(
+                f"scripted: no recorded reply left in {self.source} "
+                f"({len(self.replies)} used); the run went further than the recording"
+            )
+        reply = self.replies[self.position]
+        self.position += 1
+        return httpx.Response(200, json=reply, request=request)
 
 
 def packaged_replay(name: str) -> Path | None:
@@ -71,29 +96,38 @@ def load_script(path: Path) -> dict[str, Any]:
             f'scripted:{path}: expected {{"format": ..., "replies": [...]}} or a JSON list'
         )
     fmt = data.get("format", "neutral")
-    if not isinstance(fmt, str) or (fmt != "neutral" and fmt not in WIRE_FORMATS):
-        known = ", ".join([*WIRE_FORMATS, "neutral"])
+    if not isinstance(fmt, str) or (fmt != "neutral" and fmt not in ADAPTERS):
+        known = ", ".join([*ADAPTERS, "neutral"])
         raise ProviderNotConfigured(f"scripted:{path}: unknown format {fmt!r} (use one of {known})")
     return data
 
 
 class ScriptedProvider(Provider):
     name = "scripted"
+    needs_key = False
+    supports_native_tools = True
 
     def __init__(self, model: str, **kwargs: Any) -> None:
-        super().__init__(model, **kwargs)
-        self.path = Path(model).expanduser()
-        if not self.path.exists():
-            self.path = packaged_replay(model) or self.path
-        script = load_script(self.path)
+        path = Path(model).expanduser()
+        if not path.exists():
+            path = packaged_replay(model) or path
+        script = load_script(path)
+        self.path = path
         self.format: str = script.get("format", "neutral")
         self.recorded_model = str(script.get("model") or "")
         self.title = str(script.get("label") or "")
-        self.replies: list[Any] = list(script["replies"])
-        self.requests: list[Request] = []
-        self.position = 0
-        wire = WIRE_FORMATS.get(self.format)
-        self.wire = wire(self.recorded_model or "recorded", api_key="scripted") if wire else None
+        replies = list(script["replies"])
+        if self.format == "neutral":  # a plain string is a reply's text
+            replies = [r if isinstance(r, dict) else {"text": r} for r in replies]
+        self.transport = RecordedTransport(replies, str(path))
+        kwargs["http"] = HttpClient(transport=self.transport)
+        super().__init__(model, **kwargs)
+        adapter = ADAPTERS.get(self.format)
+        self.wire = (
+            adapter(self.recorded_model or adapter.replay_model or "recorded", api_key="scripted")
+            if adapter
+            else None
+        )
 
     @property
     def label(self) -> str:
@@ -101,36 +135,33 @@ class ScriptedProvider(Provider):
         title = f" ({self.title})" if self.title else ""
         return f"replay, not a live model: recorded {what} replies from {self.path.name}{title}"
 
-    async def complete(
-        self,
-        conversation: Conversation,
-        tools: Sequence[ToolSpec],
-        *,
-        tool_protocol: ToolProtocol | None = None,
-    ) -> AssistantTurn:
-        protocol = self.resolve_protocol(tool_protocol)
-        self.requests.append(self.build_request(conversation, tools, protocol))
-        if self.position >= len(self.replies):
-            raise ProviderError(
-                f"scripted: no recorded reply left in {self.path} "
-                f"({len(self.replies)} used); the run went further than the recording"
-            )
-        reply = self.replies[self.position]
-        self.position += 1
-        turn = self.parse_response(reply if isinstance(reply, dict) else {"text": reply}, protocol)
-        turn.model = self.spec
-        return turn
+    @property
+    def requests(self) -> list[Request]:
+        """What was sent, in order: (url, headers, JSON body)."""
+        return self.transport.requests
+
+    @property
+    def position(self) -> int:
+        """How many recorded replies were used (settable: a resumed run carries on)."""
+        return self.transport.position
+
+    @position.setter
+    def position(self, value: int) -> None:
+        self.transport.position = value
+
+    def endpoint(self) -> str:
+        return self.wire.endpoint() if self.wire is not None else NEUTRAL_URL
+
+    def headers(self) -> dict[str, str]:
+        return self.wire.headers() if self.wire is not None else super().headers()
 
     def build_request(
         self, conversation: Conversation, tools: Sequence[ToolSpec], protocol: ToolProtocol
     ) -> Request:
         if self.wire is not None:
             return self.wire.build_request(conversation, tools, protocol)
-        return (
-            "scripted://",
-            {},
-            {"messages": len(conversation.messages), "tools": [t.name for t in tools]},
-        )
+        body = {"messages": len(conversation.messages), "tools": [t.name for t in tools]}
+        return NEUTRAL_URL, self.headers(), body
 
     def parse_response(self, data: dict[str, Any], protocol: ToolProtocol) -> AssistantTurn:
         if self.wire is not None:
@@ -151,3 +182,19 @@ class ScriptedProvider(Provider):
         turn = self.turn(str(data.get("text", "")), "text", calls=calls)
         turn.protocol = protocol
         return turn
+
+    # -- computer use: the recorded vendor's wire ----------------------------------------------
+
+    def computer_model(self) -> str:
+        return self.wire.model if self.wire is not None else ""
+
+    def computer_viewport(self, width: int, height: int) -> Viewport:
+        return self._recorded().computer_viewport(width, height)
+
+    def computer_wire(self, setup: WireSetup) -> ComputerWire:
+        return self._recorded().computer_wire(setup)
+
+    def _recorded(self) -> Provider:
+        if self.wire is None:
+            raise ProviderNotConfigured(f"scripted:{self.path} holds {self.format!r} replies")
+        return self.wire

@@ -8,6 +8,11 @@
 // set arrives before the injection is over — at the first DOM mutation, readyState change or
 // task, whichever comes first; all of them come after every content script and before the
 // page's first script (measured on Chromium 156). A newer set releases the hold at once.
+//
+// Userscripts (rules whose JS has a ==UserScript== block) run with the GM API their @grant
+// lines ask for (gm.js, inserted below: one closure, so the page never reaches the channel to
+// the extension). The channel: this runtime names a random event at start, before any page
+// script, and the extension's isolated-world bridge takes the first name it is told.
 (() => {
   "use strict";
   const KEY = "__deskpilotPages";
@@ -19,6 +24,7 @@
     rev: -1,
     rules: [],              // the enabled rules, in library order
     defs: new Map(),        // key -> function(dp) (one file per JS rule)
+    scripts: new Map(),     // key -> {spec, params, fn} (userscripts)
     sheets: new Map(),      // key -> CSSStyleSheet
     ran: new Map(),         // key -> {cleanup} once a rule's JS has run in this document
     active: new Set(),      // keys whose CSS is adopted
@@ -28,6 +34,7 @@
     listeners: [],
     errors: [],
     hold: "",               // "armed" by hold.js, "held" once the manifest's set loaded
+    afterDcl: false,        // a task after DOMContentLoaded has run (userscripts' idle)
   };
   const regexes = new Map();
   const mine = new WeakSet();  // every sheet this runtime made (a page's own are left alone)
@@ -40,17 +47,22 @@
     }
     return url;
   }
-  function test(src, url) {
-    let re = regexes.get(src);
+  // a pattern is [regex source, flags]; flag "p": tested without the URL's ?query and #hash
+  function test(pat, url) {
+    const src = pat[0];
+    const flags = pat[1] || "";
+    const key = flags + "\n" + src;
+    let re = regexes.get(key);
     if (re === undefined) {
-      try { re = new RegExp(src); } catch (e) { re = null; }
-      regexes.set(src, re);
+      try { re = new RegExp(src, flags.replace("p", "")); } catch (e) { re = null; }
+      regexes.set(key, re);
     }
-    return re !== null && re.test(url);
+    if (re === null) return false;
+    return re.test(flags.indexOf("p") >= 0 ? url.split(/[?#]/)[0] : url);
   }
   function levelOk(level, url) {
-    for (const src of level.exc) if (test(src, url)) return false;
-    return level.inc.length === 0 || level.inc.some((src) => test(src, url));
+    for (const pat of level.exc) if (test(pat, url)) return false;
+    return level.inc.length === 0 || level.inc.some((pat) => test(pat, url));
   }
   function applies(rule, url) {
     if (rule.frames === "top" && !isTop) return false;
@@ -104,11 +116,15 @@
   function due(rule) {
     if (rule.runAt === "document-start") return true;
     const rs = document.readyState;
+    if (rule.runAt === "document-body") return Boolean(document.body) || rs !== "loading";
     if (rule.runAt === "document-end") return rs !== "loading";
+    // a userscript's document-idle is Violentmonkey's: soon after DOMContentLoaded
+    if (rule.us && state.afterDcl) return true;
     return rs === "complete";
   }
   function run(rule) {
     if (state.hold || state.ran.has(rule.key)) return;
+    if (rule.us) { gm.runScript(rule); return; }
     const fn = state.defs.get(rule.key);
     if (!fn) return;
     state.ran.set(rule.key, { cleanup: null });
@@ -158,10 +174,11 @@
     if (href() === state.url) return;
     evaluate();
     for (const cb of state.listeners) { try { cb(href()); } catch (e) { /* the rule's own */ } }
+    gm.urlChanged(href());
   }
   function missing() {
     for (const rule of state.rules) {
-      if (rule.hasJs && applies(rule, href()) && !state.defs.has(rule.key)) {
+      if (rule.hasJs && applies(rule, href()) && !state.defs.has(rule.key) && !state.scripts.has(rule.key)) {
         report(rule, "js_syntax", "the rule's JavaScript did not load (a syntax error?)");
       }
     }
@@ -190,6 +207,9 @@
     };
   }
 
+  // -- userscripts: the GM API and the channel to the extension (gm.js)
+  /*@GM@*/
+
   const api = {
     get rev() { return state.rev; },
     get held() { return Boolean(state.hold); },
@@ -205,6 +225,11 @@
     },
     define(key, fn) {
       state.defs.set(key, fn);
+      const rule = state.rules.find((r) => r.key === key);
+      if (rule && applies(rule, href()) && due(rule)) run(rule);
+    },
+    defineScript(key, spec, params, fn) {
+      state.scripts.set(key, { spec, params, fn });
       const rule = state.rules.find((r) => r.key === key);
       if (rule && applies(rule, href()) && due(rule)) run(rule);
     },
@@ -260,11 +285,24 @@
   }
   when("popstate", window, urlChanged);
   when("hashchange", window, urlChanged);
-  when("DOMContentLoaded", document, () => { evaluate(); missing(); });
+  when("DOMContentLoaded", document, () => {
+    evaluate();
+    missing();
+    setTimeout(() => { state.afterDcl = true; evaluate(); }, 0);
+  });
   when("load", window, () => {
     const later = window.requestIdleCallback || ((f) => setTimeout(f, 1));
     later(() => evaluate());
   });
+  if (!document.body && document.readyState === "loading") {
+    // document-body scripts: as soon as <body> exists
+    const bodyWatch = new MutationObserver(() => {
+      if (!document.body) return;
+      bodyWatch.disconnect();
+      if (state.rules.some((r) => r.runAt === "document-body")) evaluate();
+    });
+    bodyWatch.observe(document, { childList: true, subtree: true });
+  }
   // a TEMP pane re-applied after a reload (sent by deskpilot's isolated-world bridge)
   when(PANE_EVENT, document, (e) => {
     try {

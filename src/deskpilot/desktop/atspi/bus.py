@@ -1,0 +1,246 @@
+"""The accessibility bus: connect, register for events, and what it knows about its apps.
+
+:class:`AtspiBus` is a :class:`~deskpilot.desktop.atspi.calls.CallQueue` (bounded, timed
+calls) on the AT-SPI bus, plus the registry side: registering for events (atk-bridge apps only
+export their cache and emit events a client registered for), listening to them (when each app
+last sent one, for :meth:`AtspiBus.settle`), and the apps' bus names, PIDs and toolkits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Sequence
+
+from dbus_fast import Message, MessageType
+from dbus_fast.aio import MessageBus
+
+from deskpilot.desktop.atspi.calls import AtspiCallError, AtspiTimeout, CallQueue
+from deskpilot.desktop.atspi.connect import connect_bus, find_a11y_address
+from deskpilot.desktop.atspi.consts import REGISTRY_BUS, REGISTRY_PATH, ROOT_PATH
+from deskpilot.errors import AccessibilityUnavailable
+
+#: Apps (by their root's accessible name) whose Cache.GetItems may crash them.
+UNSAFE_CACHE_APPS = frozenset({"soffice", "soffice.bin", "libreoffice"})
+#: A burst: this many events since an action (a window or document being built: GTK's file
+#: chooser sends ~2,000, in spurts with gaps that grow on a loaded machine) ...
+BURST = 20
+#: ... after which the app is quiet only after this long without an event.
+BURST_QUIET = 0.5
+#: Recent event times kept per app.
+RECENT = 64
+
+
+class AtspiBus(CallQueue):
+    """A connection to the AT-SPI bus with bounded, timed calls."""
+
+    def __init__(
+        self, bus: MessageBus, *, call_timeout: float = 2.0, max_in_flight: int = 32
+    ) -> None:
+        super().__init__(bus, call_timeout=call_timeout, max_in_flight=max_in_flight)
+        self._pids: dict[str, int] = {}
+        self._toolkits: dict[str, asyncio.Future[str]] = {}
+        self._names: dict[str, asyncio.Future[str | None]] = {}  # each app root's name
+        self._registered: set[str] = set()
+        self._listening = False
+        #: monotonic time of the last AT-SPI event from each app (bus name), once listening
+        self.last_event: dict[str, float] = {}
+        #: the last window each app announced (created or activated): (monotonic time, path)
+        self.last_window: dict[str, tuple[float, str]] = {}
+        #: times of each app's recent events (how busy it is)
+        self._recent: dict[str, deque[float]] = {}
+        #: (app, container path) → its active descendant's path (a sheet's cursor cell), as
+        #: the app last announced it
+        self.active_descendant: dict[tuple[str, str], str] = {}
+
+    @classmethod
+    async def connect(
+        cls,
+        session_bus: str | None,
+        *,
+        a11y_address: str | None = None,
+        timeout: float = 5.0,
+    ) -> AtspiBus:
+        """Find the a11y bus through ``org.a11y.Bus`` on the session bus and connect to it."""
+        if a11y_address is None:
+            a11y_address = await find_a11y_address(session_bus, timeout)
+        bus = await connect_bus(a11y_address, "accessibility bus", timeout)
+        return cls(bus)
+
+    async def close(self) -> None:
+        self.bus.disconnect()
+
+    async def register_events(
+        self, events: Sequence[str] = ("object:children-changed",), *, timeout: float | None = None
+    ) -> None:
+        """Tell the registry we listen; atk-bridge apps only export their Cache after this.
+        ``timeout``: for the first call on a new bus, which D-Bus-activates the registry."""
+        for event in events:
+            if event in self._registered:
+                continue
+            try:
+                await self.call(
+                    REGISTRY_BUS,
+                    REGISTRY_PATH,
+                    "Registry",
+                    "RegisterEvent",
+                    "sass",
+                    [event, [], ""],
+                    timeout=timeout,
+                )
+            except AtspiCallError as exc:
+                if not exc.unsupported:
+                    raise
+                await self.call(
+                    REGISTRY_BUS,
+                    REGISTRY_PATH,
+                    "Registry",
+                    "RegisterEvent",
+                    "s",
+                    [event],
+                    timeout=timeout,
+                )
+            self._registered.add(event)
+
+    async def listen(self) -> None:
+        """Receive AT-SPI events (object, window, focus) and note when each app last sent one.
+
+        atk-bridge apps only emit events some client registered for, so this registers too.
+        """
+        if self._listening:
+            return
+        self._listening = True
+        self.bus.add_message_handler(self._on_message)
+        for iface in ("Object", "Window", "Focus"):
+            rule = f"type='signal',interface='org.a11y.atspi.Event.{iface}'"
+            await self.call(
+                "org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus",
+                "AddMatch",
+                "s",
+                [rule],
+            )
+        await self.register_events(("object:", "window:", "focus:"))
+
+    def _on_message(self, msg: Message) -> None:
+        if msg.message_type == MessageType.SIGNAL and (msg.interface or "").startswith(
+            "org.a11y.atspi.Event."
+        ):
+            now = time.monotonic()
+            self.last_event[msg.sender or ""] = now
+            self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(now)
+            if msg.interface == "org.a11y.atspi.Event.Window" and msg.member in (
+                "Create",
+                "Activate",
+            ):
+                self.last_window[msg.sender or ""] = (now, msg.path or "")
+            elif msg.member == "ActiveDescendantChanged" and len(msg.body) > 3:
+                child = getattr(msg.body[3], "value", None)
+                if isinstance(child, list | tuple) and len(child) == 2:
+                    self.active_descendant[(msg.sender or "", msg.path or "")] = str(child[1])
+
+    async def settle(
+        self,
+        bus_name: str,
+        since: float,
+        *,
+        quiet: float = 0.15,
+        timeout: float = 0.8,
+        busy: float = 4.0,
+    ) -> bool:
+        """Wait until ``bus_name`` sent an event after ``since`` and then went quiet.
+
+        An app still sending events (building a dialog: LibreOffice's Format Cells streams a
+        thousand events for a second before its window appears) is waited for up to ``busy``
+        seconds, and after a burst of BURST events quiet means BURST_QUIET seconds without
+        one (a loaded machine leaves gaps in the stream). Returns False if no event came
+        within ``timeout`` (the action may have had no effect the app reports, or it is slow).
+        """
+        while True:
+            now = time.monotonic()
+            last = self.last_event.get(bus_name, 0.0)
+            recent = self._recent.get(bus_name) or ()
+            burst = sum(1 for t in recent if t > since) >= BURST
+            if last > since and now - last >= (BURST_QUIET if burst else quiet):
+                return True
+            if now >= since + (busy if last > since else timeout):
+                return last > since
+            await asyncio.sleep(0.02)
+
+    async def app_buses(self) -> list[str]:
+        """Bus names of the applications registered on the a11y bus."""
+        try:
+            body = await self.call(REGISTRY_BUS, ROOT_PATH, "Accessible", "GetChildren")
+        except AtspiCallError as exc:
+            raise AccessibilityUnavailable(
+                f"the AT-SPI registry does not answer ({exc.error_name})"
+            ) from exc
+        return [str(name) for name, _path in body[0] if name]
+
+    async def pid_of(self, bus_name: str) -> int | None:
+        if bus_name in self._pids:
+            return self._pids[bus_name]
+        try:
+            body = await self.call(
+                "org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus",
+                "GetConnectionUnixProcessID",
+                "s",
+                [bus_name],
+            )
+        except (AtspiCallError, AtspiTimeout):
+            return None
+        pid = int(body[0])
+        self._pids[bus_name] = pid
+        return pid
+
+    async def toolkit(self, bus_name: str) -> str:
+        """The app's toolkit name ("GTK", "Qt", "Chromium", "LibreOffice"…), cached."""
+        if bus_name not in self._toolkits:
+            # one call per app even when many readers ask at once
+            self._toolkits[bus_name] = asyncio.ensure_future(self._ask_toolkit(bus_name))
+        return await self._toolkits[bus_name]
+
+    async def _ask_toolkit(self, bus_name: str) -> str:
+        try:
+            name = await self.get_property(bus_name, ROOT_PATH, "Application", "ToolkitName")
+        except AtspiCallError:
+            return ""  # the app does not say: that answer holds
+        except AtspiTimeout:
+            # a busy app: ask again next time (a Qt app taken for "not Qt" would be sent
+            # GetAll, which crashes Qt 5)
+            self._toolkits.pop(bus_name, None)
+            return ""
+        except BaseException:  # a lost connection: nothing to remember
+            self._toolkits.pop(bus_name, None)
+            raise
+        return str(name)
+
+    async def cache_is_safe(self, bus_name: str) -> bool:
+        """Whether the app's Cache.GetItems can be asked without risk (not LibreOffice: its
+        atk-bridge cache keeps freed objects, and GetItems takes a reference on each). An app
+        too busy to say its name is not asked either."""
+        if bus_name not in self._names:
+            self._names[bus_name] = asyncio.ensure_future(self._ask_name(bus_name))
+        name = await self._names[bus_name]
+        return name is not None and name.casefold() not in UNSAFE_CACHE_APPS
+
+    async def _ask_name(self, bus_name: str) -> str | None:
+        try:
+            return str(await self.get_property(bus_name, ROOT_PATH, "Accessible", "Name"))
+        except AtspiCallError:
+            return ""  # no name: that answer holds
+        except AtspiTimeout:
+            self._names.pop(bus_name, None)  # busy: ask again next time
+            return None
+        except BaseException:  # a lost connection: nothing to remember
+            self._names.pop(bus_name, None)
+            raise
+
+    def forget(self, bus_name: str) -> None:
+        self._pids.pop(bus_name, None)
+        self._toolkits.pop(bus_name, None)
+        self._names.pop(bus_name, None)

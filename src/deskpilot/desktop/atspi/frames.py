@@ -1,0 +1,306 @@
+"""AT-SPI for windows: which app and frame belong to a window, and the window's tree.
+
+:class:`WindowTrees` locates a window's accessible frame (by title, extents and PID), reads
+its tree (a cold read of the app first, then only what events said changed) and turns it into
+:class:`~deskpilot.desktop.base.Node` objects (:mod:`.nodes`). Element checks and actions
+(``DoAction``, ``SetTextContents``, ``GrabFocus``) that need no focus and no pointer are
+:class:`~deskpilot.desktop.atspi.elements.ElementActions`; both serve the accessibility port
+(:mod:`.port`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from dbus_fast import Message
+
+from deskpilot.desktop.atspi.actions import ActionReader
+from deskpilot.desktop.atspi.bus import AtspiBus
+from deskpilot.desktop.atspi.cache import Located, TreeCache
+from deskpilot.desktop.atspi.calls import AtspiCallError, AtspiTimeout
+from deskpilot.desktop.atspi.consts import ROOT_PATH, S_ACTIVE, role_name, state_bits
+from deskpilot.desktop.atspi.details import DetailReader
+from deskpilot.desktop.atspi.elements import ElementActions
+from deskpilot.desktop.atspi.focus import FocusTracker
+from deskpilot.desktop.atspi.nodes import WindowTree, build_nodes, rendered, wants_text
+from deskpilot.desktop.atspi.range import read_range
+from deskpilot.desktop.atspi.tree import TreeReader
+from deskpilot.desktop.base import NOT_ANSWERING, LiveElement, Node, Rect, WindowInfo
+from deskpilot.desktop.cell_refs import Place
+from deskpilot.errors import DesktopError
+
+#: Toolkits whose AT-SPI events miss changes (Chromium: scrolling moves nothing it reports).
+EVENTS_INCOMPLETE = {"chromium", "electron", "gecko", "mozilla", "firefox"}
+
+#: Hit tests asked again (this far apart) until two answers agree, for web toolkits.
+HIT_TRIES = 3
+HIT_GAP_S = 0.05
+
+#: Roles of top-level children of an app that can be a window's frame.
+FRAME_ROLES = {"frame", "window", "dialog", "alert", "file-chooser", "color-chooser"}
+
+#: Roles whose accessible name is often empty while a nearby label names them.
+LABELLED_ROLES = {
+    "entry", "password-text", "text", "combo-box", "spin-button", "slider", "calendar",
+    "date-editor", "list", "list-box", "tree", "tree-table", "table", "check-box",
+    "radio-button", "toggle-button", "switch", "push-button",
+}  # fmt: skip
+
+
+class WindowTrees:
+    """Windows' frames and trees on one accessibility bus."""
+
+    def __init__(self, bus: AtspiBus, elements: ElementActions) -> None:
+        self.bus = bus
+        self.elements = elements
+        self.reader = TreeReader(bus)
+        self.details = DetailReader(bus)
+        self.actions = ActionReader(bus)
+        self.cache = TreeCache()
+        self.focus = FocusTracker()
+        self._locate_problem = ""
+        bus.bus.add_message_handler(self._on_event)
+
+    def _on_event(self, msg: Message) -> None:
+        self.cache.on_message(msg)
+        self.focus.on_message(msg)
+
+    # -- apps and frames -------------------------------------------------------------------
+
+    async def buses_for_pid(self, pid: int) -> list[str]:
+        buses = await self.bus.app_buses()
+        pids = await asyncio.gather(*(self.bus.pid_of(b) for b in buses))
+        return [b for b, p in zip(buses, pids, strict=True) if p == pid]
+
+    async def frames_of(self, bus_name: str) -> list[tuple[str, str, int, tuple[int, ...]]]:
+        """(path, name, states, extents) of an app's top-level frames: children of a frame's
+        role, and named children of any role (GTK 4.8 gives its file chooser dialog the role
+        'widget': it is still a window)."""
+        body = await self.bus.call(bus_name, ROOT_PATH, "Accessible", "GetChildren")
+        paths = [str(p) for b, p in body[0] if b == bus_name]
+
+        async def describe(path: str) -> tuple[str, str, int, tuple[int, ...]] | None:
+            try:
+                role, name, state = await asyncio.gather(
+                    self.bus.call(bus_name, path, "Accessible", "GetRole"),
+                    self.bus.get_property(bus_name, path, "Accessible", "Name"),
+                    self.bus.call(bus_name, path, "Accessible", "GetState"),
+                )
+            except (AtspiCallError, AtspiTimeout):
+                return None
+            if role_name(int(role[0])) not in FRAME_ROLES and not str(name):
+                return None  # an unnamed top-level child of another role is no window
+            try:
+                ext = await self.bus.call(bus_name, path, "Component", "GetExtents", "u", [0])
+                extents = tuple(int(v) for v in ext[0])
+            except (AtspiCallError, AtspiTimeout):
+                extents = ()
+            return (path, str(name), state_bits(state[0]), extents)
+
+        found = await asyncio.gather(*(describe(p) for p in paths))
+        return [f for f in found if f is not None]
+
+    async def locate(self, window: WindowInfo) -> tuple[str, str, tuple[int, int]] | None:
+        """(bus, frame path, coordinate offset) of an X window's accessible frame, if any."""
+        buses = await self.buses_for_pid(window.pid)
+        self._locate_problem = (
+            ""
+            if buses
+            else "the app is not on the accessibility bus (it has no AT-SPI "
+            "support, or accessibility is switched off for it)"
+        )
+        # frames other windows were matched to: two windows with the same title (two
+        # browser windows on one page) must never resolve to the same tree
+        taken = {(w.bus, w.frame) for x, w in self.cache.located.items() if x != window.handle}
+        best: tuple[int, str, str, tuple[int, ...]] | None = None
+        for bus_name in buses:
+            try:
+                frames = await self.frames_of(bus_name)
+            except AtspiTimeout:
+                self._locate_problem = NOT_ANSWERING
+                continue
+            except AtspiCallError as exc:
+                self._locate_problem = f"the app refused to list its windows ({exc.error_name})"
+                continue
+            for path, name, states, extents in frames:
+                if (bus_name, path) in taken:
+                    continue
+                score = _frame_score(window, name, states, extents, single=len(frames) == 1)
+                if score and (best is None or score > best[0]):
+                    best = (score, bus_name, path, extents)
+        if best is None:
+            return None
+        _, bus_name, path, extents = best
+        offset = (0, 0)
+        geo = window.geometry
+        if extents and extents[0] == 0 and extents[1] == 0 and (geo.x, geo.y) != (0, 0):
+            offset = (geo.x, geo.y)  # window-relative extents (GTK4): translate to the screen
+        return bus_name, path, offset
+
+    # -- reading ---------------------------------------------------------------------------
+
+    async def read_window(
+        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
+    ) -> tuple[Node | None, bool, list[str]]:
+        """The window's tree as Nodes, whether it is partial, and what went wrong.
+
+        The first read of an app is a full (cold) read; later reads apply only what AT-SPI
+        events said changed (warm). ``fresh=True`` forces a full read."""
+        deadline = time.monotonic() + timeout
+        try:
+            where = None if fresh else await self._cached_location(window)
+        except AtspiTimeout:  # it answered before and now does not: looking again cannot help
+            return None, True, [NOT_ANSWERING]
+        if where is None:
+            located = await self.locate(window)
+            if located is None:
+                return None, True, [self._locate_problem or "no accessible frame found"]
+            bus_name, frame, offset = located
+            where = Located(bus_name, frame, offset, (window.geometry.x, window.geometry.y))
+            self.cache.located[window.handle] = where
+        self.cache.watch(where.bus)
+        app = self.cache.trees.get(where.bus)
+        dirty = self.cache.take(where.bus)
+        if (window.geometry.x, window.geometry.y) != where.origin:
+            dirty.all_extents = True  # the window moved: screen positions changed
+            where.origin = (window.geometry.x, window.geometry.y)
+        if app is None or fresh or dirty.full or app.partial or where.frame not in app.nodes:
+            app = await self.reader.read_app(
+                where.bus, frame=where.frame, deadline=deadline, lazy_hidden=True
+            )
+        else:
+            # only this window: what changed in the app's other windows waits for their reads
+            rest = await self.reader.refresh(app, dirty, frame=where.frame, deadline=deadline)
+            self.cache.put_back(where.bus, rest)
+            if where.frame not in app.frames:
+                await self.reader.read_frame(app, where.frame, deadline=deadline)
+        if where.frame not in app.nodes:
+            self.cache.drop(where.bus)
+            return None, True, [*app.problems, "the window's frame vanished while reading"]
+        self.cache.store(app)
+        shown = [p for p in rendered(app, where.frame) if app.shown(p)]
+        await self.details.fill_extents(app, shown, deadline=deadline)
+        textual = [p for p in shown if wants_text(app.nodes[p])]
+        await self.details.fill_text(app, textual, deadline=deadline)
+        unnamed = [
+            p for p in shown
+            if not app.nodes[p].name and app.nodes[p].role_name in LABELLED_ROLES
+        ]  # fmt: skip
+        await self.details.fill_labels(app, unnamed, deadline=deadline)
+        await self.actions.fill_actions(app, shown)
+        await self.actions.fill_hints(app, shown)
+        if app.partial:
+            self.cache.drop(where.bus)  # do not build on an incomplete tree
+        root = build_nodes(WindowTree(app, where.frame, where.offset), window)
+        return root, app.partial, app.problems
+
+    async def _cached_location(self, window: WindowInfo) -> Located | None:
+        """Where a window read before lives, if that still holds (one liveness call); raises
+        AtspiTimeout when the app no longer answers."""
+        where = self.cache.located.get(window.handle)
+        if where is None:
+            return None
+        dirty = self.cache.dirty.get(where.bus)
+        if dirty is not None and dirty.frames:
+            del self.cache.located[window.handle]
+            return None
+        try:
+            # as long as a call may take: a busy app that answers in time is not frozen
+            await self.bus.call(where.bus, where.frame, "Accessible", "GetState")
+        except AtspiTimeout:
+            self.cache.drop(where.bus)
+            raise
+        except (AtspiCallError, DesktopError):
+            self.cache.drop(where.bus)
+            return None
+        return where
+
+    async def read_cells(
+        self, window: WindowInfo, key: tuple[str, str], first: Place, last: Place
+    ) -> tuple[Node | None, list[str]]:
+        """A range of a table's cells (see :mod:`.range`), in screen coordinates."""
+        where = self.cache.located.get(window.handle)
+        node, problems = await read_range(self.reader, key[0], key[1], first, last)
+        if node is not None and where is not None and where.offset != (0, 0):
+            for n in node.walk():
+                if n.bounds is not None:
+                    n.bounds = n.bounds.offset(*where.offset)
+        return node, problems
+
+    async def element_at(self, window: WindowInfo, x: int, y: int) -> LiveElement | None:
+        """The deepest element of the window's frame at screen point (x, y).
+
+        Chromium hit-tests asynchronously: its first answer at a new point can be the
+        previous guess (an overlay's box where the element inside it is), so for web
+        toolkits the point is asked until two answers agree."""
+        located = await self.locate(window)
+        if located is None:
+            return None
+        bus_name, path, offset = located
+        point = (x - offset[0], y - offset[1])
+        key = await self._hit(bus_name, path, point)
+        if (await self.bus.toolkit(bus_name)).casefold() in EVENTS_INCOMPLETE:
+            for _ in range(HIT_TRIES):
+                await asyncio.sleep(HIT_GAP_S)
+                again = await self._hit(bus_name, path, point)
+                if again == key:
+                    break
+                key = again
+        return await self.elements.inspect(key, window.pid)
+
+    async def _hit(self, bus_name: str, frame: str, point: tuple[int, int]) -> tuple[str, str]:
+        key = (bus_name, frame)
+        for _ in range(64):
+            try:
+                body = await self.bus.call(
+                    bus_name, key[1], "Component", "GetAccessibleAtPoint", "iiu", [*point, 0]
+                )
+            except (AtspiCallError, AtspiTimeout):
+                break
+            nbus, npath = body[0]
+            if not nbus or npath in ("/org/a11y/atspi/null", key[1]):
+                break
+            key = (str(nbus), str(npath))
+        return key
+
+
+def _frame_score(
+    window: WindowInfo, name: str, states: int, extents: tuple[int, ...], *, single: bool
+) -> int:
+    """How well an accessible frame matches a window: title, then position and size (exact
+    beats close), then the active state; 0 for no match at all.
+
+    A frame whose name contradicts the window's title matches only by its exact extents, and
+    being the app's only frame never makes up for a contradicting title: a dialog the app does
+    not expose must read as unreadable, never as the app's main window."""
+    score = 0
+    titled = bool(name and window.title)
+    if name and name == window.title:
+        score += 4
+    elif titled and (name in window.title or window.title in name):
+        score += 2
+    contradicts = titled and score == 0
+    geo = window.geometry
+    if extents and tuple(extents) == (geo.x, geo.y, geo.width, geo.height):
+        score += 3
+    elif extents and _close(extents, geo) and not contradicts:
+        score += 2
+    if contradicts and score == 0:
+        return 0
+    if single and not contradicts:
+        score += 1
+    if score and window.active == bool(states & S_ACTIVE):
+        score += 1
+    return score
+
+
+def _close(extents: tuple[int, ...], geo: Rect, slack: int = 40) -> bool:
+    if len(extents) != 4:
+        return False
+    x, y, w, h = extents
+    return (
+        abs(w - geo.width) <= slack
+        and abs(h - geo.height) <= slack
+        and ((abs(x - geo.x) <= slack and abs(y - geo.y) <= slack) or (x, y) == (0, 0))
+    )

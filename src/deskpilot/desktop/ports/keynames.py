@@ -1,0 +1,238 @@
+"""The key vocabulary's names: data for :mod:`deskpilot.desktop.ports.keys`.
+
+The names are the traditional X keysym spellings (``Return``, ``Page_Down``, ``KP_0``,
+``Control_L``, ``eacute``): the spelling computer-use models already emit (xdotool's, which
+Anthropic's ``key`` action uses) and that saved sessions and audit logs hold. The X11
+backend maps them to keysyms; any other backend maps them to its own key codes. Generated
+once from python-xlib's default keysym groups (miscellany, latin1); a unit test keeps the
+two equal.
+"""
+
+from __future__ import annotations
+
+_NAMES = """
+0 1 2 3 4 5 6 7 8 9 A AE Aacute Acircumflex Adiaeresis Agrave Alt_L Alt_R Aring Atilde B BackSpace
+Begin Break C Cancel Caps_Lock Ccedilla Clear Control_L Control_R D Delete Down E ETH Eacute
+Ecircumflex Ediaeresis Egrave Eisu_Shift Eisu_toggle End Escape Eth Execute F F1 F10 F11 F12 F13
+F14 F15 F16 F17 F18 F19 F2 F20 F21 F22 F23 F24 F25 F26 F27 F28 F29 F3 F30 F31 F32 F33 F34 F35 F4
+F5 F6 F7 F8 F9 Find G H Hankaku Help Henkan Henkan_Mode Hiragana Hiragana_Katakana Home Hyper_L
+Hyper_R I Iacute Icircumflex Idiaeresis Igrave Insert J K KP_0 KP_1 KP_2 KP_3 KP_4 KP_5 KP_6 KP_7
+KP_8 KP_9 KP_Add KP_Begin KP_Decimal KP_Delete KP_Divide KP_Down KP_End KP_Enter KP_Equal KP_F1
+KP_F2 KP_F3 KP_F4 KP_Home KP_Insert KP_Left KP_Multiply KP_Next KP_Page_Down KP_Page_Up KP_Prior
+KP_Right KP_Separator KP_Space KP_Subtract KP_Tab KP_Up Kana_Lock Kana_Shift Kanji Katakana L L1
+L10 L2 L3 L4 L5 L6 L7 L8 L9 Left Linefeed M Mae_Koho Massyo Menu Meta_L Meta_R Mode_switch
+Muhenkan Multi_key MultipleCandidate N Next Ntilde Num_Lock O Oacute Ocircumflex Odiaeresis Ograve
+Ooblique Otilde P Page_Down Page_Up Pause PreviousCandidate Print Prior Q R R1 R10 R11 R12 R13 R14
+R15 R2 R3 R4 R5 R6 R7 R8 R9 Redo Return Right Romaji S Scroll_Lock Select Shift_L Shift_Lock
+Shift_R SingleCandidate Super_L Super_R Sys_Req T THORN Tab Thorn Touroku U Uacute Ucircumflex
+Udiaeresis Ugrave Undo Up V W X Y Yacute Z Zen_Koho Zenkaku Zenkaku_Hankaku a aacute acircumflex
+acute adiaeresis ae agrave ampersand apostrophe aring asciicircum asciitilde asterisk at atilde b
+backslash bar braceleft braceright bracketleft bracketright brokenbar c ccedilla cedilla cent
+colon comma copyright currency d degree diaeresis division dollar e eacute ecircumflex ediaeresis
+egrave equal eth exclam exclamdown f g grave greater guillemotleft guillemotright h hyphen i
+iacute icircumflex idiaeresis igrave j k l less m macron masculine minus mu multiply n
+nobreakspace notsign ntilde numbersign o oacute ocircumflex odiaeresis ograve onehalf onequarter
+onesuperior ordfeminine oslash otilde p paragraph parenleft parenright percent period
+periodcentered plus plusminus q question questiondown quotedbl quoteleft quoteright r registered s
+script_switch section semicolon slash space ssharp sterling t thorn threequarters threesuperior
+twosuperior u uacute ucircumflex udiaeresis ugrave underscore v w x y yacute ydiaeresis yen z
+"""
+
+#: Every key name of the vocabulary.
+NAMES: frozenset[str] = frozenset(_NAMES.split())
+
+#: The name of the key that types each printable Latin-1 character (letters and digits are
+#: their own names).
+CHAR_NAMES: dict[str, str] = {
+    " ": "space",
+    "!": "exclam",
+    '"': "quotedbl",
+    "#": "numbersign",
+    "$": "dollar",
+    "%": "percent",
+    "&": "ampersand",
+    "'": "apostrophe",
+    "(": "parenleft",
+    ")": "parenright",
+    "*": "asterisk",
+    "+": "plus",
+    ",": "comma",
+    "-": "minus",
+    ".": "period",
+    "/": "slash",
+    "0": "0",
+    "1": "1",
+    "2": "2",
+    "3": "3",
+    "4": "4",
+    "5": "5",
+    "6": "6",
+    "7": "7",
+    "8": "8",
+    "9": "9",
+    ":": "colon",
+    ";": "semicolon",
+    "<": "less",
+    "=": "equal",
+    ">": "greater",
+    "?": "question",
+    "@": "at",
+    "A": "A",
+    "B": "B",
+    "C": "C",
+    "D": "D",
+    "E": "E",
+    "F": "F",
+    "G": "G",
+    "H": "H",
+    "I": "I",
+    "J": "J",
+    "K": "K",
+    "L": "L",
+    "M": "M",
+    "N": "N",
+    "O": "O",
+    "P": "P",
+    "Q": "Q",
+    "R": "R",
+    "S": "S",
+    "T": "T",
+    "U": "U",
+    "V": "V",
+    "W": "W",
+    "X": "X",
+    "Y": "Y",
+    "Z": "Z",
+    "[": "bracketleft",
+    "\\": "backslash",
+    "]": "bracketright",
+    "^": "asciicircum",
+    "_": "underscore",
+    "`": "grave",
+    "a": "a",
+    "b": "b",
+    "c": "c",
+    "d": "d",
+    "e": "e",
+    "f": "f",
+    "g": "g",
+    "h": "h",
+    "i": "i",
+    "j": "j",
+    "k": "k",
+    "l": "l",
+    "m": "m",
+    "n": "n",
+    "o": "o",
+    "p": "p",
+    "q": "q",
+    "r": "r",
+    "s": "s",
+    "t": "t",
+    "u": "u",
+    "v": "v",
+    "w": "w",
+    "x": "x",
+    "y": "y",
+    "z": "z",
+    "{": "braceleft",
+    "|": "bar",
+    "}": "braceright",
+    "~": "asciitilde",
+    "\xa0": "nobreakspace",
+    "¡": "exclamdown",
+    "¢": "cent",
+    "£": "sterling",
+    "¤": "currency",
+    "¥": "yen",
+    "¦": "brokenbar",
+    "§": "section",
+    "¨": "diaeresis",
+    "©": "copyright",
+    "ª": "ordfeminine",
+    "«": "guillemotleft",
+    "¬": "notsign",
+    "\xad": "hyphen",
+    "®": "registered",
+    "¯": "macron",
+    "°": "degree",
+    "±": "plusminus",
+    "²": "twosuperior",
+    "³": "threesuperior",
+    "´": "acute",
+    "µ": "mu",
+    "¶": "paragraph",
+    "·": "periodcentered",
+    "¸": "cedilla",
+    "¹": "onesuperior",
+    "º": "masculine",
+    "»": "guillemotright",
+    "¼": "onequarter",
+    "½": "onehalf",
+    "¾": "threequarters",
+    "¿": "questiondown",
+    "À": "Agrave",
+    "Á": "Aacute",
+    "Â": "Acircumflex",
+    "Ã": "Atilde",
+    "Ä": "Adiaeresis",
+    "Å": "Aring",
+    "Æ": "AE",
+    "Ç": "Ccedilla",
+    "È": "Egrave",
+    "É": "Eacute",
+    "Ê": "Ecircumflex",
+    "Ë": "Ediaeresis",
+    "Ì": "Igrave",
+    "Í": "Iacute",
+    "Î": "Icircumflex",
+    "Ï": "Idiaeresis",
+    "Ð": "ETH",
+    "Ñ": "Ntilde",
+    "Ò": "Ograve",
+    "Ó": "Oacute",
+    "Ô": "Ocircumflex",
+    "Õ": "Otilde",
+    "Ö": "Odiaeresis",
+    "×": "multiply",
+    "Ø": "Ooblique",
+    "Ù": "Ugrave",
+    "Ú": "Uacute",
+    "Û": "Ucircumflex",
+    "Ü": "Udiaeresis",
+    "Ý": "Yacute",
+    "Þ": "THORN",
+    "ß": "ssharp",
+    "à": "agrave",
+    "á": "aacute",
+    "â": "acircumflex",
+    "ã": "atilde",
+    "ä": "adiaeresis",
+    "å": "aring",
+    "æ": "ae",
+    "ç": "ccedilla",
+    "è": "egrave",
+    "é": "eacute",
+    "ê": "ecircumflex",
+    "ë": "ediaeresis",
+    "ì": "igrave",
+    "í": "iacute",
+    "î": "icircumflex",
+    "ï": "idiaeresis",
+    "ð": "eth",
+    "ñ": "ntilde",
+    "ò": "ograve",
+    "ó": "oacute",
+    "ô": "ocircumflex",
+    "õ": "otilde",
+    "ö": "odiaeresis",
+    "÷": "division",
+    "ø": "oslash",
+    "ù": "ugrave",
+    "ú": "uacute",
+    "û": "ucircumflex",
+    "ü": "udiaeresis",
+    "ý": "yacute",
+    "þ": "thorn",
+    "ÿ": "ydiaeresis",
+}

@@ -1,0 +1,92 @@
+"""Pointer aiming: the screen point a person would click to hit an element.
+
+The point is the centre of the element's visible part (inside its window), or of its own text
+when that is on it (a wide list item or a tab is clicked on its label, where its link is). An
+element out of its page's or list's view is first scrolled into view by the app, as a person
+scrolls before pointing. An element of a GTK 4 popover is aimed at where the popover's popup
+window really is (:meth:`~deskpilot.desktop.skills.reading.Reading.popover_shift`), not where
+GTK's extents put it.
+"""
+
+from __future__ import annotations
+
+from deskpilot.desktop.base import LiveElement, Rect, WindowInfo
+from deskpilot.desktop.ports.bundle import Ports
+from deskpilot.desktop.ports.identity import ElementKey
+from deskpilot.desktop.skills.reading import Reading
+from deskpilot.errors import ActionFailed
+
+
+def visible_center(rect: Rect, area: Rect) -> tuple[int, int] | None:
+    """The centre of the part of ``rect`` inside ``area`` (None when they do not overlap)."""
+    left, top = max(rect.x, area.x), max(rect.y, area.y)
+    right = min(rect.x + rect.width, area.x + area.width)
+    bottom = min(rect.y + rect.height, area.y + area.height)
+    if right <= left or bottom <= top:
+        return None
+    return (left + right) // 2, (top + bottom) // 2
+
+
+def overlap(a: Rect, b: Rect) -> Rect | None:
+    left, top = max(a.x, b.x), max(a.y, b.y)
+    right, bottom = min(a.x + a.width, b.x + b.width), min(a.y + a.height, b.y + b.height)
+    return Rect(left, top, right - left, bottom - top) if right > left and bottom > top else None
+
+
+class Aiming:
+    """Where to point at an element (see the module docstring)."""
+
+    def __init__(self, ports: Ports, reading: Reading) -> None:
+        self.a11y = ports.a11y
+        self.reading = reading
+
+    async def element_point(self, window: WindowInfo, key: ElementKey) -> tuple[int, int]:
+        live = await self.a11y.inspect(key)
+        popover = await self.popover_of(live) if live is not None else None
+        if popover is not None:
+            return await self._in_popover(window, key, popover)
+        if live is not None and "showing" not in live.states and "visible" in live.states:
+            # out of its page's or list's view (Chromium): let the app scroll it in, as a
+            # person would scroll before pointing at it
+            await self.a11y.scroll_into_view(key)
+        rect = await self.a11y.extents(key)
+        if rect is None or rect.empty:
+            raise ActionFailed("the element has no on-screen position to point at")
+        text = await self.a11y.text_extents(key)
+        offset = await self.a11y.origin(window, fresh=True) or (0, 0)
+        rect = rect.offset(*offset)
+        area = window.geometry
+        if text is not None and text.offset(*offset).intersects(rect):
+            # a wide item or tab: point at its text (where its link is), not at empty space
+            point = visible_center(text.offset(*offset), overlap(rect, area) or area)
+            if point is not None:
+                return point
+        point = visible_center(rect, area)
+        if point is None:
+            raise ActionFailed("the element is outside the window's visible area; scroll first")
+        return point
+
+    async def _in_popover(
+        self, window: WindowInfo, key: ElementKey, popover: ElementKey
+    ) -> tuple[int, int]:
+        rect, box = await self.a11y.extents(key), await self.a11y.extents(popover)
+        offset = await self.a11y.origin(window, fresh=True)
+        if rect is None or rect.empty or box is None or offset is None:
+            raise ActionFailed("the element has no on-screen position to point at")
+        dx, dy = await self.reading.popover_shift(window, box.offset(*offset))
+        return rect.offset(offset[0] + dx, offset[1] + dy).center
+
+    async def in_popover(self, live: LiveElement) -> bool:
+        """Whether the element lies in a GTK 4 popover (an ancestor named "GtkPopover")."""
+        return await self.popover_of(live) is not None
+
+    async def popover_of(self, live: LiveElement, levels: int = 12) -> ElementKey | None:
+        key = live.parent_key
+        for _ in range(levels):
+            now = await self.a11y.inspect(key) if key is not None else None
+            if now is None:
+                return None
+            if now.name == "GtkPopover":
+                return now.key
+            key = now.parent_key
+        return None

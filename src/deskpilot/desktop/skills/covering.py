@@ -1,0 +1,103 @@
+"""What covers an element of a web page where a person would click it (a modal, an overlay).
+
+Only pages put overlays over their own content (toolkits open windows, which the window
+system reports). The element is hit-tested at the centre of its visible part and of its text;
+when the element hit there is neither the element, nor inside it, nor one of its ancestors,
+the outermost ancestor of the hit that the element does not share is what covers it, and it is
+described by its tag, classes, id and words (``div.modal#consent "Accept cookies"``). A
+``<select>``'s items pop up over the page, outside its hit test: they are never covered.
+"""
+
+from __future__ import annotations
+
+from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.ports.bundle import Ports
+from deskpilot.desktop.ports.identity import ElementKey
+from deskpilot.desktop.skills.aiming import visible_center
+from deskpilot.errors import ElementCallFailed, NotAnswering
+
+
+class Covering:
+    """Finding and describing what covers an element (see the module docstring)."""
+
+    def __init__(self, ports: Ports) -> None:
+        self.a11y = ports.a11y
+
+    async def covering(self, window: WindowInfo, key: ElementKey) -> str | None:
+        if not await self.a11y.web_engine(window):
+            return None  # only pages put overlays over their own content (toolkits: windows)
+        origin = await self.a11y.origin(window)
+        rect = await self.a11y.extents(key)
+        if origin is None or rect is None or rect.empty:
+            return None
+        rect = rect.offset(*origin)
+        points = [visible_center(rect, window.geometry)]
+        text = await self.a11y.text_extents(key)
+        if text is not None:
+            points.append(visible_center(text.offset(*origin), rect))
+        mine = await self._lineage(key)
+        if await self._in_popup(mine[1:3]):
+            return None  # a <select>'s list pops up over the page, outside its hit test
+        cover: ElementKey | None = None
+        for point in dict.fromkeys(p for p in points if p is not None):
+            hit = await self.a11y.element_at(window, *point)
+            if hit is None:
+                return None
+            top = await self._coverer(hit.key, key, mine)
+            if top is None:
+                return None  # a person reaches it at this point
+            cover = cover or top
+        return await self._describe(cover) if cover is not None else None
+
+    async def _lineage(self, key: ElementKey, limit: int = 40) -> list[ElementKey]:
+        """``key`` and its ancestors, innermost first (one question a level)."""
+        out = [key]
+        for _ in range(limit):
+            try:
+                parent = await self.a11y.parent(out[-1])
+            except (ElementCallFailed, NotAnswering):
+                break
+            if parent is None or parent in out:
+                break
+            out.append(parent)
+        return out
+
+    async def _in_popup(self, ancestors: list[ElementKey]) -> bool:
+        """Whether these (the nearest ancestors of an element) include a combo box: its
+        items are in a popup drawn over the page."""
+        for key in ancestors:
+            try:
+                role = await self.a11y.role(key)
+            except (ElementCallFailed, NotAnswering):
+                return False
+            if role == "combo-box":
+                return True
+        return False
+
+    async def _coverer(
+        self, hit: ElementKey, target: ElementKey, mine: list[ElementKey]
+    ) -> ElementKey | None:
+        """None when the element hit is the target, inside it or one of its ancestors; else
+        the outermost element above the hit that is not shared with the target (the overlay)."""
+        chain = await self._lineage(hit)
+        if target in chain or hit in mine:
+            return None
+        shared = next((i for i, k in enumerate(chain) if k in mine), len(chain))
+        return chain[max(0, shared - 1)]
+
+    async def _describe(self, key: ElementKey) -> str:
+        live = await self.a11y.inspect(key)
+        role = live.role if live is not None else "element"
+        try:
+            attrs = await self.a11y.attributes(key)
+        except (ElementCallFailed, NotAnswering):
+            attrs = {}
+        tag = attrs.get("tag", role)
+        what = tag + "".join(f".{c}" for c in attrs.get("class", "").split()[:2])
+        if "id" in attrs:
+            what += f"#{attrs['id']}"
+        words = await self.a11y.read_text(key)
+        words = " ".join((words or "").replace("\ufffc", " ").split())
+        if live is not None and live.name:
+            words = live.name
+        return f'{what} "{words[:60]}"' if words else what

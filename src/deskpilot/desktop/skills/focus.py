@@ -1,0 +1,31 @@
+"""Keyboard focus, checked: give an element the focus and wait until it says it has it.
+
+Apps take the focus asynchronously (Chromium does): typing right after asking would go to the
+previous field, so every skill that types into an element first waits for its ``focused``
+state.
+"""
+
+from __future__ import annotations
+
+from deskpilot._wait import WaitTimeout, async_wait_for
+from deskpilot.desktop.ports.accessibility import Accessibility
+from deskpilot.desktop.ports.identity import ElementKey
+
+
+async def has_focus(a11y: Accessibility, key: ElementKey, timeout: float = 1.5) -> bool:
+    """Whether the element reports FOCUSED within ``timeout`` seconds."""
+
+    async def has() -> bool:
+        now = await a11y.inspect(key)
+        return now is not None and "focused" in now.states
+
+    try:
+        await async_wait_for(has, timeout=timeout, what="the keyboard focus")
+    except WaitTimeout:
+        return False
+    return True
+
+
+async def take_focus(a11y: Accessibility, key: ElementKey) -> bool:
+    """Give the element the focus (no pointer), then wait until it reports FOCUSED."""
+    return await a11y.grab_focus(key) and await has_focus(a11y, key)

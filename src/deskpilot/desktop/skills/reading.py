@@ -1,0 +1,172 @@
+"""Reading: a window's accessibility snapshot, and live looks at single elements.
+
+A read right after keyboard or pointer input first lets the app settle (input is processed
+asynchronously); a window whose pixels changed since its last read is read in full, not from
+the event cache (see :mod:`.pixels`). A read whose app's focused element lies outside the tree
+just read (a popup the toolkit did not announce) is read again in full, once. GTK 4 popovers,
+which report extents as if they lay inside their window, are moved to where their popup
+surfaces really are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+from deskpilot._wait import WaitTimeout, async_wait_for
+from deskpilot.desktop.base import LiveElement, Node, Rect, Snapshot, WindowInfo
+from deskpilot.desktop.caret import Caret
+from deskpilot.desktop.cell_refs import Place
+from deskpilot.desktop.ports.bundle import Ports
+from deskpilot.desktop.ports.identity import ElementKey, WindowHandle
+from deskpilot.desktop.skills.pixels import Pixels
+from deskpilot.desktop.skills.raw_input import RawInput
+
+#: A read within this many seconds of keyboard/pointer input first lets the app settle.
+INPUT_SETTLE_S = 1.0
+#: How far (width + height, px) a popup window's size may differ from a GTK 4 popover's.
+POPOVER_MISFIT = 40
+#: Ancestors of a focused element asked at most to place it in a window.
+MAX_FOCUS_CLIMB = 16
+#: How long a settle waits at most for a window the app announced to reach the screen.
+NEW_WINDOW_S = 3.0
+
+
+class Reading:
+    """Snapshots of windows and live element checks."""
+
+    def __init__(self, ports: Ports, pixels: Pixels, raw: RawInput) -> None:
+        self.windows = ports.windows
+        self.a11y = ports.a11y
+        self.pixels = pixels
+        self.raw = raw
+        self._focus_checked: dict[WindowHandle, ElementKey] = {}  # window → focus looked for
+
+    async def snapshot(
+        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
+    ) -> Snapshot:
+        start = time.perf_counter()
+        if time.monotonic() - self.raw.last_input < INPUT_SETTLE_S:
+            # keyboard/pointer input is processed asynchronously: let the app catch up
+            # (a read right after typing "12*7\n" could still show "12×7")
+            await self.settle(window, self.raw.last_input)
+        fresh = await self.pixels.changed(window) or fresh
+        read = await self.a11y.read_window(window, timeout=timeout, fresh=fresh)
+        if not fresh and read.root is not None and await self._focus_outside(window, read.root):
+            # the focus moved into something the tree does not have: a popup the toolkit did
+            # not announce (GTK 4's drop-down list): read the window afresh, once
+            read = await self.a11y.read_window(window, timeout=timeout, fresh=True)
+        if read.root is not None:
+            await self._place_popovers(window, read.root)
+        await self.pixels.take_baseline(window)
+        return Snapshot(
+            window=window,
+            root=read.root,
+            partial=read.partial,
+            problems=read.problems,
+            elapsed_ms=(time.perf_counter() - start) * 1000,
+        )
+
+    async def popover_shift(self, window: WindowInfo, believed: Rect) -> tuple[int, int]:
+        """How far a GTK 4 popover really is from where its extents put it. GTK 4 reports a
+        popover's extents as if it lay inside its window, but on X11 it is a popup window of
+        its own, placed elsewhere (26 px lower for a drop-down's list: a click by its rows'
+        extents hit the row above). The app's popup window closest in size is taken."""
+        best: tuple[int, Rect] | None = None
+        for rect in await self.windows.popups(window):
+            misfit = abs(rect.width - believed.width) + abs(rect.height - believed.height)
+            if misfit <= POPOVER_MISFIT and (best is None or misfit < best[0]):
+                best = (misfit, rect)
+        if best is None:
+            return (0, 0)
+        return (best[1].x - believed.x, best[1].y - believed.y)
+
+    async def _place_popovers(self, window: WindowInfo, root: Node) -> None:
+        """Move the nodes of open GTK 4 popovers to where their popup windows are."""
+        for node in root.walk():
+            if node.name != "GtkPopover" or node.bounds is None or node.bounds.empty:
+                continue
+            dx, dy = await self.popover_shift(window, node.bounds)
+            if (dx, dy) == (0, 0):
+                continue
+            for part in node.walk():
+                if part.bounds is not None:
+                    part.bounds = part.bounds.offset(dx, dy)
+
+    async def _focus_outside(self, window: WindowInfo, root: Node) -> bool:
+        """Whether the app's focused element lies inside this window but is missing from the
+        tree just read (its ancestors, asked live, reach a node of the tree). Decided once per
+        focused element."""
+        focused = await self.a11y.focused(window)
+        if focused is None:
+            return False
+        known = {n.key for n in root.walk()}
+        if focused in known or self._focus_checked.get(window.handle) == focused:
+            return False
+        self._focus_checked[window.handle] = focused
+        key: ElementKey | None = focused
+        for _ in range(MAX_FOCUS_CLIMB):
+            live = await self.a11y.inspect(key) if key is not None else None
+            if live is None or live.parent_key is None:
+                return False
+            if live.parent_key in known:
+                return True
+            key = live.parent_key
+        return False
+
+    async def inspect(self, key: ElementKey) -> LiveElement | None:
+        live = await self.a11y.inspect(key)
+        if live is None:
+            return None
+        bounds = await self.a11y.extents(key)
+        return LiveElement(
+            key=live.key,
+            pid=live.pid,
+            role=live.role,
+            name=live.name,
+            parent_key=live.parent_key,
+            states=live.states,
+            bounds=bounds,
+        )
+
+    async def cell_at(self, key: ElementKey, row: int, col: int) -> ElementKey | None:
+        return await self.a11y.cell_at(key, row, col)
+
+    async def read_cells(
+        self, window: WindowInfo, key: ElementKey, first: Place, last: Place
+    ) -> tuple[Node | None, list[str]]:
+        return await self.a11y.read_cells(window, key, first, last)
+
+    async def read_text(self, key: ElementKey) -> str | None:
+        return await self.a11y.read_text(key)
+
+    async def settle(self, window: WindowInfo, since: float) -> bool:
+        settled = await self.a11y.settle(window, since)
+        if settled.new_window:
+            await self._new_window_shown(window)
+        return settled.reacted
+
+    async def focused_element(self, window: WindowInfo) -> ElementKey | None:
+        return await self.a11y.focused(window)
+
+    async def text_caret(self, key: ElementKey) -> Caret | None:
+        return await self.a11y.caret(key)
+
+    async def _new_window_shown(self, window: WindowInfo) -> None:
+        """The app announced another window (a dialog it opened): wait until the window
+        manager has it. The app says so before the window is mapped, and an action's result
+        must report the dialog it opened."""
+        before = await self.windows.handles()
+
+        async def shown() -> bool:
+            now = await self.windows.handles()
+            return await self.windows.active_handle() != window.handle or len(now) != len(before)
+
+        with contextlib.suppress(WaitTimeout):
+            await async_wait_for(shown, timeout=NEW_WINDOW_S, what="the new window", interval=0.05)
+
+    async def element_at(self, x: int, y: int) -> LiveElement | None:
+        window = await self.windows.window_at(x, y)
+        if window is None:
+            return None
+        return await self.a11y.element_at(window, x, y)

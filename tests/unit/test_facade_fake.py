@@ -1,0 +1,144 @@
+"""The real facade and skills, built from the in-memory fake ports: the nine tools run on them
+with no X11 and no D-Bus. Effects are checked in the fake world (the calculator's display, the
+editor's text, the windows), not through the tools' own answers."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+import pytest
+
+from deskpilot.config import Settings
+from deskpilot.desktop.base import Desktop, OpenedDesktop
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.ports.fake import FakeWorld, fake_ports
+from deskpilot.session import Session
+from deskpilot.tools.builtin import NINE_TOOLS, computer_use_tools
+from deskpilot.tools.context import ToolContext
+
+TOOLS = computer_use_tools()
+
+
+def desktop(settings: Settings) -> tuple[DesktopFacade, FakeWorld, ToolContext]:
+    world = FakeWorld()
+    desk = DesktopFacade(fake_ports(settings, world))
+    ctx = ToolContext(desktop=desk, settings=settings, session=Session(), audit=lambda e: None)
+    return desk, world, ctx
+
+
+def call(ctx: ToolContext, name: str, args: dict[str, Any] | None = None) -> Any:
+    result = asyncio.run(TOOLS.call(name, args or {}, ctx))
+    assert not result.is_error, f"{name}: {result.text}"
+    return result
+
+
+def ids(text: str, role: str) -> dict[str, str]:
+    """name → element ID of the elements of a role in a read."""
+    return {
+        ln.split('"')[1]: ln.rsplit("@", 1)[1]
+        for ln in text.splitlines()
+        if "@" in ln and ln.strip().startswith(role) and '"' in ln
+    }
+
+
+def test_the_facade_is_a_desktop(settings: Settings) -> None:
+    desk, _world, _ctx = desktop(settings)
+    assert isinstance(desk, Desktop) and isinstance(desk, OpenedDesktop)
+    assert desk.backend == "fake" and desk.lost() is None
+
+
+def test_the_nine_tools_run_on_fake_ports(settings: Settings) -> None:
+    settings = settings.with_overrides(browser="default", confirm="none")
+    desk, world, ctx = desktop(settings)
+    assert {t.name for t in NINE_TOOLS} == {s.name for s in TOOLS.list()}
+    ran: set[str] = set()
+
+    def run(name: str, args: dict[str, Any] | None = None) -> Any:
+        ran.add(name)
+        return call(ctx, name, args)
+
+    assert "Calculator" in run("open_app", {"bundleId": "Calculator"}).text
+    calc = world.windows[-1]
+    assert calc.kind == "calculator" and world.active == calc.info.handle
+    assert calc.info.stable_id in run("list_windows").text
+    buttons = ids(run("read_screen_ax").text, "button")
+    steps = [{"elementID": buttons[k]} for k in ("1", "2", "×", "7")]
+    run("perform_sequence", {"steps": steps})
+    run("perform", {"action": "shortcut", "shortcut": "enter"})
+    assert calc.display == "84"  # the elements' actions, then a key, reached the app
+    run("perform", {"action": "type", "text": "+1\n"})
+    assert calc.display == "85"
+    run("perform", {"action": "click", "elementID": buttons["C"]})
+    assert calc.display == ""
+    shot = run("computer_use_screenshot")
+    assert shot.images and shot.images[0].data.startswith(b"\x89PNG")
+    nine = next(n for n in calc.root.walk() if n.name == "9").bounds
+    assert nine is not None
+    x, y = nine.center[0] - calc.info.geometry.x, nine.center[1] - calc.info.geometry.y
+    run("perform", {"action": "click", "x": x, "y": y})
+    assert calc.display == "9"  # a pointer click at a point of the window
+    moved = run("scroll", {"direction": "down", "milliseconds": 750})
+    assert calc.scroll == 3  # three wheel notches over the window's main area
+    assert "moved" in moved.text.lower() or "scrolled" in moved.text.lower(), moved.text
+    run("wait", {"seconds": 0.05})
+
+    run("open_app", {"bundleId": "Editor"})
+    editor = next(w for w in world.windows if w.kind == "editor")
+    assert world.active == calc.info.handle  # the launch gave the focus back
+    field = next(i for i in ids(run("read_screen_ax").text, "textbox").values())
+    run("perform", {"action": "fill", "elementID": field, "text": "hello"})
+    assert editor.display == "hello"  # filled without the keyboard
+    assert "set_text 'hello'" in world.log
+
+    opened = run("open_urls", {"urls": ["https://example.org/"]})
+    assert "example.org" in opened.text
+    assert any(w.info.title == "https://example.org/" for w in world.windows)
+    assert ran == {t.name for t in NINE_TOOLS}
+    assert "spawn xdg-open https://example.org/" in world.log
+    asyncio.run(desk.close())
+    assert "windows closed" in world.log
+
+
+def test_no_platform_library_was_needed(settings: Settings) -> None:
+    """Building and using the facade over fakes imports neither Xlib nor dbus-fast (checked
+    in a fresh interpreter: this one may have imported them for other tests)."""
+    import subprocess
+
+    code = (
+        "import asyncio, sys\n"
+        "from deskpilot.config import Settings\n"
+        "from deskpilot.desktop.facade import DesktopFacade\n"
+        "from deskpilot.desktop.fake_apps import FAKE_APPS\n"
+        "from deskpilot.desktop.ports.fake import FakeWorld, fake_ports\n"
+        "world = FakeWorld(); world.open(FAKE_APPS[0])\n"
+        "desk = DesktopFacade(fake_ports(Settings(), world))\n"
+        "w = asyncio.run(desk.list_windows())[0]\n"
+        "asyncio.run(desk.snapshot(w)); asyncio.run(desk.capture(w))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('Xlib', 'dbus_fast')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("bad", ["Enter", "Ctrl"])
+def test_an_unknown_key_is_refused_before_any_input(settings: Settings, bad: str) -> None:
+    desk, world, _ctx = desktop(settings)
+
+    async def go() -> None:
+        window = world.open(world.windows[0].info.app if world.windows else _calc())
+        before = list(world.log)
+        with pytest.raises(Exception, match="unknown key name"):
+            await desk.press_keys(window, ["Control_L", bad])
+        assert world.log == before  # nothing was activated or pressed
+
+    asyncio.run(go())
+
+
+def _calc() -> Any:
+    from deskpilot.desktop.fake_apps import FAKE_APPS
+
+    return FAKE_APPS[0]

@@ -1,0 +1,198 @@
+"""The Wayland tier: real headless compositors (sway, mutter) with real apps.
+
+Each module starts what it needs; these fixtures give one sandbox of each kind per module and a
+way to wait for an app on the accessibility bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from deskpilot.desktop.atspi.calls import AtspiCallError, AtspiTimeout
+from deskpilot.sandbox import Sandbox
+from deskpilot.sandbox.compositors import REQUIREMENTS
+
+
+def require(kind: str) -> None:
+    missing = [b for b in REQUIREMENTS[kind] if shutil.which(b) is None]
+    if missing:
+        pytest.skip(f"{kind} sandbox needs {', '.join(missing)} (scripts/apt-packages.txt)")
+
+
+@pytest.fixture(scope="module", params=["sway", "gnome"])
+def wayland_box(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    """One sandbox of each Wayland kind for the module's tests."""
+    require(request.param)
+    with Sandbox(kind=request.param, width=1024, height=768) as sb:
+        yield sb
+
+
+async def _app_frames(session_bus: str) -> dict[int, list[str]]:
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.consts import ROOT_PATH
+
+    bus = await AtspiBus.connect(session_bus)
+    try:
+        out: dict[int, list[str]] = {}
+        for name in await bus.app_buses():
+            try:
+                pid = await bus.pid_of(name)
+                kids = await bus.call(name, ROOT_PATH, "Accessible", "GetChildren")
+                titles = []
+                for _b, child in kids[0]:
+                    role = await bus.call(name, str(child), "Accessible", "GetRoleName")
+                    if role[0] in ("frame", "window", "dialog", "alert", "file chooser"):
+                        titles.append(str(await bus.get_property(name, str(child), "Accessible",
+                                                                 "Name")))  # fmt: skip
+                out[pid] = titles
+            except (AtspiTimeout, AtspiCallError):
+                continue  # busy or leaving: not there yet
+        return out
+    finally:
+        await bus.close()
+
+
+def frames_by_pid(session_bus: str) -> dict[int, list[str]]:
+    """{pid: [frame titles]} of every app on the sandbox's accessibility bus (read as root)."""
+    return asyncio.run(_app_frames(session_bus))
+
+
+async def _find(session_bus: str, pid: int, role: str, name: str) -> tuple[int, int, int, int]:
+    """Window-relative extents of the first element of ``pid`` with ``role`` and ``name``."""
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.consts import ROOT_PATH
+
+    bus = await AtspiBus.connect(session_bus)
+    try:
+        for app in await bus.app_buses():
+            try:
+                if await bus.pid_of(app) != pid:
+                    continue
+            except (AtspiTimeout, AtspiCallError):
+                continue
+            todo = [ROOT_PATH]
+            while todo:
+                path = todo.pop(0)
+                kids = await bus.call(app, path, "Accessible", "GetChildren")
+                for _b, child in kids[0]:
+                    todo.append(str(child))
+                    got_role = await bus.call(app, str(child), "Accessible", "GetRoleName")
+                    got_name = await bus.get_property(app, str(child), "Accessible", "Name")
+                    if got_role[0] == role and got_name == name:
+                        ext = await bus.call(app, str(child), "Component", "GetExtents", "u", [1])
+                        x, y, w, h = (int(v) for v in ext[0])
+                        return x, y, w, h
+        raise LookupError(f"no {role} {name!r} in app {pid}")
+    finally:
+        await bus.close()
+
+
+def window_extents(session_bus: str, pid: int, role: str, name: str) -> tuple[int, int, int, int]:
+    """(x, y, w, h) of an element relative to its window, read over AT-SPI."""
+    return asyncio.run(_find(session_bus, pid, role, name))
+
+
+async def _act(session_bus: str, pid: int, role: str, name: str) -> bool:
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.consts import ROOT_PATH
+
+    bus = await AtspiBus.connect(session_bus)
+    try:
+        for app in await bus.app_buses():
+            try:
+                if await bus.pid_of(app) != pid:
+                    continue
+            except (AtspiTimeout, AtspiCallError):
+                continue
+            todo = [ROOT_PATH]
+            while todo:
+                path = todo.pop(0)
+                kids = await bus.call(app, path, "Accessible", "GetChildren")
+                for _b, child in kids[0]:
+                    todo.append(str(child))
+                    got_role = await bus.call(app, str(child), "Accessible", "GetRoleName")
+                    got_name = await bus.get_property(app, str(child), "Accessible", "Name")
+                    if got_role[0] == role and got_name == name:
+                        await bus.call(app, str(child), "Action", "DoAction", "i", [0])
+                        return True
+        return False
+    finally:
+        await bus.close()
+
+
+def do_action(session_bus: str, pid: int, role: str, name: str) -> bool:
+    """Run the first action of an app's element found by role and name (False: not there)."""
+    return asyncio.run(_act(session_bus, pid, role, name))
+
+
+async def _checked(session_bus: str, pid: int, role: str, name: str) -> bool | None:
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.consts import ROOT_PATH
+
+    bus = await AtspiBus.connect(session_bus)
+    try:
+        for app in await bus.app_buses():
+            try:
+                if await bus.pid_of(app) != pid:
+                    continue
+            except (AtspiTimeout, AtspiCallError):
+                continue
+            todo = [ROOT_PATH]
+            while todo:
+                path = todo.pop(0)
+                kids = await bus.call(app, path, "Accessible", "GetChildren")
+                for _b, child in kids[0]:
+                    todo.append(str(child))
+                    got_role = await bus.call(app, str(child), "Accessible", "GetRoleName")
+                    got_name = await bus.get_property(app, str(child), "Accessible", "Name")
+                    if got_role[0] == role and got_name == name:
+                        states = await bus.call(app, str(child), "Accessible", "GetState")
+                        return bool(states[0][0] & (1 << 4))  # ATSPI_STATE_CHECKED
+        return None
+    finally:
+        await bus.close()
+
+
+def is_checked(session_bus: str, pid: int, role: str, name: str) -> bool | None:
+    """Whether an app's element (by role and name) is checked; None when it is not there."""
+    return asyncio.run(_checked(session_bus, pid, role, name))
+
+
+async def _texts(session_bus: str, pid: int) -> list[str]:
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.consts import ROOT_PATH
+
+    bus = await AtspiBus.connect(session_bus)
+    out: list[str] = []
+    try:
+        for app in await bus.app_buses():
+            try:
+                if await bus.pid_of(app) != pid:
+                    continue
+            except (AtspiTimeout, AtspiCallError):
+                continue
+            todo = [ROOT_PATH]
+            while todo:
+                path = todo.pop(0)
+                kids = await bus.call(app, path, "Accessible", "GetChildren")
+                for _b, child in kids[0]:
+                    todo.append(str(child))
+                    role = await bus.call(app, str(child), "Accessible", "GetRoleName")
+                    if role[0] in ("text", "entry", "editbar"):
+                        with contextlib.suppress(AtspiCallError):
+                            got = await bus.call(app, str(child), "Text", "GetText", "ii",
+                                                 [0, -1])  # fmt: skip
+                            out.append(str(got[0]))
+        return out
+    finally:
+        await bus.close()
+
+
+def texts_of(session_bus: str, pid: int) -> list[str]:
+    """The texts of an app's text fields, read over AT-SPI."""
+    return asyncio.run(_texts(session_bus, pid))
