@@ -219,6 +219,7 @@ CONJUNCTIONS = frozenset({
     "and", "then", "but", "&", "+", "afterwards", "und", "dann", "aber", "puis", "et", "mais",
     "y", "luego", "pero", "poi", "ma", "daarna", "maar", "och", "sedan", "men", "or",
 })  # fmt: skip
+SENTENCE_ENDS = frozenset({".", "!", "?", "\n"})
 BOUNDARIES = frozenset({".", "!", "?", ";", ":", ",", "-", "–", "—", "(", ")", "\n", "…"})
 
 QUOTES = re.compile(
@@ -391,6 +392,8 @@ def _clauses(text: str) -> list[_Clause]:
         if token in BOUNDARIES or low in CONJUNCTIONS:
             if current:
                 out.append(_Clause(current, ends=low))
+            elif out and out[-1].ends == ":" and token in SENTENCE_ENDS:
+                out[-1].ends = low  # "Send:." introduces nothing: the next sentence is not said
             current = []
             continue
         current.append(token)
