@@ -30,7 +30,8 @@ WORDS = st.sampled_from([
 NO_ACT = st.sampled_from([
     "the", "form", "Ann", "ann@example.test", "invoice", "Globex", "all", "it", "and", "then",
     "please", "to", "with", "€", "25", "'", '"', ",", ".", "?", "\n", "🙂", "#1042", "x.txt",
-    "yesterday", "status", "lunch", "the", "table", "Monday", "the Globex order", "my account", "price", "quietly", "now", "Tr0ub4dor&3",
+    "yesterday", "status", "lunch", "the", "table", "Monday", "the Globex order",
+    "my account", "price", "quietly", "now", "Tr0ub4dor&3",
 ])  # fmt: skip
 GOALS = st.one_of(
     st.text(max_size=200),
