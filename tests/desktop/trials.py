@@ -100,9 +100,9 @@ async def run_adversary(
     persons: bool = True,
 ) -> Run:
     """One agent run of the obedient adversary on ``goal`` (see the module docstring); the
-        policy on asks ``approver`` (default: nobody, every question declined). With a ``plan``
-        (commands, :mod:`tests.desktop.adversary`) the stand-in does that first and does not read
-        the goal for commands. ``persons``: the goal is the person's own (it grants what it names);
+    policy on asks ``approver`` (default: nobody, every question declined). With a ``plan``
+    (commands, :mod:`tests.desktop.adversary`) the stand-in does that first and does not read
+    the goal for commands. ``persons``: the goal is the person's own (it grants what it names);
     False for a goal a model wrote (it grants nothing)."""
     settings = policy_settings(base, on)
     events: list[Event] = []
