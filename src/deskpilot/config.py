@@ -27,7 +27,8 @@ Config file (all keys optional)::
     openai = "sk-..."                        # prefer the environment: OPENAI_API_KEY etc.
 
     [consequential]
-    words = ["Send", "Submit", ...]          # replaces the default list
+    words = ["Send", "Submit", ...]          # replaces the default list of verbs
+    shortcuts = ["ctrl+return", "alt+s"]     # replaces the shortcuts that send or submit
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ class Settings:
     timeout: float = 600.0
     tool_protocol: Literal["native", "text"] | None = None
     consequential_words: tuple[str, ...] | None = None
+    consequential_shortcuts: tuple[str, ...] | None = None
     read_budget_chars: int = 12000
     #: the Ray cluster of ``deskpilot eval --backend ray`` (RAY_ADDRESS, as Ray reads it)
     ray_address: str | None = None
@@ -101,6 +103,9 @@ class Settings:
     osworld_store: Path = Path("~/.local/share/deskpilot/osworld-files")
     #: a small frame of the window in the audit log after every step (the console: always)
     step_frames: bool = False
+    #: the person's goal a server holds its clients' work to (``deskpilot mcp --goal``): what
+    #: it names is allowed without asking
+    goal: str | None = None
 
     def with_overrides(self, **changes: Any) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -200,8 +205,15 @@ def load_settings(
         api_keys["gemini"] = env["GOOGLE_API_KEY"]
     consequential = file.get("consequential", {})
     if not isinstance(consequential, dict):
-        raise ConfigError("[consequential] must be a table with a 'words' list")
+        raise ConfigError("[consequential] must be a table with 'words' and/or 'shortcuts'")
+    unknown = sorted(set(consequential) - {"words", "shortcuts"})
+    if unknown:
+        raise ConfigError(
+            f"[consequential] has no {', '.join(map(repr, unknown))}: it takes 'words' (verbs "
+            "that make a button consequential) and 'shortcuts' (keys that send or submit)"
+        )
     words_cfg = consequential.get("words")
+    shortcuts_cfg = consequential.get("shortcuts")
     model = pick("model", "DESKPILOT_MODEL")
     if model is not None and not isinstance(model, str):
         raise ConfigError(
@@ -247,11 +259,17 @@ def load_settings(
         consequential_words=(
             None if words_cfg is None else _as_str_list(words_cfg, "[consequential] words")
         ),
+        consequential_shortcuts=(
+            None
+            if shortcuts_cfg is None
+            else _as_str_list(shortcuts_cfg, "[consequential] shortcuts")
+        ),
         ray_address=env.get("RAY_ADDRESS") or None,
         osworld_store=Path(
             str(pick("osworld_store", "DESKPILOT_OSWORLD_STORE") or data_dir / "osworld-files")
         ).expanduser(),
         step_frames=_as_bool(pick("step_frames", "DESKPILOT_STEP_FRAMES"), "step_frames"),
+        goal=flags.get("goal") or None,
     )
 
 

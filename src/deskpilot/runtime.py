@@ -53,7 +53,9 @@ async def open_desktop(settings: Settings) -> OpenedDesktop:
 
 
 def rules_for(settings: Settings) -> ConsequentialRules:
-    return ConsequentialRules(settings.consequential_words)
+    """The ``[consequential]`` section: the person's own verbs and shortcuts, else the
+    defaults."""
+    return ConsequentialRules(settings.consequential_words, settings.consequential_shortcuts)
 
 
 class SessionLog:

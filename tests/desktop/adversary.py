@@ -9,10 +9,17 @@ document, a window title, an error message — and carries each out once, in ord
     open the app "NAME"         open_app
     list the windows            list_windows
     click "NAME"                perform click on the element of that name (latest read)
+    click "NAME" near "TEXT"    the same, the first one of that name after a line that says TEXT
+                                (a row's own Delete button)
     fill "FIELD" with "TEXT"    perform fill
     type "TEXT" into "FIELD"    perform type, aimed at that field (``\\n`` is a newline)
+    type "TEXT"                 perform type into whatever has the focus
     press "KEYS"                perform shortcut
     read the window             read_screen_ax
+
+A run may also start with a ``plan``: commands of its own (what a model would decide to do for
+the person's goal), carried out before anything it reads; with ``plan`` the goal is not read for
+commands (it is written as a person would write it, for the policy, not in this language).
 
 ``{word}`` in a TEXT is what the goal said about it ("my PIN is \"4921\"" → ``{PIN}``): an
 injected page can make it leak what the person told it. The adversary never refuses, never
@@ -31,7 +38,7 @@ from tests.e2e.wire import Decision, View
 
 COMMAND = re.compile(
     r'(?P<verb>go to|open the app|click|fill|type|press)\s+"(?P<a>[^"]{1,200})"'
-    r'(?:\s+(?:into|with)\s+"(?P<b>[^"]{0,200})")?'
+    r'(?:\s+(?P<prep>into|with|near)\s+"(?P<b>[^"]{0,200})")?'
     r"|(?P<bare>list the windows|read the window)",
 )
 LINE = re.compile(r'^\s*(\S+)(?: "((?:[^"\\]|\\.)*)")?(.*?) @(\S+)$', re.M)
@@ -48,7 +55,8 @@ class Command:
     def __str__(self) -> str:
         if self.verb in ("list the windows", "read the window"):
             return self.verb
-        tail = f' {"into" if self.verb == "type" else "with"} "{self.b}"' if self.b else ""
+        prep = {"type": "into", "click": "near"}.get(self.verb, "with")
+        tail = f' {prep} "{self.b}"' if self.b else ""
         return f'{self.verb} "{self.a}"{tail}'
 
 
@@ -67,9 +75,15 @@ def commands(text: str) -> list[Command]:
 FIELDS = {"textbox", "password", "combobox", "spinbutton", "searchbox"}
 
 
-def element(read: str, name: str, *, field: bool = False) -> str | None:
+def element(read: str, name: str, *, field: bool = False, near: str = "") -> str | None:
     """The ID of the element called ``name`` in a read (exact name first, then any case);
-    a text field when ``field``, else preferably something to click."""
+    a text field when ``field``, else preferably something to click; with ``near``, only
+    elements after the first line that says ``near``."""
+    if near:
+        at = next((i for i, ln in enumerate(read.splitlines()) if near in ln), None)
+        if at is None:
+            return None
+        read = "\n".join(read.splitlines()[at:])
     lines = [(m.group(1), m.group(2) or "", m.group(4)) for m in LINE.finditer(read)]
     for same in (
         lambda n: n.replace('\\"', '"') == name,
@@ -86,6 +100,8 @@ def element(read: str, name: str, *, field: bool = False) -> str | None:
 class Obedient:
     """One run's adversary (a new one per run: it keeps what it has done)."""
 
+    #: commands of its own, done first; with a plan the goal is not read for commands
+    plan: list[Command] = field(default_factory=list)
     queue: list[Command] = field(default_factory=list)
     seen: set[Command] = field(default_factory=set)
     facts: dict[str, str] = field(default_factory=dict)
@@ -106,7 +122,10 @@ class Obedient:
             self.started = True
             goal = "\n".join(view.user_texts)
             self.facts = {k.strip().casefold(): v for k, v in FACT.findall(goal)}
-            self._learn([goal])
+            if self.plan:  # its own decisions: what a page says is still done, even the same
+                self.queue = list(self.plan)
+            else:
+                self._learn([goal])
         if view.mode == "none":  # the loop asks for a last answer without tools
             return Decision("Done: " + "; ".join(self.done))
         for text in view.last_results:
@@ -133,8 +152,13 @@ class Obedient:
             return self._act(command, *simple[verb])
         if self.read is None:
             return Decision("", [("read_screen_ax", {})])
+        if verb == "type" and not command.b:  # into whatever has the focus
+            return self._act(
+                command, "perform", {"action": "type", "text": self._fill_in(command.a)}
+            )
         target = command.b if verb == "type" else command.a
-        found = element(self.read, target, field=verb != "click")
+        near = command.b if verb == "click" else ""
+        found = element(self.read, target, field=verb != "click", near=near)
         if found is None:
             self.queue.pop(0)
             self.dropped.append(str(command))

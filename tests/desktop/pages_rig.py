@@ -221,7 +221,7 @@ def tool_ctx(rig: Rig, approvals: Approvals, events: list[Event] | None = None) 
         desktop=rig.desktop,
         settings=rig.settings,
         session=Session(),
-        approver=CallbackApprover(approvals),
+        approver=CallbackApprover(approvals, person=True),
         audit=sink,
     )
 

@@ -28,6 +28,8 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlparse
 
 PAGES = Path(__file__).parent.parent / "fixtures" / "safety"
+#: The pages of the goal-aware cases (tests/desktop/goal_cases.py): sites of their own.
+GOAL_PAGES = Path(__file__).parent.parent / "fixtures" / "goals"
 
 
 @dataclass
@@ -40,8 +42,9 @@ class Hit:
 
 
 class Site:
-    def __init__(self, files_dir: Path | None = None) -> None:
+    def __init__(self, files_dir: Path | None = None, templates: Path = PAGES) -> None:
         self.files_dir = files_dir
+        self.templates = templates
         self.hits: list[Hit] = []
         self.pages: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -108,8 +111,9 @@ class Site:
         return f"http://{host}:{port}"
 
     def page(self, template: str, **fields: str) -> str:
-        """A new page from ``tests/fixtures/safety/<template>.html``; returns its URL."""
-        text = string.Template((PAGES / f"{template}.html").read_text(encoding="utf-8"))
+        """A new page from ``<templates>/<template>.html`` (``tests/fixtures/safety`` unless
+        the site was made with others); returns its URL."""
+        text = string.Template((self.templates / f"{template}.html").read_text(encoding="utf-8"))
         with self._lock:
             self._count += 1
             path = f"/{template}-{self._count}.html"

@@ -142,7 +142,7 @@ async def test_chips_stream_in_and_approve_runs_the_action(
     window, proc = await send_dialog(apps)
     key = router.add("approve-the-send", press_send)
     sid = await start_from_form(
-        page, f"{key}: press Send", target="desktop", window=window.stable_id
+        page, f"{key}: deal with the dialog", target="desktop", window=window.stable_id
     )
     await open_session_page(page, console, sid)
     card = await page.wait_for_selector(".confirm", timeout=60000)
@@ -177,7 +177,7 @@ async def test_deny_runs_nothing_and_the_model_reads_the_refusal(
     window, proc = await send_dialog(apps, "Send report 2")
     key = router.add("deny-the-send", press_send)
     sid = await start_from_form(
-        page, f"{key}: press Send", target="desktop", window=window.stable_id
+        page, f"{key}: deal with the dialog", target="desktop", window=window.stable_id
     )
     await open_session_page(page, console, sid)
     await page.wait_for_selector(".confirm", timeout=60000)
@@ -201,7 +201,7 @@ async def test_no_answer_in_time_declines_and_a_reload_keeps_the_session(
     window, proc = await send_dialog(apps, "Send report 3")
     key = router.add("nobody-answers", press_send)
     card = console.start(
-        f"{key}: press Send", target="desktop", window=window.stable_id, confirm_timeout=8
+        f"{key}: deal with the dialog", target="desktop", window=window.stable_id, confirm_timeout=8
     )
     await page.goto(f"{console.origin}/s/{card['id']}")
     await page.wait_for_selector(".confirm", timeout=60000)

@@ -64,7 +64,7 @@ async def ended(proc: subprocess.Popen[bytes]) -> int:
 
 
 def run_cli(env: dict[str, str], model: str, *flags: str) -> object:
-    args = ["run", "--model", model, *flags, "write to bob"]
+    args = ["run", "--model", model, *flags, "fill in the form"]
     return CliRunner().invoke(main, args, env=env, catch_exceptions=False)
 
 
@@ -148,7 +148,9 @@ def judged_by_nobody(ctx: ToolContext) -> tuple[ToolContext, list[ApprovalReques
         return False
 
     settings = ctx.settings.with_overrides(confirm="consequential")
-    return dataclasses.replace(ctx, settings=settings, approver=CallbackApprover(say_no)), asked
+    return dataclasses.replace(
+        ctx, settings=settings, approver=CallbackApprover(say_no, person=True)
+    ), asked
 
 
 async def test_the_native_executor_is_judged_the_same_way(

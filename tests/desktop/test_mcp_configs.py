@@ -116,5 +116,5 @@ async def test_claude_desktop_reaches_the_http_server_through_mcp_remote(
                 await session.initialize()
                 tools = (await session.list_tools()).tools
                 waited = await session.call_tool("wait", {"seconds": 0.01})
-    assert len(tools) == len(all_tools().list())
+    assert len(tools) == len(all_tools().list()) + 2  # and begin_task, end_task
     assert not waited.is_error and text(waited) == "Waited 0.01 s."

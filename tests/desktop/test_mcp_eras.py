@@ -95,7 +95,7 @@ async def test_both_eras_on_one_server(
         assert old.protocol_version == "2025-11-25"  # type: ignore[attr-defined]
         for listed in (await old.list_tools(), await new.list_tools()):
             tools = {t.name: t for t in listed.tools}
-            assert len(tools) == 9 + len(PAGE_TOOLS)  # the nine and the page tools
+            assert len(tools) == 9 + len(PAGE_TOOLS) + 2  # the nine, the page tools, begin/end_task
             assert tools["read_screen_ax"].output_schema is not None
 
         # each reads its own window; the client validates structuredContent on every call

@@ -108,7 +108,7 @@ async def test_the_sdk_2_probe_never_starts_a_second_sandbox(home: Path) -> None
         assert "error" not in out, out
         assert out["protocolVersion"] == "2026-07-28"
         assert (
-            out["tools"] == len(all_tools().list())
+            out["tools"] == len(all_tools().list()) + 2  # and begin_task, end_task
             and out["isError"] is False
             and out["windows"] == []
         )

@@ -37,7 +37,7 @@ async def test_a_click_aimed_at_keepassxc_is_refused(
     await desktop.pointer_move(3, 3)
     events: list[Event] = []
     asked: list[ApprovalRequest] = []
-    person = CallbackApprover(lambda r: asked.append(r) or True)
+    person = CallbackApprover(lambda r: asked.append(r) or True, person=True)
     ctx = dataclasses.replace(ctx, audit=events.append, approver=person)
 
     def script(req: Request, i: int) -> dict[str, Any]:
@@ -98,7 +98,7 @@ async def test_pressing_a_real_send_button_needs_a_yes(
 
     asked: list[ApprovalRequest] = []
     agree = dataclasses.replace(
-        refuse, approver=CallbackApprover(lambda r: asked.append(r) or True)
+        refuse, approver=CallbackApprover(lambda r: asked.append(r) or True, person=True)
     )
     done = await NativeExecutor(ToolSet(), agree).run([Click(*send.bounds.center)])
     assert done.ok and len(asked) == 1 and 'activates "Send"' in asked[0].reason

@@ -141,7 +141,7 @@ async def run_case(
 
 
 def person(asked: list[ApprovalRequest]) -> CallbackApprover:
-    return CallbackApprover(lambda r: asked.append(r) or True)
+    return CallbackApprover(lambda r: asked.append(r) or True, person=True)
 
 
 @pytest.mark.parametrize("vendor", list(CASES))
@@ -281,7 +281,7 @@ async def test_cli_declines_a_safety_check_without_a_terminal_and_tells_the_mode
         events = audit.run_events(run.id)
     answered = [e.data for e in events if e.kind == "confirm.answered"]
     assert answered == [{"tool": "computer_call", "call_id": "call_1", "approved": False,
-                         "by": "NativeTerminalApprover"}]  # fmt: skip
+                         "by": "NativeTerminalApprover", "person": True}]  # fmt: skip
     calls = [e.data for e in events if e.kind == "tool.call" and e.data["tool"] == "computer_call"]
     assert [c["call_id"] for c in calls] == ["call_1", "call_2"]  # both reached the door as sent
     results = [

@@ -199,7 +199,8 @@ async def play(
         return case.reply(req, i, eyes[0])
 
     # --confirm all: every computer call is shown to the approver (its actions are covered)
-    ctx = dataclasses.replace(ctx, approver=CallbackApprover(lambda r: asked.append(r) or True),
+    person = CallbackApprover(lambda r: asked.append(r) or True, person=True)
+    ctx = dataclasses.replace(ctx, approver=person,
                               settings=ctx.settings.with_overrides(confirm="all"))  # fmt: skip
     with ReplayServer(script) as server:
         async with vendor_provider(f"{case.vendor}:{case.model}", server) as provider:

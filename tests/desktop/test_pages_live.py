@@ -260,7 +260,7 @@ async def test_a_session_keeps_one_connection_and_gets_over_a_dead_or_hung_brows
     page = await goto(rig, "/article")
     # the door every surface uses (chat, MCP, runs, the console, Python) gives the session
     # its kept resources
-    approver = CallbackApprover(Approvals())
+    approver = CallbackApprover(Approvals(), person=True)
     async with open_session(
         rig.settings, surface="python", approver=approver, desktop=rig.desktop, session=Session()
     ) as ctx:

@@ -228,7 +228,7 @@ async def test_benign_task(
     assert sorted(tasks(site)) == sorted(NAMES)
     before = {w.handle for w in await desktop.list_windows()}
     asked: list[str] = []
-    yes = CallbackApprover(lambda r: asked.append(r.reason) is None)
+    yes = CallbackApprover(lambda r: asked.append(r.reason) is None, person=True)
     try:
         if task.dialog is not None:  # a desktop app, not a page: it ended well or not
             argv, title = task.dialog

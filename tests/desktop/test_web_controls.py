@@ -214,7 +214,7 @@ async def test_points_follow_the_policy(
     draft = color_center(shot.images[0].data, (140, 20, 140))
     asked: list[ApprovalRequest] = []
     answers = [False, True]
-    person = CallbackApprover(lambda r: asked.append(r) or answers.pop(0))
+    person = CallbackApprover(lambda r: asked.append(r) or answers.pop(0), person=True)
     careful = dataclasses.replace(
         ctx, settings=ctx.settings.with_overrides(confirm="consequential"), approver=person
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from deskpilot._wait import WaitTimeout, async_wait_for
@@ -34,7 +34,7 @@ from deskpilot.policy import AllowAll, Approver, DenyAll
 from deskpilot.runtime import open_session
 from deskpilot.session import Session
 from deskpilot.tools.blocklist import DEFAULT_BLOCKLIST
-from tests.desktop.adversary import Obedient
+from tests.desktop.adversary import Obedient, commands
 from tests.e2e.wire import ModelServer
 from tests.safety_figures import Trial
 
@@ -96,13 +96,18 @@ async def run_adversary(
     provider: str = "anthropic",
     max_steps: int = 12,
     approver: Approver | None = None,
+    plan: Sequence[str] = (),
+    persons: bool = True,
 ) -> Run:
     """One agent run of the obedient adversary on ``goal`` (see the module docstring); the
-    policy on asks ``approver`` (default: nobody, every question declined)."""
+    policy on asks ``approver`` (default: nobody, every question declined). With a ``plan``
+    (commands, :mod:`tests.desktop.adversary`) the stand-in does that first and does not read
+    the goal for commands. ``persons``: the goal is the person's own (it grants what it names);
+    False for a goal a model wrote (it grants nothing)."""
     settings = policy_settings(base, on)
     events: list[Event] = []
     who = (approver or DenyAll()) if on else AllowAll()
-    brain = Obedient()
+    brain = Obedient(plan=[c for line in plan for c in commands(line)])
     async with open_session(
         settings, surface="run", approver=who, observe=events.append, desktop=desktop,
         session=Session(), label="safety trial",
@@ -111,7 +116,9 @@ async def run_adversary(
             model = get_provider(f"{provider}:adversary", settings, base_url=server.url)
             async with model:
                 options = RunOptions(max_steps=max_steps, timeout=120)
-                result = await computer_use_task(goal, provider=model, ctx=ctx, options=options)
+                result = await computer_use_task(
+                    goal, provider=model, ctx=ctx, options=options, persons=persons
+                )
     return Run(result, events, brain)
 
 

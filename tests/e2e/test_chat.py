@@ -99,7 +99,9 @@ def test_chat_turns_switch_save_and_resume(
         fmt="anthropic",
     )
     asked: list[str] = []
-    fake_ctx.approver = CallbackApprover(lambda r: asked.append(r.tool) or r.tool == "read_file")
+    fake_ctx.approver = CallbackApprover(
+        lambda r: asked.append(r.tool) or r.tool == "read_file", person=True
+    )
 
     async def go() -> ChatSession:
         provider = get_provider(f"scripted:{first}", agent_settings)

@@ -65,7 +65,7 @@ def send(ctx: ToolContext, approver: Approver, confirm: str = "consequential") -
     ctx.settings = ctx.settings.with_overrides(confirm=confirm)
     return asyncio.run(
         computer_use_task(
-            "Write nothing, just press Send",
+            "Have a look at the editor",
             provider=SendClicker(),
             ctx=ctx,
             options=RunOptions(max_steps=5),
@@ -81,7 +81,7 @@ def test_yes_runs_the_consequential_click(
     fake_ctx: ToolContext, fake_desktop: FakeDesktop, events: Events
 ) -> None:
     asked: list[ApprovalRequest] = []
-    result = send(fake_ctx, CallbackApprover(lambda r: asked.append(r) or True))
+    result = send(fake_ctx, CallbackApprover(lambda r: asked.append(r) or True, person=True))
     assert clicked(fake_desktop)
     (request,) = asked  # open_app and read_screen_ax did not ask
     assert request.tool == "perform" and request.risk is Risk.CONSEQUENTIAL
@@ -93,7 +93,7 @@ def test_yes_runs_the_consequential_click(
 
 
 @pytest.mark.parametrize(
-    "approver", [CallbackApprover(lambda r: False), DenyAll()], ids=["no", "deny-all"]
+    "approver", [CallbackApprover(lambda r: False, person=True), DenyAll()], ids=["no", "deny-all"]
 )
 def test_no_reports_declined_and_runs_nothing(
     approver: Approver, fake_ctx: ToolContext, fake_desktop: FakeDesktop, events: Events
@@ -135,7 +135,8 @@ def test_terminal_prompt_takes_only_an_explicit_yes(
     stderr = io.StringIO()
     send(fake_ctx, TerminalApprover(stderr=stderr, interactive=True, ask=ask))
     assert clicked(fake_desktop) is runs
-    assert prompts == ["  Allow this action? [y/N] "]
+    # a judged effect in a window: a yes for the task is offered beside this once
+    assert prompts == ["  Allow this action? [y = yes, this once / t = for this task / N] "]
     assert ("→ approved" in stderr.getvalue()) is runs
 
 
@@ -150,7 +151,11 @@ def test_confirm_all_asks_for_every_acting_tool(
     fake_ctx: ToolContext, fake_desktop: FakeDesktop, events: Events
 ) -> None:
     asked: list[str] = []
-    send(fake_ctx, CallbackApprover(lambda r: asked.append(r.tool) or True), confirm="all")
+    send(
+        fake_ctx,
+        CallbackApprover(lambda r: asked.append(r.tool) or True, person=True),
+        confirm="all",
+    )
     assert asked == ["open_app", "perform"]  # read_screen_ax only looks
     assert clicked(fake_desktop)
 
@@ -175,7 +180,7 @@ def test_allow_all_allows_what_it_is_asked(
 
 def test_a_sequence_is_approved_by_its_steps_as_plain_values(fake_ctx: ToolContext) -> None:
     asked: list[ApprovalRequest] = []
-    fake_ctx.approver = CallbackApprover(lambda r: asked.append(r) is not None)
+    fake_ctx.approver = CallbackApprover(lambda r: asked.append(r) is not None, person=True)
     tools = computer_use_tools()
 
     async def go() -> None:

@@ -297,7 +297,7 @@ def test_computer_use_task_from_python_is_logged_and_refused_by_the_door(
             get_provider(model, settings) as provider,
             open_session(settings, surface="python", desktop=desktop) as ctx,
         ):
-            return await computer_use_task("send the mail", provider=provider, ctx=ctx)
+            return await computer_use_task("look at the mail", provider=provider, ctx=ctx)
 
     result = asyncio.run(go())
     assert result.answer == "Could not send."
@@ -316,7 +316,7 @@ def test_run_calls_are_logged_and_refused_by_the_door(
     env: dict[str, str], settings: Settings, desktops: list[FakeDesktop], tmp_path: Path
 ) -> None:
     model = replies(tmp_path, read_vault_then_send())
-    result = CliRunner().invoke(main, ["run", "--model", model, "send the mail"], env=env,
+    result = CliRunner().invoke(main, ["run", "--model", model, "look at the mail"], env=env,
                                 catch_exceptions=False)  # fmt: skip
     assert result.exit_code == 0 and "Could not send." in result.stdout
     (desktop,) = desktops
@@ -371,7 +371,7 @@ def test_chat_calls_are_logged_and_refused_by_the_door(
     env: dict[str, str], settings: Settings, desktops: list[FakeDesktop], tmp_path: Path
 ) -> None:
     model = replies(tmp_path, [
-        {"tool_calls": [{"name": "computer_use_task", "args": {"goal": "send the mail"}}]},
+        {"tool_calls": [{"name": "computer_use_task", "args": {"goal": "look at the mail"}}]},
         # the subagent (same scripted model)
         {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": VAULT_ID}}]},
         {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": EDITOR_ID}}]},
@@ -380,7 +380,7 @@ def test_chat_calls_are_logged_and_refused_by_the_door(
         # the parent again
         "It was not sent.",
     ])  # fmt: skip
-    result = CliRunner().invoke(main, ["chat", "--model", model], input="send it\n/exit\n",
+    result = CliRunner().invoke(main, ["chat", "--model", model], input="check the mail\n/exit\n",
                                 env=env, catch_exceptions=False)  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "It was not sent." in result.stdout

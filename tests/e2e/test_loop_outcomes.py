@@ -67,13 +67,17 @@ def test_done(
     assert result.answer == "It shows 84."
     assert events.kinds() == [
         "run.started",
+        "policy.grants",  # what the person's goal allows (#22): here, nothing to grant
         "model.text",
         "tool.call",
+        "policy.decided",  # the door's record of its decision (#22)
         "tool.result",
         "run.finished",
     ]
+    assert events.of("policy.decided")[0].data["outcome"] == "allowed"
     started, finished = events[0].data, events[-1].data
     assert started["goal"] == "Work out 12*7" and "not a live model" in started["model"]
+    assert events[1].data["goal"] == "Work out 12*7" and events[1].data["grants"] == []
     assert finished == {
         "outcome": "done",
         "answer": "It shows 84.",

@@ -172,8 +172,12 @@ async def test_consequential_click_asks_and_no_runs_nothing(
     assert text(clicked).startswith("Declined: the user did not approve perform")
     assert not any("click" in line for line in server.desktop.log), server.desktop.log
     [asked] = elicitor.asked
-    assert asked.requested_schema == APPROVAL_SCHEMA
+    props = asked.requested_schema["properties"]
+    assert props["approve"] == APPROVAL_SCHEMA["properties"]["approve"]
+    assert asked.requested_schema["required"] == ["approve"]
+    assert props["for_task"]["type"] == "boolean"  # a yes for the task is offered, never required
     assert 'perform (consequential): activates "Send"' in asked.message
+    assert asked.message.startswith('deskpilot wants to: Click "Send"')
     assert f'"elementID": "{send}"' in asked.message
     answered = [e for e in server.events if e.kind == "confirm.answered"]
     assert [e.data["approved"] for e in answered] == [False]

@@ -63,7 +63,7 @@ async def test_stdio_server_on_its_own_sandbox(home: Path, tmp_path: Path) -> No
             assert init.capabilities.tools is not None
             assert init.instructions and "read_screen_ax" in init.instructions
             tools = (await session.list_tools()).tools
-            assert len(tools) == 9 + len(PAGE_TOOLS)  # the nine and the page tools
+            assert len(tools) == 9 + len(PAGE_TOOLS) + 2  # the nine, the page tools, begin/end_task
             windows = await session.call_tool("list_windows", {})
             bad = await session.call_tool("wait", {})
     log = errlog.read_text()

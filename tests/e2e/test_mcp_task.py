@@ -53,7 +53,7 @@ async def test_computer_use_task_runs_the_subagent_through_the_same_toolset(
             tools = {t.name: t for t in (await session.list_tools()).tools}
             result = await session.call_tool("computer_use_task", {"goal": "Count the windows"})
             bad = await session.call_tool("computer_use_task", {"goal": ""})
-    assert len(tools) == 10 + len(PAGE_TOOLS)  # and the page tools
+    assert len(tools) == 10 + len(PAGE_TOOLS) + 2  # and the page tools, begin/end_task
     task = tools["computer_use_task"]
     assert task.input_schema["required"] == ["goal"]
     assert task.annotations is not None and task.annotations.open_world_hint is True

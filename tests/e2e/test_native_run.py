@@ -308,7 +308,9 @@ async def test_stop_at_a_computer_call_ends_the_run_as_stopped(
         return True
 
     settings = agent_settings.with_overrides(confirm="all")
-    ctx, desktop = calc_ctx(fake_ctx, approver=CallbackApprover(stop), settings=settings)
+    ctx, desktop = calc_ctx(
+        fake_ctx, approver=CallbackApprover(stop, person=True), settings=settings
+    )
     provider = get_provider("scripted:calculator-hybrid", settings)
     controller = StopController()
     result = await run_native_task(GOAL, provider=provider, ctx=ctx, hybrid=True,
@@ -331,7 +333,9 @@ def test_a_paused_run_resumes_from_its_checkpoint_in_the_cli(
         return True
 
     settings = load_settings(env={**env, **KEYS}).with_overrides(confirm="all")
-    ctx, desktop = calc_ctx(fake_ctx, approver=CallbackApprover(pause), settings=settings)
+    ctx, desktop = calc_ctx(
+        fake_ctx, approver=CallbackApprover(pause, person=True), settings=settings
+    )
     provider = get_provider("scripted:calculator-hybrid", settings)
     paused = asyncio.run(run_native_task(GOAL, provider=provider, ctx=ctx, hybrid=True))
 

@@ -111,7 +111,7 @@ async def setup(
 
 
 def yes(log: list[ApprovalRequest]) -> CallbackApprover:
-    return CallbackApprover(lambda r: log.append(r) or True)
+    return CallbackApprover(lambda r: log.append(r) or True, person=True)
 
 
 @pytest.mark.asyncio
@@ -229,7 +229,7 @@ async def test_cancelling_a_request_ends_the_run_and_keeps_finished_results(
 
     script = Script()
     rig = await setup(settings, "anthropic", "claude-opus-4-6", script,
-                      CallbackApprover(approve), 0, confirm="all")  # fmt: skip
+                      CallbackApprover(approve, person=True), 0, confirm="all")  # fmt: skip
     desktop, use = rig.desktop, rig.click
 
     script.replies = [{"content": [use("t1", "7"), use("t2", "8"), use("t3", "9"),
@@ -288,7 +288,7 @@ async def test_a_paused_run_resumes_from_its_checkpoint_in_a_new_run(settings: S
 
     script = Script()
     rig = await setup(settings, "anthropic", "claude-opus-4-6", script,
-                      CallbackApprover(pause_at_t3), 0, confirm="all")  # fmt: skip
+                      CallbackApprover(pause_at_t3, person=True), 0, confirm="all")  # fmt: skip
     desktop, use = rig.desktop, rig.click
 
     echo_use = {"type": "tool_use", "id": "t2", "name": "echo", "input": {"text": "mid"}}

@@ -14,10 +14,9 @@ from deskpilot.desktop.base import Snapshot, WindowInfo
 from deskpilot.desktop.fake import FakeDesktop
 from deskpilot.desktop.fake_apps import FAKE_APPS
 from deskpilot.events import discard
-from deskpilot.policy import Risk
-from deskpilot.tools import judging
+from deskpilot.policy import Risk, judging
+from deskpilot.policy.reach import Keys, Reach
 from deskpilot.tools.context import ToolContext
-from deskpilot.tools.reach import Keys, Reach
 
 
 class Counting(FakeDesktop):
@@ -41,7 +40,8 @@ def editor(settings: Settings, states: set[str]) -> tuple[ToolContext, WindowInf
 
 
 def judge(ctx: ToolContext, keys: Keys) -> tuple[Risk, str] | None:
-    return asyncio.run(judging.judge(ctx, Reach(keys=[keys])))
+    found = asyncio.run(judging.judge(judging.Scene(ctx.desktop), ctx.rules, Reach(keys=[keys])))
+    return (Risk.CONSEQUENTIAL, found.finding.reason) if found is not None else None
 
 
 def test_text_and_enter_in_a_document_being_edited_need_no_tree(settings: Settings) -> None:

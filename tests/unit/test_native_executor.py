@@ -106,7 +106,9 @@ async def test_a_click_on_a_blocked_app_is_refused_before_anything_is_read(
     desktop.add_window(CALC)
     vault = desktop.add_window(VAULT)
     asked: list[ApprovalRequest] = []
-    ex, _ = make(settings, desktop, CallbackApprover(lambda r: asked.append(r) or True))
+    ex, _ = make(
+        settings, desktop, CallbackApprover(lambda r: asked.append(r) or True, person=True)
+    )
     outcome = await ex.run([Click(*vault.geometry.center), TypeText("hunter2")])
     assert not outcome.ok and len(outcome.steps) == 1
     assert "KeePassXC is on the blocked apps list" in outcome.steps[0].result.text
@@ -150,7 +152,7 @@ async def test_pressing_send_needs_a_yes_and_a_no_does_nothing(settings: Setting
     assert 'activates "Send"' in asked.data["reason"]
 
     yes: list[ApprovalRequest] = []
-    ex, _ = make(settings, desktop, CallbackApprover(lambda r: yes.append(r) or True))
+    ex, _ = make(settings, desktop, CallbackApprover(lambda r: yes.append(r) or True, person=True))
     outcome = await ex.run([Click(*send), Move(5, 5)], screenshot=False)
     assert outcome.ok and len(clicks(desktop)) == 1
     assert [r.tool for r in yes] == ["computer"]  # the move needed no yes

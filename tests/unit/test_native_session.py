@@ -208,7 +208,7 @@ def test_safety_checks_are_never_acknowledged_automatically(settings: Settings) 
             "only a person may approve it; the approver is automatic")}  # fmt: skip
         assert not isinstance(result.value, BatchOutcome)
         assert [e.kind for e in events] == ["tool.call", "confirm.asked", "confirm.answered",
-                                            "tool.result"]  # fmt: skip
+                                            "policy.decided", "tool.result"]  # fmt: skip
         assert answered(events) == [False]
         assert events[-1].data["refused"] == "declined"
 
@@ -217,7 +217,7 @@ def test_safety_checks_are_never_acknowledged_automatically(settings: Settings) 
     assert answered(events) == []  # nobody is asked for a plain call in consequential mode
 
     seen: list[ApprovalRequest] = []
-    person = CallbackApprover(lambda r: seen.append(r) or True)
+    person = CallbackApprover(lambda r: seen.append(r) or True, person=True)
     yes, events = decide(settings, flagged, person)
     assert isinstance(yes.value, BatchOutcome) and yes.value.ok
     assert seen[0].details[-1].startswith("WARNING: safety check sc_a")
@@ -226,14 +226,16 @@ def test_safety_checks_are_never_acknowledged_automatically(settings: Settings) 
     # the person's yes covered the plain actions: nothing else was asked
     assert [e.data["tool"] for e in events if e.kind == "confirm.asked"] == ["computer_call"]
 
-    no, events = decide(settings, flagged, DenyAll())
+    no, events = decide(settings, flagged, CallbackApprover(lambda r: False, person=True))
     assert no.data is not None and no.data["why"] == "the user declined"
+    no, events = decide(settings, flagged, DenyAll())  # automatic: not even asked
+    assert no.data is not None and no.data["why"].startswith("only a person may approve it")
 
 
 def test_confirm_all_asks_once_per_computer_call(settings: Settings) -> None:
     seen: list[str] = []
     _result, events = decide(settings, computer("c_1"), CallbackApprover(
-        lambda r: seen.append(r.tool) or True), "all")  # fmt: skip
+        lambda r: seen.append(r.tool) or True, person=True), "all")  # fmt: skip
     assert seen == ["computer_call"]  # its three actions were shown in it, and covered
     assert [e.data["tool"] for e in events if e.kind == "tool.call"] == [
         "computer_call", "computer", "computer", "computer"]  # fmt: skip
@@ -244,8 +246,9 @@ def test_an_approver_can_cancel_instead_of_declining(settings: Settings) -> None
         raise CancelRequest
 
     events: list[Event] = []
+    person = CallbackApprover(cancel, person=True)
     ctx = ToolContext(FakeDesktop(), settings.with_overrides(confirm="all"),
-                      audit=events.append, approver=CallbackApprover(cancel))  # fmt: skip
+                      audit=events.append, approver=person)  # fmt: skip
     import asyncio
 
     with pytest.raises(CancelRequest):

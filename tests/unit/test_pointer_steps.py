@@ -107,7 +107,7 @@ def test_a_press_on_a_send_like_element_at_a_point_asks(settings: Settings) -> N
     assert declined.is_error and declined.text.startswith("Declined"), declined.text
     assert not any(e.startswith("click ") for e in desk.log)
     asked: list[str] = []
-    ctx.approver = CallbackApprover(lambda req: asked.append(req.reason) or True)
+    ctx.approver = CallbackApprover(lambda req: asked.append(req.reason) or True, person=True)
     hover = call(ctx, "perform", {"action": "hover", **point})
     assert not hover.is_error and asked == []  # a hover presses nothing
     assert not call(ctx, "perform", {"action": "double_click", **point}).is_error

@@ -133,7 +133,7 @@ def test_consequential_click_asks_and_no_declines(settings: Settings) -> None:
     assert declined.is_error and declined.text.startswith("Declined")
     assert "click Send" not in desk.log and "press Send" not in " ".join(desk.log)
     asked: list[str] = []
-    ctx.approver = CallbackApprover(lambda req: asked.append(req.reason) or True)
+    ctx.approver = CallbackApprover(lambda req: asked.append(req.reason) or True, person=True)
     assert not call(ctx, "perform", {"elementID": send}).is_error
     assert asked and "Send" in asked[0]
     answered = [e.data["approved"] for e in events if e.kind == "confirm.answered"]

@@ -1,10 +1,11 @@
 """Approvers for the CLI: ask the person at the terminal, or deny when nobody can be asked.
 
 Other approvers live in :mod:`deskpilot.policy` (``AllowAll``, ``DenyAll``,
-``CallbackApprover``). Only an explicit ``y``/``yes`` approves; anything else — Enter, ``n``,
-end of input, no terminal — declines. Requests are asked one at a time. What is shown is
-what runs: arguments are printed as ASCII JSON, so invisible or look-alike characters show as
-``\\uXXXX`` escapes.
+``CallbackApprover``). Only an explicit ``y``/``yes`` approves (this call), or ``t``/``task``
+where the request offers it (this kind of effect in this window, for the rest of the task);
+anything else — Enter, ``n``, end of input, no terminal — declines. Requests are asked one at a
+time. The act is said in words first; what is shown is what runs: arguments are printed as
+ASCII JSON, so invisible or look-alike characters show as ``\\uXXXX`` escapes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import IO
 
 from deskpilot.errors import ActionDeclined
-from deskpilot.policy import ApprovalRequest
+from deskpilot.policy import Answer, ApprovalRequest, Scope
 
 Ask = Callable[[str], Awaitable[str | None]]
 
@@ -26,7 +27,8 @@ Ask = Callable[[str], Awaitable[str | None]]
 def describe(request: ApprovalRequest) -> str:
     """The question, with the arguments escaped exactly as they will run."""
     args = json.dumps(dict(request.args), ensure_ascii=True, sort_keys=True, default=str)
-    lines = [
+    lines = [f"deskpilot wants to: {request.sentence}"] if request.sentence else []
+    lines += [
         f"deskpilot wants to run {request.tool} ({request.risk.value}): {request.reason}",
         f"  arguments: {args}",
     ]
@@ -68,7 +70,10 @@ async def read_line_from(stream: IO[str]) -> str | None:
 
 
 class TerminalApprover:
-    """Ask y/N on the terminal; with no terminal (or ``interactive=False``), decline."""
+    """Ask y/N on the terminal; with no terminal (or ``interactive=False``), decline. A person
+    answers (nobody else can type at the prompt)."""
+
+    person = True
 
     def __init__(
         self,
@@ -86,7 +91,7 @@ class TerminalApprover:
         self._ask = ask or (lambda _prompt: read_line_from(self.stdin))
         self._lock = asyncio.Lock()
 
-    async def approve(self, request: ApprovalRequest) -> bool:
+    async def approve(self, request: ApprovalRequest) -> Answer:
         async with self._lock:
             print(describe(request), file=self.stderr)
             if not self.interactive:
@@ -96,12 +101,20 @@ class TerminalApprover:
                     file=self.stderr,
                 )
                 raise no_terminal(request)
-            prompt = "  Allow this action? [y/N] "
+            if request.offer:
+                print(f"  t = yes, and {request.offer}", file=self.stderr)
+                prompt = "  Allow this action? [y = yes, this once / t = for this task / N] "
+            else:
+                prompt = "  Allow this action? [y/N] "
             print(prompt, end="", file=self.stderr, flush=True)
             answer = await self._ask(prompt)
-            approved = (answer or "").strip().lower() in ("y", "yes")
+            said = (answer or "").strip().lower()
             if answer is None:
                 print("", file=self.stderr)
+            if request.offer and said in ("t", "task"):
+                print(f"  → approved for this task: {request.offer}", file=self.stderr)
+                return Scope.TASK
+            approved = said in ("y", "yes")
             print("  → approved" if approved else "  → declined", file=self.stderr)
             return approved
 

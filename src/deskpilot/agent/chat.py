@@ -21,7 +21,7 @@ from deskpilot.agent.providers import Provider, get_provider
 from deskpilot.agent.session_store import save_conversation
 from deskpilot.agent.task import computer_use_task_tool
 from deskpilot.agent.workspace import workspace_tools
-from deskpilot.tools.context import ToolContext
+from deskpilot.tools.context import ToolContext, persons_goal
 from deskpilot.tools.toolset import ToolSet
 
 CHAT_STEPS = 8
@@ -71,7 +71,10 @@ class ChatSession:
             self.tools = ToolSet([subagent, *workspace_tools(workspace or Path.cwd())])
 
     async def send(self, text: str) -> RunResult:
-        """One turn: the user's message, then up to ``max_steps`` steps, then the answer."""
+        """One turn: the user's message, then up to ``max_steps`` steps, then the answer.
+
+        The message is the person's own: it grants what it names for this turn (a subagent's
+        goal, written by the model, grants nothing by itself)."""
         self.conversation.add_user(text)
         options = RunOptions(
             max_steps=self.max_steps,
@@ -80,9 +83,11 @@ class ChatSession:
         )
         acting = ElementTools(self.provider, self.tools, self.conversation,
                               protocol=self.tool_protocol)  # fmt: skip
-        run = AgentRun(acting, dataclasses.replace(self.ctx, run_id=""), options, goal=text,
-                       controller=self.controller)  # fmt: skip
-        return await run.run()
+        # policy (#22): the turn's message is the person's own; it grants what it names
+        with persons_goal(dataclasses.replace(self.ctx, run_id=""), text) as turn_ctx:
+            run = AgentRun(acting, turn_ctx, options, goal=text,
+                           controller=self.controller)  # fmt: skip
+            return await run.run()
 
     async def switch(self, spec: str, base_url: str | None = None) -> Provider:
         """Use another model from the next turn on (the conversation carries over)."""

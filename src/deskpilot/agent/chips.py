@@ -15,9 +15,14 @@ from rich.text import Text
 
 from deskpilot.audit.chain import canonical_json, image_ref
 from deskpilot.events import Event
+from deskpilot.policy.records import sentence
 
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 _OUTCOME_STYLE = {"done": "bold green", "needs_attention": "bold yellow", "stopped": "bold red"}
+_POLICY_STYLE = {
+    "allowed": "dim", "asked": "yellow", "declined": "red", "blocked": "red",
+    "policy.grants": "cyan", "grant.added": "cyan", "grant.revoked": "cyan",
+}  # fmt: skip
 
 
 def clean(text: object) -> str:
@@ -118,6 +123,11 @@ class ChipPrinter:
             ]
         if event.kind == "tool.frame":  # a picture for the replay: its step has its chip
             return []
+        said = sentence(event.kind, d)  # the policy's events, in words
+        if said is not None:  # what, then who allowed or refused it (a line of its own)
+            style = _POLICY_STYLE.get(str(d.get("outcome", event.kind)), "dim")
+            what, _, who = clean(said).partition(" — ")
+            return [_line(("⚖ ", style), (what, style)), *_detail(who)]
         if event.kind == "run.finished":
             outcome = clean(d.get("outcome")) or "finished"
             took = f" · {clean(d['reason'])}" if d.get("reason") and outcome != "done" else ""

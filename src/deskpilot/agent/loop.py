@@ -68,7 +68,7 @@ from deskpilot.agent.conversation import Conversation, ToolProtocol
 from deskpilot.agent.prompts import final_call_note
 from deskpilot.errors import DeskpilotError, ProviderError
 from deskpilot.events import Event
-from deskpilot.tools.context import ToolContext
+from deskpilot.tools.context import ToolContext, persons_goal
 
 log = logging.getLogger(__name__)
 
@@ -267,6 +267,7 @@ class AgentRun:
                 **self.started,
             },
         )
+        self.ctx.grants.announce()  # policy (#22): what the person's goal allows, once, here
         with self.controller.track(self) if self.controller else contextlib.nullcontext():
             if self._stopping:
                 return await self._stopped()
@@ -453,16 +454,18 @@ async def follow_up(
     if previous.acting is None:
         raise ValueError("this result has no way of acting to continue (it was not run here)")
     previous.acting.say(text)
-    run = AgentRun(
-        previous.acting,
-        dataclasses.replace(ctx, run_id=""),
-        options,
-        goal=text,
-        controller=controller,
-        inbox=inbox,
-        before_call=before_call,
-    )
-    return await run.run()
+    # policy (#22): the follow-up is the person's own words; it grants what it names
+    with persons_goal(dataclasses.replace(ctx, run_id=""), text) as run_ctx:
+        run = AgentRun(
+            previous.acting,
+            run_ctx,
+            options,
+            goal=text,
+            controller=controller,
+            inbox=inbox,
+            before_call=before_call,
+        )
+        return await run.run()
 
 
 def render_progress(lines: Sequence[str], last_text: str, *, empty: str, limit: int = 20) -> str:

@@ -37,7 +37,7 @@ from deskpilot.agent.providers.base import Provider
 from deskpilot.agent.providers.scripted import ScriptedProvider
 from deskpilot.agent.task import computer_use_toolset, default_options, resolve_window
 from deskpilot.errors import ConfigError
-from deskpilot.tools.context import ToolContext
+from deskpilot.tools.context import ToolContext, persons_goal
 from deskpilot.tools.toolset import ToolSet
 
 
@@ -75,17 +75,18 @@ async def run_native_task(
         constraints,
     )
     acting = ComputerCalls(provider, plan, tools=computer_use_toolset(tools))
-    run = AgentRun(
-        acting,
-        ctx,
-        options or default_options(ctx),
-        goal=goal,
-        constraints=constraints,
-        controller=controller,
-        inbox=inbox,
-        before_call=before_call,
-    )
-    return await run.run()
+    with persons_goal(ctx, goal) as task_ctx:  # policy (#22): the goal grants what it names
+        run = AgentRun(
+            acting,
+            task_ctx,
+            options or default_options(ctx),
+            goal=goal,
+            constraints=constraints,
+            controller=controller,
+            inbox=inbox,
+            before_call=before_call,
+        )
+        return await run.run()
 
 
 def load_checkpoint(path: Path) -> dict[str, Any]:
@@ -133,18 +134,19 @@ async def resume_native_task(
         ctx = dataclasses.replace(ctx, run_id=plan.run_id)
     tools = computer_use_toolset(tools)
     acting = ComputerCalls(provider, plan, tools=tools, checkpoint=checkpoint["checkpoint"])
-    run = AgentRun(
-        acting,
-        ctx,
-        options or default_options(ctx),
-        goal=plan.goal,
-        constraints=plan.constraints,
-        controller=controller,
-        inbox=inbox,
-        before_call=before_call,
-        started={"resumed": True},
-    )
-    return await run.run()
+    with persons_goal(ctx, plan.goal) as task_ctx:  # policy (#22): the same grants again
+        run = AgentRun(
+            acting,
+            task_ctx,
+            options or default_options(ctx),
+            goal=plan.goal,
+            constraints=plan.constraints,
+            controller=controller,
+            inbox=inbox,
+            before_call=before_call,
+            started={"resumed": True},
+        )
+        return await run.run()
 
 
 __all__ = [

@@ -35,7 +35,7 @@ from deskpilot.agent.providers.scripted import ScriptedProvider
 from deskpilot.errors import ProviderNotConfigured
 from deskpilot.events import Event
 from deskpilot.native.safety import TOOL_NAME, CancelRequest, PauseRequest
-from deskpilot.policy import ApprovalRequest
+from deskpilot.policy import Answer, ApprovalRequest
 
 NATIVE_MODELS_HELP = (
     "--native works with openai:computer-use-preview or openai:gpt-5.4 and later; "
@@ -134,7 +134,7 @@ def native_system_prompt(live: LiveContext, constraints: Sequence[str], *, hybri
 class NativeTerminalApprover(TerminalApprover):
     """The terminal prompt; for a computer call, ``s`` stops the run and ``p`` pauses it."""
 
-    async def approve(self, request: ApprovalRequest) -> bool:
+    async def approve(self, request: ApprovalRequest) -> Answer:
         if request.tool != TOOL_NAME:
             return await super().approve(request)
         async with self._lock:

@@ -8,13 +8,17 @@ Two ways in:
   ``deskpilot chat`` gives its model).
 
 The subagent gets only the nine computer-use tools, whatever toolset it is handed (never file
-or shell tools). Its instructions carry live context read at the start (date, frontmost window,
-agent browser, app preferences) and the goal's negative constraints. With ``windowID`` the
+or shell tools). At the runtime entry point the goal is the person's: it grants what it names
+for the run (:func:`deskpilot.tools.context.persons_goal`); the tool's goal is the parent
+model's, which grants nothing — the run keeps the grants of the person's task around it. Its
+instructions carry live context read at the start (date, frontmost window, agent browser, app
+preferences) and the goal's negative constraints. With ``windowID`` the
 window becomes the tracked target and the model is told to pass it to every tool.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable
 from typing import Annotated
@@ -39,7 +43,7 @@ from deskpilot.agent.prompts import (
 from deskpilot.agent.providers.base import Provider
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, ToolSpec, tool
-from deskpilot.tools.context import ToolContext
+from deskpilot.tools.context import ToolContext, persons_goal
 from deskpilot.tools.reach import NOTHING
 from deskpilot.tools.toolset import ToolSet
 
@@ -96,10 +100,13 @@ async def computer_use_task(
     parent_run: str | None = None,
     inbox: Inbox | None = None,
     before_call: BeforeCall | None = None,
+    persons: bool = True,
 ) -> RunResult:
     """Run the subagent on ``goal`` until it answers, runs out of steps or time, or is stopped.
     ``inbox`` gives the messages the user sent meanwhile (read before each model turn);
-    ``before_call`` may answer a call instead of running it (see :mod:`deskpilot.agent.loop`)."""
+    ``before_call`` may answer a call instead of running it (see :mod:`deskpilot.agent.loop`).
+    ``persons``: the goal is the person's own (it grants what it names while the run lasts);
+    False for a goal a model wrote (the grants of the task around it hold, or none)."""
     target = None
     if window_id:
         target = await resolve_window(ctx, window_id)
@@ -117,10 +124,12 @@ async def computer_use_task(
     conversation.add_user(goal)
     options = options or default_options(ctx)
     acting = ElementTools(provider, toolset, conversation, protocol=options.tool_protocol)
-    run = AgentRun(acting, ctx, options, goal=goal, constraints=constraints,
-                   controller=controller, parent_run=parent_run, inbox=inbox,
-                   before_call=before_call)  # fmt: skip
-    return await run.run()
+    # policy (#22): the person's goal grants what it names until the run ends
+    with persons_goal(ctx, goal) if persons else contextlib.nullcontext(ctx) as run_ctx:
+        run = AgentRun(acting, run_ctx, options, goal=goal, constraints=constraints,
+                       controller=controller, parent_run=parent_run, inbox=inbox,
+                       before_call=before_call)  # fmt: skip
+        return await run.run()
 
 
 def format_task_result(result: RunResult) -> str:
@@ -178,6 +187,7 @@ def computer_use_task_tool(
             options=options or default_options(ctx),
             controller=controller,
             parent_run=ctx.run_id or None,
+            persons=False,  # the parent model wrote this goal: it grants nothing by itself
         )
         return ToolResult(
             text=format_task_result(result),

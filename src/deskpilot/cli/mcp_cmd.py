@@ -64,6 +64,14 @@ def _say(message: str) -> None:
     help="Also serve computer_use_task (a subagent) with this model (default: config 'model').",
 )
 @click.option(
+    "--goal",
+    default=None,
+    metavar="TEXT",
+    help='The task every client of this server works on, in your own words ("fill in the '
+    'booking form on example.test and submit it"): what it names is done without asking. A '
+    "client can also pass its user's request with begin_task, which the user confirms.",
+)
+@click.option(
     "--print-config",
     "print_config",
     type=click.Choice(["claude-desktop", "claude-code", "vscode", "cursor"]),
@@ -84,6 +92,7 @@ def mcp(
     sandbox: bool,
     confirm: str | None,
     model: str | None,
+    goal: str | None,
     print_config: str | None,
 ) -> None:
     """Serve deskpilot's tools to MCP clients (Claude Desktop, Claude Code, VS Code, Cursor).
@@ -107,10 +116,11 @@ def mcp(
     stdout carries only the protocol.
     """
     if click_ctx.invoked_subcommand is not None:
-        if http_bind or allow_remote or sandbox or confirm or model:
+        if http_bind or allow_remote or sandbox or confirm or model or goal:
             fail(
                 ConfigError(
-                    "--http, --sandbox, --confirm, --model and --allow-remote are for serving; "
+                    "--http, --sandbox, --confirm, --model, --goal and --allow-remote are for "
+                    "serving; "
                     f"they do not apply to `deskpilot mcp {click_ctx.invoked_subcommand}`"
                 )
             )
@@ -130,7 +140,7 @@ def mcp(
     if print_config is not None:
         _print_config(ctx, print_config, bind, token_file, sandbox, confirm, model)
         return
-    overrides = {"confirm": confirm, "model": model}
+    overrides = {"confirm": confirm, "model": model, "goal": goal}
     settings = ctx.override(**overrides)
     if not sandbox:
         run_async(run_server(settings, http=bind, token_file=token_file, say=_say))

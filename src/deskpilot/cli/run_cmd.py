@@ -91,6 +91,12 @@ Mode = Literal["loop", "native", "hybrid"]
     default=None,
     help="Wall-clock limit in seconds (default 600).",
 )
+@click.option(
+    "--explain-grants",
+    is_flag=True,
+    help="Print what the goal allows without asking (the acts it names, on what it names) and "
+    "exit without running it.",
+)
 @pass_context
 def run_command(
     ctx: Context,
@@ -106,6 +112,7 @@ def run_command(
     window_id: str | None,
     max_steps: int | None,
     timeout: float | None,
+    explain_grants: bool,
 ) -> None:
     """Do one task in the desktop's apps and print the answer.
 
@@ -118,6 +125,12 @@ def run_command(
 
     The answer goes to stdout, the live chips to stderr; every event is also written to the
     audit log (`deskpilot log`).
+
+    \b
+    Your goal is also what the run may do without asking: "fill in the booking form and
+    submit it" lets it submit, "email Ann that …" lets it send to Ann, "delete the Globex
+    order" lets it delete what says Globex. Anything else consequential is asked (declined
+    with no terminal); a page's text never adds to it. See it first with --explain-grants.
     """
     if native and hybrid:
         fail(ConfigError("--native and --hybrid exclude each other: --hybrid is --native plus "
@@ -134,6 +147,9 @@ def run_command(
         mode = "hybrid" if checkpoint["plan"].get("hybrid") else "native"
     if not goal:
         fail(ConfigError("GOAL is missing: deskpilot run GOAL (or --resume FILE)"))
+    if explain_grants:
+        explain(ctx.override(confirm=confirm), goal)
+        return
     if mode != "loop" and tool_protocol == "text":
         fail(ConfigError("--native/--hybrid use the vendor's computer tool, not the text protocol"))
     settings = ctx.override(
@@ -203,6 +219,28 @@ async def run_goal(
                 goal, window_id, provider=provider, ctx=tctx, hybrid=mode == "hybrid",
                 controller=controller,
             )  # fmt: skip
+
+
+def explain(settings: Settings, goal: str) -> None:
+    """``--explain-grants``: what the goal allows without asking, and what is asked."""
+    from deskpilot.policy.goals import explain as grants
+
+    lines = grants(goal, custom_words=settings.consequential_words)
+    if settings.confirm == "none":
+        click.echo("With --confirm none nothing is asked: every act runs (a trusted sandbox).")
+        return
+    if settings.confirm == "all":
+        click.echo("With --confirm all every act is asked, whatever the goal says.")
+        return
+    if lines:
+        click.echo("The goal allows without asking:")
+        for line in lines:
+            click.echo(f"  {line}")
+    else:
+        click.echo("The goal names no consequential act: every send, delete, payment or "
+                   "account change is asked.")  # fmt: skip
+    click.echo("Anything else consequential is asked (with no terminal to ask: declined); text "
+               "on the screen never adds to this.")  # fmt: skip
 
 
 def _stop_pending(controller: StopController) -> Callable[[], None]:

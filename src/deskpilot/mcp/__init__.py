@@ -50,9 +50,14 @@ Say = Callable[[str], None]
 
 @contextlib.asynccontextmanager
 async def build_toolset(settings: Settings, say: Say) -> AsyncIterator[ToolSet]:
-    """The nine tools and the page tools, plus ``computer_use_task`` when a model is
-    configured and usable."""
+    """The nine tools and the page tools, ``begin_task`` and ``end_task`` (the user's request
+    grants what it names, once the user confirms it), plus ``computer_use_task`` when a model
+    is configured and usable."""
+    from deskpilot.tools.task_tools import TASK_TOOLS
+
     toolset = all_tools()
+    for spec in TASK_TOOLS:
+        toolset.add(spec)
     if not settings.model:
         yield toolset
         return

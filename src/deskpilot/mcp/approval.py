@@ -4,9 +4,12 @@ The ToolSet decides *what* needs a yes (declared risk, raised per call by ``asse
 ``settings.confirm``); the approver made here decides *how* it is asked, for one ``tools/call``:
 
 * the client declared the elicitation capability (form mode) → an ``elicitation/create``
-  request on that call's own channel shows the tool, why it needs a yes and the exact
-  arguments. Only ``accept`` with ``approve: true`` approves; ``decline``, ``cancel``, a
-  client error or no answer within :data:`ELICIT_TIMEOUT` seconds decline, and nothing runs.
+  request on that call's own channel shows the act in words, the tool, why it needs a yes and
+  the exact arguments. Only ``accept`` with ``approve: true`` approves; with ``for_task: true``
+  as well (offered when the act is a judged effect in a window) the yes holds for this kind of
+  effect in this window until the task ends. ``decline``, ``cancel``, a client error or no
+  answer within :data:`ELICIT_TIMEOUT` seconds decline, and nothing runs. The client's user
+  answers: these approvers say a person stands behind them.
 * the client cannot elicit → declined without asking, and the result says how to allow such
   actions (:data:`CANNOT_ASK`): a client with elicitation, or ``--confirm none``; unless the
   server has a ``fallback`` approver (``deskpilot serve``: a card in the web console), which is
@@ -35,7 +38,7 @@ import mcp.types as types
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 
-from deskpilot.policy import ApprovalRequest, Approver
+from deskpilot.policy import Answer, ApprovalRequest, Approver, Scope
 
 log = logging.getLogger(__name__)
 
@@ -75,16 +78,41 @@ APPROVAL_SCHEMA: types.ElicitRequestedSchema = {
 
 
 def approval_message(request: ApprovalRequest) -> str:
-    """The question shown to the user: tool, risk, reason and the exact arguments (ASCII JSON,
-    so invisible or look-alike characters show as escapes)."""
+    """The question shown to the user: the act in words, tool, risk, reason and the exact
+    arguments (ASCII JSON, so invisible or look-alike characters show as escapes)."""
     args = json.dumps(dict(request.args), ensure_ascii=True, sort_keys=True, default=str)
-    lines = [
+    lines = [f"deskpilot wants to: {request.sentence}"] if request.sentence else []
+    lines += [
         f"deskpilot wants to run {request.tool} ({request.risk.value}): {request.reason}.",
         f"Arguments: {args}",
         *request.details,
         "Allow it? Declining does nothing.",
     ]
+    if request.offer:
+        lines.append(f"Also for this task allows: {request.offer}.")
     return "\n".join(lines)
+
+
+def approval_schema(request: ApprovalRequest) -> types.ElicitRequestedSchema:
+    """:data:`APPROVAL_SCHEMA`, with the choice of a yes for the task when it is offered."""
+    if not request.offer:
+        return APPROVAL_SCHEMA
+    schema = json.loads(json.dumps(APPROVAL_SCHEMA))
+    schema["properties"]["for_task"] = {
+        "type": "boolean",
+        "title": "Also allow this for the rest of the task",
+        "description": f"Yes: {request.offer}. No: only this once.",
+        "default": False,
+    }
+    return schema  # type: ignore[no-any-return]
+
+
+def answer_of(action: str, content: dict[str, object] | None) -> Answer:
+    """A client's answer: yes (this once), yes for the task, or no."""
+    content = content or {}
+    if action != "accept" or content.get("approve") is not True:
+        return False
+    return Scope.TASK if content.get("for_task") is True else True
 
 
 def can_elicit_form(session: ServerSession) -> bool:
@@ -108,6 +136,8 @@ class ElicitingApprover:
     After the call, :attr:`note` holds text to append to the result when the decline needs
     explaining (the client cannot ask, or nobody answered)."""
 
+    person = True  # the client's user answers
+
     def __init__(
         self,
         session: ServerSession,
@@ -130,7 +160,7 @@ class ElicitingApprover:
     def can_ask(self) -> bool:
         return can_elicit_form(self.session)
 
-    async def approve(self, request: ApprovalRequest) -> bool:
+    async def approve(self, request: ApprovalRequest) -> Answer:
         if not self.can_ask:
             return await self._cannot_ask(request)
         self.asked += 1
@@ -138,7 +168,9 @@ class ElicitingApprover:
         try:
             with anyio.fail_after(self.timeout):
                 answer = await self.session.elicit_form(
-                    approval_message(request), APPROVAL_SCHEMA, related_request_id=self.request_id
+                    approval_message(request),
+                    approval_schema(request),
+                    related_request_id=self.request_id,
                 )
         except TimeoutError:
             self.note = NO_ANSWER.format(seconds=self.timeout)
@@ -150,10 +182,9 @@ class ElicitingApprover:
             return await self._cannot_ask(request)
         finally:
             self.waiting = False
-        content = answer.content or {}
-        return answer.action == "accept" and content.get("approve") is True
+        return answer_of(answer.action, dict(answer.content or {}))
 
-    async def _cannot_ask(self, request: ApprovalRequest) -> bool:
+    async def _cannot_ask(self, request: ApprovalRequest) -> Answer:
         if self.fallback is not None:
             self.waiting = True
             try:
@@ -233,7 +264,7 @@ class RoundTripApprover:
             return False
         return self.tickets.redeem(str(state.get("ticket", "")))
 
-    async def approve(self, request: ApprovalRequest) -> bool:
+    async def approve(self, request: ApprovalRequest) -> Answer:
         if not self.can_ask:
             if self.fallback is not None:
                 return await self.fallback.approve(request)
@@ -250,11 +281,12 @@ class RoundTripApprover:
         digest = question_digest(message)
         if self._answered(digest):
             assert self.answer is not None
-            content = self.answer.content or {}
-            return self.answer.action == "accept" and content.get("approve") is True
+            return answer_of(self.answer.action, dict(self.answer.content or {}))
         self.asked += 1
         ask = types.ElicitRequest(
-            params=types.ElicitRequestFormParams(message=message, requested_schema=APPROVAL_SCHEMA)
+            params=types.ElicitRequestFormParams(
+                message=message, requested_schema=approval_schema(request)
+            )
         )
         state = json.dumps({"ticket": self.tickets.issue(), "question": digest})
         self.pending = types.InputRequiredResult(

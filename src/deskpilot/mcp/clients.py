@@ -29,6 +29,7 @@ from mcp.server.context import ServerRequestContext
 from deskpilot.audit.chain import new_run_id
 from deskpilot.errors import AuditError
 from deskpilot.events import Event, EventSink
+from deskpilot.policy import TaskGrants
 from deskpilot.session import Session
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,10 @@ class ClientState:
     scope: anyio.CancelScope | None = None
     #: processes of the apps its open_app calls started (a stop may end them)
     launched: set[int] = field(default_factory=set)
+    #: the grants of its task (the server's --goal, or begin_task with the user's yes)
+    grants: TaskGrants = field(default_factory=TaskGrants)
+    #: the server's goal was given to it (once: end_task ends it for good)
+    goal_given: bool = False
 
 
 def connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection:

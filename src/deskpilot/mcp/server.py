@@ -50,6 +50,7 @@ from deskpilot.mcp.definitions import call_result, error_result, tool_definition
 from deskpilot.policy import Approver as PolicyApprover
 from deskpilot.tools.base import ToolResult
 from deskpilot.tools.context import ToolContext
+from deskpilot.tools.task_tools import begin_task
 from deskpilot.tools.toolset import ToolSet
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,10 @@ Typical flow: open_app (or list_windows) -> read_screen_ax (element IDs) -> perf
 perform_sequence with those IDs -> read_screen_ax again to check. The window a tool last
 used is this client's tracked target and is used when windowID is omitted. Actions that
 need the user's approval (by default consequential ones: Send, Delete, Pay, ...) are asked
-through the client when it supports elicitation; a declined action did nothing."""
+through the client when it supports elicitation; a declined action did nothing. Call
+begin_task with the user's request in their own words first: once the user confirms it, what
+the request names (submit that form, send to that person, delete that item) is not asked
+again until end_task."""
 
 
 def package_version() -> str:
@@ -164,8 +168,15 @@ class DeskpilotMCP:
                     ctx.session, ctx.request_id, mode=mode, fallback=fallback
                 )
             tool_ctx = dataclasses.replace(
-                self.base, session=state.session, approver=approver, run_id=state.run_id
+                self.base,
+                session=state.session,
+                approver=approver,
+                run_id=state.run_id,
+                grants=state.grants,
             )
+            if self.settings.goal and not state.goal_given:  # the server's own --goal
+                state.goal_given = True
+                begin_task(tool_ctx, self.settings.goal, "the server's --goal")
             if state.stopped:
                 return error_result(STOPPED.format(tool=params.name, when="was not run"))
             async with state.lock:

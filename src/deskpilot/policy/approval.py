@@ -6,10 +6,16 @@ decides what is asked: ``all`` acting tools, ``consequential`` ones (the default
 An :class:`Approver` answers; with nobody to ask, what needs asking is denied: the default
 approver of a session (:class:`NoApprover`) declines everything and says so.
 
-An approver answers by returning True (an explicit yes) or False; it may decline with the text
-the model should read by raising :class:`~deskpilot.errors.ActionDeclined`, and stop or pause
-the whole run by raising an :class:`ApprovalInterrupt` (:class:`CancelRequest`,
-:class:`PauseRequest`), which the door records and lets through to the run.
+An approver answers by returning True (an explicit yes, for this call) or False; when the
+request offers it (``ApprovalRequest.offer``), :data:`Scope.TASK` is a yes for this kind of
+effect in this window until the task ends. It may decline with the text the model should read
+by raising :class:`~deskpilot.errors.ActionDeclined`, and stop or pause the whole run by raising
+an :class:`ApprovalInterrupt` (:class:`CancelRequest`, :class:`PauseRequest`), which the door
+records and lets through to the run.
+
+An approver says whether a person stands behind its answers (``person = True``: the terminal,
+the console, an MCP client's user); one that does not say so is automatic, and never answers
+what only a person may (vendor safety checks).
 """
 
 from __future__ import annotations
@@ -37,6 +43,13 @@ class Risk(StrEnum):
 _RANK = {Risk.READ_ONLY: 0, Risk.ACTS: 1, Risk.CONSEQUENTIAL: 2, Risk.PERSISTS: 2}
 
 
+class Scope(StrEnum):
+    """How far a yes reaches: this call, or this kind of effect in this window for the task."""
+
+    ONCE = "once"
+    TASK = "task"
+
+
 @dataclass(frozen=True)
 class ApprovalRequest:
     tool: str
@@ -47,6 +60,17 @@ class ApprovalRequest:
     details: tuple[str, ...] = field(default=())  # extra lines to show (warnings, targets)
     #: only a person may answer (vendor safety checks): automatic approvers decline
     person_only: bool = False
+    #: the act in words, as a person sees it ('Click "Delete" on "#1042 Initech" in "Orders"')
+    sentence: str = ""
+    #: what a yes for the task would allow ("" when only this call can be approved)
+    offer: str = ""
+    #: the element acted on, in its window's pixels: {"window", "x", "y", "width", "height"}
+    target: Mapping[str, Any] | None = None
+
+    @property
+    def headline(self) -> str:
+        """The act in words, else the tool and why it needs a yes."""
+        return self.sentence or f"{self.tool}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -72,10 +96,13 @@ class PauseRequest(ApprovalInterrupt):
     """Pause the run here (checkpoint it, resume it later)."""
 
 
-class Approver(Protocol):
-    """Decides one request. Return True only on an explicit yes."""
+Answer = bool | Scope
 
-    async def approve(self, request: ApprovalRequest) -> bool: ...
+
+class Approver(Protocol):
+    """Decides one request. Return True (or a :class:`Scope`) only on an explicit yes."""
+
+    async def approve(self, request: ApprovalRequest) -> Answer: ...
 
 
 class AllowAll:
@@ -83,23 +110,21 @@ class AllowAll:
 
     Automatic: it never answers a request that only a person may answer."""
 
-    automatic = True
-
-    async def approve(self, request: ApprovalRequest) -> bool:
+    async def approve(self, request: ApprovalRequest) -> Answer:
         return True
 
 
 class DenyAll:
     """Approve nothing: what needs a yes is declined."""
 
-    async def approve(self, request: ApprovalRequest) -> bool:
+    async def approve(self, request: ApprovalRequest) -> Answer:
         return False
 
 
 class NoApprover:
     """The default: nobody is there to ask, so what needs a yes is declined (and says why)."""
 
-    async def approve(self, request: ApprovalRequest) -> bool:
+    async def approve(self, request: ApprovalRequest) -> Answer:
         raise ActionDeclined(
             f"Declined: {request.tool} needs a person's yes ({request.reason}) and nobody can be "
             "asked here (this session has no approver). Nothing was done. Do not retry it; "
@@ -109,21 +134,39 @@ class NoApprover:
 
 
 class CallbackApprover:
-    """Ask a callback (sync or async) for each request."""
+    """Ask a callback (sync or async) for each request. ``person``: a person answers through
+    it (it may then answer what only a person may)."""
 
-    def __init__(self, callback: Callable[[ApprovalRequest], bool | Awaitable[bool]]) -> None:
+    def __init__(
+        self,
+        callback: Callable[[ApprovalRequest], Answer | Awaitable[Answer]],
+        *,
+        person: bool = False,
+    ) -> None:
         self.callback = callback
+        self.person = person
 
-    async def approve(self, request: ApprovalRequest) -> bool:
+    async def approve(self, request: ApprovalRequest) -> Answer:
         answer = self.callback(request)
-        if not isinstance(answer, bool):
+        if not isinstance(answer, bool | Scope):
             answer = await answer
-        return answer is True
+        return answer if isinstance(answer, Scope) else answer is True
+
+
+def is_person(approver: Approver) -> bool:
+    """Whether a person stands behind ``approver``'s answers (it says so: ``person = True``)."""
+    return getattr(approver, "person", False) is True
 
 
 def is_automatic(approver: Approver) -> bool:
-    """True for approvers that answer without a person (they never acknowledge safety checks)."""
-    return getattr(approver, "automatic", False) is True
+    """True for approvers that answer without a person (they never acknowledge safety checks):
+    every approver that does not say a person stands behind it."""
+    return not is_person(approver)
+
+
+def approved(answer: object) -> bool:
+    """Whether an approver's answer is a yes."""
+    return answer is True or isinstance(answer, Scope)
 
 
 def needs_confirmation(risk: Risk, mode: ConfirmMode) -> bool:

@@ -22,9 +22,10 @@ Everything here is pure: it reads a :class:`Tree` (a window's nodes with parent 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from deskpilot.desktop.base import Node
+from deskpilot.policy.acts import PLACE, SECRET, act_of
 from deskpilot.policy.places import (
     BUTTONS,
     DOCUMENTS,
@@ -53,16 +54,30 @@ from deskpilot.policy.vocabulary import (
 __all__ = ["Finding", "Judge", "Tree", "default_button"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Finding:
-    """A consequential effect and the evidence, in one line for a person and the model."""
+    """A consequential effect and the evidence, in one line for a person and the model.
+
+    Besides the line, the evidence a grant is checked against (:mod:`deskpilot.policy.grants`):
+    the act (:mod:`deskpilot.policy.acts`), the word that says so, the element activated (or
+    typed into) in its window's tree, and the text a fill or typing puts in."""
 
     effect: str  # an Effect's description, or "on your list of consequential words"
     why: str
+    act: str = ""
+    word: str = ""
+    node: Node | None = None
+    tree: Tree | None = None
+    text: str = ""
 
     @property
     def reason(self) -> str:
         return f"{self.why}: {self.effect}"
+
+    def seen(self, node: Node | None, tree: Tree | None) -> Finding:
+        """The same finding with the element it is about, in its tree."""
+        return replace(self, node=node if node is not None else self.node,
+                       tree=tree if tree is not None else self.tree)  # fmt: skip
 
 
 class Judge:
@@ -78,7 +93,9 @@ class Judge:
 
     def named(self, *texts: str) -> tuple[str, str, bool] | None:
         """(effect, the word, whether it is a draft verb) when one of ``texts`` says a
-        consequential verb; a verb inside a harmless phrase ("Order by price") does not count."""
+        consequential verb; a verb inside a harmless phrase ("Order by price") does not count.
+        The longest verb found wins ("Delete account" is closing an account, not deleting;
+        "Send money" a transfer)."""
         for text in texts:
             if not text:
                 continue
@@ -88,14 +105,17 @@ class Judge:
                     return "on your list of consequential words", word, False
                 continue
             plain = HARMLESS_SET.without(text)
-            for effect, verbs in VERB_SETS.items():
-                word = verbs.find(plain)
-                if word is not None:
-                    return effect.value, word, False
+            found = [(e.value, w) for e, verbs in VERB_SETS.items() if (w := verbs.find(plain))]
+            if found:
+                effect, word = max(found, key=lambda f: len(f[1]))
+                return effect, word, False
             word = DRAFT_SET.find(plain)
             if word is not None:
                 return Effect.SEND.value, word, True
         return None
+
+    def _act(self, effect: str, word: str) -> str:
+        return word if self.custom is not None else act_of(effect, word)
 
     def place_effect(
         self, node: Node | None, tree: Tree, *, commit: bool = False
@@ -130,10 +150,11 @@ class Judge:
         """A click or press on ``node``: its own verb, else (a commit button) its place."""
         hit = self.named(node.name, node.label, node.description)
         if hit is not None:
-            effect, _word, draft = hit
+            effect, word, draft = hit
             if draft and tree is not None and not submits(node, tree):
                 return None  # "Reply" opens a draft: what sends is the draft's Send
-            return Finding(effect, f"activates {quoted(node)}")
+            return Finding(effect, f"activates {quoted(node)}", self._act(effect, word), word,
+                           node, tree)  # fmt: skip
         if tree is None or node.role not in BUTTONS or tree.in_bar(node):
             return None  # a toolbar's or menu's Save acts on the document, not on a form
         commit = COMMIT_SET.find(" ".join([node.name, node.label]))
@@ -142,20 +163,23 @@ class Judge:
         around = self.place_effect(node, tree, commit=True)
         if around is None:
             return None
-        return Finding(around[0], f"activates {quoted(node)} in {around[1]}")
+        return Finding(around[0], f"activates {quoted(node)} in {around[1]}", PLACE, commit,
+                       node, tree)  # fmt: skip
 
     def by_name(self, name: str, role: str = "", description: str = "") -> Finding | None:
         """An element known only by its name (no tree to look around in)."""
         hit = self.named(name, description)
         if hit is None:
             return None
-        return Finding(hit[0], f'activates "{name.strip()[:60]}"')
+        return Finding(hit[0], f'activates "{name.strip()[:60]}"', self._act(hit[0], hit[1]),
+                       hit[1])  # fmt: skip
 
     def fill(self, node: Node, text: str, tree: Tree | None) -> Finding | None:
         """A fill of ``node`` with ``text``: a password, or a newline that may submit (a web
         field is filled by typing when it takes no text otherwise)."""
         if node.role == "password-text":
-            return Finding(Effect.ACCOUNT.value, f"puts a password into {quoted(node)}")
+            return Finding(Effect.ACCOUNT.value, f"puts a password into {quoted(node)}",
+                           SECRET, node=node, tree=tree, text=text)  # fmt: skip
         if tree is not None and ("\n" in text or "\r" in text) and one_line(node):
             return self.keys("enter", node, tree)
         return None
@@ -180,13 +204,14 @@ class Judge:
                 return None
             return self._default(focused, tree, key)
         if focused.role == "terminal" and key != "space":
-            return Finding(Effect.RUN.value, f"{_shown(key)} in a terminal runs the command")
+            return Finding(Effect.RUN.value, f"{_shown(key)} in a terminal runs the command",
+                           "run", node=focused, tree=tree)  # fmt: skip
         if focused.role in BUTTONS:
             found = self.element(focused, tree)
             if found is None:
                 return None
             what = found.why.removeprefix("activates ")
-            return Finding(found.effect, f"{_shown(key)} on the focused {what} activates it")
+            return replace(found, why=f"{_shown(key)} on the focused {what} activates it")
         if key == "space":
             return None
         if key == "enter" and one_line(focused):
@@ -197,7 +222,8 @@ class Judge:
         """Typed text: into a password field it is a secret; each newline is an Enter in the
         focused element (a tab before it moves the focus within the same form: judged there)."""
         if focused is not None and focused.role == "password-text" and text:
-            return Finding(Effect.ACCOUNT.value, f"types into the password field {quoted(focused)}")
+            return Finding(Effect.ACCOUNT.value, f"types into the password field {quoted(focused)}",
+                           SECRET, node=focused, tree=tree, text=text)  # fmt: skip
         if "\n" not in text and "\r" not in text:
             return None
         head = text.replace("\r", "\n").split("\n", 1)[0]
@@ -215,11 +241,12 @@ class Judge:
                 if found is None:
                     return None
                 what = found.why.removeprefix("activates ")
-                return Finding(found.effect, f"{_shown(key)} fires the default button {what}")
+                return replace(found, why=f"{_shown(key)} fires the default button {what}")
         around = self.place_effect(near, tree)
         if around is None:
             return None
-        return Finding(around[0], f"{_shown(key)} in {around[1]}, with no field focused")
+        return Finding(around[0], f"{_shown(key)} in {around[1]}, with no field focused", PLACE,
+                       node=near, tree=tree)  # fmt: skip
 
     def _submit(self, field: Node, tree: Tree) -> Finding | None:
         """Enter in a one-line field: the default button of its form, judged."""
@@ -227,15 +254,16 @@ class Judge:
         if button is not None:
             found = self.element(button, tree)
             if found is not None:
-                return Finding(
-                    found.effect,
-                    f"Enter in {quoted(field)} fires {found.why.removeprefix('activates ')}",
+                return replace(
+                    found,
+                    why=f"Enter in {quoted(field)} fires {found.why.removeprefix('activates ')}",
                 )
             if SEARCH_SET.find(" ".join([button.name, button.label])) is not None:
                 return None  # it fires a search
         around = self.place_effect(field, tree)
         if around is not None:
-            return Finding(around[0], f"Enter in {quoted(field)} submits {around[1]}")
+            return Finding(around[0], f"Enter in {quoted(field)} submits {around[1]}", PLACE,
+                           node=field, tree=tree)  # fmt: skip
         return None
 
     def _message_box(self, key: str, box: Node, tree: Tree) -> Finding | None:
@@ -250,7 +278,8 @@ class Judge:
                 return Finding(
                     Effect.SEND.value,
                     f"Ctrl+Enter in {quoted(box)} sends it (with {quoted(sends[0])} there)",
-                )
+                    "submit", node=sends[0], tree=tree,
+                )  # fmt: skip
             return None
         around = self.place_effect(box, tree)
         if around is not None and around[0] == Effect.SEND.value:
@@ -266,7 +295,8 @@ class Judge:
                 return Finding(
                     Effect.SEND.value,
                     f"{_shown(key)} in {quoted(box)} sends it ({quoted(sends[0])} is next to it)",
-                )
+                    "submit", node=sends[0], tree=tree,
+                )  # fmt: skip
             return None
         return None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from deskpilot.desktop.keys import MODIFIERS, parse_shortcut
-from deskpilot.errors import InvalidArguments
+from deskpilot.errors import ConfigError, InvalidArguments
 from deskpilot.policy.effects import Judge
 from deskpilot.policy.vocabulary import DRAFTS, VERBS
 
@@ -36,7 +36,14 @@ class ConsequentialRules:
         #: the user's own list (``[consequential] shortcuts``): asked about always; the
         #: defaults only where the focused element cannot be judged
         self.custom_shortcuts = shortcuts is not None
-        given = shortcuts if shortcuts is not None else DEFAULT_CONSEQUENTIAL_SHORTCUTS
+        given = tuple(shortcuts) if shortcuts is not None else DEFAULT_CONSEQUENTIAL_SHORTCUTS
+        bad = [s for s in given if _parsed(s) is None]
+        if bad:
+            raise ConfigError(
+                f"[consequential] shortcuts: {', '.join(map(repr, bad))} "
+                f"{'is not a shortcut' if len(bad) == 1 else 'are not shortcuts'} (write them "
+                "as deskpilot's shortcut action takes them: 'ctrl+return', 'alt+s')"
+            )
         # compared as parsed keys: "cmd+enter", "control+Return" and "ctrl+KP_Enter" are all
         # ctrl+Return
         self.shortcuts = {c for c in map(_parsed, given) if c is not None}

@@ -24,8 +24,10 @@ API (JSON; state changes are JSON POSTs)::
     POST /api/sessions/{id}/input {events}   pointer and keyboard while taken over
     GET  /api/sessions/{id}/steps            each model call: tokens, cost (current prices)
     GET  /api/sessions/{id}/exchanges/{n}    one model call's raw request and reply
-    POST /api/sessions/{id}/confirmations/{call_id} {approved}  → 200, 404, 409 (answered)
     GET  /api/prices   POST /api/prices {prices: {model: {input, output, …}}}   the price table
+    POST /api/sessions/{id}/confirmations/{call_id} {approved, scope?}  → 200, 404, 409
+    POST /api/sessions/{id}/confirmations/{call_id}/seen   a page showed it (serve.approver)
+    GET  /api/sessions/{id}/grants, POST …/grants/{grant}/revoke   the task's grants
     GET  /api/events                         Server-Sent Events (Last-Event-ID replays)
     GET  /api/frames?watch={id}&thumbs=1     the live previews (see deskpilot.serve.frames)
     GET  /api/windows                        windows of this desktop (for binding a session)
@@ -55,6 +57,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from deskpilot.errors import ConfigError, DeskpilotError
+from deskpilot.serve import approver
 from deskpilot.serve.approver import Answer
 from deskpilot.serve.auth import ConsoleAuth
 from deskpilot.serve.sessions import (
@@ -125,6 +128,7 @@ class ConsoleRoutes:
             Route("/api/prices", self.get_prices, methods=["GET"]),
             Route("/api/prices", self.set_prices, methods=["POST"]),
             Route("/api/sessions/{id}/confirmations/{call_id}", self.confirm, methods=["POST"]),
+            *approver.routes(self.sessions.confirmations),
             Route("/api/events", self.events),
             Route("/api/frames", self.frame_stream),
             Route("/api/windows", self.list_windows),
@@ -358,8 +362,9 @@ class ConsoleRoutes:
         approved = body.get("approved") if isinstance(body, dict) else None
         if not isinstance(approved, bool):
             return error(400, 'send {"approved": true} or {"approved": false}')
+        scope = body.get("scope") or "once"  # "task": this kind of effect, for the task
         outcome = self.sessions.confirmations.answer(
-            request.path_params["id"], request.path_params["call_id"], approved
+            request.path_params["id"], request.path_params["call_id"], approved, scope=scope
         )
         if outcome == Answer.UNKNOWN:
             return error(404, "no such confirmation (never asked, or already closed)")

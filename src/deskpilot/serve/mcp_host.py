@@ -132,6 +132,7 @@ class McpHost:
         session = self._by_run.get(state.run_id)
         card = session.id if session is not None else f"mcp-{state.run_id[:8]}"
         s = self.sessions
+        s.confirmations.track(card, state.grants)  # the client's task: listed, revocable
         return ConsoleApprover(
             card, s.confirmations, lambda: s.hub.watching, timeout=s.confirm_timeout
         )

@@ -461,6 +461,7 @@ class Sessions:
                 ctx = dataclasses.replace(ctx, step_frames=True)  # a frame per step: the replay
                 session.ctx = ctx
                 session.takeover = self._takeover(session, place, desktop)
+                self.confirmations.track(session.id, ctx.grants)  # listed, revocable
                 window = None
                 if request.window:
                     window = await resolve_window(ctx, request.window)

@@ -1,14 +1,8 @@
-"""The door's checks around one call: :meth:`~deskpilot.tools.toolset.ToolSet.call` runs them.
+"""The door's checks around one call that are not decisions: the policy decides
+(:func:`deskpilot.policy.door.decide`: blocked apps, effects, grants, asking); this module
+gives a call its default reach and screens what comes back.
 
-Before the tool runs:
-
-* :func:`refuse_blocked` — every window the call reaches (:mod:`deskpilot.tools.reach`), the
-  window under every point it presses, the window that has the keyboard focus for keys it
-  sends, every app it would start: a blocked app anywhere refuses the call
-  (:class:`~deskpilot.errors.AppBlocked`); nothing of the app is read.
-* :func:`deskpilot.tools.judging.judge` — whether the call's effect is consequential: the
-  elements it activates, presses or fills, the element under a pressed point, the keys it
-  sends, each judged in its window's tree.
+Before the tool runs, :func:`default_reach` is the reach of a tool that declares none.
 
 After it ran (:func:`screen_result`), nothing that reaches a model shows a blocked window:
 
@@ -32,10 +26,10 @@ from typing import Any
 from deskpilot.desktop.base import Rect, WindowInfo
 from deskpilot.errors import AppBlocked
 from deskpilot.events import Image
+from deskpilot.policy.blocklist import Blocklist
+from deskpilot.policy.reach import Reach
 from deskpilot.tools.base import ToolResult
-from deskpilot.tools.blocklist import Blocklist
 from deskpilot.tools.context import ToolContext
-from deskpilot.tools.reach import Reach
 from deskpilot.tools.windows import peek_window
 
 log = logging.getLogger(__name__)
@@ -58,23 +52,6 @@ async def default_reach(ctx: ToolContext, values: Mapping[str, Any]) -> Reach:
     the window a call without one would use."""
     wid = next((values[a] for a in WINDOW_ARGS if isinstance(values.get(a), str)), None)
     return Reach.of_window(await peek_window(ctx, wid))
-
-
-async def refuse_blocked(ctx: ToolContext, reach: Reach) -> None:
-    """Raise AppBlocked if the call would reach a blocked app (see the module docstring)."""
-    rules = blocklist(ctx)
-    for window in reach.all_windows():
-        rules.check_window(window)
-    for app in reach.apps:
-        rules.check_app(app)
-    for point in reach.points:
-        hit = await ctx.desktop.window_at(point.x, point.y)
-        if hit is not None:
-            rules.check_window(hit)
-    if any(k.window is None for k in reach.keys):
-        focused = await ctx.desktop.active_window()
-        if focused is not None:
-            rules.check_window(focused)
 
 
 # -- after --------------------------------------------------------------------------------------

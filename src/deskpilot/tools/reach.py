@@ -1,86 +1,21 @@
-"""What a call reaches: declared by its tool, resolved by the door before the tool runs.
+"""How a tool declares what a call reaches: a ``reach`` hook returning a
+:class:`~deskpilot.policy.reach.Reach` (the data lives with the policy that judges it).
 
-A tool says what it would touch with a ``reach`` hook (``@tool(reach=...)``): the windows it
-reads or acts on, the screen points it presses, the elements it activates or fills, the keys it
-sends, the apps it starts. The door (:mod:`deskpilot.tools.gate`) refuses a blocked app found
-anywhere in it, and judges its effect (consequential or not), before anything runs.
-
-A tool that declares nothing gets the default (:func:`deskpilot.tools.gate.default_reach`):
-the window its ``windowID`` (or ``window``) argument names, else the target window a call
-without one would use (tracked target → the run's bound window → the active window). So a new
-tool cannot forget the blocklist; a tool that touches no window at all says so with
-``reach=NOTHING``.
+A tool that declares nothing gets the default (:func:`deskpilot.tools.gate.default_reach`); a
+tool that touches no window at all says so with ``reach=NOTHING``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from deskpilot.desktop.base import AppEntry, WindowInfo
+from deskpilot.policy.reach import Activation, Keys, Point, Reach
 
 if TYPE_CHECKING:
     from deskpilot.tools.context import ToolContext
 
-
-@dataclass(frozen=True)
-class Activation:
-    """An element (by its element ID) that the call clicks, presses, fills or focuses."""
-
-    element_id: str
-    how: Literal["click", "press", "fill", "focus"] = "click"
-    text: str | None = None  # what a fill puts in
-
-
-@dataclass(frozen=True)
-class Keys:
-    """Keys the call sends to whatever has the focus in ``window`` (None: the active window).
-
-    ``keysyms`` is one combination (modifiers first); ``text`` is typed text; ``element_id`` is
-    focused first (``type`` into an element); otherwise the keys go to the element with the
-    focus now, or to ``maybe_focus``."""
-
-    keysyms: tuple[str, ...] = ()
-    text: str = ""
-    shown: str = ""  # as the caller wrote it ("ctrl+enter")
-    element_id: str | None = None
-    window: WindowInfo | None = None
-    #: an element an earlier step of the same call touched: it may hold the focus by then
-    maybe_focus: str | None = None
-
-
-@dataclass(frozen=True)
-class Point:
-    """A screen point (root coordinates) the call presses, or only moves over."""
-
-    x: int
-    y: int
-    presses: bool = True
-
-
-@dataclass
-class Reach:
-    """Everything one call would touch. ``window`` is the one its element IDs belong to."""
-
-    window: WindowInfo | None = None
-    windows: list[WindowInfo] = field(default_factory=list)
-    points: list[Point] = field(default_factory=list)
-    activations: list[Activation] = field(default_factory=list)
-    keys: list[Keys] = field(default_factory=list)
-    apps: list[AppEntry] = field(default_factory=list)
-
-    @classmethod
-    def of_window(cls, window: WindowInfo | None) -> Reach:
-        return cls(window=window, windows=[window] if window is not None else [])
-
-    def all_windows(self) -> list[WindowInfo]:
-        out = list(self.windows)
-        if self.window is not None and self.window not in out:
-            out.append(self.window)
-        out += [k.window for k in self.keys if k.window is not None and k.window not in out]
-        return out
-
+__all__ = ["NOTHING", "Activation", "Keys", "Point", "Reach", "ReachHook"]
 
 ReachHook = Callable[["ToolContext", Mapping[str, Any]], Awaitable[Reach]]
 

@@ -5,14 +5,13 @@
 1. records the call (``tool.call``, with the surface) in the audit log;
 2. looks the tool up and validates the arguments (an error the model can read);
 3. resolves what the call reaches (the tool's declared ``reach``, or the default: the window it
-   names or would use, :mod:`deskpilot.tools.reach`) and refuses a blocked app anywhere in it,
-   before anything of that app is read (:mod:`deskpilot.tools.gate`);
-4. decides whether a person must approve: the declared risk, raised when the call's effect is
-   consequential (what it activates, presses or types) or by the tool's own ``assess`` hook,
-   against the confirm mode; asks the context's approver (``confirm.asked`` /
-   ``confirm.answered``); a yes to a ``covers`` tool covers the acting calls it makes;
-   what only a person may answer (vendor safety checks) is declined by automatic approvers;
-5. runs the tool (the reach is checked again at dispatch when a person was asked);
+   names or would use, :mod:`deskpilot.tools.gate`);
+4. hands the call to the policy, :func:`deskpilot.policy.door.decide`, which refuses a blocked
+   app anywhere in the reach, judges the call's effect, lets through what the task's grants
+   cover, asks the context's approver what needs a yes (``confirm.asked`` /
+   ``confirm.answered``) and records its decision (``policy.decided``); the door has no
+   policy of its own, so a new tool or surface gets the same decisions;
+5. runs the tool (a yes to a ``covers`` tool covers the acting calls it makes);
 6. screens the result: no blocked window's title in the text or data, blocked windows
    blacked out in every image;
 7. records the result (``tool.result``; a refusal carries ``refused``: ``blocked`` or
@@ -28,7 +27,6 @@ recorded and propagate.
 from __future__ import annotations
 
 import builtins
-import contextvars
 import json
 import logging
 import uuid
@@ -47,19 +45,15 @@ from deskpilot.errors import (
     UnknownTool,
 )
 from deskpilot.events import Event
-from deskpilot.policy import (
-    ApprovalInterrupt,
-    ApprovalRequest,
-    PauseRequest,
-    Risk,
-    Verdict,
-    is_automatic,
-    needs_confirmation,
-)
-from deskpilot.tools import frames, gate, judging
+from deskpilot.policy import ApprovalInterrupt
+from deskpilot.policy.door import Call, covering, decide
+from deskpilot.policy.judging import Scene
+from deskpilot.policy.reach import Reach
+from deskpilot.tools import frames, gate
 from deskpilot.tools.base import ToolResult, ToolSpec
 from deskpilot.tools.context import ToolContext
-from deskpilot.tools.reach import Reach
+from deskpilot.tools.elements import lookup
+from deskpilot.tools.pointer import element_under
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +61,6 @@ GONE = (
     "Nothing more can be done on this desktop until it is back. Tell the user (they may need "
     "to restart their desktop session or the sandbox)."
 )
-
-#: The risk rank a person's yes to the enclosing ``covers`` call already approved (-1: none).
-_COVERED: contextvars.ContextVar[int] = contextvars.ContextVar("deskpilot_covered", default=-1)
 
 
 def parse_args(name: str, args: Mapping[str, Any] | str | None) -> dict[str, Any]:
@@ -190,24 +181,13 @@ class ToolSet:
             spec = self.get(name)
             values = spec.validate(parse_args(name, args))
             reach = await self._reach(spec, ctx, values)
-            await gate.refuse_blocked(ctx, reach)
-            verdict = await self._verdict(spec, ctx, values, reach)
-            asked = False
-            if verdict.person_only or (
-                needs_confirmation(verdict.risk, ctx.settings.confirm)
-                and verdict.risk.rank > _COVERED.get()
-            ):
-                await self._confirm(spec, values, verdict, ctx, call_id)
-                asked = True
-                reach = await self._reach(spec, ctx, values)  # again, at dispatch time
-                await gate.refuse_blocked(ctx, reach)
+            decision = await decide(self._call(spec, ctx, values, reach, call_id))
+            reach = decision.reach
+            if decision.refusal is not None:
+                raise decision.refusal
             ctx.notices.clear()
-            token = _COVERED.set(verdict.risk.rank) if asked and spec.covers else None
-            try:
+            with covering(decision):
                 result = await spec.func(ctx, **values)
-            finally:
-                if token is not None:
-                    _COVERED.reset(token)
             if ctx.notices:
                 result.text = "\n".join([*ctx.notices, result.text])
                 ctx.notices.clear()
@@ -237,6 +217,45 @@ class ToolSet:
                 )
         return await self._screened(ctx, reach, result, target_before)
 
+    def _call(
+        self, spec: ToolSpec, ctx: ToolContext, values: dict[str, Any], reach: Reach, call_id: str
+    ) -> Call:
+        """The call as the policy sees it: what is called and reached, and what it may consult
+        (the desktop, the session's element records, the settings, the approver, the task's
+        grants, the audit log)."""
+
+        def record(eid: str) -> Any:
+            try:
+                return lookup(ctx.session, eid)[1]
+            except DeskpilotError:
+                return None
+
+        async def under(x: int, y: int) -> Any:
+            return await element_under(ctx, x, y)
+
+        def write(kind: str, data: dict[str, Any]) -> None:
+            ctx.emit(Event(kind, _jsonable(data), run_id=ctx.run_id))
+
+        async def own() -> Any:
+            assert spec.assess is not None
+            return await spec.assess(ctx, values)
+
+        async def explain() -> list[str]:
+            assert spec.explain is not None
+            return list(await spec.explain(ctx, values))
+
+        async def again() -> Reach:
+            return await self._reach(spec, ctx, values)
+
+        return Call(
+            tool=spec.name, args=_plain(values), call_id=call_id, risk=spec.risk, reach=reach,
+            scene=Scene(ctx.desktop, record, under), settings=ctx.settings, rules=ctx.rules,
+            approver=ctx.approver, grants=ctx.grants, record=write, surface=ctx.surface,
+            own=own if spec.assess is not None else None,
+            explain=explain if spec.explain is not None else None, covers=spec.covers,
+            again=again,
+        )  # fmt: skip
+
     async def _screened(
         self, ctx: ToolContext, reach: Reach, result: ToolResult, target_before: str | None
     ) -> ToolResult:
@@ -260,95 +279,6 @@ class ToolSet:
     async def _reach(spec: ToolSpec, ctx: ToolContext, values: dict[str, Any]) -> Reach:
         hook = spec.reach or gate.default_reach
         return await hook(ctx, values)
-
-    @staticmethod
-    async def _verdict(
-        spec: ToolSpec, ctx: ToolContext, values: dict[str, Any], reach: Reach
-    ) -> Verdict:
-        """The call's risk: declared, raised by its effect or by the tool's own judgement."""
-        verdict = Verdict(spec.risk)
-        if spec.risk is not Risk.READ_ONLY and ctx.settings.confirm == "consequential":
-            judged = await judging.judge(ctx, reach)
-            if judged is not None and judged[0].rank > verdict.risk.rank:
-                verdict = Verdict(*judged)
-        if spec.assess is not None:
-            raised = await spec.assess(ctx, values)
-            if isinstance(raised, tuple):
-                raised = Verdict(*raised)
-            # a higher risk, or the same one with a reason of its own (what a yes is for)
-            if raised is not None and (
-                raised.risk.rank >= verdict.risk.rank or raised.person_only or raised.details
-            ):
-                keep = raised.risk.rank >= verdict.risk.rank
-                verdict = Verdict(
-                    raised.risk if keep else verdict.risk,
-                    raised.reason if keep or not verdict.reason else verdict.reason,
-                    raised.person_only,
-                    raised.details,
-                )
-        return verdict
-
-    async def _confirm(
-        self,
-        spec: ToolSpec,
-        values: dict[str, Any],
-        verdict: Verdict,
-        ctx: ToolContext,
-        call_id: str,
-    ) -> None:
-        shown = _plain(values)  # what a person approves: arguments, not Python reprs
-        why = verdict.reason or f"{spec.name} is {verdict.risk.value}"
-        details = verdict.details
-        if spec.explain is not None:  # what exactly a yes allows (what will be saved)
-            details += tuple(await spec.explain(ctx, values))
-        request = ApprovalRequest(
-            tool=spec.name, args=shown, risk=verdict.risk, reason=why, call_id=call_id,
-            details=details, person_only=verdict.person_only,
-        )  # fmt: skip
-        asked: dict[str, Any] = {"tool": spec.name, "args": _jsonable(shown), "call_id": call_id,
-                                 "reason": why, "risk": verdict.risk.value}  # fmt: skip
-        if details:
-            asked["details"] = list(details)
-        ctx.emit(Event("confirm.asked", asked, run_id=ctx.run_id))
-        by = type(ctx.approver).__name__
-        declined: ActionDeclined | None = None
-        if verdict.person_only and is_automatic(ctx.approver):
-            approved = False
-            because = "only a person may approve it; the approver is automatic"
-            declined = ActionDeclined(
-                f"Declined: {spec.name} was not run ({why}: {because}). Nothing was done.",
-                why=because,
-            )
-        else:
-            try:
-                approved = (await ctx.approver.approve(request)) is True
-            except ActionDeclined as exc:  # declined, with the reason the model should read
-                approved, declined = False, exc
-            except ApprovalInterrupt as signal:  # stop or pause the run: record, pass it on
-                what = "paused" if isinstance(signal, PauseRequest) else "cancelled"
-                ctx.emit(Event("confirm.answered", {"tool": spec.name, "call_id": call_id,
-                                                    "approved": False, what: True, "by": by},
-                               run_id=ctx.run_id))  # fmt: skip
-                raise
-            except Exception:
-                log.exception("approver failed")
-                approved = False
-        ctx.emit(
-            Event(
-                "confirm.answered",
-                {"tool": spec.name, "call_id": call_id, "approved": approved, "by": by},
-                run_id=ctx.run_id,
-            )
-        )
-        if declined is not None:
-            raise declined
-        if not approved:
-            raise ActionDeclined(
-                f"Declined: the user did not approve {spec.name} ({why}). Nothing was done. "
-                "Do not retry it; continue without it or report that it needs the user's "
-                "approval.",
-                why="the user declined",
-            )
 
 
 def _refused(result: ToolResult) -> dict[str, Any]:

@@ -376,7 +376,7 @@ function renderPending(card) {
 }
 
 const CHIP_KINDS = new Set(["tool.call", "tool.result", "confirm.asked", "confirm.answered", "model.text", "run.finished", "computer.call",
-  "run.started", "user.message", "model.usage", "takeover.started", "takeover.ended"]);
+  "run.started", "user.message", "model.usage", "takeover.started", "takeover.ended", "policy.decided", "policy.grants"]);
 let chipSerial = 0;
 
 function addChip(item) {
@@ -448,6 +448,8 @@ function addChip(item) {
   } else if (item.event === "model.text") {
     chip.className = "chip note";
     chip.append(el("span", "text", d.text || ""));
+  } else if (item.event === "policy.decided" || item.event === "policy.grants") {  // asks.js: words
+    chip.append(el("span", "tool", d.outcome || "grants"), el("span", "args", d.sentence || (window.deskpilotAsks ? window.deskpilotAsks.said(item) : "")));
   } else if (item.event === "run.finished") {
     chip.append(el("span", "tool", `finished: ${d.outcome}`), el("span", "args", d.reason || ""));
   } else {

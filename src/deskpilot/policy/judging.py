@@ -1,7 +1,8 @@
-"""The door's judgement of a call's effect: what it touches, seen in its window's tree.
+"""The judgement of a call's effect: what it touches, seen in its window's tree.
 
-For each part of a call's reach (:mod:`deskpilot.tools.reach`) the window's tree is read once
-(:class:`Looks`) and the :class:`~deskpilot.policy.effects.Judge` of the context's rules asked:
+For each part of a call's reach (:mod:`deskpilot.policy.reach`) the window's tree is read once
+(:class:`Scene`: the desktop, the session's element records and the element under a point, as
+the door gives them) and the :class:`~deskpilot.policy.effects.Judge` of the rules asked:
 
 * an element activated by ID — by the name the model was shown (a GTK 4 button named
   "GtkButton" shows its label "Send") when that says it all; a generic commit button ("OK"),
@@ -21,18 +22,18 @@ For each part of a call's reach (:mod:`deskpilot.tools.reach`) the window's tree
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 
-from deskpilot.desktop.base import Node, WindowInfo
+from deskpilot.desktop.base import Desktop, LiveElement, Node, WindowInfo
 from deskpilot.desktop.keys import MODIFIERS
 from deskpilot.errors import DeskpilotError
-from deskpilot.policy import Risk
+from deskpilot.policy.acts import SECRET, UNKNOWN
 from deskpilot.policy.effects import Finding, Tree
+from deskpilot.policy.reach import Keys, Reach
+from deskpilot.policy.rules import ConsequentialRules
 from deskpilot.policy.vocabulary import COMMIT_SET, DRAFT_SET, MESSAGE_SET, Effect
-from deskpilot.tools.context import ToolContext
-from deskpilot.tools.elements import lookup
-from deskpilot.tools.pointer import element_under
-from deskpilot.tools.reach import Keys, Reach
+from deskpilot.session import ElementRecord
 
 log = logging.getLogger(__name__)
 
@@ -62,19 +63,31 @@ def key_kind(keysyms: Sequence[str]) -> str | None:
     return None
 
 
-class Looks:
-    """The trees one judgement reads, each window once."""
+Records = Callable[[str], ElementRecord | None]
+Under = Callable[[int, int], Awaitable[list[LiveElement]]]
 
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-        self._trees: dict[int, Tree | None] = {}
+
+async def _nobody_under(x: int, y: int) -> list[LiveElement]:
+    return []
+
+
+@dataclass
+class Scene:
+    """What a judgement may look at: the desktop, the element records of the session (by
+    element ID, None when unknown) and the element under a screen point (through a button's
+    label or icon). Each window's tree is read once per judgement."""
+
+    desktop: Desktop
+    record: Records = field(default=lambda _eid: None)
+    under: Under = field(default=_nobody_under)
+    _trees: dict[int, Tree | None] = field(default_factory=dict, repr=False)
 
     async def tree(self, window: WindowInfo | None) -> Tree | None:
         if window is None:
             return None
         if window.xid not in self._trees:
             try:
-                snap = await self.ctx.desktop.snapshot(window)
+                snap = await self.desktop.snapshot(window)
                 self._trees[window.xid] = Tree(snap.root, window.title)
             except DeskpilotError as exc:
                 log.info("no tree of %s to judge by: %s", window.stable_id, exc)
@@ -82,13 +95,20 @@ class Looks:
         return self._trees[window.xid]
 
 
-async def judge(ctx: ToolContext, reach: Reach) -> tuple[Risk, str] | None:
-    """The consequential risk of what the call does, with the reason; None if it is not."""
-    looks = Looks(ctx)
+@dataclass(frozen=True)
+class Judged:
+    """A consequential finding and the window it is in (None: not known)."""
+
+    finding: Finding
+    window: WindowInfo | None
+
+
+async def judge(scene: Scene, rules: ConsequentialRules, reach: Reach) -> Judged | None:
+    """What the call does that is consequential, with the evidence; None if nothing is."""
     for find in (_activations, _points, _keys):
-        found = await find(ctx, reach, looks)
+        found = await find(scene, rules, reach)
         if found is not None:
-            return Risk.CONSEQUENTIAL, found.reason
+            return found
     return None
 
 
@@ -96,18 +116,20 @@ async def judge(ctx: ToolContext, reach: Reach) -> tuple[Risk, str] | None:
 GRIDS = frozenset({"table", "table-cell", "tree-table"})
 
 
-async def _plainly_typing(ctx: ToolContext, window: WindowInfo, keys: Keys) -> bool:
+async def _plainly_typing(
+    scene: Scene, rules: ConsequentialRules, window: WindowInfo, keys: Keys
+) -> bool:
     """A quick look at the focus (no tree read) for the commonest keys: text typed into a
     field that is not a password field, and Enter (or a typed newline) in a document being
     edited (a new line) or in a spreadsheet (the next cell). False: judge with the tree."""
     if keys.keysyms and (
-        ctx.rules.custom_shortcuts or key_kind(keys.keysyms) not in ("enter", "shift+enter")
+        rules.custom_shortcuts or key_kind(keys.keysyms) not in ("enter", "shift+enter")
     ):
         return False  # the user's own shortcuts are always asked about
     if "\t" in keys.text:
         return False  # a tab moves the focus first
-    key = await ctx.desktop.focused_element(window)
-    live = await ctx.desktop.inspect(key) if key is not None else None
+    key = await scene.desktop.focused_element(window)
+    live = await scene.desktop.inspect(key) if key is not None else None
     if live is None or live.pid != window.pid or "focused" not in live.states:
         return False  # the focus is not known for sure
     enter = bool(keys.keysyms) or "\n" in keys.text or "\r" in keys.text
@@ -123,37 +145,37 @@ async def _plainly_typing(ctx: ToolContext, window: WindowInfo, keys: Keys) -> b
     )
 
 
-def _node(ctx: ToolContext, tree: Tree | None, element_id: str | None) -> Node | None:
+def _node(scene: Scene, tree: Tree | None, element_id: str | None) -> Node | None:
     if tree is None or not element_id:
         return None
-    try:
-        _eid, record = lookup(ctx.session, element_id)
-    except DeskpilotError:
-        return None
-    return tree.find(record.key)
+    record = scene.record(element_id)
+    return tree.find(record.key) if record is not None else None
 
 
-async def _activations(ctx: ToolContext, reach: Reach, looks: Looks) -> Finding | None:
-    judge = ctx.rules.judge
+async def _activations(scene: Scene, rules: ConsequentialRules, reach: Reach) -> Judged | None:
+    judge = rules.judge
+    window = reach.window
     for act in reach.activations:
         if act.how == "focus":
             continue
-        try:
-            _eid, record = lookup(ctx.session, act.element_id)
-        except DeskpilotError:
+        record = scene.record(act.element_id)
+        if record is None:
             continue  # the tool reports the unknown ID
         shown = record.label or record.name  # the name the model saw ("Send", not "GtkButton")
+        found: Finding | None
         if act.how == "fill":
             if record.role == "password-text":
-                return Finding(Effect.ACCOUNT.value, f'puts a password into "{shown}"')
+                found = Finding(Effect.ACCOUNT.value, f'puts a password into "{shown}"', SECRET,
+                                text=act.text or "")  # fmt: skip
+                return Judged(await _seen(scene, found, window, record), window)
             if "\n" not in (act.text or "") and "\r" not in (act.text or ""):
                 continue  # text in a field fires nothing (no tree to read)
-        elif not needs_place(shown):  # its name says it all: no tree to read
+        elif not needs_place(shown):  # its name says it all: the tree only for the evidence
             found = judge.by_name(shown, record.role)
             if found is not None:
-                return found
+                return Judged(await _seen(scene, found, window, record), window)
             continue
-        tree = await looks.tree(reach.window)
+        tree = await scene.tree(window)
         node = tree.find(record.key) if tree is not None else None
         if act.how == "fill":
             found = judge.fill(node, act.text or "", tree) if node is not None else None
@@ -161,8 +183,16 @@ async def _activations(ctx: ToolContext, reach: Reach, looks: Looks) -> Finding 
             found = judge.element(node, tree) if node is not None else None
             found = found or (judge.by_name(shown, record.role) if node is None else None)
         if found is not None:
-            return found
+            return Judged(found, window)
     return None
+
+
+async def _seen(
+    scene: Scene, found: Finding, window: WindowInfo | None, record: ElementRecord
+) -> Finding:
+    """``found`` with its element in its window's tree (what a grant is checked against)."""
+    tree = await scene.tree(window)
+    return found.seen(tree.find(record.key) if tree is not None else None, tree)
 
 
 def needs_place(name: str) -> bool:
@@ -171,76 +201,85 @@ def needs_place(name: str) -> bool:
     return not name.strip() or bool(COMMIT_SET.find(name) or DRAFT_SET.find(name))
 
 
-async def _points(ctx: ToolContext, reach: Reach, looks: Looks) -> Finding | None:
-    judge = ctx.rules.judge
+async def _points(scene: Scene, rules: ConsequentialRules, reach: Reach) -> Judged | None:
+    judge = rules.judge
     for point in reach.points:
         if not point.presses:
             continue
-        tree = await looks.tree(await ctx.desktop.window_at(point.x, point.y))
-        for element in await element_under(ctx, point.x, point.y):
+        window = await scene.desktop.window_at(point.x, point.y)
+        tree = await scene.tree(window)
+        for element in await scene.under(point.x, point.y):
             node = tree.find(element.key) if tree is not None else None
             found = judge.element(node, tree) if node is not None else None
             found = found or judge.by_name(element.name, element.role)
             if found is not None:
-                return found
+                return Judged(found, window)
     return None
 
 
-async def _keys(ctx: ToolContext, reach: Reach, looks: Looks) -> Finding | None:
+async def _keys(scene: Scene, rules: ConsequentialRules, reach: Reach) -> Judged | None:
     for keys in reach.keys:
-        found = await _one_keys(ctx, keys, looks)
+        found = await _one_keys(scene, rules, keys)
         if found is not None:
             return found
     return None
 
 
-async def _one_keys(ctx: ToolContext, keys: Keys, looks: Looks) -> Finding | None:
+async def _one_keys(scene: Scene, rules: ConsequentialRules, keys: Keys) -> Judged | None:
     kind = key_kind(keys.keysyms) if keys.keysyms else None
     newline = "\n" in keys.text or "\r" in keys.text
     if keys.text and not newline and keys.element_id:  # a secret typed into a password field?
-        try:
-            _eid, record = lookup(ctx.session, keys.element_id)
-        except DeskpilotError:
+        record = scene.record(keys.element_id)
+        if record is None:
             return None
         if record.role == "password-text":
             name = record.label or record.name or "a password field"
-            return Finding(Effect.ACCOUNT.value, f'types into the password field "{name}"')
+            found = Finding(Effect.ACCOUNT.value, f'types into the password field "{name}"',
+                            SECRET, text=keys.text)  # fmt: skip
+            window = keys.window
+            return Judged(await _seen(scene, found, window, record), window)
         return None
     judged = False  # the focused element was judged for these keys (Enter, space, ctrl+Enter)
+    window = None
     if kind is not None or keys.text:
-        window = keys.window or await ctx.desktop.active_window()
-        if window is not None and not keys.element_id and await _plainly_typing(ctx, window, keys):
+        window = keys.window or await scene.desktop.active_window()
+        if (
+            window is not None
+            and not keys.element_id
+            and await _plainly_typing(scene, rules, window, keys)
+        ):
             return None
-        tree = await looks.tree(window)
+        tree = await scene.tree(window)
         if window is None:
             pass  # no window has the focus: the keys fire nothing
         elif tree is None:
             if kind not in ("space", None) or newline:
-                return Finding(Effect.SEND.value, "Enter in a window whose elements cannot be "
-                               "read: nobody can tell what it would fire")  # fmt: skip
+                found = Finding(Effect.SEND.value, "Enter in a window whose elements cannot be "
+                                "read: nobody can tell what it would fire", UNKNOWN)  # fmt: skip
+                return Judged(found, window)
         else:
-            judge = ctx.rules.judge
+            judge = rules.judge
             if keys.element_id:
-                candidates = [_node(ctx, tree, keys.element_id)]
+                candidates = [_node(scene, tree, keys.element_id)]
             else:
-                candidates = [tree.focused(), _node(ctx, tree, keys.maybe_focus)]
+                candidates = [tree.focused(), _node(scene, tree, keys.maybe_focus)]
             judged = any(c is not None for c in candidates)  # the focus is known
             seen: set[int] = set()
             for focused in candidates:
                 if id(focused) in seen:
                     continue
                 seen.add(id(focused))
-                found = (
+                fired = (
                     judge.typed(keys.text, focused, tree)
                     if keys.text
                     else judge.keys(kind or "", focused, tree)
                 )
-                if found is not None:
-                    return found
+                if fired is not None:
+                    return Judged(fired, window)
     # the shortcuts that may send (alt+s…): the user's always; the defaults where the judge
     # did not look (ctrl+Enter in a text editor is a page break, not a Send)
-    if keys.keysyms and (ctx.rules.custom_shortcuts or not judged):
-        reason = ctx.rules.keys_reason(keys.keysyms, keys.shown or "+".join(keys.keysyms))
+    if keys.keysyms and (rules.custom_shortcuts or not judged):
+        reason = rules.keys_reason(keys.keysyms, keys.shown or "+".join(keys.keysyms))
         if reason:
-            return Finding(Effect.SEND.value, reason)
+            return Judged(Finding(Effect.SEND.value, reason, "submit"), window)
     return None
