@@ -303,7 +303,7 @@ class FakeDesktop:
                         b = node.bounds.offset(ox, oy)
                         draw.rectangle([b.x, b.y, b.x + b.width, b.y + b.height], outline="black")
         buf = io.BytesIO()
-        img.save(buf, format="PNG")
+        img.save(buf, format="PNG", compress_level=1)  # as the real desktop encodes (pixels.py)
         return buf.getvalue()
 
     def _hit(self, x: int, y: int) -> tuple[FakeWindow, Node] | None:
