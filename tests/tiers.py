@@ -64,6 +64,14 @@ from typing import Any
 
 import pytest
 
+# Bytecode is cached, Python's default, even where the environment turns it off
+# (PYTHONDONTWRITEBYTECODE=1, as on this project's machines): otherwise every module a run
+# imports that changed since the last caching run — after a merge, all of them — is compiled
+# and its assertions rewritten again at every run, which costs more than a short run's tests.
+# The Makefile's test targets say so too (TEST_ENV); this covers `pytest` run directly. Set
+# when this plugin loads, from tests/conftest.py: before any test module is collected.
+sys.dont_write_bytecode = False
+
 #: marker → what it costs (registered in pyproject.toml)
 MARKERS = {
     "sandbox": "a headless sandbox desktop",

@@ -10,12 +10,11 @@ behaviour, and is left out.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import deskpilot
+from tests import sources
 
-ROOT = Path(deskpilot.__file__).parent
 MAX_CHAIN = 2
 
 
@@ -27,21 +26,18 @@ class ClassInfo:
     exception: bool = False
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
+@functools.cache
 def project_classes() -> dict[tuple[str, str], ClassInfo]:
-    """Every class of the project, its project bases resolved (None: a foreign base)."""
+    """Every class of the project, its project bases resolved (None: a foreign base).
+
+    The source is read once per run (tests/sources.py), and so is this (callers only read it).
+    """
     found: dict[tuple[str, str], ClassInfo] = {}
-    trees: dict[str, ast.Module] = {}
-    for path in ROOT.rglob("*.py"):
-        trees[module_name(path)] = ast.parse(path.read_text(), str(path))
-    for module, tree in trees.items():
+    trees = sources.by_name()
+    for module, source in trees.items():
         names: dict[str, tuple[str, str]] = {}  # local name → (module, name) it imports
         modules: dict[str, str] = {}  # local name → the module it is
-        for node in ast.walk(tree):
+        for node in source.imports:
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for alias in node.names:
                     local = alias.asname or alias.name
@@ -54,11 +50,9 @@ def project_classes() -> dict[tuple[str, str], ClassInfo]:
                 for alias in node.names:
                     if alias.asname:
                         modules[alias.asname] = alias.name
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.ClassDef):
-                continue
-            info = ClassInfo(module, node.name)
-            for base in node.bases:
+        for cls in source.classes:
+            info = ClassInfo(module, cls.name)
+            for base in cls.bases:
                 target: tuple[str, str] | None = None
                 if isinstance(base, ast.Name):
                     target = names.get(base.id, (module, base.id))
@@ -71,7 +65,7 @@ def project_classes() -> dict[tuple[str, str], ClassInfo]:
                 info.bases.append(target)
                 if isinstance(base, ast.Name) and base.id in {"Exception", "BaseException"}:
                     info.exception = True
-            found[(module, node.name)] = info
+            found[(module, cls.name)] = info
     return found
 
 

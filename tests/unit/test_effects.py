@@ -8,6 +8,7 @@ suite (tests/desktop/test_safety_injection.py).
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import pytest
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from deskpilot.desktop.base import Node
 from deskpilot.policy.effects import Judge, Tree, default_button
 from deskpilot.policy.vocabulary import Effect, normalize
+from tests.tiers import examples
 
 _paths = itertools.count(1)
 
@@ -327,16 +329,31 @@ ROLES = ["push-button", "entry", "text", "password-text", "dialog", "form", "lan
 STATES = ["focused", "is-default", "multi-line", "single-line", "editable"]
 
 
-@st.composite
-def trees(draw: st.DrawFn, depth: int = 3) -> Node:
-    role = draw(st.sampled_from(ROLES))
-    name = draw(st.text(max_size=30) | st.sampled_from(["Send", "OK", "Reply", "Löschen", ""]))
-    states = " ".join(draw(st.lists(st.sampled_from(STATES), max_size=3)))
-    kids = draw(st.lists(trees(depth - 1), max_size=3)) if depth > 0 else []
-    return n(role, name, *kids, states=states, description=draw(st.text(max_size=20)))
+ROLE = st.sampled_from(ROLES)
+NAMES = st.text(max_size=30) | st.sampled_from(["Send", "OK", "Reply", "Löschen", ""])
+STATE_LISTS = st.lists(st.sampled_from(STATES), max_size=3)
+DESCRIPTIONS = st.text(max_size=20)
 
 
-@settings(max_examples=200, deadline=None)
+@functools.cache
+def trees(depth: int = 3) -> st.SearchStrategy[Node]:
+    """Trees ``depth`` levels deep. Each level's strategy is built once: a strategy built
+    inside a draw is built (and validated) again for every node drawn, which cost most of
+    this test's time."""
+    kids = st.lists(trees(depth - 1), max_size=3) if depth > 0 else st.just([])
+
+    @st.composite
+    def node(draw: st.DrawFn) -> Node:
+        role = draw(ROLE)
+        name = draw(NAMES)
+        states = " ".join(draw(STATE_LISTS))
+        children = draw(kids)
+        return n(role, name, *children, states=states, description=draw(DESCRIPTIONS))
+
+    return node()
+
+
+@settings(max_examples=examples(200), deadline=None)
 @given(trees(), st.text(max_size=20), st.sampled_from(["enter", "shift+enter", "space",
                                                         "ctrl+enter"]))  # fmt: skip
 def test_the_judge_never_raises(root: Node, text: str, key: str) -> None:

@@ -47,6 +47,7 @@ def test_the_facade_is_a_desktop(settings: Settings) -> None:
     desk, _world, _ctx = desktop(settings)
     assert isinstance(desk, Desktop) and isinstance(desk, OpenedDesktop)
     assert desk.backend == "fake" and desk.lost() is None
+    assert desk.late_windows is False  # the fake world's windows are there when an action returns
 
 
 def test_the_nine_tools_run_on_fake_ports(settings: Settings) -> None:
@@ -142,3 +143,23 @@ def _calc() -> Any:
     from deskpilot.desktop.fake_apps import FAKE_APPS
 
     return FAKE_APPS[0]
+
+
+def test_scrolling_an_area_without_children_waits_for_no_tree(settings: Settings) -> None:
+    """The calculator's display has no accessible children: whether it moved is judged on its
+    pixels, and there is nothing in its tree that could follow the scroll, so the windows'
+    trees are read once (to find the area), not again and again until a timeout."""
+    desk, world, ctx = desktop(settings)
+    call(ctx, "open_app", {"bundleId": "Calculator"})
+    calc = world.windows[-1]
+    reads: list[bool] = []
+    read_window = desk.ports.a11y.read_window
+
+    async def counted(window: Any, *, timeout: float = 5.0, fresh: bool = False) -> Any:
+        reads.append(fresh)
+        return await read_window(window, timeout=timeout, fresh=fresh)
+
+    desk.ports.a11y.read_window = counted  # type: ignore[method-assign]
+    outcome, moved = asyncio.run(desk.scroll(calc.info, "down", 3))
+    assert moved and calc.scroll == 3 and "3 wheel steps down" in outcome.detail
+    assert reads == [True]

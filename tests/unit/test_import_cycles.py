@@ -9,34 +9,22 @@ package's ``__init__`` that re-exports its own modules is not a cycle.
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-import deskpilot
-
-ROOT = Path(deskpilot.__file__).parent
-
-
-def module_files() -> dict[str, Path]:
-    out = {}
-    for path in ROOT.rglob("*.py"):
-        parts = path.relative_to(ROOT.parent).with_suffix("").parts
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        out[".".join(parts)] = path
-    return out
+from tests import sources
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Each deskpilot module → the deskpilot modules it imports."""
-    files = module_files()
+    """Each deskpilot module → the deskpilot modules it imports (the source is read once per
+    run: tests/sources.py)."""
+    files = sources.by_name()
     graph: dict[str, set[str]] = {}
-    for name, path in files.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for name, source in files.items():
+        package = name if source.is_package else name.rpartition(".")[0]
         wanted: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in source.imports:
             if isinstance(node, ast.Import):
                 wanted.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
+            else:
                 base = node.module or ""
                 if node.level:
                     up = package.split(".")[: len(package.split(".")) - node.level + 1]

@@ -5,25 +5,28 @@ concrete desktop class (surfaces get desktops from the registry through the plac
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
-import deskpilot
+from tests import sources
 
-ROOT = Path(deskpilot.__file__).parent
-SRC = ROOT.parent
+ROOT = sources.ROOT
+SRC = sources.SRC
 
 
-def imports(path: Path) -> set[str]:
-    """Every module a file imports, at any level (functions and TYPE_CHECKING included)."""
+@functools.cache
+def imports(path: Path) -> frozenset[str]:
+    """Every module a file imports, at any level (functions and TYPE_CHECKING included); the
+    source is read once per run (tests/sources.py)."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in sources.by_path()[path].imports:
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif node.module and node.level == 0:
             out.add(node.module)
             out.update(f"{node.module}.{a.name}" for a in node.names)
-    return out
+    return frozenset(out)
 
 
 def files(under: str = "") -> list[Path]:
@@ -66,7 +69,7 @@ def test_no_surface_names_a_concrete_desktop_class() -> None:
     found = [
         f"{rel(p)}:{n}"
         for p in surfaces
-        for n, line in enumerate(p.read_text().splitlines(), 1)
+        for n, line in enumerate(sources.by_path()[p].text.splitlines(), 1)
         if concrete.search(line)
     ]
     assert found == []

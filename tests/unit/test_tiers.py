@@ -3,10 +3,13 @@ the fast tier's guard against costly programs, and its budget."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 SUITE = """
 import subprocess
+import sys
 
 import pytest
 
@@ -53,6 +56,7 @@ def test_a_fast_test_that_starts_a_costly_program_fails_naming_its_marker(
     pytester.makepyfile(
         test_starts="""
 import subprocess
+import sys
 
 def test_starts_xvfb():
     subprocess.run(["Xvfb", ":99"], capture_output=True)
@@ -80,3 +84,9 @@ def test_burns_cpu():
     within = run(pytester, "--tier", "fast", "--budget", "600")
     assert within.ret == pytest.ExitCode.OK
     within.stdout.fnmatch_lines(["*within budget*"])
+
+
+def test_bytecode_is_cached_whatever_the_environment() -> None:
+    """PYTHONDONTWRITEBYTECODE=1 (set on this project's machines) would make every run compile
+    and rewrite again each module changed since the last caching run (tests/tiers.py)."""
+    assert sys.dont_write_bytecode is False

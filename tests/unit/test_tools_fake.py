@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from deskpilot.config import Settings
+from deskpilot.desktop.base import ActionOutcome, WindowInfo
 from deskpilot.desktop.fake import FakeDesktop
 from deskpilot.desktop.fake_apps import FAKE_APPS
 from deskpilot.events import Event
@@ -187,3 +190,43 @@ def test_scroll_takes_an_element_of_the_window(settings: Settings) -> None:
     assert f"in textbox @{area}" in done.text
     gone = call(ctx, "scroll", {"elementID": "9.zz"})
     assert gone.is_error and "not shown by a read_screen_ax" in gone.text
+
+
+class LateDialog(FakeDesktop):
+    """ctrl+s opens a "Save As" window of the app, shown only at the second look at the
+    windows after the keys were pressed (as LibreOffice's can come after its events stop)."""
+
+    looks_left: int | None = None
+
+    async def press_keys(self, window: WindowInfo, keys: Sequence[str]) -> ActionOutcome:
+        done = await super().press_keys(window, keys)
+        if "+".join(keys).casefold() == "control_l+s":
+            self.looks_left = 2
+        return done
+
+    async def list_windows(self) -> list[WindowInfo]:
+        if self.looks_left is not None:
+            self.looks_left -= 1
+            if self.looks_left == 0:
+                app = self.windows[0]
+                self.add_window(FAKE_APPS[1], title="Save As")
+                dialog = self.windows[-1]
+                dialog.info = dataclasses.replace(dialog.info, pid=app.info.pid)
+        return await super().list_windows()
+
+
+@pytest.mark.parametrize("late", [True, False])
+def test_a_window_that_comes_late_is_waited_for_where_windows_can_be_late(
+    settings: Settings, late: bool
+) -> None:
+    """A shortcut that may open a window waits briefly for one coming late on a desktop whose
+    windows can be late; a desktop whose windows are there when the action returns (the
+    in-memory fakes) is not waited on."""
+    desk = LateDialog(late_windows=late)
+    ctx = ToolContext(desktop=desk, settings=settings, session=Session(), audit=lambda e: None)
+    call(ctx, "open_app", {"bundleId": "Calculator"})
+    result = call(ctx, "perform", {"action": "shortcut", "shortcut": "ctrl+s"})
+    assert not result.is_error, result.text
+    assert "keys Control_L+s" in desk.log
+    assert ('A new window opened: "Save As"' in result.text) is late, result.text
+    assert [w.info.title for w in desk.windows] == ["Calculator", "Save As"]  # it did come

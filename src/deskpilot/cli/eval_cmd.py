@@ -9,23 +9,27 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from deskpilot.cli.common import Context, fail, pass_context
 from deskpilot.config import Settings
 from deskpilot.errors import ConfigError, DeskpilotError, EvalError
-from deskpilot.eval.driver import Plan, execute, write_report
-from deskpilot.eval.local import Backend, LocalBackend
 from deskpilot.eval.osworld_store import fetch_lines
 from deskpilot.eval.osworld_store import missing as store_missing
-from deskpilot.eval.policies import PolicySpec
 from deskpilot.eval.report import brief, markdown
 from deskpilot.eval.store import MANIFEST, latest_run
 from deskpilot.eval.suite import Suite, broken_message, load_suite, packaged_suites
 from deskpilot.eval.task import Task
 from deskpilot.eval.validate import needed_apps
+
+if TYPE_CHECKING:
+    # the commands that run trials import these when they run: the policies bring the agent
+    # and every provider with them, which `eval list`, `report` and `osworld` never use
+    from deskpilot.eval.driver import Plan
+    from deskpilot.eval.local import Backend
+    from deskpilot.eval.policies import PolicySpec
 
 #: programs an OSWorld task's commands find in its trial (deskpilot.eval.vm_shims)
 VM_PROGRAMS = frozenset({"python", "python3", "sudo", "google-chrome", "google-chrome-stable",
@@ -105,6 +109,8 @@ def _policy(
     base_url: str | None,
     protocol: str | None,
 ) -> PolicySpec:
+    from deskpilot.eval.policies import PolicySpec
+
     if policy and model:
         raise ConfigError("--policy and --model exclude each other")
     if policy:
@@ -159,6 +165,8 @@ def _backend(
         from deskpilot.eval.ray_backend import RayBackend
 
         return RayBackend(run, jobs, env, suite, address or settings.ray_address)
+    from deskpilot.eval.local import LocalBackend
+
     return LocalBackend(run, jobs or 1, env)
 
 
@@ -189,6 +197,8 @@ def _execute(
     address: str | None,
     resume: bool,
 ) -> dict[str, Any]:
+    from deskpilot.eval.driver import execute
+
     if backend == "local":
         _preflight(plan.tasks, settings)
         if plan.isolation == "bwrap":  # a machine that cannot isolate is said so at once
@@ -252,6 +262,8 @@ def run_command(
     tools. Writes RUN/summary.md and RUN/summary.json, one results.jsonl line per attempt,
     and each trial's files (its transcript: the audit-log run) under RUN/trials/.
     """
+    from deskpilot.eval.driver import Plan
+
     settings = ctx.settings
     try:
         loaded = _load(suite, skip_broken)
@@ -325,6 +337,9 @@ def check_command(
     trial (a failed check, not an error). A task without an oracle cannot be proved: it is
     said so, and only doing nothing runs for it. Exit code 0 when every task is proved, 1 if
     not (or when a task file does not load)."""
+    from deskpilot.eval.driver import Plan
+    from deskpilot.eval.policies import PolicySpec
+
     settings = ctx.settings
     try:
         loaded = _load(suite, skip_broken)
@@ -388,6 +403,8 @@ def report_command(run: Path, as_json: bool) -> None:
     """Rebuild and print the report of RUN (a run directory)."""
     if not (run / MANIFEST).is_file():
         fail(EvalError(f"{run} is not a run directory (no {MANIFEST})"))
+    from deskpilot.eval.driver import write_report
+
     summary = write_report(run)
     click.echo(json.dumps(brief(summary), indent=2) if as_json else markdown(summary))
 

@@ -238,6 +238,12 @@ class ActionOutcome:
 class Desktop(Protocol):
     """The machine deskpilot works on. All methods are coroutines; none reads os.environ."""
 
+    #: Whether a window an action opens may reach the screen only after its app went quiet (a
+    #: dialog LibreOffice builds after its events stop): then an action that may open one
+    #: (Enter, ctrl+s…) waits a moment for it. False where an action's windows are there when
+    #: it returns (the in-memory fakes).
+    late_windows: bool
+
     # windows and apps ---------------------------------------------------------------------
     async def list_windows(self) -> list[WindowInfo]: ...
 

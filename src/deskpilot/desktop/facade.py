@@ -32,6 +32,7 @@ class DesktopFacade:
     def __init__(self, ports: Ports) -> None:
         self.ports = ports
         self.settings = ports.settings
+        self.late_windows = ports.late_windows
         windows, launcher = ports.windows, ports.launcher
         # the skills, each given the ports and the skills it builds on
         self.raw = raw = RawInput(ports)

@@ -50,6 +50,7 @@ class FakeDesktop:
     typed: list[str] = field(default_factory=list)
     focus: tuple[str, str] | None = None  # the element with the keyboard focus
     covers: dict[tuple[str, str], str] = field(default_factory=dict)  # key → what covers it
+    late_windows: bool = False  # a window is there as soon as the action opening it returns
     _xids: itertools.count[int] = field(default_factory=lambda: itertools.count(0x400001))
     _builder: WindowBuilder = field(default_factory=WindowBuilder)
     _pids: itertools.count[int] = field(default_factory=lambda: itertools.count(4000))
@@ -302,7 +303,7 @@ class FakeDesktop:
                         b = node.bounds.offset(ox, oy)
                         draw.rectangle([b.x, b.y, b.x + b.width, b.y + b.height], outline="black")
         buf = io.BytesIO()
-        img.save(buf, format="PNG")
+        img.save(buf, format="PNG", compress_level=1)  # as the real desktop encodes (pixels.py)
         return buf.getvalue()
 
     def _hit(self, x: int, y: int) -> tuple[FakeWindow, Node] | None:

@@ -104,10 +104,12 @@ SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", "!"})
 
 @cache
 def tool_schemas() -> dict[str, dict[str, Any]]:
-    """The input schemas of the tools an oracle may call (the computer-use tools)."""
-    from deskpilot.agent.task import computer_use_toolset
+    """The input schemas of the tools an oracle may call (the nine computer-use tools; from
+    the tools themselves: the agent's package, with every provider, is not needed to load a
+    suite)."""
+    from deskpilot.tools.builtin import computer_use_tools
 
-    return {spec.name: spec.input_schema for spec in computer_use_toolset().list()}
+    return {spec.name: spec.input_schema for spec in computer_use_tools().list()}
 
 
 def _regex(value: str | None, where: str) -> Iterator[str]:

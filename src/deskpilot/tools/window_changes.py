@@ -63,9 +63,11 @@ async def window_changes(
 ) -> str:
     """Describe windows the action opened or closed; follow a new dialog as the target. After
     Enter, say so when nothing opened or closed (a dialog that stayed open). With ``grace``
-    (a shortcut that may open a window), a window still coming is waited for briefly."""
+    (a shortcut that may open a window), a window still coming is waited for briefly, on a
+    desktop whose windows may come late (:attr:`~deskpilot.desktop.base.Desktop.late_windows`)."""
     after = {w.handle: w for w in await ctx.desktop.list_windows()}
-    if grace and window.handle in after and not _new(after, before, window):
+    late = grace and ctx.desktop.late_windows  # a fake desktop's windows are never late
+    if late and window.handle in after and not _new(after, before, window):
         after = await _late_window(ctx, window, before) or after
     notes = []
     opened = _new(after, before, window)

@@ -28,6 +28,10 @@ class Ports:
     capture: Capture
     a11y: Accessibility
     launcher: Launcher
+    #: whether a window an action opens may reach the screen only after its app went quiet
+    #: (:attr:`deskpilot.desktop.base.Desktop.late_windows`): on every real window system; not
+    #: in the fakes' world, where it is there when the action returns
+    late_windows: bool = True
 
     def lost(self) -> str | None:
         """Why the desktop can no longer be used (the display or the accessibility bus is

@@ -303,4 +303,5 @@ def fake_ports(settings: Settings, world: FakeWorld | None = None, name: str = "
         capture=FakeCapture(world),
         a11y=FakeAccessibility(world),
         launcher=FakeLauncher(world, settings.state_dir / "logs"),
+        late_windows=False,  # the world changes as it is acted on
     )

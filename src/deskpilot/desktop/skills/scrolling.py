@@ -8,7 +8,7 @@ Whether anything moved is judged on the scrolled area's content — where its fi
 are, and the values of its scroll bars — not on the window's pixels, so a ticking clock is not
 movement; an area without children is judged on its own pixels. After a move the reader waits
 until the content is still and the accessibility tree shows it (Chromium's tree trails its
-paint).
+paint) — unless the area has no children, and so nothing in the tree to move.
 """
 
 from __future__ import annotations
@@ -77,7 +77,11 @@ class Scrolling:
         moved = await self._moves(window, area, before)
         if moved:
             await self._until_still(window, area)  # smooth scrolling
-            await self._tree_follows(window, before_tree)
+            if area is None or not _by_pixels(before):
+                # an area with no accessible children (a text view, a canvas: judged on its
+                # pixels) has nothing in the tree that could follow: waiting for it would
+                # only time out
+                await self._tree_follows(window, before_tree)
         return outcome, moved
 
     async def _scroll_by_actions(
@@ -212,6 +216,11 @@ def main_area(window: WindowInfo, snap: Snapshot) -> Node | None:
 
 def _area(rect: Rect) -> int:
     return rect.width * rect.height
+
+
+def _by_pixels(signature: Signature) -> bool:
+    """Whether a content signature is the area's pixels (it has no children to place)."""
+    return len(signature) == 1 and isinstance(signature[0], bytes)
 
 
 def _layout(snap: Snapshot) -> frozenset[object]:
