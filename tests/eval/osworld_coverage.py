@@ -1,5 +1,5 @@
 """The OSWorld coverage figure: of the Linux task files whose apps are installed here, how many
-load and run to a score with ``--policy noop`` (README, section 8).
+load and run to a score with ``--policy noop`` (docs/eval.md, "OSWorld tasks").
 
     python -m tests.eval.osworld_coverage EXAMPLES_DIR [RUN_DIR]
 

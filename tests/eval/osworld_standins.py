@@ -6,7 +6,7 @@ starting document and its gold file differ as the real ones do.
     python -m tests.eval.osworld_standins SUITE STORE
 
 Stand-ins say nothing about scores a real agent would get: only that setup, postconfig and
-checks run to a score. Real runs fill the store with the real files (README, section 8).
+checks run to a score. Real runs fill the store with the real files (docs/eval.md, "OSWorld tasks").
 """
 
 from __future__ import annotations
