@@ -84,7 +84,7 @@ async def test_the_demos_run_is_logged_and_refused_by_the_door(
         return Decision("It was not sent.")
 
     settings = desktop_settings.with_overrides(confirm="consequential", api_keys={"openai": "k"})
-    goal = "demo door: send the report"
+    goal = "demo door: read what the report dialog asks"  # names no act: grants nothing (#22)
     console = Console(file=io.StringIO(), width=120)
     with ModelServer("openai", brain) as server:
         provider = get_provider("openai:stand-in", settings, base_url=server.url)
