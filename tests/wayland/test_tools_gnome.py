@@ -62,10 +62,15 @@ def test_form_submitted_and_blocked_app_refused(gnome: tuple[Sandbox, Env]) -> N
     wait_for(lambda: frames_by_pid(sb.info.session_bus).get(form.pid), timeout=60,  # type: ignore[union-attr]
              what="the form")  # fmt: skip
     wid = f"{form.pid}/Signup"
-    read = tool(env, "read_screen_ax", f'{{"windowID": "{wid}"}}')
-    field = re.search(r'text "Name"\s+textbox[^@\n]*@(\S+)', read.stdout)
-    ok = re.search(r'button "OK".*?@(\S+)', read.stdout)
-    assert field and ok, read.stdout
+
+    def fields() -> tuple[re.Match[str], re.Match[str]] | None:
+        # the frame is on the bus before Xwayland's window has its title: read until it has
+        read = tool(env, "read_screen_ax", f'{{"windowID": "{wid}"}}')
+        field = re.search(r'text "Name"\s+textbox[^@\n]*@(\S+)', read.stdout)
+        ok = re.search(r'button "OK".*?@(\S+)', read.stdout)
+        return (field, ok) if field and ok else None
+
+    field, ok = wait_for(fields, timeout=30, what="the form's window with its field and OK")
     steps = (f'{{"windowID": "{wid}", "steps": [{{"action": "fill", "elementID": '
              f'"{field.group(1)}", "text": "Grace"}}, {{"action": "click", "elementID": '
              f'"{ok.group(1)}"}}]}}')  # fmt: skip

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PIL import ImageChops
+from PIL import Image, ImageChops
 
 from deskpilot._wait import wait_for
 from deskpilot.desktop.wayland.sway import SwayIpc, SwayWindow
@@ -122,19 +122,28 @@ def test_screencopy_output_and_window_region(sway: Sandbox) -> None:
     proc = sway.spawn(["zenity", "--info", "--title=shot", "--text=capture me"])
     win = _window_of(sway, proc.pid)
     cap = ScreenCopy.open(sway.info.wayland_display)
-    box = (win.rect.x, win.rect.y, win.rect.width, win.rect.height)
+    got: list[tuple[Image.Image, Image.Image, tuple[int, int, int, int]]] = []
+
+    def agreeing() -> float | None:
+        # sway may still re-tile (a window of an earlier test closing): take the rect each time,
+        # and the whole output and the region until the region is the output's crop there
+        w = _window_of(sway, proc.pid)
+        box = (w.rect.x, w.rect.y, w.rect.width, w.rect.height)
+        whole, part = cap.capture(), cap.capture(box)
+        got[:] = [(whole, part, box)]
+        if whole.size != (1024, 768) or part.size != (box[2], box[3]):
+            return None
+        crop = whole.crop((box[0], box[1], box[0] + box[2], box[1] + box[3]))
+        same = ImageChops.difference(crop, part).convert("L").histogram()[0]
+        share = same / (box[2] * box[3])
+        return share if share > 0.98 else None  # the same pixels (the cursor may differ)
+
     try:
-        shots = [cap.capture(box)]  # the window has settled when two shots in a row agree
-        wait_for(lambda: shots.append(cap.capture(box)) or shots[-1] == shots[-2], timeout=10,
-                 what="the window to finish drawing")  # fmt: skip
-        whole = cap.capture()
-        part = cap.capture(box)
+        wait_for(agreeing, timeout=15, what="a region capture equal to the output's crop")
     finally:
         cap.close()
-    assert whole.size == (1024, 768) and part.size == (win.rect.width, win.rect.height)
-    crop = whole.crop((box[0], box[1], box[0] + box[2], box[1] + box[3]))
-    same = ImageChops.difference(crop, part).convert("L").histogram()[0]
-    assert same / (box[2] * box[3]) > 0.98  # the same pixels (the cursor may differ)
+    whole, part, box = got[0]
+    assert whole.size == (1024, 768) and part.size == (box[2], box[3])
     assert len(part.getcolors(maxcolors=1 << 20) or []) > 10  # a window, not a blank
     _ipc(sway, "close_window", win.con_id)
     proc.wait(timeout=20)
