@@ -32,12 +32,13 @@ import glob
 import itertools
 import os
 import re
-import socket
 import stat
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from deskpilot._sockets import answers, listening_pid
 
 X11_SOCKET_DIR = "/tmp/.X11-unix"
 SANDBOX_MARK = "deskpilot-sandbox-"
@@ -108,13 +109,7 @@ def socket_usable(number: int, uid: int, directory: str = X11_SOCKET_DIR) -> boo
         return False
     if not stat.S_ISSOCK(info.st_mode) or info.st_uid not in (uid, 0):
         return False
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(1.0)
-        try:
-            sock.connect(path)
-        except OSError:
-            return False
-    return True
+    return answers(path)
 
 
 def has_window_manager(number: int) -> bool:
@@ -131,25 +126,7 @@ def server_pid(number: int) -> int | None:
     with contextlib.suppress(OSError, ValueError):
         text = Path(f"/tmp/.X{number}-lock").read_text().strip()
         return int(text)
-    path = f"{X11_SOCKET_DIR}/X{number}"
-    inodes = set()
-    with contextlib.suppress(OSError):
-        for row in Path("/proc/net/unix").read_text().splitlines()[1:]:
-            cols = row.split()
-            # a listening socket: flags __SO_ACCEPTCON (00010000); path or abstract "@path"
-            if len(cols) >= 8 and cols[3] == "00010000" and cols[7].lstrip("@") == path:
-                inodes.add(f"socket:[{cols[6]}]")
-    if not inodes:
-        return None
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            for fd in os.listdir(f"/proc/{entry}/fd"):
-                with contextlib.suppress(OSError):
-                    if os.readlink(f"/proc/{entry}/fd/{fd}") in inodes:
-                        return int(entry)
-    return None
+    return listening_pid(f"{X11_SOCKET_DIR}/X{number}")
 
 
 def process_environ(pid: int) -> dict[str, str]:

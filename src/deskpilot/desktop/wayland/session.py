@@ -16,14 +16,13 @@ in tests.
 
 from __future__ import annotations
 
-import contextlib
 import glob
 import os
-import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from deskpilot import _procfs
+from deskpilot._sockets import answers, listening_pid
 
 #: compositor process names → the session kind deskpilot knows it as
 COMPOSITORS = {
@@ -39,35 +38,6 @@ COMPOSITORS = {
 }
 
 
-def _listening_pid(path: str) -> int | None:
-    """The PID of the process listening on the unix socket ``path`` (readable ones only)."""
-    inodes: set[str] = set()
-    with contextlib.suppress(OSError), open("/proc/net/unix") as fh:
-        for row in fh.read().splitlines()[1:]:
-            cols = row.split()
-            if len(cols) >= 8 and cols[3] == "00010000" and cols[7] == path:
-                inodes.add(f"socket:[{cols[6]}]")
-    if not inodes:
-        return None
-    for pid in _procfs.pids():
-        with contextlib.suppress(OSError):
-            for fd in os.listdir(f"/proc/{pid}/fd"):
-                with contextlib.suppress(OSError):
-                    if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
-                        return pid
-    return None
-
-
-def _answers(path: str) -> bool:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(1.0)
-        try:
-            sock.connect(path)
-        except OSError:
-            return False
-    return True
-
-
 def _comm(pid: int) -> str:
     return _procfs.read(f"/proc/{pid}/comm").decode(errors="replace").strip()
 
@@ -77,8 +47,8 @@ class Probes:
     """How the machine is looked at (replaceable in tests)."""
 
     glob: Callable[[str], list[str]] = field(default=lambda pattern: sorted(glob.glob(pattern)))
-    answers: Callable[[str], bool] = field(default=_answers)
-    listener: Callable[[str], int | None] = field(default=_listening_pid)
+    answers: Callable[[str], bool] = field(default=answers)
+    listener: Callable[[str], int | None] = field(default=listening_pid)
     comm: Callable[[int], str] = field(default=_comm)
     isdir: Callable[[str], bool] = field(default=os.path.isdir)
 
