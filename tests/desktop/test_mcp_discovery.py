@@ -19,6 +19,7 @@ from deskpilot.discovery import discover
 from deskpilot.pages.tools import PAGE_TOOLS
 from deskpilot.sandbox import Sandbox
 from deskpilot.sandbox.kept import save_info
+from deskpilot.tools.task_tools import TASK_TOOLS
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import find_id
 from tests.desktop.helpers import mcp_text as text
@@ -101,7 +102,9 @@ async def test_with_nothing_to_find_it_stays_up_and_every_call_says_what_to_set(
         results = {name: await session.call_tool(name, args) for name, args in DESKTOP_CALLS}
         waited = await session.call_tool("wait", {"seconds": 0.01})  # needs no desktop
         again = await session.call_tool("list_windows", {})  # still up, still saying so
-    assert len(tools) == 9 + len(PAGE_TOOLS) + 2  # the nine, the page tools, begin/end_task
+    assert len(tools) == 9 + len(PAGE_TOOLS) + len(
+        TASK_TOOLS
+    )  # the nine, the page tools, begin/end_task
     for name, result in [*results.items(), ("list_windows", again)]:
         assert result.is_error, f"{name}: {text(result)}"
         assert text(result).startswith(f"{name} failed: no X display: DISPLAY is not set")

@@ -25,6 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.pages.tools import PAGE_TOOLS
+from deskpilot.tools.task_tools import TASK_TOOLS
 from tests.desktop.conftest import Apps
 from tests.desktop.helpers import find_id
 from tests.desktop.helpers import mcp_text as text
@@ -95,7 +96,9 @@ async def test_both_eras_on_one_server(
         assert old.protocol_version == "2025-11-25"  # type: ignore[attr-defined]
         for listed in (await old.list_tools(), await new.list_tools()):
             tools = {t.name: t for t in listed.tools}
-            assert len(tools) == 9 + len(PAGE_TOOLS) + 2  # the nine, the page tools, begin/end_task
+            assert len(tools) == 9 + len(PAGE_TOOLS) + len(
+                TASK_TOOLS
+            )  # the nine, the page tools, begin/end_task
             assert tools["read_screen_ax"].output_schema is not None
 
         # each reads its own window; the client validates structuredContent on every call

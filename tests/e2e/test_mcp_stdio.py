@@ -19,6 +19,7 @@ from mcp.client.stdio import stdio_client
 
 from deskpilot.audit import AuditLog
 from deskpilot.pages.tools import PAGE_TOOLS
+from deskpilot.tools.task_tools import TASK_TOOLS
 from tests.e2e.test_mcp_http import DESKPILOT, server_env
 
 # each test runs `deskpilot mcp` on a sandbox desktop of its own
@@ -63,7 +64,9 @@ async def test_stdio_server_on_its_own_sandbox(home: Path, tmp_path: Path) -> No
             assert init.capabilities.tools is not None
             assert init.instructions and "read_screen_ax" in init.instructions
             tools = (await session.list_tools()).tools
-            assert len(tools) == 9 + len(PAGE_TOOLS) + 2  # the nine, the page tools, begin/end_task
+            assert len(tools) == 9 + len(PAGE_TOOLS) + len(
+                TASK_TOOLS
+            )  # the nine, the page tools, begin/end_task
             windows = await session.call_tool("list_windows", {})
             bad = await session.call_tool("wait", {})
     log = errlog.read_text()

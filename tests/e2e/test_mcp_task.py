@@ -22,6 +22,7 @@ from deskpilot.mcp import DeskpilotMCP
 from deskpilot.pages.tools import PAGE_TOOLS
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
+from deskpilot.tools.task_tools import TASK_TOOLS
 from tests.e2e.test_mcp_http import server_env
 from tests.e2e.test_mcp_stdio import stdio_session
 
@@ -53,7 +54,9 @@ async def test_computer_use_task_runs_the_subagent_through_the_same_toolset(
             tools = {t.name: t for t in (await session.list_tools()).tools}
             result = await session.call_tool("computer_use_task", {"goal": "Count the windows"})
             bad = await session.call_tool("computer_use_task", {"goal": ""})
-    assert len(tools) == 10 + len(PAGE_TOOLS) + 2  # and the page tools, begin/end_task
+    assert len(tools) == 10 + len(PAGE_TOOLS) + len(
+        TASK_TOOLS
+    )  # and the page tools, begin/end_task
     task = tools["computer_use_task"]
     assert task.input_schema["required"] == ["goal"]
     assert task.annotations is not None and task.annotations.open_world_hint is True
