@@ -43,22 +43,13 @@ from deskpilot.agent.prompts import (
 from deskpilot.agent.providers.base import Provider
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, ToolSpec, tool
+from deskpilot.tools.builtin import NINE_TOOL_NAMES, computer_use_tools
 from deskpilot.tools.context import ToolContext, persons_goal
 from deskpilot.tools.reach import NOTHING
 from deskpilot.tools.toolset import ToolSet
 
-#: The nine computer-use tools — all the subagent may use.
-COMPUTER_USE_TOOLS: tuple[str, ...] = (
-    "list_windows",
-    "open_app",
-    "read_screen_ax",
-    "perform",
-    "perform_sequence",
-    "scroll",
-    "wait",
-    "computer_use_screenshot",
-    "open_urls",
-)
+#: The nine computer-use tools — all the subagent may use (named where they are defined).
+COMPUTER_USE_TOOLS: tuple[str, ...] = NINE_TOOL_NAMES
 
 
 def computer_use_toolset(tools: ToolSet | None = None) -> ToolSet:
@@ -67,8 +58,6 @@ def computer_use_toolset(tools: ToolSet | None = None) -> ToolSet:
     from deskpilot.pages.tools import PAGE_TOOL_NAMES
 
     if tools is None:
-        from deskpilot.tools.builtin import computer_use_tools
-
         tools = computer_use_tools()
     allowed = (*COMPUTER_USE_TOOLS, *PAGE_TOOL_NAMES)
     return tools.subset([name for name in tools.names() if name in allowed])
