@@ -30,14 +30,17 @@ from deskpilot.tools.elements import verify
 from deskpilot.tools.pointer import PRESSES, refuse_covered, run_pointer_step, step_points
 from deskpilot.tools.reach import NOTHING, Activation, Keys, Point, Reach
 from deskpilot.tools.screen import change_summary
+from deskpilot.tools.selecting import select_step
 from deskpilot.tools.steps import (
     STEP_FIELDS,
     ActionArg,
     DxArg,
     DyArg,
     ElementArg,
+    EndArg,
     ForceArg,
     ShortcutArg,
+    StartArg,
     Step,
     TextArg,
     ToElementArg,
@@ -119,6 +122,8 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
             await ctx.desktop.focus_element(window, live.key)
         outcome = await ctx.desktop.type_text(window, step.text or "")
         return f"Typed {len(step.text or '')} characters {how(outcome)}."
+    if step.action == "select":
+        return await select_step(ctx, window, step)
     combo = parse_shortcut(step.shortcut or "")
     outcome = await ctx.desktop.press_keys(window, combo.keysyms)
     return f"Pressed {step.shortcut} {how(outcome)}."
@@ -190,17 +195,21 @@ async def perform(
     dx: DxArg = None,
     dy: DyArg = None,
     force: ForceArg = False,
+    start: StartArg = None,
+    end: EndArg = None,
     windowID: WindowIDArg = None,
 ) -> ToolResult:
     """Do one UI action in a window: click an element, fill a field, type text into the
-    focused element, press a shortcut, or use the pointer (double_click, right_click, hover,
+    focused element, press a shortcut, select a range of text (select: by the text or by
+    offsets), or use the pointer (double_click, right_click, hover,
     drag, or click at a point x, y of the window's computer_use_screenshot, for canvas, SVG
     and apps without accessibility). Element IDs come from the latest read_screen_ax of that
     window; if one no longer exists you get an error telling you to re-read. Pointer actions
     activate the window for the moment, like type and shortcut."""
     step = Step(
         action=action, elementID=elementID, text=text, shortcut=shortcut, x=x, y=y,
-        toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy, force=force,
+        toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy, force=force, start=start,
+        end=end,
     )  # fmt: skip
     window = await resolve_window(ctx, windowID)
     before = {w.handle: w for w in await ctx.desktop.list_windows()}
