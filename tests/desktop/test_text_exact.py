@@ -9,11 +9,14 @@ channel the tools do not use.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
+from deskpilot._wait import async_wait_for
 from deskpilot.desktop.base import WindowInfo
-from tests.desktop.conftest import Call
+from deskpilot.tools.context import ToolContext
+from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import id_of_line
 from tests.desktop.web import PageServer, open_page
 
@@ -76,3 +79,31 @@ async def test_select_in_web_field_and_paragraph(
     assert twice.is_error and "2 times" in twice.text and "Nothing was selected" in twice.text
     missing = await call("perform", {"action": "select", "text": "purple fox"})
     assert missing.is_error and "not in it" in missing.text
+
+
+async def test_select_and_caret_in_a_gtk_text_view(
+    call: Call, ctx: ToolContext, apps: Apps, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("first line\nthe second line\nthird line\n")
+    window = await apps.spawn(["mousepad", str(path)], match=lambda w: "notes.txt" in w.title)
+    wid = window.stable_id
+    read = await ok(call, "read_screen_ax", {"windowID": wid})
+    view = id_of_line(read, "textbox")
+    done = await ok(
+        call,
+        "perform",
+        {"windowID": wid, "action": "select", "elementID": view, "text": "second"},
+    )
+    assert "Selected 'second'" in done and "offsets 15–21" in done, done
+    read = await ok(call, "read_screen_ax", {"windowID": wid})
+    assert f"Caret: line 2, column 11 in @{view}" in read, read
+    assert f"Selected in @{view}: 'second' (offsets 15–21" in read, read
+    # the selection is the app's: typing replaces it, and the saved file says so
+    await ok(call, "perform", {"windowID": wid, "action": "type", "text": "2nd"})
+    await ok(call, "perform", {"windowID": wid, "action": "shortcut", "shortcut": "ctrl+s"})
+
+    async def saved() -> bool:
+        return path.read_text() == "first line\nthe 2nd line\nthird line\n"
+
+    await async_wait_for(saved, timeout=10, what="mousepad to save the edit")
