@@ -332,6 +332,9 @@ def _finish(summary: dict[str, Any], run: Path, as_json: bool) -> None:
 @click.argument("suite")
 @click.option("--trials", type=click.IntRange(1, 100), default=3, show_default=True,
               help="Trials per task and policy.")  # fmt: skip
+@click.option("--noop-trials", type=click.IntRange(1, 100), default=None,
+              help="Trials of doing nothing per task (default: --trials). Doing nothing "
+              "starts from the same state each time: one trial often proves it fails.")  # fmt: skip
 @_common
 @click.option(
     "--out",
@@ -344,6 +347,7 @@ def check_command(
     ctx: Context,
     suite: str,
     trials: int,
+    noop_trials: int | None,
     tasks: str | None,
     jobs: int | None,
     backend: str,
@@ -371,7 +375,8 @@ def check_command(
         for policy, todo in (("oracle", with_oracle), ("noop", chosen)):
             if not todo:
                 continue
-            plan = Plan(loaded, todo, PolicySpec(policy), trials, retry_infra, isolation)  # type: ignore[arg-type]
+            n = trials if policy == "oracle" else (noop_trials or trials)
+            plan = Plan(loaded, todo, PolicySpec(policy), n, retry_infra, isolation)  # type: ignore[arg-type]
             runs[policy] = _execute(settings, plan, root / policy, backend=backend, jobs=jobs,
                                     address=ray_address, resume=False)  # fmt: skip
     except DeskpilotError as exc:

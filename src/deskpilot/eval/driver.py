@@ -46,6 +46,8 @@ class Plan:
     trials: int
     retries: int = 1
     isolation: str = "bwrap"
+    #: a screenshot of the window after every step (the trajectory); off only to measure it
+    frames: bool = True
 
     def manifest(self, backend: str) -> dict[str, Any]:
         return {
@@ -71,6 +73,7 @@ class Plan:
             "policy_label": self.policy.label,
             "suite_root": str(self.suite.root),
             "isolation": self.isolation,
+            "frames": self.frames,
         }
 
 

@@ -135,7 +135,8 @@ class Trial:
             session_bus=sandbox.info.session_bus,
             sandbox_dir=sandbox.info.runtime_dir,
             confirm="none",  # nobody is there to approve: the sandbox is thrown away after
-            step_frames=True,  # the trajectory: a frame of the window after every step
+            # the trajectory: a frame of the window after every step
+            step_frames=bool(self.spec.get("frames", True)),
         )
         run_id = new_run_id()
         self.result["audit_run"], self.result["audit_db"] = run_id, str(settings.audit_db)
