@@ -7,7 +7,8 @@
       results.jsonl     one line per finished attempt, appended and fsynced by the driver
       summary.json      the report (deskpilot eval report RUN rewrites it)
       summary.md
-      trials/<task>/t<N>-a<attempt>/   spec.json, result.json, transcript.md, http.jsonl, …
+      trials/<task>/t<N>-a<attempt>/   result.json, transcript.md, http.jsonl, trial.log, …
+      trials/<task>/.specs/t<N>-a<attempt>.json   what the trial ran (the task, its checks)
       .lock             held (flock) by the one driver writing this run
 
 A run killed at any point resumes (``--resume``): a torn last line is dropped, and every trial
