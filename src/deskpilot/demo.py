@@ -91,17 +91,25 @@ def choose(settings: Settings, model: str | None, mode: Mode) -> tuple[Provider,
 async def agent_demo(out: Path, model: str | None, mode: Mode) -> int:
     async with running_sandbox(load_settings(), size=(1024, 768)) as (sb, here):
         assert sb.info is not None
-        console.print(f"[bold]Sandbox desktop[/] {sb.info.display} is up (Xvfb + D-Bus + AT-SPI "
-                      "+ openbox, 1024×768).")  # fmt: skip
+        console.print(
+            f"[bold]Sandbox desktop[/] {sb.info.display} is up (Xvfb + D-Bus + AT-SPI "
+            "+ openbox, 1024×768)."
+        )
         settings = here.with_overrides(session="demo")
         provider, mode, replay = choose(settings, model, mode)
         if replay:
-            console.print(Panel(Text(replay), title="[bold yellow]REPLAY, not a live model",
-                                border_style="yellow"))  # fmt: skip
+            console.print(
+                Panel(
+                    Text(replay),
+                    title="[bold yellow]REPLAY, not a live model",
+                    border_style="yellow",
+                )
+            )
         flags = {"loop": "", "native": "--native ", "hybrid": "--hybrid "}[mode]
         console.print(f"[bold]$ deskpilot run {flags}--model {provider.spec} {GOAL!r}[/]")
-        result = await run_goal(settings, provider, GOAL, console=console, mode=mode,
-                                surface="demo")  # fmt: skip
+        result = await run_goal(
+            settings, provider, GOAL, console=console, mode=mode, surface="demo"
+        )
         console.rule("[bold]answer")
         console.print(result.answer, markup=False)
         value = await afterwards(settings, out / "calculator.png")
@@ -157,8 +165,14 @@ async def _call(tools: ToolSet, ctx: ToolContext, name: str, args: dict[str, Any
     result = await tools.call(name, args, ctx)
     ms = (time.perf_counter() - start) * 1000
     style = "red" if result.is_error else "green"
-    console.print(Panel(result.text, title=f"{'error' if result.is_error else 'result'} "
-                        f"({ms:.0f} ms)", border_style=style, expand=False))  # fmt: skip
+    console.print(
+        Panel(
+            result.text,
+            title=f"{'error' if result.is_error else 'result'} ({ms:.0f} ms)",
+            border_style=style,
+            expand=False,
+        )
+    )
     if result.is_error:
         raise SystemExit(f"demo failed at {name}: {result.text}")
     for image in result.images:
@@ -183,13 +197,15 @@ async def tool_transcript(out: Path) -> int:
     base = load_settings(env={**base.environ, "DESKPILOT_HOME": str(out / "home")})
     async with running_sandbox(base, size=(1024, 768)) as (sb, here):
         assert sb.info is not None
-        console.print(f"[bold]Sandbox desktop[/] {sb.info.display} is up "
-                      f"(Xvfb + D-Bus + AT-SPI + openbox).")  # fmt: skip
+        console.print(
+            f"[bold]Sandbox desktop[/] {sb.info.display} is up (Xvfb + D-Bus + AT-SPI + openbox)."
+        )
         settings = here.with_overrides(confirm="none")
         tools = computer_use_tools()
         session = Session(name="demo-tools")  # in memory: the transcript starts from nothing
-        async with open_session(settings, surface="demo", session=session,
-                                label="demo --tools: 12×7 by hand") as ctx:  # fmt: skip
+        async with open_session(
+            settings, surface="demo", session=session, label="demo --tools: 12×7 by hand"
+        ) as ctx:
             await _call(tools, ctx, "open_app", {"bundleId": "Calculator"})
             read = await _call(tools, ctx, "read_screen_ax", {})
             labels = ("1", "2", "×", "7", "=")
@@ -205,8 +221,10 @@ async def tool_transcript(out: Path) -> int:
         console.rule("[bold]done")
         console.print(f"12 × 7 = [bold green]{value}[/] (read back from the calculator's display)")
         console.print(f"Window screenshot saved to [bold]{shot}[/]")
-        console.print(f"Every call is in the audit log {settings.audit_db} "
-                      f"(DESKPILOT_HOME={out / 'home'} deskpilot log show last)")  # fmt: skip
+        console.print(
+            f"Every call is in the audit log {settings.audit_db} "
+            f"(DESKPILOT_HOME={out / 'home'} deskpilot log show last)"
+        )
         if value != "84":
             raise SystemExit("demo failed: the calculator did not show 84")
     return 0
@@ -215,15 +233,23 @@ async def tool_transcript(out: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="deskpilot's demo on a sandbox desktop")
     parser.add_argument("--out", type=Path, default=Path("out/demo"), help="output directory")
-    parser.add_argument("--model", metavar="PROVIDER:MODEL", default=None,
-                        help="the model to run (default: DESKPILOT_MODEL or the config file; "
-                             "none: a recorded replay)")  # fmt: skip
+    parser.add_argument(
+        "--model",
+        metavar="PROVIDER:MODEL",
+        default=None,
+        help="the model to run (default: DESKPILOT_MODEL or the config file; "
+        "none: a recorded replay)",
+    )
     how = parser.add_mutually_exclusive_group()
     how.add_argument("--native", action="store_true", help="the model's native computer tool")
-    how.add_argument("--hybrid", action="store_true",
-                     help="element tools and the native computer tool together")  # fmt: skip
-    how.add_argument("--tools", action="store_true",
-                     help="no model: each tool call by hand, with its full result")  # fmt: skip
+    how.add_argument(
+        "--hybrid", action="store_true", help="element tools and the native computer tool together"
+    )
+    how.add_argument(
+        "--tools",
+        action="store_true",
+        help="no model: each tool call by hand, with its full result",
+    )
     args = parser.parse_args(argv)
     out: Path = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)

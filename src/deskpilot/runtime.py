@@ -77,18 +77,31 @@ class SessionLog:
         if not event.run_id:
             if not self.run_id:
                 self.run_id = new_run_id()
-                self.audit.record(Event("run.started", {
-                    "goal": self.label, "model": self.surface, "window": None,
-                    "surface": self.surface}, run_id=self.run_id))  # fmt: skip
+                self.audit.record(
+                    Event(
+                        "run.started",
+                        {
+                            "goal": self.label,
+                            "model": self.surface,
+                            "window": None,
+                            "surface": self.surface,
+                        },
+                        run_id=self.run_id,
+                    )
+                )
             event = Event(event.kind, event.data, self.run_id, event.images, event.ts)
             self.events += 1
         self.audit.record(event)
 
     def close(self) -> None:
         if self.run_id:
-            self.audit.record(Event("run.finished", {
-                "outcome": "done", "answer": "", "steps": self.events, "reason": "closed"},
-                run_id=self.run_id))  # fmt: skip
+            self.audit.record(
+                Event(
+                    "run.finished",
+                    {"outcome": "done", "answer": "", "steps": self.events, "reason": "closed"},
+                    run_id=self.run_id,
+                )
+            )
 
 
 @contextlib.asynccontextmanager

@@ -81,12 +81,12 @@ class ChatSession:
             timeout=self.ctx.settings.timeout + TURN_EXTRA_TIME,
             tool_protocol=self.tool_protocol,
         )
-        acting = ElementTools(self.provider, self.tools, self.conversation,
-                              protocol=self.tool_protocol)  # fmt: skip
+        acting = ElementTools(
+            self.provider, self.tools, self.conversation, protocol=self.tool_protocol
+        )
         # policy (#22): the turn's message is the person's own; it grants what it names
         with persons_goal(dataclasses.replace(self.ctx, run_id=""), text) as turn_ctx:
-            run = AgentRun(acting, turn_ctx, options, goal=text,
-                           controller=self.controller)  # fmt: skip
+            run = AgentRun(acting, turn_ctx, options, goal=text, controller=self.controller)
             return await run.run()
 
     async def switch(self, spec: str, base_url: str | None = None) -> Provider:

@@ -195,5 +195,6 @@ class RunEvents:
 
     def summary(self, limit: int = 20) -> str:
         """What the run did, one line per action or call (like the loop's progress summary)."""
-        return render_progress(self.lines, self.last_text, empty="no action was taken.",
-                               limit=limit)  # fmt: skip
+        return render_progress(
+            self.lines, self.last_text, empty="no action was taken.", limit=limit
+        )

@@ -114,9 +114,17 @@ async def computer_use_task(
     acting = ElementTools(provider, toolset, conversation, protocol=options.tool_protocol)
     # policy (#22): the person's goal grants what it names until the run ends
     with persons_goal(ctx, goal) if persons else contextlib.nullcontext(ctx) as run_ctx:
-        run = AgentRun(acting, run_ctx, options, goal=goal, constraints=constraints,
-                       controller=controller, parent_run=parent_run, inbox=inbox,
-                       before_call=before_call)  # fmt: skip
+        run = AgentRun(
+            acting,
+            run_ctx,
+            options,
+            goal=goal,
+            constraints=constraints,
+            controller=controller,
+            parent_run=parent_run,
+            inbox=inbox,
+            before_call=before_call,
+        )
         return await run.run()
 
 
@@ -137,8 +145,13 @@ def computer_use_task_tool(
     so a parent conversation that switches model takes its subagent along."""
 
     # its reach is nothing: each of the subagent's own calls passes the door
-    @tool(risk=Risk.ACTS, title="Computer-use task", name="computer_use_task", open_world=True,
-          reach=NOTHING)  # fmt: skip
+    @tool(
+        risk=Risk.ACTS,
+        title="Computer-use task",
+        name="computer_use_task",
+        open_world=True,
+        reach=NOTHING,
+    )
     async def run_task(
         ctx: ToolContext,
         goal: Annotated[

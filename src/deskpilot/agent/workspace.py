@@ -75,8 +75,13 @@ def workspace_tools(root: Path) -> list[ToolSpec]:
         text = data.decode("utf-8", errors="replace")
         return ToolResult(_clip(text, max_chars), summary=f"{path}: {len(text)} characters")
 
-    @tool(risk=Risk.CONSEQUENTIAL, title="Run command", name="run_command", open_world=True,
-          reach=NOTHING)  # fmt: skip
+    @tool(
+        risk=Risk.CONSEQUENTIAL,
+        title="Run command",
+        name="run_command",
+        open_world=True,
+        reach=NOTHING,
+    )
     async def run_command(
         ctx: ToolContext,
         command: Annotated[str, Field(min_length=1, description="A shell command (sh -c).")],

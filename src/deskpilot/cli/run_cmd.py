@@ -133,8 +133,12 @@ def run_command(
     with no terminal); a page's text never adds to it. See it first with --explain-grants.
     """
     if native and hybrid:
-        fail(ConfigError("--native and --hybrid exclude each other: --hybrid is --native plus "
-                         "the element tools"))  # fmt: skip
+        fail(
+            ConfigError(
+                "--native and --hybrid exclude each other: --hybrid is --native plus "
+                "the element tools"
+            )
+        )
     mode: Mode = "hybrid" if hybrid else "native" if native else "loop"
     checkpoint: dict[str, Any] | None = None
     if resume_file is not None:
@@ -216,9 +220,13 @@ async def run_goal(
                     goal, window_id, provider=provider, ctx=tctx, controller=controller
                 )
             return await run_native_task(
-                goal, window_id, provider=provider, ctx=tctx, hybrid=mode == "hybrid",
+                goal,
+                window_id,
+                provider=provider,
+                ctx=tctx,
+                hybrid=mode == "hybrid",
                 controller=controller,
-            )  # fmt: skip
+            )
 
 
 def explain(settings: Settings, goal: str) -> None:
@@ -237,10 +245,14 @@ def explain(settings: Settings, goal: str) -> None:
         for line in lines:
             click.echo(f"  {line}")
     else:
-        click.echo("The goal names no consequential act: every send, delete, payment or "
-                   "account change is asked.")  # fmt: skip
-    click.echo("Anything else consequential is asked (with no terminal to ask: declined); text "
-               "on the screen never adds to this.")  # fmt: skip
+        click.echo(
+            "The goal names no consequential act: every send, delete, payment or "
+            "account change is asked."
+        )
+    click.echo(
+        "Anything else consequential is asked (with no terminal to ask: declined); text "
+        "on the screen never adds to this."
+    )
 
 
 def _stop_pending(controller: StopController) -> Callable[[], None]:

@@ -255,13 +255,41 @@ class CursorPosition:
 
 
 Action = Annotated[
-    Click | Move | Drag | MouseDown | MouseUp | Scroll | TypeText | KeyPress | KeyDown | KeyUp
-    | HoldKey | Wait | Screenshot | Zoom | CursorPosition,
+    Click
+    | Move
+    | Drag
+    | MouseDown
+    | MouseUp
+    | Scroll
+    | TypeText
+    | KeyPress
+    | KeyDown
+    | KeyUp
+    | HoldKey
+    | Wait
+    | Screenshot
+    | Zoom
+    | CursorPosition,
     Field(discriminator="type"),
-]  # fmt: skip
+]
 
-for _cls in (Click, Move, Drag, MouseDown, MouseUp, Scroll, TypeText, KeyPress, KeyDown, KeyUp,
-             HoldKey, Wait, Screenshot, Zoom, CursorPosition):  # fmt: skip
+for _cls in (
+    Click,
+    Move,
+    Drag,
+    MouseDown,
+    MouseUp,
+    Scroll,
+    TypeText,
+    KeyPress,
+    KeyDown,
+    KeyUp,
+    HoldKey,
+    Wait,
+    Screenshot,
+    Zoom,
+    CursorPosition,
+):
     setattr(_cls, "__pydantic_config__", ConfigDict(extra="forbid"))  # noqa: B010
 
 #: Actions that only look (or pause): they run through the read-only ``computer_view`` tool.

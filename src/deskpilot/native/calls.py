@@ -198,8 +198,13 @@ class FunctionCall:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FunctionCall:
-        return cls(str(data["call_id"]), str(data["name"]), data.get("arguments") or {},
-                   str(data.get("id", "")), data.get("meta") or {})  # fmt: skip
+        return cls(
+            str(data["call_id"]),
+            str(data["name"]),
+            data.get("arguments") or {},
+            str(data.get("id", "")),
+            data.get("meta") or {},
+        )
 
 
 @dataclass(frozen=True)
@@ -222,8 +227,12 @@ class FunctionResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FunctionResult:
-        return cls(str(data["call_id"]), str(data["output"]), bool(data.get("is_error")),
-                   tuple(ScreenshotRef.from_dict(i) for i in data.get("images", ())))  # fmt: skip
+        return cls(
+            str(data["call_id"]),
+            str(data["output"]),
+            bool(data.get("is_error")),
+            tuple(ScreenshotRef.from_dict(i) for i in data.get("images", ())),
+        )
 
 
 @dataclass(frozen=True)
@@ -257,10 +266,13 @@ class CallError:
     def from_dict(cls, data: Mapping[str, Any]) -> CallError:
         extra = data.get("additional_properties") or {}
         shot = data.get("screenshot")
-        return cls(str(data["call_id"]), str(data["message"]),
-                   bool(extra.get("cancelled_computer_call", False)),
-                   bool(data.get("computer", True)),
-                   None if shot is None else ScreenshotRef.from_dict(shot))  # fmt: skip
+        return cls(
+            str(data["call_id"]),
+            str(data["message"]),
+            bool(extra.get("cancelled_computer_call", False)),
+            bool(data.get("computer", True)),
+            None if shot is None else ScreenshotRef.from_dict(shot),
+        )
 
 
 Item = ComputerCall | FunctionCall

@@ -163,8 +163,14 @@ def computer_call_tool(executor: NativeExecutor) -> ToolSpec:
         actions, checks = _parse(values)
         return call_verdict(actions, values.get("window"), checks)
 
-    @tool(risk=Risk.ACTS, title="Computer call", name=TOOL_NAME, reach=NOTHING, assess=assess,
-          covers=True)  # fmt: skip
+    @tool(
+        risk=Risk.ACTS,
+        title="Computer call",
+        name=TOOL_NAME,
+        reach=NOTHING,
+        assess=assess,
+        covers=True,
+    )
     async def computer_call(
         ctx: ToolContext,
         call_id: str,
@@ -175,12 +181,15 @@ def computer_call_tool(executor: NativeExecutor) -> ToolSpec:
     ) -> ToolResult:
         """Run one computer call's actions in order (each through the door), then screenshot."""
         parsed, _checks = _parse({"actions": actions})
-        outcome = await executor.run(parsed, window=window, call_id=call_id,
-                                     screenshot=screenshot)  # fmt: skip
+        outcome = await executor.run(parsed, window=window, call_id=call_id, screenshot=screenshot)
         ran = sum(1 for s in outcome.steps if s.ok)
         text = outcome.report() or f"Ran {ran} action(s)."
         # the screenshot is in its own computer_view result: not repeated here
-        return ToolResult(text, is_error=not outcome.ok, value=outcome,
-                          summary=f"{ran}/{len(parsed)} action(s) ran")  # fmt: skip
+        return ToolResult(
+            text,
+            is_error=not outcome.ok,
+            value=outcome,
+            summary=f"{ran}/{len(parsed)} action(s) ran",
+        )
 
     return computer_call

@@ -149,8 +149,9 @@ class TurnPlayer:
                 continue
             wants_shot = self.wire.screenshot_every_call or item.call_id == last
             try:
-                ran = await self.executor.decide(item, window=self.wire.setup.window,
-                                                 screenshot=wants_shot)  # fmt: skip
+                ran = await self.executor.decide(
+                    item, window=self.wire.setup.window, screenshot=wants_shot
+                )
             except PauseRequest:
                 return "paused"
             except CancelRequest:
@@ -218,8 +219,9 @@ class TurnPlayer:
         shot = None
         if outcome.screenshot is not None and (with_shot or not outcome.ok):
             shot = ScreenshotRef(data=self._encode(outcome.screenshot))
-        return ComputerResult(call.call_id, shot, tuple(acknowledged), "\n".join(texts),
-                              not outcome.ok, tuple(images))  # fmt: skip
+        return ComputerResult(
+            call.call_id, shot, tuple(acknowledged), "\n".join(texts), not outcome.ok, tuple(images)
+        )
 
     async def _function(self, session: ComputerSession, call: FunctionCall) -> None:
         if self.functions is None or call.name not in self.functions:

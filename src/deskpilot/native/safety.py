@@ -71,10 +71,11 @@ def call_verdict(
     lines = [f"{i}. {describe(a)}" for i, a in enumerate(actions, 1)]
     target = f"window {window}" if window else "the screen"
     warnings = [
-        f"safety check {c.id}" + (f" [{c.code}]" if c.code else "")
+        f"safety check {c.id}"
+        + (f" [{c.code}]" if c.code else "")
         + (f": {shown(c.message)}" if c.message else "")
         for c in checks
-    ]  # fmt: skip
+    ]
     details = tuple(lines + [f"WARNING: {w}" for w in warnings])
     if warnings:
         reason = (
@@ -82,5 +83,6 @@ def call_verdict(
             f"{len(warnings)} safety warning(s) to acknowledge"
         )
         return Verdict(Risk.CONSEQUENTIAL, reason, person_only=True, details=details)
-    return Verdict(Risk.ACTS, f"the model wants to run {len(lines)} action(s) on {target}",
-                   details=details)  # fmt: skip
+    return Verdict(
+        Risk.ACTS, f"the model wants to run {len(lines)} action(s) on {target}", details=details
+    )

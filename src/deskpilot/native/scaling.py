@@ -127,8 +127,12 @@ class Viewport:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Viewport:
-        return cls(Size(*data["target"]), Size(*data["image"]), Size(*data["space"]),
-                   bool(data.get("grid", False)))  # fmt: skip
+        return cls(
+            Size(*data["target"]),
+            Size(*data["image"]),
+            Size(*data["space"]),
+            bool(data.get("grid", False)),
+        )
 
     def with_target(self, width: int, height: int) -> Viewport:
         """The same image and space over a target of another size (a resized window)."""

@@ -63,13 +63,19 @@ class ComputerSession:
 
     @property
     def user_input_requests(self) -> list[ComputerCall]:
-        return [c for i, c in enumerate(self.items)
-                if isinstance(c, ComputerCall) and i not in self.answers]  # fmt: skip
+        return [
+            c
+            for i, c in enumerate(self.items)
+            if isinstance(c, ComputerCall) and i not in self.answers
+        ]
 
     @property
     def pending_function_calls(self) -> list[FunctionCall]:
-        return [c for i, c in enumerate(self.items)
-                if isinstance(c, FunctionCall) and i not in self.answers]  # fmt: skip
+        return [
+            c
+            for i, c in enumerate(self.items)
+            if isinstance(c, FunctionCall) and i not in self.answers
+        ]
 
     @property
     def complete(self) -> bool:
@@ -86,8 +92,11 @@ class ComputerSession:
         ]
         if len(hits) == 1:
             return hits[0]
-        pending = [c.call_id for i, c in enumerate(self.items)
-                   if isinstance(c, kind) and i not in self.answers]  # fmt: skip
+        pending = [
+            c.call_id
+            for i, c in enumerate(self.items)
+            if isinstance(c, kind) and i not in self.answers
+        ]
         shown = ", ".join(pending) or "none"
         raise ComputerFlowError(
             f"A {what} result's call_id {call_id!r} must match exactly one pending request; "
@@ -100,8 +109,9 @@ class ComputerSession:
         index = self._pending_index(result.call_id, ComputerCall)
         call = self.items[index]
         assert isinstance(call, ComputerCall)
-        require_exact_ack(call.call_id, call.pending_safety_checks,
-                          result.acknowledged_safety_checks)  # fmt: skip
+        require_exact_ack(
+            call.call_id, call.pending_safety_checks, result.acknowledged_safety_checks
+        )
         self.answers[index] = result
 
     def submit_function(self, result: FunctionResult) -> None:
@@ -130,8 +140,12 @@ class ComputerSession:
             if i in self.answers:
                 continue
             computer = isinstance(call, ComputerCall)
-            error = CallError(call.call_id, cancelled_message(call),
-                              cancelled_computer_call=computer, computer=computer)  # fmt: skip
+            error = CallError(
+                call.call_id,
+                cancelled_message(call),
+                cancelled_computer_call=computer,
+                computer=computer,
+            )
             self.answers[i] = error
             errors.append(error)
         self.state = "cancelled"
@@ -187,8 +201,9 @@ class ComputerSession:
                     f"checkpoint answer {index} ({answer.call_id!r}) answers no call of its turn"
                 )
             if isinstance(call, ComputerCall) and isinstance(answer, ComputerResult):
-                require_exact_ack(call.call_id, call.pending_safety_checks,
-                                  answer.acknowledged_safety_checks)  # fmt: skip
+                require_exact_ack(
+                    call.call_id, call.pending_safety_checks, answer.acknowledged_safety_checks
+                )
         state = data.get("state", "open")
         if state not in ("open", "cancelled"):
             raise ComputerFlowError(f"unknown session state {state!r}")

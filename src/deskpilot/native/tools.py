@@ -96,8 +96,10 @@ async def action_reach(ctx: ToolContext, values: Mapping[str, Any]) -> Reach:
     roots = [to_root(rect, x, y, window) for x, y in points(action)]
     if roots:
         last = len(roots) - 1
-        reach.points = [Point(x, y, _presses(action) or (isinstance(action, Drag) and i == last))
-                        for i, (x, y) in enumerate(roots)]  # fmt: skip
+        reach.points = [
+            Point(x, y, _presses(action) or (isinstance(action, Drag) and i == last))
+            for i, (x, y) in enumerate(roots)
+        ]
     elif action.type not in KEYBOARD_TYPES and action.type not in VIEW_TYPES:
         x, y = await ctx.desktop.pointer_position()  # it acts where the pointer is
         reach.points = [Point(x, y, _presses(action))]
@@ -122,8 +124,9 @@ async def _perform(desktop: Desktop, action: Action, roots: list[tuple[int, int]
     here = roots[0] if roots else None
     if isinstance(action, Click):
         x, y = here or await desktop.pointer_position()
-        await desktop.pointer_click(x, y, button=action.button, count=action.count,
-                                    modifiers=action.modifiers)  # fmt: skip
+        await desktop.pointer_click(
+            x, y, button=action.button, count=action.count, modifiers=action.modifiers
+        )
     elif isinstance(action, Move):
         assert here is not None
         if not action.modifiers:
@@ -155,8 +158,13 @@ async def _perform(desktop: Desktop, action: Action, roots: list[tuple[int, int]
         await _hold(desktop, action.keys, action.duration)
 
 
-@tool(risk=Risk.ACTS, title="Computer (pointer and keyboard)", name="computer",
-      reach=action_reach, effects=True)  # fmt: skip
+@tool(
+    risk=Risk.ACTS,
+    title="Computer (pointer and keyboard)",
+    name="computer",
+    reach=action_reach,
+    effects=True,
+)
 async def computer(ctx: ToolContext, action: Action, window: str | None = None) -> ToolResult:
     """Run one pointer or keyboard action at pixel coordinates.
 
@@ -175,9 +183,12 @@ async def computer(ctx: ToolContext, action: Action, window: str | None = None) 
     await _perform(ctx.desktop, action, roots)
     return ToolResult(
         text=f"Done: {describe(action)}",
-        data={"action": action_to_dict(action), "window": window,
-              "root_points": [list(p) for p in roots]},
-    )  # fmt: skip
+        data={
+            "action": action_to_dict(action),
+            "window": window,
+            "root_points": [list(p) for p in roots],
+        },
+    )
 
 
 def _png(img: Image.Image) -> bytes:
@@ -201,8 +212,9 @@ async def _view_reach(ctx: ToolContext, values: Mapping[str, Any]) -> Reach:
     return Reach.of_window(window)
 
 
-@tool(risk=Risk.READ_ONLY, title="Computer (look and wait)", name="computer_view",
-      reach=_view_reach)  # fmt: skip
+@tool(
+    risk=Risk.READ_ONLY, title="Computer (look and wait)", name="computer_view", reach=_view_reach
+)
 async def computer_view(ctx: ToolContext, action: Action, window: str | None = None) -> ToolResult:
     """Take a screenshot, zoom into a region at full resolution, report the pointer, or wait.
 
@@ -219,8 +231,10 @@ async def computer_view(ctx: ToolContext, action: Action, window: str | None = N
         px, py = await ctx.desktop.pointer_position()
         x, y = px - rect.x, py - rect.y
         inside = 0 <= x < rect.width and 0 <= y < rect.height
-        return ToolResult(text=f"X={x},Y={y}" + ("" if inside else " (outside the target)"),
-                          data={"x": x, "y": y, "inside": inside})  # fmt: skip
+        return ToolResult(
+            text=f"X={x},Y={y}" + ("" if inside else " (outside the target)"),
+            data={"x": x, "y": y, "inside": inside},
+        )
     img = await capture_target(ctx, info)
     shows = Rect(rect.x, rect.y, img.width, img.height)
     if isinstance(action, Zoom):
@@ -234,8 +248,11 @@ async def computer_view(ctx: ToolContext, action: Action, window: str | None = N
         what = f"Zoom into [{action.x0}, {action.y0}, {action.x1}, {action.y1}]"
     else:
         what = "Screenshot of " + (f"window {info.stable_id}" if info else "the screen")
-    return ToolResult(text=f"{what} ({img.width}x{img.height})", images=[_image(img, shows)],
-                      data={"width": img.width, "height": img.height})  # fmt: skip
+    return ToolResult(
+        text=f"{what} ({img.width}x{img.height})",
+        images=[_image(img, shows)],
+        data={"width": img.width, "height": img.height},
+    )
 
 
 #: The native tools, to add to a ToolSet (``ToolSet([*element_tools, *NATIVE_TOOLS])``).

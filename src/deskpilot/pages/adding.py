@@ -126,8 +126,17 @@ def add_plan(library: Library, plan: ImportPlan, group_id: str | None = None) ->
                 target = _target(library, fp, gp, group_id, plan.source == "usercss")
                 for rp in gp.rules:
                     rid = new_id("rule")
-                    library.insert_rule(rid, target, rp.name, rp.css, rp.js, rp.run_at,
-                                        rp.frames, rp.origin, rp.enabled)  # fmt: skip
+                    library.insert_rule(
+                        rid,
+                        target,
+                        rp.name,
+                        rp.css,
+                        rp.js,
+                        rp.run_at,
+                        rp.frames,
+                        rp.origin,
+                        rp.enabled,
+                    )
                     library.put_patterns("rule", rid, rp.include, rp.exclude)
                     if rp.base_url:
                         set_base(library.db, rid, rp.base_url)

@@ -265,9 +265,16 @@ class Library:
             self._db.execute(
                 "UPDATE rules SET name = ?, css = ?, js = ?, run_at = ?, frames = ?, "
                 "revision = revision + 1, updated_at = ? WHERE id = ?",
-                (clean_name(name, "rule") if name is not None else old.name, new_css, new_js,
-                 run_at, frames, now(), rule_id),
-            )  # fmt: skip
+                (
+                    clean_name(name, "rule") if name is not None else old.name,
+                    new_css,
+                    new_js,
+                    run_at,
+                    frames,
+                    now(),
+                    rule_id,
+                ),
+            )
             if include is not None or exclude is not None:
                 self._db.execute("DELETE FROM patterns WHERE owner_id = ?", (rule_id,))
                 self.put_patterns(

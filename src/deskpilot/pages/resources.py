@@ -111,8 +111,9 @@ def find(
     hit = cached(full)
     if hit is not None:
         bad = integrity_problem(full, hit.body)
-        return Found(full, hit, f"the cached copy of {full} is refused: {bad}" if bad else None,
-                     cached=True)  # fmt: skip
+        return Found(
+            full, hit, f"the cached copy of {full} is refused: {bad}" if bad else None, cached=True
+        )
     path = local_file(full)
     if path is not None:
         try:

@@ -119,8 +119,10 @@ def _style_group(
         if not sec["code"].strip():
             continue
         if targeted and not patterns:
-            warnings.append(f"{label}: section {i + 1} targets only empty URLs (it applies "
-                            "nowhere in Stylus either): skipped")  # fmt: skip
+            warnings.append(
+                f"{label}: section {i + 1} targets only empty URLs (it applies "
+                "nowhere in Stylus either): skipped"
+            )
             continue
         rules.append(
             RulePlan(
@@ -136,8 +138,9 @@ def _style_group(
     if not rules:
         warnings.append(f"{label} has no CSS: skipped")
         return None
-    return GroupPlan(name=name, enabled=bool(enabled), include=include, exclude=exclude,
-                     rules=rules)  # fmt: skip
+    return GroupPlan(
+        name=name, enabled=bool(enabled), include=include, exclude=exclude, rules=rules
+    )
 
 
 def _sections(

@@ -69,8 +69,9 @@ def parse_usercss_meta(source: str) -> UserCssMeta | None:
 
 
 def _var(meta: UserCssMeta, text: str) -> None:
-    m = re.match(r"(\w+)\s+([\w-]+)\s+(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\S+)\s*(.*)", text,
-                 re.S)  # fmt: skip
+    m = re.match(
+        r"(\w+)\s+([\w-]+)\s+(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\S+)\s*(.*)", text, re.S
+    )
     if m is None:
         meta.problems.append(f"@var {text[:60]!r} needs a type, a name, a label and a default")
         return

@@ -239,11 +239,17 @@ async def _ask(call: Call, verdict: Verdict, decision: Decision) -> None:
     ):
         offer = for_window(judged.finding, judged.window, type(call.approver).__name__)
     request = ApprovalRequest(
-        tool=call.tool, args=call.args, risk=verdict.risk, reason=why, call_id=call.call_id,
-        details=details, person_only=verdict.person_only,
-        sentence=act_sentence(call, judged), offer=offer.words if offer is not None else "",
+        tool=call.tool,
+        args=call.args,
+        risk=verdict.risk,
+        reason=why,
+        call_id=call.call_id,
+        details=details,
+        person_only=verdict.person_only,
+        sentence=act_sentence(call, judged),
+        offer=offer.words if offer is not None else "",
         target=target_of(judged),
-    )  # fmt: skip
+    )
     asked: dict[str, Any] = {"tool": call.tool, "args": call.args, "call_id": call.call_id,
                              "reason": why, "risk": verdict.risk.value}  # fmt: skip
     if details:
@@ -272,8 +278,16 @@ async def _ask(call: Call, verdict: Verdict, decision: Decision) -> None:
             declined = exc
         except ApprovalInterrupt as signal:  # stop or pause the run: record, pass it on
             what = "paused" if isinstance(signal, PauseRequest) else "cancelled"
-            call.record("confirm.answered", {"tool": call.tool, "call_id": call.call_id,
-                                             "approved": False, what: True, "by": by})  # fmt: skip
+            call.record(
+                "confirm.answered",
+                {
+                    "tool": call.tool,
+                    "call_id": call.call_id,
+                    "approved": False,
+                    what: True,
+                    "by": by,
+                },
+            )
             raise
         except Exception:
             log.exception("approver failed")

@@ -76,8 +76,11 @@ class Finding:
 
     def seen(self, node: Node | None, tree: Tree | None) -> Finding:
         """The same finding with the element it is about, in its tree."""
-        return replace(self, node=node if node is not None else self.node,
-                       tree=tree if tree is not None else self.tree)  # fmt: skip
+        return replace(
+            self,
+            node=node if node is not None else self.node,
+            tree=tree if tree is not None else self.tree,
+        )
 
 
 class Judge:
@@ -141,8 +144,12 @@ class Judge:
             word = CONTEXT_SETS[effect].find(text)
             if word is not None:
                 role = place.role if place is not None else ""
-                where = {"dialog": "a dialog", "alert": "a dialog", "form": "a form",
-                         "landmark": "a part of the page"}.get(role, "a window")  # fmt: skip
+                where = {
+                    "dialog": "a dialog",
+                    "alert": "a dialog",
+                    "form": "a form",
+                    "landmark": "a part of the page",
+                }.get(role, "a window")
                 return effect.value, f'{where} that says "{word}"'
         return None
 
@@ -153,8 +160,9 @@ class Judge:
             effect, word, draft = hit
             if draft and tree is not None and not submits(node, tree):
                 return None  # "Reply" opens a draft: what sends is the draft's Send
-            return Finding(effect, f"activates {quoted(node)}", self._act(effect, word), word,
-                           node, tree)  # fmt: skip
+            return Finding(
+                effect, f"activates {quoted(node)}", self._act(effect, word), word, node, tree
+            )
         if tree is None or node.role not in BUTTONS or tree.in_bar(node):
             return None  # a toolbar's or menu's Save acts on the document, not on a form
         commit = COMMIT_SET.find(" ".join([node.name, node.label]))
@@ -163,23 +171,31 @@ class Judge:
         around = self.place_effect(node, tree, commit=True)
         if around is None:
             return None
-        return Finding(around[0], f"activates {quoted(node)} in {around[1]}", PLACE, commit,
-                       node, tree)  # fmt: skip
+        return Finding(
+            around[0], f"activates {quoted(node)} in {around[1]}", PLACE, commit, node, tree
+        )
 
     def by_name(self, name: str, role: str = "", description: str = "") -> Finding | None:
         """An element known only by its name (no tree to look around in)."""
         hit = self.named(name, description)
         if hit is None:
             return None
-        return Finding(hit[0], f'activates "{name.strip()[:60]}"', self._act(hit[0], hit[1]),
-                       hit[1])  # fmt: skip
+        return Finding(
+            hit[0], f'activates "{name.strip()[:60]}"', self._act(hit[0], hit[1]), hit[1]
+        )
 
     def fill(self, node: Node, text: str, tree: Tree | None) -> Finding | None:
         """A fill of ``node`` with ``text``: a password, or a newline that may submit (a web
         field is filled by typing when it takes no text otherwise)."""
         if node.role == "password-text":
-            return Finding(Effect.ACCOUNT.value, f"puts a password into {quoted(node)}",
-                           SECRET, node=node, tree=tree, text=text)  # fmt: skip
+            return Finding(
+                Effect.ACCOUNT.value,
+                f"puts a password into {quoted(node)}",
+                SECRET,
+                node=node,
+                tree=tree,
+                text=text,
+            )
         if tree is not None and ("\n" in text or "\r" in text) and one_line(node):
             return self.keys("enter", node, tree)
         return None
@@ -204,8 +220,13 @@ class Judge:
                 return None
             return self._default(focused, tree, key)
         if focused.role == "terminal" and key != "space":
-            return Finding(Effect.RUN.value, f"{_shown(key)} in a terminal runs the command",
-                           "run", node=focused, tree=tree)  # fmt: skip
+            return Finding(
+                Effect.RUN.value,
+                f"{_shown(key)} in a terminal runs the command",
+                "run",
+                node=focused,
+                tree=tree,
+            )
         if focused.role in BUTTONS:
             found = self.element(focused, tree)
             if found is None:
@@ -222,8 +243,14 @@ class Judge:
         """Typed text: into a password field it is a secret; each newline is an Enter in the
         focused element (a tab before it moves the focus within the same form: judged there)."""
         if focused is not None and focused.role == "password-text" and text:
-            return Finding(Effect.ACCOUNT.value, f"types into the password field {quoted(focused)}",
-                           SECRET, node=focused, tree=tree, text=text)  # fmt: skip
+            return Finding(
+                Effect.ACCOUNT.value,
+                f"types into the password field {quoted(focused)}",
+                SECRET,
+                node=focused,
+                tree=tree,
+                text=text,
+            )
         if "\n" not in text and "\r" not in text:
             return None
         head = text.replace("\r", "\n").split("\n", 1)[0]
@@ -245,8 +272,13 @@ class Judge:
         around = self.place_effect(near, tree)
         if around is None:
             return None
-        return Finding(around[0], f"{_shown(key)} in {around[1]}, with no field focused", PLACE,
-                       node=near, tree=tree)  # fmt: skip
+        return Finding(
+            around[0],
+            f"{_shown(key)} in {around[1]}, with no field focused",
+            PLACE,
+            node=near,
+            tree=tree,
+        )
 
     def _submit(self, field: Node, tree: Tree) -> Finding | None:
         """Enter in a one-line field: the default button of its form, judged."""
@@ -262,8 +294,13 @@ class Judge:
                 return None  # it fires a search
         around = self.place_effect(field, tree)
         if around is not None:
-            return Finding(around[0], f"Enter in {quoted(field)} submits {around[1]}", PLACE,
-                           node=field, tree=tree)  # fmt: skip
+            return Finding(
+                around[0],
+                f"Enter in {quoted(field)} submits {around[1]}",
+                PLACE,
+                node=field,
+                tree=tree,
+            )
         return None
 
     def _message_box(self, key: str, box: Node, tree: Tree) -> Finding | None:
@@ -278,8 +315,10 @@ class Judge:
                 return Finding(
                     Effect.SEND.value,
                     f"Ctrl+Enter in {quoted(box)} sends it (with {quoted(sends[0])} there)",
-                    "submit", node=sends[0], tree=tree,
-                )  # fmt: skip
+                    "submit",
+                    node=sends[0],
+                    tree=tree,
+                )
             return None
         around = self.place_effect(box, tree)
         if around is not None and around[0] == Effect.SEND.value:
@@ -295,8 +334,10 @@ class Judge:
                 return Finding(
                     Effect.SEND.value,
                     f"{_shown(key)} in {quoted(box)} sends it ({quoted(sends[0])} is next to it)",
-                    "submit", node=sends[0], tree=tree,
-                )  # fmt: skip
+                    "submit",
+                    node=sends[0],
+                    tree=tree,
+                )
             return None
         return None
 

@@ -349,13 +349,18 @@ def derive(goal: str, *, custom_words: Iterable[str] | None = None) -> Derived:
             continue
         grants.append(
             Grant(
-                acts=acts, source="goal", words=m.verb, objects=tuple(dict.fromkeys(m.objects)),
+                acts=acts,
+                source="goal",
+                words=m.verb,
+                objects=tuple(dict.fromkeys(m.objects)),
                 recipients=tuple(dict.fromkeys(m.recipients)),
-                content=tuple(dict.fromkeys(m.content)), amounts=tuple(dict.fromkeys(m.amounts)),
-                secrets=_secrets(goal, quoted) if SECRET in acts else (), every=m.every,
+                content=tuple(dict.fromkeys(m.content)),
+                amounts=tuple(dict.fromkeys(m.amounts)),
+                secrets=_secrets(goal, quoted) if SECRET in acts else (),
+                every=m.every,
                 by="the goal",
             )
-        )  # fmt: skip
+        )
     grants += _custom(goal, custom_words)
     return Derived(tuple(_words_of(grants, goal)), tuple(withheld))
 
@@ -545,9 +550,25 @@ def _instructed(low: list[str], i: int, kind: str) -> bool:
         prev = low[i - 1] if i else ""
         return prev in ("be", "been", "get", "gets", "got", "getting", "it", "them")
     start = 0
-    while start < i and (low[start] in LEADERS or _adverb(low[start]) or low[start] in NEGATORS
-                         or low[start] in ("do", "don't", "forget", "remember", "sure", "make",
-                                           "want", "need", "like", "would", "be")):  # fmt: skip
+    while start < i and (
+        low[start] in LEADERS
+        or _adverb(low[start])
+        or low[start] in NEGATORS
+        or low[start]
+        in (
+            "do",
+            "don't",
+            "forget",
+            "remember",
+            "sure",
+            "make",
+            "want",
+            "need",
+            "like",
+            "would",
+            "be",
+        )
+    ):
         start += 1
     if start == i:
         return kind != "ing" or i == 0 or low[i - 1] in ("by", "without", "before", "avoid")
@@ -585,9 +606,10 @@ def _fill(
     # sums: a number next to a currency
     for j, t in enumerate(low):
         if re.fullmatch(r"[$€£¥]?\d+(?:[.,]\d+)?", t) and (
-            t[:1] in "$€£¥" or (j + 1 < len(low) and low[j + 1] in CURRENCY)
+            t[:1] in "$€£¥"
+            or (j + 1 < len(low) and low[j + 1] in CURRENCY)
             or (j and low[j - 1] in CURRENCY)
-        ):  # fmt: skip
+        ):
             m.amounts.append(number(t.lstrip("$€£¥")))
     if (
         m.amounts
@@ -609,8 +631,15 @@ def _fill(
             )
     # the person a message goes to, right after the verb ("email Ann", "pay Bob")
     if base in TO_WHOM and j < len(tokens):
-        if low[j] in SELF and base in ("send", "email", "e-mail", "mail", "message", "text",
-                                       "tell"):  # fmt: skip
+        if low[j] in SELF and base in (
+            "send",
+            "email",
+            "e-mail",
+            "mail",
+            "message",
+            "text",
+            "tell",
+        ):
             m.acts = ()  # "send me the total", "tell me": an answer for the person
             return
         run = _name_run(tokens, j)
@@ -661,8 +690,22 @@ def _fill(
         elif not set(m.acts) & {"submit", "reply", "forward"}:
             objects = list(previous)
     m.objects += objects
-    m.every = m.every or any(w in ("all", "every", "everything", "each", "alle", "tous", "toutes",
-                                   "todos", "todas", "tutti") for w in words)  # fmt: skip
+    m.every = m.every or any(
+        w
+        in (
+            "all",
+            "every",
+            "everything",
+            "each",
+            "alle",
+            "tous",
+            "toutes",
+            "todos",
+            "todas",
+            "tutti",
+        )
+        for w in words
+    )
     m.content = [c for c in m.content if c.strip()]
 
 
@@ -788,9 +831,11 @@ def _secrets(goal: str, quoted: list[str]) -> tuple[str, ...]:
             continue
         if tokens[i - 1].strip(":").casefold() in SECRET_CUES if i else False:
             found.append(t)
-        if i >= 2 and tokens[i - 1].casefold() in ("is", "to", "from", "as") and (
-            tokens[i - 2].strip(":").casefold() in SECRET_CUES
-        ):  # fmt: skip
+        if (
+            i >= 2
+            and tokens[i - 1].casefold() in ("is", "to", "from", "as")
+            and (tokens[i - 2].strip(":").casefold() in SECRET_CUES)
+        ):
             found.append(t)
         kinds = [any(c.isdigit() for c in t), any(c.isalpha() for c in t),
                  any(not c.isalnum() for c in t)]  # fmt: skip
@@ -813,8 +858,9 @@ def _custom(goal: str, words: Iterable[str] | None) -> list[Grant]:
                 if [normalize(t) for t in low[i : i + len(parts)]] == parts and not _negated(
                     low, i
                 ):
-                    out.append(Grant(acts=frozenset({key}), source="goal", words=word,
-                                     by="the goal"))  # fmt: skip
+                    out.append(
+                        Grant(acts=frozenset({key}), source="goal", words=word, by="the goal")
+                    )
     return out
 
 

@@ -270,10 +270,12 @@ def _item(node: Node, tree: Tree, top: Node) -> Node:
         ):
             return child  # one block among blocks of its kind
         named = [
-            n for n in up.walk()
-            if n is not node and n.role in BUTTONS
+            n
+            for n in up.walk()
+            if n is not node
+            and n.role in BUTTONS
             and " ".join([n.name, n.label]).strip().casefold() == same
-        ]  # fmt: skip
+        ]
         if named and same:
             return child
         if up is top or up.role in PLACES:

@@ -39,8 +39,13 @@ log = logging.getLogger(__name__)
 
 _ENTER = frozenset({"Return", "KP_Enter", "ISO_Enter"})
 MODIFIER_KEYSYMS = frozenset(MODIFIERS.values()) | {
-    "Control_R", "Shift_R", "Alt_R", "Super_R", "Meta_L", "Meta_R",
-}  # fmt: skip
+    "Control_R",
+    "Shift_R",
+    "Alt_R",
+    "Super_R",
+    "Meta_L",
+    "Meta_R",
+}
 
 
 def key_kind(keysyms: Sequence[str]) -> str | None:
@@ -165,8 +170,12 @@ async def _activations(scene: Scene, rules: ConsequentialRules, reach: Reach) ->
         found: Finding | None
         if act.how == "fill":
             if record.role == "password-text":
-                found = Finding(Effect.ACCOUNT.value, f'puts a password into "{shown}"', SECRET,
-                                text=act.text or "")  # fmt: skip
+                found = Finding(
+                    Effect.ACCOUNT.value,
+                    f'puts a password into "{shown}"',
+                    SECRET,
+                    text=act.text or "",
+                )
                 return Judged(await _seen(scene, found, window, record), window)
             if "\n" not in (act.text or "") and "\r" not in (act.text or ""):
                 continue  # text in a field fires nothing (no tree to read)
@@ -234,8 +243,12 @@ async def _one_keys(scene: Scene, rules: ConsequentialRules, keys: Keys) -> Judg
             return None
         if record.role == "password-text":
             name = record.label or record.name or "a password field"
-            found = Finding(Effect.ACCOUNT.value, f'types into the password field "{name}"',
-                            SECRET, text=keys.text)  # fmt: skip
+            found = Finding(
+                Effect.ACCOUNT.value,
+                f'types into the password field "{name}"',
+                SECRET,
+                text=keys.text,
+            )
             window = keys.window
             return Judged(await _seen(scene, found, window, record), window)
         return None
@@ -254,8 +267,12 @@ async def _one_keys(scene: Scene, rules: ConsequentialRules, keys: Keys) -> Judg
             pass  # no window has the focus: the keys fire nothing
         elif tree is None:
             if kind not in ("space", None) or newline:
-                found = Finding(Effect.SEND.value, "Enter in a window whose elements cannot be "
-                                "read: nobody can tell what it would fire", UNKNOWN)  # fmt: skip
+                found = Finding(
+                    Effect.SEND.value,
+                    "Enter in a window whose elements cannot be "
+                    "read: nobody can tell what it would fire",
+                    UNKNOWN,
+                )
                 return Judged(found, window)
         else:
             judge = rules.judge

@@ -279,8 +279,9 @@ class ConsoleRoutes:
             body = await read_json(request)
             on = body.get("on") if isinstance(body, dict) else None
             if not isinstance(on, bool):
-                raise ConfigError('send {"on": true} to take over, {"on": false, "note": "…"} '
-                                  "to hand back")  # fmt: skip
+                raise ConfigError(
+                    'send {"on": true} to take over, {"on": false, "note": "…"} to hand back'
+                )
             note = body.get("note") or ""
             if not isinstance(note, str):
                 raise ConfigError("note must be text")

@@ -61,12 +61,18 @@ class AuditViews:
         return JSONResponse(
             [
                 {
-                    "id": r.id, "started": r.started, "ended": r.ended, "events": r.events,
-                    "goal": r.goal, "model": r.model, "outcome": r.outcome, "steps": r.steps,
+                    "id": r.id,
+                    "started": r.started,
+                    "ended": r.ended,
+                    "events": r.events,
+                    "goal": r.goal,
+                    "model": r.model,
+                    "outcome": r.outcome,
+                    "steps": r.steps,
                 }
                 for r in found
             ]
-        )  # fmt: skip
+        )
 
     async def _events(self, request: Request) -> tuple[str, list[Any]]:
         run = await asyncio.to_thread(self.audit.resolve_run, request.path_params["run"])

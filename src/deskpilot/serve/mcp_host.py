@@ -149,10 +149,14 @@ class McpHost:
             lock = self.sessions.locks.of(settings.display or "")
             base = await stack.enter_async_context(
                 open_session(
-                    settings, surface="mcp", desktop=shared(as_desktop(live), lock),
-                    session=Session(name="mcp"), observe=self.observe, label="MCP server",
+                    settings,
+                    surface="mcp",
+                    desktop=shared(as_desktop(live), lock),
+                    session=Session(name="mcp"),
+                    observe=self.observe,
+                    label="MCP server",
                 )
-            )  # fmt: skip
+            )
             base = dataclasses.replace(base, step_frames=True)  # the replay's frame per step
             server = DeskpilotMCP(toolset, base, fallback=self.approver_for)
             stack.push_async_callback(server.aclose)

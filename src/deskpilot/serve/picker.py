@@ -39,10 +39,13 @@ class WindowPicker:
             stack.push_async_callback(raw.close)
             self._ctx = await stack.enter_async_context(
                 open_session(
-                    here, surface="console", desktop=shared(raw, self.locks.of(here.display or "")),
-                    session=Session(name="console-picker"), label="console: window picker",
+                    here,
+                    surface="console",
+                    desktop=shared(raw, self.locks.of(here.display or "")),
+                    session=Session(name="console-picker"),
+                    label="console: window picker",
                 )
-            )  # fmt: skip
+            )
         except BaseException:
             await stack.aclose()
             raise

@@ -129,9 +129,14 @@ class SessionRuns:
             result = await self._start(self._recall(message) if self.said else message)
         else:
             result = await follow_up(
-                last, message, self.ctx, self.settings.options(), controller=self.controller,
-                inbox=self.inbox, before_call=self.inbox.before_call,
-            )  # fmt: skip
+                last,
+                message,
+                self.ctx,
+                self.settings.options(),
+                controller=self.controller,
+                inbox=self.inbox,
+                before_call=self.inbox.before_call,
+            )
             self.last = result
         self.said.append((message, result.answer))
         return result
@@ -140,18 +145,29 @@ class SessionRuns:
         options = self.settings.options()
         if self.settings.mode == "elements":
             result = await computer_use_task(
-                goal, self.window, provider=self.provider, ctx=self.ctx, options=options,
-                controller=self.controller, inbox=self.inbox,
+                goal,
+                self.window,
+                provider=self.provider,
+                ctx=self.ctx,
+                options=options,
+                controller=self.controller,
+                inbox=self.inbox,
                 before_call=self.inbox.before_call,
-            )  # fmt: skip
+            )
         else:
             from deskpilot.agent.native_run import run_native_task
 
             result = await run_native_task(
-                goal, self.window, provider=self.provider, ctx=self.ctx, options=options,
-                hybrid=self.settings.mode == "hybrid", controller=self.controller,
-                inbox=self.inbox, before_call=self.inbox.before_call,
-            )  # fmt: skip
+                goal,
+                self.window,
+                provider=self.provider,
+                ctx=self.ctx,
+                options=options,
+                hybrid=self.settings.mode == "hybrid",
+                controller=self.controller,
+                inbox=self.inbox,
+                before_call=self.inbox.before_call,
+            )
         self.last = result
         return result
 

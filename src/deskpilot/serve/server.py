@@ -87,10 +87,15 @@ class Console:
         self.locks = InputLocks()
         self.prices = PriceTable(self.settings.config_dir / "prices.toml")
         self.sessions = Sessions(
-            self.settings, self.hub, max_live=options.max_sessions,
-            confirm_timeout=options.confirm_timeout, locks=self.locks,
-            keep=options.keep_finished, takeover_here=options.takeover_here, prices=self.prices,
-        )  # fmt: skip
+            self.settings,
+            self.hub,
+            max_live=options.max_sessions,
+            confirm_timeout=options.confirm_timeout,
+            locks=self.locks,
+            keep=options.keep_finished,
+            takeover_here=options.takeover_here,
+            prices=self.prices,
+        )
         self.audit = AuditLog(self.settings.audit_db)
         self.routes = ConsoleRoutes(self.sessions, self.auth, {"mcp": options.mcp, "port": port})
         self.extra_routes: list[Route | Mount] = [*AuditViews(self.audit, self.prices).routes()]
@@ -172,9 +177,12 @@ async def serve(
         try:
             build(console)
             config = uvicorn.Config(
-                console.app(), log_level="warning", access_log=False, lifespan="on",
+                console.app(),
+                log_level="warning",
+                access_log=False,
+                lifespan="on",
                 timeout_graceful_shutdown=5,
-            )  # fmt: skip
+            )
             server = _Server(config, console)
             print(console.url(options.bind.host), file=out, flush=True)
             say(f"console for up to {options.max_sessions} sessions; audit log {settings.audit_db}")

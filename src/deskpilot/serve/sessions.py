@@ -370,11 +370,18 @@ class Sessions:
             session.tokens = session.tokens + exchange.tokens
             if session.active_run:
                 session.run_steps += 1
-        self._record(session, "model.usage", {
-            "exchange": exchange.n, "model": session.model, "usage": exchange.usage,
-            "tokens": exchange.tokens.as_dict(), "ms": round(exchange.ms),
-            **({"error": exchange.error[:500]} if exchange.error else {}),
-        })  # fmt: skip
+        self._record(
+            session,
+            "model.usage",
+            {
+                "exchange": exchange.n,
+                "model": session.model,
+                "usage": exchange.usage,
+                "tokens": exchange.tokens.as_dict(),
+                "ms": round(exchange.ms),
+                **({"error": exchange.error[:500]} if exchange.error else {}),
+            },
+        )
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -444,9 +451,11 @@ class Sessions:
                 )
                 session.session = Session(name=f"console-{session.id}")
                 # raw input through the display's lock, which a take-over's input takes too
-                desktop = place.desktop if place.target == "desktop" else (
-                    shared(place.desktop, self.locks.of(place.display))
-                )  # fmt: skip
+                desktop = (
+                    place.desktop
+                    if place.target == "desktop"
+                    else (shared(place.desktop, self.locks.of(place.display)))
+                )
                 ctx = await stack.enter_async_context(
                     open_session(
                         place.settings,
@@ -471,9 +480,13 @@ class Sessions:
                     ctx = dataclasses.replace(ctx, fallback_window=window)
                     session.ctx = ctx
                 runs = SessionRuns(
-                    provider, ctx, request.run, window=window,
-                    controller=session.controller, inbox=session.inbox,
-                )  # fmt: skip
+                    provider,
+                    ctx,
+                    request.run,
+                    window=window,
+                    controller=session.controller,
+                    inbox=session.inbox,
+                )
                 message: str | None = None
                 while True:
                     outcome, answer, reason = await self._one_run(session, runs, message)
@@ -520,8 +533,9 @@ class Sessions:
         for hook in self.on_running:
             hook(session)
         try:
-            result: RunResult = await (runs.first(session.goal) if message is None
-                                       else runs.next(message))  # fmt: skip
+            result: RunResult = await (
+                runs.first(session.goal) if message is None else runs.next(message)
+            )
         except DeskpilotError as exc:  # this run could not go on; the desktop stays
             session.status = "Could not run"
             return "needs_attention", type(exc).__name__, str(exc)
@@ -571,9 +585,12 @@ class Sessions:
         )
         refused = here and not self.takeover_here
         return TakeOver(
-            desktop, session.inbox, lambda kind, data: self._record(session, kind, data),
-            allowed=not refused, why_not=why if refused else "",
-        )  # fmt: skip
+            desktop,
+            session.inbox,
+            lambda kind, data: self._record(session, kind, data),
+            allowed=not refused,
+            why_not=why if refused else "",
+        )
 
     def _status(self, session: ConsoleSession, text: str) -> None:
         session.status = text
@@ -588,8 +605,9 @@ class Sessions:
         if not text:
             raise ConfigError("the message is empty: write what the session should do")
         if len(text) > MAX_MESSAGE:
-            raise ConfigError(f"the message is too long ({len(text)} characters, at most "
-                              f"{MAX_MESSAGE})")  # fmt: skip
+            raise ConfigError(
+                f"the message is too long ({len(text)} characters, at most {MAX_MESSAGE})"
+            )
         if session.kind != "task":
             raise SessionClosed("an MCP client's session takes its instructions from the client")
         if not session.open or session.stopping or (not session.live and not session.kept):

@@ -118,8 +118,10 @@ class TakeOver:
         note = note.strip()[:MAX_TEXT]
         message = hand_back_note(seconds, self.clicks, self.keys, note)
         self.since = None
-        self.emit("takeover.ended", {"seconds": round(seconds, 1), "clicks": self.clicks,
-                                     "keys": self.keys, "note": note})  # fmt: skip
+        self.emit(
+            "takeover.ended",
+            {"seconds": round(seconds, 1), "clicks": self.clicks, "keys": self.keys, "note": note},
+        )
         self.inbox.resume(message)
         return message
 

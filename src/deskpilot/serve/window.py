@@ -40,9 +40,13 @@ def open_console_window(settings: Settings, url: str, window_class: str) -> subp
     log = open(settings.state_dir / "console-browser.log", "ab")  # noqa: SIM115
     try:
         return subprocess.Popen(
-            argv, env=dict(here.environ), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            argv,
+            env=dict(here.environ),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
             start_new_session=True,
-        )  # fmt: skip
+        )
     finally:
         log.close()
 

@@ -109,15 +109,22 @@ def _messages(history: Sequence[Message], protocol: ToolProtocol) -> list[dict[s
             base.append_turn(messages, "assistant", "content", blocks)
         elif protocol == "text":
             images = [_image(i) for r in m.results for i in r.images]
-            base.append_turn(messages, "user", "content",
-                        [_text(textproto.render_results(m.results)), *images])  # fmt: skip
+            base.append_turn(
+                messages, "user", "content", [_text(textproto.render_results(m.results)), *images]
+            )
         else:
             results = [
-                {"type": "tool_result", "tool_use_id": base.safe_id(r.call_id, "toolu"),
-                 "is_error": r.is_error,
-                 "content": [_text(base.result_text(r.text, r.is_error)), *map(_image, r.images)]}
+                {
+                    "type": "tool_result",
+                    "tool_use_id": base.safe_id(r.call_id, "toolu"),
+                    "is_error": r.is_error,
+                    "content": [
+                        _text(base.result_text(r.text, r.is_error)),
+                        *map(_image, r.images),
+                    ],
+                }
                 for r in m.results
-            ]  # fmt: skip
+            ]
             base.append_turn(messages, "user", "content", results)
     return messages
 
@@ -147,8 +154,11 @@ def version_for_model(model: str) -> str:
 
 
 def _coordinate(value: Any, viewport: Viewport, what: str) -> tuple[int, int]:
-    if (not isinstance(value, list | tuple) or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):  # fmt: skip
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
         raise act.InvalidAction(f"{what} must be [x, y] with integer x and y (got {value!r})")
     return viewport.to_target(value[0], value[1])
 
@@ -213,8 +223,10 @@ def translate_action(
 
 def _shot(shot: calls.ScreenshotRef) -> dict[str, Any]:
     if shot.data is not None:
-        return {"type": "image", "source": {"type": "base64", "media_type": shot.mime,
-                                            "data": b64_bytes(shot.data)}}  # fmt: skip
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": shot.mime, "data": b64_bytes(shot.data)},
+        }
     if shot.uri is not None:
         return {"type": "image", "source": {"type": "url", "url": shot.uri}}
     return {"type": "image", "source": {"type": "file", "file_id": shot.file_id}}
@@ -270,8 +282,9 @@ def prune_images(body: Mapping[str, Any], keep: int) -> dict[str, Any]:
     """``body`` with all but the newest ``keep`` image blocks (inside tool results too)
     replaced by a note; a copy (strings, the base64 data, are shared, not copied)."""
     out = copy.deepcopy(dict(body))
-    slots = base.image_slots(out.get("messages"), "content", _is_image,
-                             lambda block: (block, block.get("content")))  # fmt: skip
+    slots = base.image_slots(
+        out.get("messages"), "content", _is_image, lambda block: (block, block.get("content"))
+    )
     for container, index, _ in slots[: max(0, len(slots) - keep)]:
         container[index] = {"type": "text", "text": OMITTED_IMAGE}
     return out
@@ -344,8 +357,11 @@ class AnthropicComputer:
             call_id = str(block.get("id"))
             found = self._computer(block)
             if found is None:
-                turn.items.append(calls.FunctionCall(call_id, str(block.get("name")),
-                                               block.get("input") or {}, id=call_id))  # fmt: skip
+                turn.items.append(
+                    calls.FunctionCall(
+                        call_id, str(block.get("name")), block.get("input") or {}, id=call_id
+                    )
+                )
                 continue
             if self.version == TOOLSET:
                 self._toolset_calls.add(call_id)
@@ -355,9 +371,16 @@ class AnthropicComputer:
                 f"Invalid {action} call",
             )
             meta = {"toolset_name": "computer"} if self.version == TOOLSET else {}
-            turn.items.append(calls.ComputerCall(id=call_id, call_id=call_id, actions=actions,
-                                           window=self.setup.window, problem=problem,
-                                           meta=meta))  # fmt: skip
+            turn.items.append(
+                calls.ComputerCall(
+                    id=call_id,
+                    call_id=call_id,
+                    actions=actions,
+                    window=self.setup.window,
+                    problem=problem,
+                    meta=meta,
+                )
+            )
         turn.text = "\n".join(t for t in texts if t)
         return turn
 
@@ -433,9 +456,13 @@ class AnthropicProvider(Provider):
                         error=None if isinstance(args, dict) else BAD_INPUT.format(name=name),
                     )
                 )
-        return self.turn("".join(texts), protocol, calls=tool_calls,
-                         stop_reason=str(data.get("stop_reason") or ""),
-                         usage=data.get("usage"))  # fmt: skip
+        return self.turn(
+            "".join(texts),
+            protocol,
+            calls=tool_calls,
+            stop_reason=str(data.get("stop_reason") or ""),
+            usage=data.get("usage"),
+        )
 
     # -- computer use --------------------------------------------------------------------------
 

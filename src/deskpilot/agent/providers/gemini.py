@@ -149,10 +149,18 @@ def _contents(history: Sequence[Message], protocol: ToolProtocol) -> list[dict[s
             add("user", [{"text": textproto.render_results(m.results)}, *images])
         else:
             responses = [
-                {"functionResponse": {"name": base.safe_name(r.name), "response": {
-                    "error" if r.is_error else "output": base.result_text(r.text, r.is_error)}}}
+                {
+                    "functionResponse": {
+                        "name": base.safe_name(r.name),
+                        "response": {
+                            "error" if r.is_error else "output": base.result_text(
+                                r.text, r.is_error
+                            )
+                        },
+                    }
+                }
                 for r in m.results
-            ]  # fmt: skip
+            ]
             add("user", responses + [_image(i) for r in m.results for i in r.images])
     return contents
 
@@ -259,8 +267,13 @@ def _safety(call_id: str, args: Mapping[str, Any]) -> tuple[calls.SafetyCheck, .
     if not isinstance(decision, Mapping) or decision.get("decision") != "require_confirmation":
         return ()
     message = decision.get("explanation")
-    return (calls.SafetyCheck(f"{call_id}:safety_decision", "require_confirmation",
-                        None if message is None else str(message)),)  # fmt: skip
+    return (
+        calls.SafetyCheck(
+            f"{call_id}:safety_decision",
+            "require_confirmation",
+            None if message is None else str(message),
+        ),
+    )
 
 
 def _inline(shot: calls.ScreenshotRef) -> dict[str, Any]:
@@ -297,8 +310,7 @@ def prune_images(body: Mapping[str, Any], keep: int) -> dict[str, Any]:
             continue
         del parts[index]
         response = fr.get("response")
-        fr["response"] = {**(response if isinstance(response, dict) else {}),
-                          "note": OMITTED_IMAGE}  # fmt: skip
+        fr["response"] = {**(response if isinstance(response, dict) else {}), "note": OMITTED_IMAGE}
         if not parts:
             emptied.append(fr)
     for fr in emptied:
@@ -329,8 +341,9 @@ class GeminiComputer:
     def tools(self) -> list[dict[str, Any]]:
         # "ENVIRONMENT_DESKTOP" for 3.5 models is not verified against the API
         env = "ENVIRONMENT_BROWSER" if is_legacy_model(self.setup.model) else "ENVIRONMENT_DESKTOP"
-        tools: list[dict[str, Any]] = [{"computerUse": {
-            "environment": env, "excludedPredefinedFunctions": list(BROWSER_ONLY)}}]  # fmt: skip
+        tools: list[dict[str, Any]] = [
+            {"computerUse": {"environment": env, "excludedPredefinedFunctions": list(BROWSER_ONLY)}}
+        ]
         if self.setup.functions:
             tools.append({"functionDeclarations": [_declaration(f) for f in self.setup.functions]})
         return tools
@@ -360,9 +373,15 @@ class GeminiComputer:
         actions, problem = translated(
             lambda: translate_call(name, args, self.setup.viewport), f"{name} was not run"
         )
-        return calls.ComputerCall(id=call_id, call_id=call_id, actions=actions,
-                            pending_safety_checks=_safety(call_id, args), window=self.setup.window,
-                            problem=problem, meta={"name": name})  # fmt: skip
+        return calls.ComputerCall(
+            id=call_id,
+            call_id=call_id,
+            actions=actions,
+            pending_safety_checks=_safety(call_id, args),
+            window=self.setup.window,
+            problem=problem,
+            meta={"name": name},
+        )
 
     def parse(self, response: Mapping[str, Any]) -> Turn:
         candidates = response.get("candidates") or []
@@ -380,8 +399,9 @@ class GeminiComputer:
         turn.text = "\n".join(texts)
         return turn
 
-    def _response(self, call_id: str, response: dict[str, Any],
-                  images: Sequence[calls.ScreenshotRef] = ()) -> dict[str, Any]:  # fmt: skip
+    def _response(
+        self, call_id: str, response: dict[str, Any], images: Sequence[calls.ScreenshotRef] = ()
+    ) -> dict[str, Any]:
         name, wire_id = self._names.get(call_id, (call_id, None))
         fr: dict[str, Any] = {"name": name, "response": response}
         if wire_id is not None:

@@ -108,8 +108,9 @@ def _tool_call(item: Mapping[str, Any]) -> ToolCall:
     name = str(item.get("name", ""))
     raw = str(item.get("arguments") or "")
     args, error = base.args_from_json(name, raw)
-    return ToolCall(str(item.get("call_id") or item.get("id") or ""), name, args, error=error,
-                    raw=raw)  # fmt: skip
+    return ToolCall(
+        str(item.get("call_id") or item.get("id") or ""), name, args, error=error, raw=raw
+    )
 
 
 # -- computer use ----------------------------------------------------------------------------------
@@ -135,8 +136,14 @@ def translate_action(raw: Mapping[str, Any], viewport: Viewport, wait: float) ->
         if button is None:
             raise act.InvalidAction(f"click: unknown button {raw.get('button')!r}")
         count = 2 if kind == "double_click" else 1
-        return [act.Click(*_xy(raw, viewport), button=button, count=count,  # type: ignore[arg-type]
-                          modifiers=mods)]  # fmt: skip
+        return [
+            act.Click(
+                *_xy(raw, viewport),
+                button=button,  # type: ignore[arg-type]
+                count=count,
+                modifiers=mods,
+            )
+        ]
     if kind == "move":
         return [act.Move(*_xy(raw, viewport), modifiers=mods)]
     if kind == "drag":
@@ -162,9 +169,11 @@ def translate_action(raw: Mapping[str, Any], viewport: Viewport, wait: float) ->
 
 
 def parse_computer_call(
-    item: Mapping[str, Any], viewport: Viewport, window: str | None = None,
+    item: Mapping[str, Any],
+    viewport: Viewport,
+    window: str | None = None,
     wait: float = DEFAULT_WAIT,
-) -> calls.ComputerCall:  # fmt: skip
+) -> calls.ComputerCall:
     """A ``computer_call`` output item → a ComputerCall (``problem`` set if untranslatable)."""
     call_id = str(item.get("call_id") or "")
     raw = item.get("actions")
@@ -177,8 +186,14 @@ def parse_computer_call(
     )
     if not actions and problem is None:
         problem = "the computer call has no actions"
-    return calls.ComputerCall(id=str(item.get("id") or call_id), call_id=call_id, actions=actions,
-                        pending_safety_checks=checks, window=window, problem=problem)  # fmt: skip
+    return calls.ComputerCall(
+        id=str(item.get("id") or call_id),
+        call_id=call_id,
+        actions=actions,
+        pending_safety_checks=checks,
+        window=window,
+        problem=problem,
+    )
 
 
 def _screenshot_output(shot: calls.ScreenshotRef) -> dict[str, Any]:
@@ -286,8 +301,11 @@ class OpenAIComputer:
         for item in response.get("output") or []:
             kind = item.get("type")
             if kind == "computer_call":
-                turn.items.append(parse_computer_call(item, self.setup.viewport, self.setup.window,
-                                                      self.wait_seconds))  # fmt: skip
+                turn.items.append(
+                    parse_computer_call(
+                        item, self.setup.viewport, self.setup.window, self.wait_seconds
+                    )
+                )
             elif kind == "function_call":
                 raw = str(item.get("arguments") or "{}")
                 try:
@@ -309,8 +327,11 @@ class OpenAIComputer:
                     )
                 )
             elif kind == "message":
-                texts += [c.get("text", "") for c in item.get("content") or []
-                          if c.get("type") == "output_text"]  # fmt: skip
+                texts += [
+                    c.get("text", "")
+                    for c in item.get("content") or []
+                    if c.get("type") == "output_text"
+                ]
         turn.text = "\n".join(t for t in texts if t)
         return turn
 
@@ -380,8 +401,9 @@ class OpenAIProvider(Provider):
         details = data.get("incomplete_details")
         if status == "incomplete" and isinstance(details, dict):
             status = f"incomplete: {details.get('reason', '')}"
-        return self.turn("".join(texts), protocol, calls=tool_calls, stop_reason=status,
-                         usage=data.get("usage"))  # fmt: skip
+        return self.turn(
+            "".join(texts), protocol, calls=tool_calls, stop_reason=status, usage=data.get("usage")
+        )
 
     # -- computer use --------------------------------------------------------------------------
 

@@ -82,34 +82,50 @@ class MutterSession:
         except (OSError, ValueError) as exc:
             raise MutterError(f"cannot reach the session bus: {exc}") from exc
         try:
-            rd = await _call(bus, RD_BUS, RD_PATH, "org.gnome.Mutter.RemoteDesktop",
-                             "CreateSession")  # fmt: skip
+            rd = await _call(
+                bus, RD_BUS, RD_PATH, "org.gnome.Mutter.RemoteDesktop", "CreateSession"
+            )
             rd_session = str(rd[0])
-            sid = await _get(bus, RD_BUS, rd_session, "org.gnome.Mutter.RemoteDesktop.Session",
-                             "SessionId")  # fmt: skip
-            sc = await _call(bus, SC_BUS, SC_PATH, "org.gnome.Mutter.ScreenCast",
-                             "CreateSession", "a{sv}",
-                             [{"remote-desktop-session-id": Variant("s", str(sid))}])  # fmt: skip
+            sid = await _get(
+                bus, RD_BUS, rd_session, "org.gnome.Mutter.RemoteDesktop.Session", "SessionId"
+            )
+            sc = await _call(
+                bus,
+                SC_BUS,
+                SC_PATH,
+                "org.gnome.Mutter.ScreenCast",
+                "CreateSession",
+                "a{sv}",
+                [{"remote-desktop-session-id": Variant("s", str(sid))}],
+            )
             self = cls(bus, rd_session, str(sc[0]))
             props = {"cursor-mode": Variant("u", cursor_mode)}
             iface = "org.gnome.Mutter.ScreenCast.Session"
             if record == "window":
-                reply = await _call(bus, SC_BUS, self.sc_session, iface, "RecordWindow",
-                                    "a{sv}", [props])  # fmt: skip
+                reply = await _call(
+                    bus, SC_BUS, self.sc_session, iface, "RecordWindow", "a{sv}", [props]
+                )
             else:
-                reply = await _call(bus, SC_BUS, self.sc_session, iface, "RecordMonitor",
-                                    "sa{sv}", ["", props])  # fmt: skip
+                reply = await _call(
+                    bus, SC_BUS, self.sc_session, iface, "RecordMonitor", "sa{sv}", ["", props]
+                )
             stream_path = str(reply[0])
             added: asyncio.Future[int] = asyncio.get_running_loop().create_future()
             self._waiting = (stream_path, added)
-            await _call(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                        "org.freedesktop.DBus", "AddMatch", "s",
-                        [f"type='signal',sender='{SC_BUS}',path='{stream_path}'"])  # fmt: skip
-            await _call(bus, RD_BUS, rd_session, "org.gnome.Mutter.RemoteDesktop.Session",
-                        "Start")  # fmt: skip
+            await _call(
+                bus,
+                "org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus",
+                "AddMatch",
+                "s",
+                [f"type='signal',sender='{SC_BUS}',path='{stream_path}'"],
+            )
+            await _call(bus, RD_BUS, rd_session, "org.gnome.Mutter.RemoteDesktop.Session", "Start")
             node = await asyncio.wait_for(added, timeout)
-            params = await _get(bus, SC_BUS, stream_path, "org.gnome.Mutter.ScreenCast.Stream",
-                                "Parameters")  # fmt: skip
+            params = await _get(
+                bus, SC_BUS, stream_path, "org.gnome.Mutter.ScreenCast.Stream", "Parameters"
+            )
         except BaseException:
             bus.disconnect()
             raise
@@ -138,8 +154,13 @@ class MutterSession:
     async def close(self) -> None:
         if self.closed is None:
             with contextlib.suppress(MutterError):
-                await _call(self.bus, RD_BUS, self.rd_session,
-                            "org.gnome.Mutter.RemoteDesktop.Session", "Stop")  # fmt: skip
+                await _call(
+                    self.bus,
+                    RD_BUS,
+                    self.rd_session,
+                    "org.gnome.Mutter.RemoteDesktop.Session",
+                    "Stop",
+                )
             self.closed = "closed"
         self.bus.disconnect()
 
@@ -148,8 +169,15 @@ class MutterSession:
     async def _notify(self, member: str, signature: str, body: list[Any]) -> None:
         if self.closed is not None:
             raise MutterError(f"the remote-desktop session is over ({self.closed})")
-        await _call(self.bus, RD_BUS, self.rd_session, "org.gnome.Mutter.RemoteDesktop.Session",
-                    member, signature, body)  # fmt: skip
+        await _call(
+            self.bus,
+            RD_BUS,
+            self.rd_session,
+            "org.gnome.Mutter.RemoteDesktop.Session",
+            member,
+            signature,
+            body,
+        )
 
     async def keysym(self, keysym: int, pressed: bool) -> None:
         await self._notify("NotifyKeyboardKeysym", "ub", [keysym, pressed])
@@ -191,8 +219,9 @@ class MutterSession:
         w, h = self.stream.size
         if not (0 <= x < w and 0 <= y < h):
             raise MutterError(f"point ({x:g}, {y:g}) is outside the recorded area ({w}x{h})")
-        await self._notify("NotifyPointerMotionAbsolute", "sdd",
-                           [self.stream.path, float(x), float(y)])  # fmt: skip
+        await self._notify(
+            "NotifyPointerMotionAbsolute", "sdd", [self.stream.path, float(x), float(y)]
+        )
 
     async def button(self, name: str, pressed: bool) -> None:
         code = BUTTONS.get(name)
@@ -225,8 +254,14 @@ async def _call(
     body: list[Any] | None = None,
     timeout: float = 10.0,
 ) -> list[Any]:
-    msg = Message(destination=dest, path=path, interface=iface, member=member,
-                  signature=signature, body=body or [])  # fmt: skip
+    msg = Message(
+        destination=dest,
+        path=path,
+        interface=iface,
+        member=member,
+        signature=signature,
+        body=body or [],
+    )
     try:
         reply = await asyncio.wait_for(bus.call(msg), timeout)
     except TimeoutError as exc:
@@ -244,6 +279,7 @@ async def _call(
 
 
 async def _get(bus: MessageBus, dest: str, path: str, iface: str, prop: str) -> Any:
-    body = await _call(bus, dest, path, "org.freedesktop.DBus.Properties", "Get", "ss",
-                       [iface, prop])  # fmt: skip
+    body = await _call(
+        bus, dest, path, "org.freedesktop.DBus.Properties", "Get", "ss", [iface, prop]
+    )
     return body[0].value

@@ -172,8 +172,9 @@ class PortalSession:
     # -- input -----------------------------------------------------------------------------
 
     async def _notify(self, member: str, signature: str, args: Sequence[Any]) -> None:
-        await _call(self.bus, PORTAL_PATH, RD, member, "oa{sv}" + signature,
-                    [self.handle, {}, *args])  # fmt: skip
+        await _call(
+            self.bus, PORTAL_PATH, RD, member, "oa{sv}" + signature, [self.handle, {}, *args]
+        )
 
     async def keysym(self, keysym: int, pressed: bool) -> None:
         await self._notify("NotifyKeyboardKeysym", "iu", [keysym, 1 if pressed else 0])
@@ -199,8 +200,9 @@ class PortalSession:
         w, h = target.size
         if not (0 <= x < w and 0 <= y < h):
             raise PortalError(f"point ({x:g}, {y:g}) is outside the shared screen ({w}x{h})")
-        await self._notify("NotifyPointerMotionAbsolute", "udd", [target.node_id, float(x),
-                                                                   float(y)])  # fmt: skip
+        await self._notify(
+            "NotifyPointerMotionAbsolute", "udd", [target.node_id, float(x), float(y)]
+        )
 
     async def button(self, name: str, pressed: bool) -> None:
         code = BUTTONS.get(name)
@@ -217,9 +219,15 @@ async def screenshot(session_bus: str | None = None, *, timeout: float = 120.0) 
     bus = await _connect(session_bus)
     try:
         token = _token()
-        results = await _request(bus, token, SHOT, "Screenshot", "sa{sv}",
-                                 ["", {"handle_token": Variant("s", token),
-                                       "interactive": Variant("b", False)}], timeout)  # fmt: skip
+        results = await _request(
+            bus,
+            token,
+            SHOT,
+            "Screenshot",
+            "sa{sv}",
+            ["", {"handle_token": Variant("s", token), "interactive": Variant("b", False)}],
+            timeout,
+        )
     finally:
         bus.disconnect()
     uri = str(results.get("uri", Variant("s", "")).value)
@@ -247,9 +255,15 @@ async def _open(
             "backend: xdg-desktop-portal-gnome or -kde)"
         )
     token = _token()
-    created = await _request(bus, token, RD, "CreateSession", "a{sv}",
-                             [{"handle_token": Variant("s", token),
-                               "session_handle_token": Variant("s", _token())}], 30.0)  # fmt: skip
+    created = await _request(
+        bus,
+        token,
+        RD,
+        "CreateSession",
+        "a{sv}",
+        [{"handle_token": Variant("s", token), "session_handle_token": Variant("s", _token())}],
+        30.0,
+    )
     handle = str(created["session_handle"].value)
     saved = tokens.load()
     opts: dict[str, Variant] = {"types": Variant("u", devices)}
@@ -262,15 +276,33 @@ async def _open(
     await _request(bus, token, RD, "SelectDevices", "oa{sv}", [handle, opts], 30.0)
     if sources:
         token = _token()
-        await _request(bus, token, SC, "SelectSources", "oa{sv}",
-                       [handle, {"handle_token": Variant("s", token),
-                                 "types": Variant("u", sources),
-                                 "multiple": Variant("b", False)}], 30.0)  # fmt: skip
+        await _request(
+            bus,
+            token,
+            SC,
+            "SelectSources",
+            "oa{sv}",
+            [
+                handle,
+                {
+                    "handle_token": Variant("s", token),
+                    "types": Variant("u", sources),
+                    "multiple": Variant("b", False),
+                },
+            ],
+            30.0,
+        )
     token = _token()
     try:
-        started = await _request(bus, token, RD, "Start", "osa{sv}",
-                                 [handle, "", {"handle_token": Variant("s", token)}],
-                                 timeout)  # fmt: skip
+        started = await _request(
+            bus,
+            token,
+            RD,
+            "Start",
+            "osa{sv}",
+            [handle, "", {"handle_token": Variant("s", token)}],
+            timeout,
+        )
     except ConsentRefused as exc:
         if saved:
             tokens.clear()
@@ -304,9 +336,15 @@ async def _open(
     offered = new_token is not None and bool(str(new_token.value))
     if not offered and saved:
         tokens.clear()  # not honoured any more (or never kept): the next start asks again
-    return cls(bus=bus, handle=handle, devices=granted, streams=streams,
-               restored=bool(saved) and offered, version=version,
-               token_offered=offered)  # fmt: skip
+    return cls(
+        bus=bus,
+        handle=handle,
+        devices=granted,
+        streams=streams,
+        restored=bool(saved) and offered,
+        version=version,
+        token_offered=offered,
+    )
 
 
 def _stream(entry: Any) -> PortalStream:
@@ -339,9 +377,14 @@ async def _connect(session_bus: str | None) -> MessageBus:
 
 
 async def _version(bus: MessageBus, iface: str) -> int:
-    msg = Message(destination=PORTAL_BUS, path=PORTAL_PATH,
-                  interface="org.freedesktop.DBus.Properties", member="Get", signature="ss",
-                  body=[iface, "version"])  # fmt: skip
+    msg = Message(
+        destination=PORTAL_BUS,
+        path=PORTAL_PATH,
+        interface="org.freedesktop.DBus.Properties",
+        member="Get",
+        signature="ss",
+        body=[iface, "version"],
+    )
     try:
         reply = await asyncio.wait_for(bus.call(msg), 30.0)
     except TimeoutError:
@@ -351,10 +394,22 @@ async def _version(bus: MessageBus, iface: str) -> int:
     return int(reply.body[0].value)
 
 
-async def _call(bus: MessageBus, path: str, iface: str, member: str, signature: str = "",
-                body: list[Any] | None = None) -> list[Any]:  # fmt: skip
-    msg = Message(destination=PORTAL_BUS, path=path, interface=iface, member=member,
-                  signature=signature, body=body or [])  # fmt: skip
+async def _call(
+    bus: MessageBus,
+    path: str,
+    iface: str,
+    member: str,
+    signature: str = "",
+    body: list[Any] | None = None,
+) -> list[Any]:
+    msg = Message(
+        destination=PORTAL_BUS,
+        path=path,
+        interface=iface,
+        member=member,
+        signature=signature,
+        body=body or [],
+    )
     reply = await bus.call(msg)
     if reply is None or reply.message_type == MessageType.ERROR:
         raise PortalError(f"{iface}.{member} failed: {_error_text(reply)}")
@@ -421,9 +476,14 @@ async def _request(
 
 
 async def _dbus_add_match(bus: MessageBus, rule: str) -> None:
-    msg = Message(destination="org.freedesktop.DBus", path="/org/freedesktop/DBus",
-                  interface="org.freedesktop.DBus", member="AddMatch", signature="s",
-                  body=[rule])  # fmt: skip
+    msg = Message(
+        destination="org.freedesktop.DBus",
+        path="/org/freedesktop/DBus",
+        interface="org.freedesktop.DBus",
+        member="AddMatch",
+        signature="s",
+        body=[rule],
+    )
     reply = await bus.call(msg)
     if reply is None or reply.message_type == MessageType.ERROR:
         raise PortalError(f"cannot listen for the portal's answer: {_error_text(reply)}")

@@ -47,14 +47,14 @@ async def keep_mutter(session_bus: str) -> int:
 
     try:
         bus = await MessageBus(bus_address=session_bus).connect()
-        reply = await _call(bus, RD_BUS, RD_PATH, "org.gnome.Mutter.RemoteDesktop",
-                            "CreateSession")  # fmt: skip
+        reply = await _call(bus, RD_BUS, RD_PATH, "org.gnome.Mutter.RemoteDesktop", "CreateSession")
         session, iface = str(reply[0]), "org.gnome.Mutter.RemoteDesktop.Session"
         await _call(bus, RD_BUS, session, iface, "Start")
         # Mutter makes a session's virtual devices on their first event: make them now
         for pressed in (True, False):
-            await _call(bus, RD_BUS, session, iface, "NotifyKeyboardKeysym", "ub",
-                        [SHIFT_L, pressed])  # fmt: skip
+            await _call(
+                bus, RD_BUS, session, iface, "NotifyKeyboardKeysym", "ub", [SHIFT_L, pressed]
+            )
         await _call(bus, RD_BUS, session, iface, "NotifyPointerMotionRelative", "dd", [0.0, 0.0])
     except (OSError, MutterError) as exc:
         print(f"seat keeper: {exc}", file=sys.stderr)

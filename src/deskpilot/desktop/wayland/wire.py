@@ -263,8 +263,10 @@ class Connection:
             if opcode == ERROR:
                 r = Reader(body)
                 obj, code, message = r.uint(), r.uint(), r.string()
-                self.error = f"the compositor reported a protocol error on object {obj} " \
-                    f"(code {code}): {message}"  # fmt: skip
+                self.error = (
+                    f"the compositor reported a protocol error on object {obj} "
+                    f"(code {code}): {message}"
+                )
             elif opcode == DELETE_ID:
                 self._handlers.pop(Reader(body).uint(), None)
             return

@@ -82,8 +82,9 @@ PUNCTUATION = tuple("0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 def _base_symbols() -> list[tuple[str, str]]:
     """(keysym used to find the key, its symbols in the keymap) of the fixed keys."""
     out = [(k, k) for k in NAMED_KEYS]
-    out += [(keysym_for_char(c), f"{keysym_for_char(c)}, {keysym_for_char(c.upper())}")
-            for c in LETTERS]  # fmt: skip
+    out += [
+        (keysym_for_char(c), f"{keysym_for_char(c)}, {keysym_for_char(c.upper())}") for c in LETTERS
+    ]
     out += [(keysym_for_char(c), keysym_for_char(c)) for c in PUNCTUATION]
     return out
 

@@ -277,9 +277,15 @@ class WaylandLauncher:
         env, full = self._env_and_argv(argv)
         with open(self.logs / f"{Path(argv[0]).name}.log", "ab") as out:
             try:
-                proc = subprocess.Popen(full, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                        stderr=out, start_new_session=True,
-                                        cwd=env.get("HOME") or None)  # fmt: skip
+                proc = subprocess.Popen(
+                    full,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=out,
+                    start_new_session=True,
+                    cwd=env.get("HOME") or None,
+                )
             except OSError as exc:
                 raise DesktopError(f"cannot start {argv[0]}: {exc.strerror}") from exc
         self.xdg._children.append(proc)
