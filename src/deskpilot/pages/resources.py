@@ -14,7 +14,7 @@ import binascii
 import hashlib
 import mimetypes
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, unquote_to_bytes, urljoin, urlsplit
@@ -157,7 +157,3 @@ def download(url: str, timeout: float = FETCH_TIMEOUT) -> Resource | str:
         return f"{url} is larger than {MAX_RESOURCE} bytes"
     mime = guess_mime(url, reply.headers.get("content-type", ""))
     return Resource(cache_key(url), reply.content, mime, "network")
-
-
-def script_urls(requires: Iterable[str], resources: dict[str, str]) -> list[str]:
-    return [*requires, *resources.values()]

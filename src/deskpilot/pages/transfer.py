@@ -406,17 +406,3 @@ def _check_deskpilot_scripts(
                 where = f"folder {f.name!r} / rule {r.name!r}"
                 plan.problems.extend(f"{where}: {p}" for p in problems)
                 plan.resources.extend(found)
-
-
-def strip_ids(export: dict[str, Any]) -> dict[str, Any]:
-    """An export without ids (to compare libraries)."""
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            return {k: walk(v) for k, v in node.items() if k != "id"}
-        if isinstance(node, list):
-            return [walk(v) for v in node]
-        return node
-
-    out: dict[str, Any] = walk(export)
-    return out

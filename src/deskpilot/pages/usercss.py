@@ -38,11 +38,6 @@ class UserCssMeta:
         return self.values.get("preprocessor", "default") or "default"
 
 
-def meta_block(source: str) -> str | None:
-    m = _BLOCK.search(source)
-    return m.group(0) if m else None
-
-
 def strip_meta(source: str) -> str:
     return _BLOCK.sub("", source, count=1)
 

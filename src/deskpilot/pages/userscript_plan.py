@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deskpilot.errors import InvalidArguments
-from deskpilot.pages.import_plan import RulePlan, items_of, object_of
+from deskpilot.pages.import_plan import RulePlan, items_of
 from deskpilot.pages.match_grammar import compile_match
 from deskpilot.pages.patterns import Pattern, compile_pattern
 from deskpilot.pages.resources import find
@@ -181,9 +181,3 @@ def script_resources(
         elif found.resource is not None and not found.cached:
             new.append(found.resource)
     return problems, new
-
-
-def config_of(info: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A backup's ``custom`` and ``config`` for one script (empty when absent)."""
-    data = object_of(info)
-    return object_of(data.get("custom")), object_of(data.get("config"))

@@ -126,9 +126,5 @@ def act_of(effect: str, word: str) -> str:
     return UNKNOWN
 
 
-def acts_of(effect: Effect) -> list[str]:
-    return [act for act, (cls, _words) in ACT_WORDS.items() if cls is effect]
-
-
 #: Every verb the judge knows, for the test that each has its act.
 ALL_UI_VERBS: tuple[str, ...] = (*(w for ws in VERBS.values() for w in ws), *DRAFTS)

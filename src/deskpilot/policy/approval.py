@@ -67,11 +67,6 @@ class ApprovalRequest:
     #: the element acted on, in its window's pixels: {"window", "x", "y", "width", "height"}
     target: Mapping[str, Any] | None = None
 
-    @property
-    def headline(self) -> str:
-        """The act in words, else the tool and why it needs a yes."""
-        return self.sentence or f"{self.tool}: {self.reason}"
-
 
 @dataclass(frozen=True)
 class Verdict:

@@ -48,11 +48,6 @@ class ConsequentialRules:
         # ctrl+Return
         self.shortcuts = {c for c in map(_parsed, given) if c is not None}
 
-    def element_reason(self, name: str, role: str = "", description: str = "") -> str | None:
-        """Why activating an element known only by its name is consequential, or None."""
-        found = self.judge.by_name(name, role, description)
-        return found.reason if found is not None else None
-
     def shortcut_reason(self, shortcut: str) -> str | None:
         parsed = _parsed(shortcut)
         return self._reason(parsed, shortcut)

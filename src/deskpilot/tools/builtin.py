@@ -27,13 +27,6 @@ def computer_use_tools() -> ToolSet:
     return ToolSet(NINE_TOOLS)
 
 
-def page_tools() -> ToolSet:
-    """The page tools: query_page, TEMP panes, the rule library."""
-    from deskpilot.pages.tools import PAGE_TOOLS
-
-    return ToolSet(PAGE_TOOLS)
-
-
 def all_tools() -> ToolSet:
     """The nine computer-use tools and the page tools, as ``deskpilot tools`` lists them."""
     from deskpilot.pages.tools import PAGE_TOOLS
