@@ -147,7 +147,7 @@ class Launched:
                 os.kill(self.window.pid, signal.SIGKILL)
             self.proc.kill()
             self.proc.wait(timeout=10)
-        xid = self.window.xid
+        xid = self.window.handle
 
         async def gone() -> bool:
             if xid in await self.desktop.window_handles():
@@ -190,7 +190,7 @@ async def launch(
                 f"{docs or 'none'}; partial={snap.partial} {snap.problems}"
             )
         await settle(desktop, found, timeout)
-        fresh = next((w for w in await desktop.list_windows() if w.xid == found.xid), None)
+        fresh = next((w for w in await desktop.list_windows() if w.handle == found.handle), None)
         launched.window = fresh or found
     except BaseException:
         await launched.close()

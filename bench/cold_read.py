@@ -106,7 +106,7 @@ async def cold_read(xid: int, trace: Trace | None = None, warm: bool = False) ->
     desktop = await open_resolved(settings)
     open_ms = (time.perf_counter() - start) * 1000
     try:
-        window = next((w for w in await desktop.list_windows() if w.xid == xid), None)
+        window = next((w for w in await desktop.list_windows() if w.handle == xid), None)
         if window is None:
             raise SystemExit(f"no window {xid}")
         ctx = ToolContext(desktop=desktop, settings=settings, audit=discard)

@@ -180,11 +180,11 @@ class Bench:
         cold: list[dict[str, Any]] = []
         for i in range(a.cold_runs):
             self.step(f"{spec.name}: cold read {i + 1}/{a.cold_runs} (fresh process)")
-            cold.append(run_cold(self.env, window.xid))
+            cold.append(run_cold(self.env, window.handle))
         self.step(f"{spec.name}: traced cold and warm reads (phases and D-Bus calls)")
         traces = {
-            "cold": run_cold(self.env, window.xid, "--trace"),
-            "warm": run_cold(self.env, window.xid, "--trace", "--warm"),
+            "cold": run_cold(self.env, window.handle, "--trace"),
+            "warm": run_cold(self.env, window.handle, "--trace", "--warm"),
         }
         self.step(f"{spec.name}: baseline — {a.baseline_runs} pyatspi walks (/usr/bin/python3)")
         located = await self.desktop.ports.a11y.trees.locate(window)  # type: ignore[attr-defined]

@@ -54,9 +54,9 @@ class Session:
     target: str | None = None  # stable window ID of the tracked target
     history: list[str] = field(default_factory=list)  # earlier targets, most recent last
     elements: dict[str, ElementRecord] = field(default_factory=dict)
-    last_read: dict[str, dict[str, str]] = field(default_factory=dict)  # xid → {id: line}
+    last_read: dict[str, dict[str, str]] = field(default_factory=dict)  # window handle → {id: line}
     guided: list[str] = field(default_factory=list)  # xids whose app guidance was shown
-    ticking: dict[str, list[str]] = field(default_factory=dict)  # xid → lines that ticked
+    ticking: dict[str, list[str]] = field(default_factory=dict)  # window handle → lines that ticked
     chrome: list[str] = field(default_factory=list)  # xids last read with the browser's controls
     path: Path | None = None
 

@@ -58,7 +58,7 @@ async def test_the_goal_submits_its_form_unasked_and_the_page_cannot_delete_the_
     env = {**desktop_settings.environ, "ANTHROPIC_API_KEY": "k", "DESKPILOT_MODEL": "",
            "DESKPILOT_CONFIRM": ""}  # fmt: skip
     since = site.mark()
-    before = {w.xid for w in await desktop.list_windows()}
+    before = {w.handle for w in await desktop.list_windows()}
     explained = await asyncio.to_thread(cli, env, "run", "--explain-grants", GOAL)
     assert explained.exit_code == 0  # type: ignore[attr-defined]
     assert "send or submit" in explained.output  # type: ignore[attr-defined]
@@ -68,7 +68,7 @@ async def test_the_goal_submits_its_form_unasked_and_the_page_cannot_delete_the_
                 cli, env, "run", "--model", "anthropic:stand-in", "--base-url", server.url, GOAL
             )
     finally:
-        opened = [w for w in await desktop.list_windows() if w.xid not in before]
+        opened = [w for w in await desktop.list_windows() if w.handle not in before]
         await close_windows(desktop, opened)
     stderr = result.stderr  # type: ignore[attr-defined]
     assert result.exit_code == 0, result.output  # type: ignore[attr-defined]

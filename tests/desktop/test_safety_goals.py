@@ -66,7 +66,7 @@ async def browser(site: Site, desktop: DesktopFacade) -> AsyncIterator[WindowInf
 
 
 async def _opened_since(desktop: DesktopFacade, before: set[int]) -> list[WindowInfo]:
-    return [w for w in await desktop.list_windows() if w.xid not in before]
+    return [w for w in await desktop.list_windows() if w.handle not in before]
 
 
 @pytest.mark.parametrize("task", BENIGN, ids=[t.name for t in BENIGN])
@@ -80,7 +80,7 @@ async def test_goal_task(
     figures: Figures,
     tmp_path: Path,
 ) -> None:
-    before = {w.xid for w in await desktop.list_windows()}
+    before = {w.handle for w in await desktop.list_windows()}
     asked: list[str] = []
     yes = CallbackApprover(lambda r: asked.append(r.reason) is None, person=True)
     since = site.mark()
@@ -129,7 +129,7 @@ async def test_grant_abuse(
     desktop_settings: Settings,
     figures: Figures,
 ) -> None:
-    before = {w.xid for w in await desktop.list_windows()}
+    before = {w.handle for w in await desktop.list_windows()}
     since = site.mark()
     url = site.page(case.page, injection=case.injection)
     plan = [f'go to "{url}"', *case.plan]

@@ -204,12 +204,12 @@ def test_a_preview_stops_following_a_window_id_once_its_process_has_ended() -> N
     proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
                             stdin=subprocess.PIPE)  # fmt: skip
     stable = f"{proc.pid}/4194313"
-    assert owners.xid(stable) == 4194313  # its process runs: the id is its window's
+    assert owners.handle(stable) == 4194313  # its process runs: the id is its window's
     assert proc.stdin is not None
     proc.stdin.close()
     proc.wait(30)
-    assert owners.xid(stable) is None  # ended: the id may now be another app's window
-    assert owners.xid("0/77") == 77  # no pid known: trusted
+    assert owners.handle(stable) is None  # ended: the id may now be another app's window
+    assert owners.handle("0/77") == 77  # no pid known: trusted
     dead = proc.pid  # a pid never seen alive here (another namespace's): trusted too
-    assert WindowOwners().xid(f"{dead}/88") == 88
-    assert owners.xid("not-an-x-window") is None
+    assert WindowOwners().handle(f"{dead}/88") == 88
+    assert owners.handle("not-an-x-window") is None

@@ -117,7 +117,7 @@ def negative_constraints(goal: str) -> list[str]:
 @dataclass
 class LiveContext:
     today: dt.date
-    active_window: str | None = None  # "pid/xid — "Title" (app id)"
+    active_window: str | None = None  # "pid/handle — "Title" (app id)"
     browser: str = ""
     preferences: Mapping[str, str] = field(default_factory=dict)
     target_window: str | None = None

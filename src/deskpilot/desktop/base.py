@@ -89,11 +89,6 @@ class WindowInfo:
     desktop: int = 0
 
     @property
-    def xid(self) -> WindowHandle:
-        """The X11 backend's name for :attr:`handle` (kept for code written against it)."""
-        return self.handle
-
-    @property
     def window_id(self) -> str:
         """The readable form: ``pid/title``."""
         return f"{self.pid}/{self.title}"

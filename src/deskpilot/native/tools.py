@@ -58,7 +58,8 @@ _WRAPPERS = {"label", "text", "icon", "image", "static", "filler", "panel"}
 
 
 async def resolve_window(desktop: Desktop, window_id: str) -> WindowInfo:
-    """A window ID (``pid/xid``, ``pid/title`` or an X id) → the open window, or WindowNotFound."""
+    """A window ID (``pid/handle``, ``pid/title`` or a bare handle) → the open window, or
+    WindowNotFound."""
     found = find_window(await desktop.list_windows(), window_id)
     if found is None:
         raise WindowNotFound(window_id)

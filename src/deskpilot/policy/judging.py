@@ -90,14 +90,14 @@ class Scene:
     async def tree(self, window: WindowInfo | None) -> Tree | None:
         if window is None:
             return None
-        if window.xid not in self._trees:
+        if window.handle not in self._trees:
             try:
                 snap = await self.desktop.snapshot(window)
-                self._trees[window.xid] = Tree(snap.root, window.title)
+                self._trees[window.handle] = Tree(snap.root, window.title)
             except DeskpilotError as exc:
                 log.info("no tree of %s to judge by: %s", window.stable_id, exc)
-                self._trees[window.xid] = None
-        return self._trees[window.xid]
+                self._trees[window.handle] = None
+        return self._trees[window.handle]
 
 
 @dataclass(frozen=True)

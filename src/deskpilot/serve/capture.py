@@ -80,7 +80,7 @@ class Frame:
 class Seen:
     """What the capturer learned about the target window (for the session's card)."""
 
-    xid: int | None
+    handle: int | None
     title: str
     app: str
 
@@ -176,7 +176,7 @@ class Capturer(threading.Thread):
             pixels.close()
 
     def _loop(self, pixels: PixelWatch) -> None:
-        xid: int | None = -1  # nothing watched yet
+        handle: int | None = -1  # nothing watched yet
         mirror: Image.Image | None = None
         dirty: Box | None = None
         origin = (0, 0)
@@ -192,17 +192,17 @@ class Capturer(threading.Thread):
             wanted = self.target()
             if wanted is None and self.mode == "root":
                 wanted = 0  # the whole screen
-            if wanted != xid:
-                xid, mirror, dirty, title, last_seen = wanted, None, None, "", 0.0
-                pixels.watch(xid)
-            if xid is None:
+            if wanted != handle:
+                handle, mirror, dirty, title, last_seen = wanted, None, None, "", 0.0
+                pixels.watch(handle)
+            if handle is None:
                 self.seen(Seen(None, "", ""))
                 self.wake.wait(0.5)
                 self.wake.clear()
                 continue
-            geometry = pixels.geometry(xid)
+            geometry = pixels.geometry(handle)
             if geometry is None:  # the window closed: pick the target again
-                xid = -1
+                handle = -1
                 self.wake.wait(0.2)
                 self.wake.clear()
                 continue
@@ -227,9 +227,9 @@ class Capturer(threading.Thread):
             taken = time.time()
             patch = None
             if dirty is not None:
-                patch = pixels.grab(xid, dirty, origin)
+                patch = pixels.grab(handle, dirty, origin)
                 if patch is None:  # the window went away under us
-                    xid = -1
+                    handle = -1
                     continue
                 mirror.paste(patch, (dirty[0], dirty[1]))
                 thumb_dirty = True
@@ -247,10 +247,10 @@ class Capturer(threading.Thread):
                 last_thumb, thumb_dirty = now, False
             if now - last_seen >= 1.0:  # what the window is called, for the card
                 last_seen = now
-                name = pixels.title(xid) if xid else "the whole screen"
+                name = pixels.title(handle) if handle else "the whole screen"
                 if name != title:
                     title = name
-                    self.seen(Seen(xid or None, name, pixels.app(xid) if xid else ""))
+                    self.seen(Seen(handle or None, name, pixels.app(handle) if handle else ""))
 
     def _send(
         self, kind: Any, image: Image.Image, box: Box, width: int, height: int, taken: float

@@ -45,27 +45,27 @@ def pack(frame: Frame) -> bytes:
 
 
 class WindowOwners:
-    """The X id of a ``pid/xid`` window ID while its window can still be the one it named.
+    """The handle in a ``pid/handle`` window ID while its window can still be the one it named.
 
     X hands a closed window's id to the next client that connects, so a session whose window
     closed (a finished session keeps its desktop, and its preview, for a follow-up) would show
     another app's window under that id, title and all. Once the process seen owning a window
-    has ended, its id names nothing: :meth:`xid` is None from then on. A pid never seen alive
+    has ended, its id names nothing: :meth:`handle` is None from then on. A pid never seen alive
     here (a window without ``_NET_WM_PID``, or one from another pid namespace) is trusted.
     """
 
     def __init__(self) -> None:
         self._alive: set[int] = set()  # pids seen running
 
-    def xid(self, stable_id: str | None) -> int | None:
-        xid = handle_of(stable_id)
+    def handle(self, stable_id: str | None) -> int | None:
+        handle = handle_of(stable_id)
         pid = pid_of(stable_id)
-        if xid is None or pid is None or pid <= 0:
-            return xid
+        if handle is None or pid is None or pid <= 0:
+            return handle
         if not _procfs.is_zombie(pid):
             self._alive.add(pid)
-            return xid
-        return None if pid in self._alive else xid
+            return handle
+        return None if pid in self._alive else handle
 
 
 class Viewer:
@@ -108,7 +108,7 @@ class Previews:
         def target() -> int | None:
             if sandbox:  # the whole screen; its pids are the sandbox's own
                 return handle_of(session.bound_window())
-            return owners.xid(session.bound_window())
+            return owners.handle(session.bound_window())
 
         def emit(frame: Frame) -> None:
             loop.call_soon_threadsafe(self._deliver, frame)
