@@ -179,6 +179,7 @@ class Runner:
 
     def __init__(self, trace: Trace | None = None) -> None:
         self.trace = trace
+        self.profile: Any = None  # a cProfile.Profile of deskpilot's side, when asked
         self.samples: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         self.misses: dict[str, int] = defaultdict(int)
 
@@ -196,7 +197,11 @@ class Runner:
         for who, fn in order:
             if self.trace is not None:
                 self.trace.figure = figure if who == "deskpilot" else ""
+            if self.profile is not None and who == "deskpilot":
+                self.profile.enable()
             ms = await _timed(fn)
+            if self.profile is not None and who == "deskpilot":
+                self.profile.disable()
             if self.trace is not None:
                 self.trace.figure = ""
             if who == "deskpilot" and not await ours_check():
@@ -376,8 +381,12 @@ async def gtk_figures(
         await runner.pair("gtk fill", ours_fill, ours_fill_ok, xdo_fill, r)
 
 
-async def run(rounds: int, trace: Trace | None) -> Runner:
+async def run(rounds: int, trace: Trace | None, profile: bool = False) -> Runner:
     runner = Runner(trace)
+    if profile:
+        import cProfile
+
+        runner.profile = cProfile.Profile()
     with (
         tempfile.TemporaryDirectory(prefix="deskpilot-actions-") as tmp,
         Sandbox(width=1280, height=800) as box,
@@ -424,17 +433,24 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.actions", description=__doc__.split("\n")[0])
     p.add_argument("--rounds", type=int, default=15, help="pairs per figure (default 15)")
     p.add_argument("--trace", action="store_true", help="where deskpilot's time went")
+    p.add_argument("--profile", action="store_true", help="cProfile deskpilot's side (CPU)")
     p.add_argument("--out", type=Path, default=RESULTS / "actions.json")
     args = p.parse_args(argv)
     if shutil.which("xdotool") is None:
         p.error("xdotool is not installed (scripts/apt-packages.txt has it)")
     trace = Trace() if args.trace else None
-    runner = asyncio.run(run(args.rounds, trace))
+    runner = asyncio.run(run(args.rounds, trace, args.profile))
     figures = runner.figures()
     print_table(figures)
     if trace is not None:
         print("where deskpilot's time went, per action:")
         print("\n".join(trace.lines(args.rounds)))
+    if runner.profile is not None:
+        import pstats
+
+        stats = pstats.Stats(runner.profile, stream=sys.stdout)
+        stats.sort_stats("cumulative").print_stats(40)
+        stats.sort_stats("tottime").print_stats(25)
     meta = {"load": os.getloadavg(), "cpus": os.cpu_count(), "rounds": args.rounds}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"meta": meta, "figures": figures}, indent=2) + "\n")
