@@ -68,3 +68,41 @@ async def test_settle_counts_only_events_after_since() -> None:
     bus._on_message(_event(":1.5"))
     since = time.monotonic()
     assert await bus.settle(":1.5", since, quiet=0.02, timeout=0.05) is False
+
+
+async def test_next_event_returns_at_once_for_an_event_already_come() -> None:
+    bus = AtspiBus(_NoBus())  # type: ignore[arg-type]
+    seen = bus.events_seen
+    bus._on_message(_event(":1.5"))
+    start = time.monotonic()
+    assert await bus.next_event(seen, 5.0) == seen + 1
+    assert time.monotonic() - start < 5.0
+
+
+async def test_until_checks_again_at_the_apps_event() -> None:
+    """skills.settle.until: the condition is checked again when an event comes (an event
+    that comes during a check counts), and gives up at its timeout."""
+    from deskpilot.desktop.atspi.port import AtspiAccessibility
+    from deskpilot.desktop.skills.settle import until
+
+    bus = AtspiBus(_NoBus())  # type: ignore[arg-type]
+    a11y = AtspiAccessibility(bus)
+    state = {"shown": False, "checks": 0}
+    checked = asyncio.Event()
+
+    async def check() -> bool:
+        state["checks"] += 1
+        checked.set()
+        return state["shown"]
+
+    async def app() -> None:
+        await checked.wait()  # the first check found nothing; now the app reacts
+        state["shown"] = True
+        bus._on_message(_event(":1.5"))
+
+    task = asyncio.ensure_future(app())
+    assert await until(a11y, check, 5.0) is True
+    await task
+    assert state["checks"] == 2  # once before, once at the event: no polling in between
+    state["shown"] = False
+    assert await until(a11y, check, 0.05) is False

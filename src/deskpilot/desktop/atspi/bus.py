@@ -56,6 +56,8 @@ class AtspiBus(CallQueue):
         self.active_descendant: dict[tuple[str, str], str] = {}
         #: set by each event, for waits that end with the quiet after one (settle)
         self._event_came: asyncio.Event | None = None
+        #: AT-SPI events received so far (of any app)
+        self.events_seen = 0
 
     @classmethod
     async def connect(
@@ -133,6 +135,7 @@ class AtspiBus(CallQueue):
         ):
             now = time.monotonic()
             self.last_event[msg.sender or ""] = now
+            self.events_seen += 1
             if self._event_came is not None:
                 self._event_came.set()
             self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(now)
@@ -184,6 +187,22 @@ class AtspiBus(CallQueue):
             came.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(came.wait(), max(0.0, wake - now) + 0.001)
+
+    async def next_event(self, seen: int, timeout: float) -> int:
+        """Return once more than ``seen`` AT-SPI events (of any app) have come, or after
+        ``timeout`` seconds; the count then."""
+        if self._event_came is None:
+            self._event_came = asyncio.Event()
+        came = self._event_came
+        end = time.monotonic() + timeout
+        while self.events_seen <= seen:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            came.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(came.wait(), left)
+        return self.events_seen
 
     async def app_buses(self) -> list[str]:
         """Bus names of the applications registered on the a11y bus."""
