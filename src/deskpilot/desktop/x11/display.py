@@ -52,6 +52,14 @@ class XWindow:
     desktop: int
 
 
+#: The properties a window's reading uses (:meth:`X11.window`), and the client list's: a
+#: change of any other property leaves what was read as it was.
+READ_PROPERTIES = (
+    "_NET_WM_PID", "_NET_WM_NAME", "WM_NAME", "WM_CLASS", "_NET_WM_STATE", "_NET_WM_DESKTOP",
+    "_NET_CLIENT_LIST",
+)  # fmt: skip
+
+
 class X11:
     """One connection to an X display, used from one thread (the event loop's)."""
 
@@ -78,6 +86,7 @@ class X11:
         self._known: dict[int, XWindow | None] = {}
         self._watched: set[int] = set()  # client windows whose changes this connection hears
         self._watching_root = False
+        self._read_props: set[int] = set()  # atoms of READ_PROPERTIES
         if not self.d.has_extension("XTEST"):
             raise DisplayUnavailable(f"X display {display_name} has no XTEST extension")
         if self.d.has_extension("Composite"):
@@ -192,10 +201,16 @@ class X11:
                 self.root.change_attributes(
                     event_mask=X.SubstructureNotifyMask | X.PropertyChangeMask
                 )
+        if not self._read_props:
+            self._read_props = {self.atom(n) for n in READ_PROPERTIES}
         changed = False
         for _ in range(self.d.pending_events()):
-            self.d.next_event()
-            changed = True
+            event = self.d.next_event()
+            # a property a window's reading does not use (GTK 4 sets its size hints on every
+            # frame of an animation, and the window manager its allowed actions after them)
+            # changes nothing kept
+            if event.type != X.PropertyNotify or event.atom in self._read_props:
+                changed = True
         if changed:
             self._known.clear()
 
