@@ -206,6 +206,10 @@ class X11:
         changed = False
         for _ in range(self.d.pending_events()):
             event = self.d.next_event()
+            if event.type == X.DestroyNotify:
+                # its id may be given to a new window (X clients reuse freed ids): that one
+                # is not heard until it is watched again
+                self._watched.discard(event.window.id)
             # a property a window's reading does not use (GTK 4 sets its size hints on every
             # frame of an animation, and the window manager its allowed actions after them)
             # changes nothing kept
