@@ -32,6 +32,7 @@ BENCHMARKS = (
     "calc",
     "cli_latency",
     "web",
+    "actions",
     "eval_cost",
     "console",
     "frames",

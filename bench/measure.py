@@ -47,12 +47,18 @@ class Sizes:
     other_lines: int = 0
     widget_lines: int = 0
     matched_by_fallback: int = 0
+    matched_by_wrapper: int = 0
     baseline_rows: int = 0
+    #: each widget's wrapper (see :func:`measure`), by widget key
+    wrappers: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
 
     def coverage_of(self, keys: Iterable[Sequence[str]]) -> float:
-        """The share of the widgets among ``keys`` ((bus, path) pairs, e.g. another read's)."""
+        """The share of the widgets among ``keys`` ((bus, path) pairs, e.g. another read's),
+        directly or through their wrapper."""
         shown = {(k[0], k[1]) for k in keys}
-        hits = sum(1 for k in self.widget_keys if k in shown)
+        hits = sum(
+            1 for k in self.widget_keys if k in shown or self.wrappers.get(k, ("", "")) in shown
+        )
         return hits / self.widgets if self.widgets else 1.0
 
     @property
@@ -166,6 +172,24 @@ def measure(
         elif _fallback_key(n["role"], n["name"], screen_bounds(n, shift)) in fallback:
             covered.append(i)
             by_fallback += 1
+    # a table row read as one line whose @ID is on the cell that wraps the row's one widget
+    # (GTK 3's tree view: an unnamed cell around the named cell; the row's ID selects it)
+    # reaches that widget: it is covered through its wrapper
+    by_wrapper = 0
+    wrappers: dict[tuple[str, str], tuple[str, str]] = {}
+    for i in widgets:
+        parent = nodes[i].get("parent", -1)
+        if not isinstance(parent, int) or parent < 0:
+            continue
+        wrapper = nodes[parent]
+        if wrapper["role"] != "table cell" or wrapper["name"]:
+            continue
+        if [j for j in widgets if nodes[j].get("parent") == parent] != [i]:
+            continue
+        wrappers[(bus, nodes[i]["path"])] = (bus, wrapper["path"])
+        if i not in covered and (bus, wrapper["path"]) in shown_keys:
+            covered.append(i)
+            by_wrapper += 1
     baseline_covered = [i for i in widgets if id(nodes[i]) in kept_ids]
     baseline_missing: dict[str, int] = {}
     for i in widgets:
@@ -182,6 +206,8 @@ def measure(
         baseline_chars=len(tsv),
         baseline_missing_roles=baseline_missing,
         matched_by_fallback=by_fallback,
+        matched_by_wrapper=by_wrapper,
+        wrappers=wrappers,
         baseline_rows=len(kept),
     )
     missed = [i for i in widgets if i not in set(covered)]

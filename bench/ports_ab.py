@@ -10,7 +10,8 @@ worker opening the desktop afresh through its tree's own API (the registry's, or
 * ``warm_*`` — the median of repeated reads;
 * actions — ``press_keys`` (Escape), ``click_element`` (a calculator button, by its action),
   ``type_text`` (one digit), ``element_point`` + ``point_at`` (a pointer click on a button),
-  ``fill_element`` (the editor's text), ``scroll`` (the page, judged by what moved).
+  ``fill_element`` (the editor's text), ``scroll`` (the page, judged by what moved); each
+  timed from apps at rest (no AT-SPI event for QUIET_S), the median of ``--actions``.
 
 It prints, per figure, the median over rounds of each tree, the ratio of those medians, and the
 median of the rounds' own ratios (this tree / base, the two workers of a round run back to
@@ -33,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve()
+#: Quiet (no AT-SPI event from any app) before each timed action.
+QUIET_S = 0.3
 SRC = HERE.parent.parent / "src"
 
 
@@ -57,6 +60,26 @@ async def _timed(coro: Any) -> float:
     start = time.perf_counter()
     await coro
     return _ms(start)
+
+
+def _bus(desktop: Any) -> Any:
+    """The AT-SPI bus of either tree's desktop (the ports' accessibility, or the old one's)."""
+    ports = getattr(desktop, "ports", None)
+    return ports.a11y.bus if ports is not None else desktop.a11y.bus
+
+
+async def _quiet(desktop: Any, quiet: float = QUIET_S, limit: float = 2.0) -> None:
+    """Wait until no app has sent an AT-SPI event for ``quiet`` seconds (at most ``limit``):
+    each action is timed from an app at rest, not while it still handles the previous one
+    (a GTK 4 button's action takes effect 250 ms later; a click timed inside that tail
+    measured the app, 5 or 25 ms by chance)."""
+    bus = _bus(desktop)
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        last = max(bus.last_event.values(), default=0.0)
+        if time.monotonic() - last >= quiet:
+            return
+        await asyncio.sleep(0.01)
 
 
 def _label(node: Any) -> str:
@@ -98,21 +121,25 @@ async def worker(reads: int, actions: int) -> dict[str, float]:
             raise SystemExit(f"no digit buttons among {sorted(buttons)[:40]}")
         times: dict[str, list[float]] = {}
         for _ in range(actions):
-            for label, coro in (
-                ("press_keys", desktop.press_keys(calc, ["Escape"])),
-                ("click_element", desktop.click_element(calc, digit.key)),
-                ("type_text", desktop.type_text(calc, "4")),
+            for label, act in (
+                ("press_keys", lambda: desktop.press_keys(calc, ["Escape"])),
+                ("click_element", lambda: desktop.click_element(calc, digit.key)),
+                ("type_text", lambda: desktop.type_text(calc, "4")),
             ):
-                times.setdefault(label, []).append(await _timed(coro))
+                await _quiet(desktop)
+                times.setdefault(label, []).append(await _timed(act()))
+            await _quiet(desktop)
             start = time.perf_counter()
             x, y = await desktop.element_point(calc, other.key)
             await desktop.point_at(calc, x, y)
             times.setdefault("point_at", []).append(_ms(start))
         text = next(n for n in (await desktop.snapshot(editor)).nodes() if n.editable)
-        for i in range(max(2, actions // 2)):
+        for i in range(actions):
+            await _quiet(desktop)
             filled = desktop.fill_element(editor, text.key, f"line {i}\n" * 3)
             times.setdefault("fill_element", []).append(await _timed(filled))
         for i in range(max(2, actions // 2)):
+            await _quiet(desktop)
             way = "down" if i % 2 == 0 else "up"
             times.setdefault("scroll", []).append(
                 await _timed(desktop.scroll(page, way, 3))  # type: ignore[arg-type]

@@ -231,6 +231,7 @@ class Bench:
             "baseline_samples_ms": [round(v, 1) for v in walk["walk_ms"]],
             "traces": {k: {f: v for f, v in t.items() if f != "keys"} for k, t in traces.items()},
             "matched_by_fallback": sizes.matched_by_fallback,
+            "matched_by_wrapper": sizes.matched_by_wrapper,
             "missing": sizes.missing,
             "baseline_missing_roles": sizes.baseline_missing_roles,
             "widget_lines": sizes.widget_lines,

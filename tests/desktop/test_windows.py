@@ -90,3 +90,52 @@ async def test_a_restarted_app_reusing_its_window_id_is_found(apps: Apps) -> Non
     second = await desktop.launching._wait_new_window(stale, proc, entry, timeout=30)
     await apps.adopt(second)
     assert second.pid == proc.pid != first.pid
+
+
+async def test_listing_sees_changes_made_behind_its_back(ctx: ToolContext, apps: Apps) -> None:
+    """Windows are kept between listings while no X event says they changed: a title, a
+    position and a minimize done by another X client (not deskpilot) show in the next
+    listing at once, with no wait."""
+    from Xlib import display
+
+    editor = await apps.open("org.xfce.mousepad")
+    first = {w.handle: w for w in await ctx.desktop.list_windows()}
+    again = {w.handle: w for w in await ctx.desktop.list_windows()}
+    assert again[editor.handle] == first[editor.handle]  # nothing changed: the same answer
+
+    other = display.Display(ctx.settings.display)
+    try:
+        win = other.create_resource_object("window", editor.handle)
+        name = other.intern_atom("_NET_WM_NAME")
+        utf8 = other.intern_atom("UTF8_STRING")
+        win.change_property(name, utf8, 8, b"Renamed behind deskpilot's back")
+        other.sync()
+        now = {w.handle: w for w in await ctx.desktop.list_windows()}
+        assert now[editor.handle].title == "Renamed behind deskpilot's back"
+
+        before = now[editor.handle].geometry
+        win.configure(x=before.x + 37, y=before.y + 23)
+        other.sync()
+
+        async def moved() -> bool:
+            w = next(w for w in await ctx.desktop.list_windows() if w.handle == editor.handle)
+            # the window manager applies the move (and may keep it on screen)
+            return (w.geometry.x, w.geometry.y) != (before.x, before.y)
+
+        await async_wait_for(moved, timeout=10, what="the moved window's new position")
+        x_after = win.translate_coords(other.screen().root, 0, 0)
+        listed = next(w for w in await ctx.desktop.list_windows() if w.handle == editor.handle)
+        assert (listed.geometry.x, listed.geometry.y) == (-x_after.x, -x_after.y)
+
+        win.unmap()
+        other.sync()
+
+        async def hidden() -> bool:
+            listed = {w.handle: w for w in await ctx.desktop.list_windows()}
+            return editor.handle not in listed or listed[editor.handle].hidden
+
+        await async_wait_for(hidden, timeout=10, what="the unmapped window to show as hidden")
+        win.map()
+        other.sync()
+    finally:
+        other.close()

@@ -9,6 +9,7 @@ last sent one, for :meth:`AtspiBus.settle`), and the apps' bus names, PIDs and t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -53,6 +54,10 @@ class AtspiBus(CallQueue):
         #: (app, container path) → its active descendant's path (a sheet's cursor cell), as
         #: the app last announced it
         self.active_descendant: dict[tuple[str, str], str] = {}
+        #: set by each event, for waits that end with the quiet after one (settle)
+        self._event_came: asyncio.Event | None = None
+        #: AT-SPI events received so far (of any app)
+        self.events_seen = 0
 
     @classmethod
     async def connect(
@@ -130,6 +135,9 @@ class AtspiBus(CallQueue):
         ):
             now = time.monotonic()
             self.last_event[msg.sender or ""] = now
+            self.events_seen += 1
+            if self._event_came is not None:
+                self._event_came.set()
             self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(now)
             if msg.interface == "org.a11y.atspi.Event.Window" and msg.member in (
                 "Create",
@@ -158,16 +166,43 @@ class AtspiBus(CallQueue):
         one (a loaded machine leaves gaps in the stream). Returns False if no event came
         within ``timeout`` (the action may have had no effect the app reports, or it is slow).
         """
+        if self._event_came is None:
+            self._event_came = asyncio.Event()
+        came = self._event_came
         while True:
             now = time.monotonic()
             last = self.last_event.get(bus_name, 0.0)
             recent = self._recent.get(bus_name) or ()
             burst = sum(1 for t in recent if t > since) >= BURST
-            if last > since and now - last >= (BURST_QUIET if burst else quiet):
+            quiet_until = last + (BURST_QUIET if burst else quiet)
+            if last > since and now >= quiet_until:
                 return True
-            if now >= since + (busy if last > since else timeout):
+            give_up = since + (busy if last > since else timeout)
+            if now >= give_up:
                 return last > since
-            await asyncio.sleep(0.02)
+            # woken by the next event (the first one moves the end closer; a burst's count
+            # changes the quiet wanted) or at the moment the app has been quiet long enough:
+            # no polling interval added to every action
+            wake = min(quiet_until, give_up) if last > since else give_up
+            came.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(came.wait(), max(0.0, wake - now) + 0.001)
+
+    async def next_event(self, seen: int, timeout: float) -> int:
+        """Return once more than ``seen`` AT-SPI events (of any app) have come, or after
+        ``timeout`` seconds; the count then."""
+        if self._event_came is None:
+            self._event_came = asyncio.Event()
+        came = self._event_came
+        end = time.monotonic() + timeout
+        while self.events_seen <= seen:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            came.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(came.wait(), left)
+        return self.events_seen
 
     async def app_buses(self) -> list[str]:
         """Bus names of the applications registered on the a11y bus."""

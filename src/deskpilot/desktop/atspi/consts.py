@@ -6,6 +6,8 @@ Generated from libatspi 2.46 (``Atspi.Role`` / ``Atspi.StateType`` nicks); role 
 
 from __future__ import annotations
 
+import functools
+
 ROLE_NAMES: tuple[str, ...] = (
     "invalid",
     "accelerator-label",
@@ -194,8 +196,10 @@ def role_name(role: int) -> str:
     return ROLE_NAMES[role] if 0 <= role < len(ROLE_NAMES) else "unknown"
 
 
+@functools.lru_cache(maxsize=4096)
 def state_names(bits: int) -> frozenset[str]:
-    """Decode the 64-bit state set (two uint32 words combined) into state names."""
+    """Decode the 64-bit state set (two uint32 words combined) into state names (a read
+    decodes one a node, thousands of times with a few dozen distinct sets: kept)."""
     out = []
     i = 0
     while bits:

@@ -119,6 +119,12 @@ class AtspiAccessibility:
         ]  # fmt: skip
         return Settled(reacted=any(results), new_window=bool(announced))
 
+    def events_seen(self) -> int:
+        return self.bus.events_seen
+
+    async def next_event(self, seen: int, timeout: float) -> int:
+        return await self.bus.next_event(seen, timeout)
+
     # -- element checks and actions ---------------------------------------------------------
 
     async def inspect(self, key: ElementKey, pid: int | None = None) -> LiveElement | None:

@@ -102,6 +102,16 @@ class Accessibility(Protocol):
         (a ``time.monotonic()`` value) and gone quiet."""
         ...
 
+    def events_seen(self) -> int:
+        """How many accessibility events (of any app) have come so far."""
+        ...
+
+    async def next_event(self, seen: int, timeout: float) -> int:
+        """Return once more than ``seen`` events have come (at once if they have), or after
+        ``timeout`` seconds; the count then. What a wait for an app's reaction (a field
+        showing typed text, the focus arriving) checks again on, instead of on a timer."""
+        ...
+
     async def unreadable(self, pids: Sequence[int]) -> str | None:
         """Why an app (these processes; its window is up) can never be read here, with what to
         install or set — when that is certain already (a toolkit with no accessibility

@@ -8,6 +8,7 @@ there, as a real backend does for one that is gone.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import Sequence
 
@@ -59,6 +60,13 @@ class FakeAccessibility:
 
     async def settle(self, window: WindowInfo, since: float) -> Settled:
         return Settled(reacted=True)
+
+    def events_seen(self) -> int:
+        return 0
+
+    async def next_event(self, seen: int, timeout: float) -> int:
+        await asyncio.sleep(min(timeout, 0.001))  # the world changes only when acted on
+        return 0
 
     # -- element checks and actions ---------------------------------------------------------
     async def inspect(self, key: ElementKey, pid: int | None = None) -> LiveElement | None:

@@ -35,24 +35,36 @@ class Covering:
         text = await self.a11y.text_extents(key)
         if text is not None:
             points.append(visible_center(text.offset(*origin), rect))
-        mine = await self._lineage(key)
-        if await self._in_popup(mine[1:3]):
-            return None  # a <select>'s list pops up over the page, outside its hit test
+        # the target's ancestors are asked only when a hit is not the target or inside it
+        # (one question a level): the common case, nothing over it, costs no walk
+        mine: list[ElementKey] | None = None
         cover: ElementKey | None = None
         for point in dict.fromkeys(p for p in points if p is not None):
             hit = await self.a11y.element_at(window, *point)
             if hit is None:
                 return None
-            top = await self._coverer(hit.key, key, mine)
+            chain = await self._lineage(hit.key, until=key)
+            if key in chain:
+                return None  # the target, or inside it: a person reaches it at this point
+            if mine is None:
+                mine = await self._lineage(key)
+                if await self._in_popup(mine[1:3]):
+                    return None  # a <select>'s list pops up over the page, outside its hit test
+            top = self._coverer(hit.key, chain, mine)
             if top is None:
-                return None  # a person reaches it at this point
+                return None  # one of its ancestors: a person reaches it at this point
             cover = cover or top
         return await self._describe(cover) if cover is not None else None
 
-    async def _lineage(self, key: ElementKey, limit: int = 40) -> list[ElementKey]:
-        """``key`` and its ancestors, innermost first (one question a level)."""
+    async def _lineage(
+        self, key: ElementKey, limit: int = 40, *, until: ElementKey | None = None
+    ) -> list[ElementKey]:
+        """``key`` and its ancestors, innermost first (one question a level); the walk ends
+        at ``until`` when it meets it."""
         out = [key]
         for _ in range(limit):
+            if out[-1] == until:
+                break
             try:
                 parent = await self.a11y.parent(out[-1])
             except (ElementCallFailed, NotAnswering):
@@ -74,13 +86,14 @@ class Covering:
                 return True
         return False
 
-    async def _coverer(
-        self, hit: ElementKey, target: ElementKey, mine: list[ElementKey]
+    @staticmethod
+    def _coverer(
+        hit: ElementKey, chain: list[ElementKey], mine: list[ElementKey]
     ) -> ElementKey | None:
-        """None when the element hit is the target, inside it or one of its ancestors; else
-        the outermost element above the hit that is not shared with the target (the overlay)."""
-        chain = await self._lineage(hit)
-        if target in chain or hit in mine:
+        """For a hit outside the target (``chain``: the hit and its ancestors; ``mine``: the
+        target's): None when the hit is one of the target's ancestors; else the outermost
+        element above the hit that is not shared with the target (the overlay)."""
+        if hit in mine:
             return None
         shared = next((i for i, k in enumerate(chain) if k in mine), len(chain))
         return chain[max(0, shared - 1)]

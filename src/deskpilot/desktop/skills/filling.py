@@ -39,6 +39,7 @@ from deskpilot.desktop.skills.choosing import Choosing
 from deskpilot.desktop.skills.focus import has_focus, take_focus
 from deskpilot.desktop.skills.raw_input import RawInput
 from deskpilot.desktop.skills.segments import Segments, current_value
+from deskpilot.desktop.skills.settle import until
 from deskpilot.errors import ActionFailed
 
 #: Roles whose select-all selects only their own text: safe to type over.
@@ -241,8 +242,4 @@ class Filling:
             value = await current_value(self.a11y, key)  # a date's segment: a value, no text
             return value is not None and _same(f"{value:g}", text)
 
-        try:
-            await async_wait_for(check, timeout=timeout, what="the typed text")
-        except WaitTimeout:
-            return False
-        return True
+        return await until(self.a11y, check, timeout)  # checked again at each event

@@ -7,9 +7,9 @@ state.
 
 from __future__ import annotations
 
-from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.ports.accessibility import Accessibility
 from deskpilot.desktop.ports.identity import ElementKey
+from deskpilot.desktop.skills.settle import until
 
 
 async def has_focus(a11y: Accessibility, key: ElementKey, timeout: float = 1.5) -> bool:
@@ -19,11 +19,7 @@ async def has_focus(a11y: Accessibility, key: ElementKey, timeout: float = 1.5) 
         now = await a11y.inspect(key)
         return now is not None and "focused" in now.states
 
-    try:
-        await async_wait_for(has, timeout=timeout, what="the keyboard focus")
-    except WaitTimeout:
-        return False
-    return True
+    return await until(a11y, has, timeout)  # checked again at each event the app sends
 
 
 async def take_focus(a11y: Accessibility, key: ElementKey) -> bool:

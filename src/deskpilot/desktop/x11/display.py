@@ -52,6 +52,14 @@ class XWindow:
     desktop: int
 
 
+#: The properties a window's reading uses (:meth:`X11.window`), and the client list's: a
+#: change of any other property leaves what was read as it was.
+READ_PROPERTIES = (
+    "_NET_WM_PID", "_NET_WM_NAME", "WM_NAME", "WM_CLASS", "_NET_WM_STATE", "_NET_WM_DESKTOP",
+    "_NET_CLIENT_LIST",
+)  # fmt: skip
+
+
 class X11:
     """One connection to an X display, used from one thread (the event loop's)."""
 
@@ -74,6 +82,11 @@ class X11:
         self._atoms: dict[str, int] = {}
         self._spare_keycode: int | None = None
         self._xres: bool | None = None  # the X-Resource extension (pids of pid-less clients)
+        #: windows as last read, kept while no X event says anything changed (see _fresh)
+        self._known: dict[int, XWindow | None] = {}
+        self._watched: set[int] = set()  # client windows whose changes this connection hears
+        self._watching_root = False
+        self._read_props: set[int] = set()  # atoms of READ_PROPERTIES
         if not self.d.has_extension("XTEST"):
             raise DisplayUnavailable(f"X display {display_name} has no XTEST extension")
         if self.d.has_extension("Composite"):
@@ -171,8 +184,66 @@ class X11:
         xid = int(value[0]) if value is not None and len(value) else 0
         return xid or None
 
-    def window(self, xid: int) -> XWindow | None:
+    def _fresh(self, *, synced: bool = False) -> None:
+        """Forget the windows read before any X event since (a window created, destroyed,
+        mapped, moved or resized; a title, state, desktop or the active window changed).
+
+        The events are the ones this connection asked for (:meth:`_watch`); the X server
+        delivers each before the reply to any later request, so after one round trip (made
+        here unless the caller just made one: ``synced``) the queue holds every change made
+        before it. Listing windows took ~10 round trips a window, several times per action;
+        an unchanged window now costs none."""
+        if not synced:
+            self.d.sync()
+        if not self._watching_root:
+            self._watching_root = True
+            with contextlib.suppress(error.XError):
+                self.root.change_attributes(
+                    event_mask=X.SubstructureNotifyMask | X.PropertyChangeMask
+                )
+        if not self._read_props:
+            self._read_props = {self.atom(n) for n in READ_PROPERTIES}
+        changed = False
+        for _ in range(self.d.pending_events()):
+            event = self.d.next_event()
+            if event.type == X.DestroyNotify:
+                # its id may be given to a new window (X clients reuse freed ids): that one
+                # is not heard until it is watched again
+                self._watched.discard(event.window.id)
+            # a property a window's reading does not use (GTK 4 sets its size hints on every
+            # frame of an animation, and the window manager its allowed actions after them)
+            # changes nothing kept
+            if event.type != X.PropertyNotify or event.atom in self._read_props:
+                changed = True
+        if changed:
+            self._known.clear()
+
+    def _watch(self, win: Any) -> None:
+        """Hear a client window's changes (before reading it, so none is missed)."""
+        if win.id in self._watched:
+            return
+        if len(self._watched) > 4096:  # ids of windows long gone
+            self._watched.clear()
+        self._watched.add(win.id)
+        with contextlib.suppress(error.XError):
+            win.change_attributes(event_mask=X.StructureNotifyMask | X.PropertyChangeMask)
+
+    def window(self, xid: int, *, synced: bool = False) -> XWindow | None:
+        """The window as it is now (``synced``: the caller made a round trip just before)."""
+        self._fresh(synced=synced)
+        return self._window(xid)
+
+    def _window(self, xid: int) -> XWindow | None:
+        if xid in self._known:
+            return self._known[xid]
         win = self.d.create_resource_object("window", xid)
+        self._watch(win)  # its changes are heard from before it is read
+        found = self._read_window(xid, win)
+        if found is not None:
+            self._known[xid] = found
+        return found
+
+    def _read_window(self, xid: int, win: Any) -> XWindow | None:
         try:
             geo = win.get_geometry()
             pos = win.translate_coords(self.root, 0, 0)
@@ -201,8 +272,10 @@ class X11:
 
     def windows(self) -> list[XWindow]:
         out = []
-        for xid in self.client_ids():
-            w = self.window(xid)
+        xids = self.client_ids()  # a round trip: the events before it are in the queue
+        self._fresh(synced=True)
+        for xid in xids:
+            w = self._window(xid)
             if w is not None:
                 out.append(w)
         return out

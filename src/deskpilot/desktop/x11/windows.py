@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from deskpilot import _procfs
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop import apps as appcat
-from deskpilot.desktop.base import AppEntry, Rect, WindowInfo
+from deskpilot.desktop.base import AppEntry, AppIdentity, Rect, WindowInfo
 from deskpilot.desktop.ports.identity import WindowHandle
 from deskpilot.desktop.x11.display import X11, XWindow
 from deskpilot.desktop.x11.popups import popups_over
@@ -28,10 +28,18 @@ class X11Windows:
     def __init__(self, x11: X11, catalogue: Catalogue) -> None:
         self.x = x11
         self._catalogue = catalogue
+        #: each window's app, by (pid, WM_CLASS) and the catalogue matched against
+        self._apps: dict[tuple[int, tuple[str, ...], int], AppIdentity] = {}
 
     def _info(self, w: XWindow, active: int | None, catalogue: list[AppEntry]) -> WindowInfo:
-        exe = _procfs.exe_name(w.pid) if w.pid else ""
-        app = appcat.identify(w.pid, w.wm_class, exe, catalogue)
+        known = (w.pid, w.wm_class, id(catalogue))
+        app = self._apps.get(known) if w.pid else None
+        if app is None:
+            exe = _procfs.exe_name(w.pid) if w.pid else ""
+            app = appcat.identify(w.pid, w.wm_class, exe, catalogue)
+            if len(self._apps) > 1024:
+                self._apps.clear()
+            self._apps[known] = app
         return WindowInfo(
             handle=w.xid,
             pid=w.pid,
@@ -58,7 +66,7 @@ class X11Windows:
         active = self.x.active_xid()
         if active is None:
             return None
-        w = self.x.window(active)
+        w = self.x.window(active, synced=True)  # active_xid was the round trip
         return None if w is None else self._info(w, active, await self._catalogue())
 
     async def window(self, handle: WindowHandle) -> WindowInfo | None:
@@ -69,7 +77,7 @@ class X11Windows:
         active = self.x.active_xid()
         catalogue = await self._catalogue()
         for xid in reversed(self.x.client_ids(stacking=True)):
-            w = self.x.window(xid)
+            w = self.x.window(xid, synced=True)  # as of the stacking list's round trip
             if w is not None and not w.hidden and w.geometry.contains(x, y):
                 return self._info(w, active, catalogue)
         return None

@@ -1,0 +1,108 @@
+"""AtspiBus.settle: ends when the app has been quiet long enough after an event of its own,
+woken by the events themselves (no polling)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from dbus_fast import Message, MessageType, Variant
+
+from deskpilot.desktop.atspi.bus import AtspiBus
+
+pytestmark = pytest.mark.asyncio
+
+
+class _NoBus:
+    connected = True
+
+    def add_message_handler(self, handler: Any) -> None:  # pragma: no cover - unused
+        pass
+
+
+def _event(sender: str, member: str = "StateChanged") -> Message:
+    return Message(
+        message_type=MessageType.SIGNAL,
+        sender=sender,
+        path="/org/a11y/atspi/accessible/1",
+        interface="org.a11y.atspi.Event.Object",
+        member=member,
+        signature="siiva{sv}",
+        body=["focused", 1, 0, Variant("i", 0), {}],
+    )
+
+
+async def test_settle_waits_for_quiet_after_the_apps_events() -> None:
+    bus = AtspiBus(_NoBus())  # type: ignore[arg-type]
+    since = time.monotonic()
+    sent: list[float] = []
+
+    async def app() -> None:
+        for _ in range(3):  # events 30 ms apart: each one starts the quiet again
+            await asyncio.sleep(0.03)
+            sent.append(time.monotonic())
+            bus._on_message(_event(":1.5"))
+        await asyncio.sleep(0.01)
+        bus._on_message(_event(":1.9"))  # another app's event does not count
+
+    task = asyncio.ensure_future(app())
+    assert await bus.settle(":1.5", since, quiet=0.08, timeout=1.0) is True
+    ended = time.monotonic()
+    await task
+    assert len(sent) == 3
+    assert ended - sent[-1] >= 0.08  # quiet measured from the app's last event
+
+
+async def test_settle_without_an_event_says_so() -> None:
+    bus = AtspiBus(_NoBus())  # type: ignore[arg-type]
+    since = time.monotonic()
+    bus._on_message(_event(":1.9"))  # only another app spoke
+    assert await bus.settle(":1.5", since, quiet=0.02, timeout=0.1) is False
+    assert time.monotonic() - since >= 0.1
+
+
+async def test_settle_counts_only_events_after_since() -> None:
+    bus = AtspiBus(_NoBus())  # type: ignore[arg-type]
+    bus._on_message(_event(":1.5"))
+    since = time.monotonic()
+    assert await bus.settle(":1.5", since, quiet=0.02, timeout=0.05) is False
+
+
+async def test_next_event_returns_at_once_for_an_event_already_come() -> None:
+    bus = AtspiBus(_NoBus())  # type: ignore[arg-type]
+    seen = bus.events_seen
+    bus._on_message(_event(":1.5"))
+    start = time.monotonic()
+    assert await bus.next_event(seen, 5.0) == seen + 1
+    assert time.monotonic() - start < 5.0
+
+
+async def test_until_checks_again_at_the_apps_event() -> None:
+    """skills.settle.until: the condition is checked again when an event comes (an event
+    that comes during a check counts), and gives up at its timeout."""
+    from deskpilot.desktop.atspi.port import AtspiAccessibility
+    from deskpilot.desktop.skills.settle import until
+
+    bus = AtspiBus(_NoBus())  # type: ignore[arg-type]
+    a11y = AtspiAccessibility(bus)
+    state = {"shown": False, "checks": 0}
+    checked = asyncio.Event()
+
+    async def check() -> bool:
+        state["checks"] += 1
+        checked.set()
+        return state["shown"]
+
+    async def app() -> None:
+        await checked.wait()  # the first check found nothing; now the app reacts
+        state["shown"] = True
+        bus._on_message(_event(":1.5"))
+
+    task = asyncio.ensure_future(app())
+    assert await until(a11y, check, 5.0) is True
+    await task
+    assert state["checks"] == 2  # once before, once at the event: no polling in between
+    state["shown"] = False
+    assert await until(a11y, check, 0.05) is False
