@@ -18,7 +18,15 @@ description, else by a hint of what they are in the page (``span.retweet``).
 
 from __future__ import annotations
 
-from deskpilot.ax.roles import STRUCTURAL, TEXTUAL, clean_name, is_displayed, is_widget
+from deskpilot.ax.roles import (
+    INTERACTIVE,
+    STRUCTURAL,
+    TEXTUAL,
+    clean_name,
+    is_displayed,
+    is_widget,
+    states_shown,
+)
 from deskpilot.desktop.base import Node
 from deskpilot.desktop.toolkit_names import OWN_ACTIONS, PLACEHOLDER_NAMES
 
@@ -159,3 +167,23 @@ def wrapped_target(node: Node) -> Node | None:
     part = parts[0]
     inner = own_name(part) or folded_text(part) or ""
     return part if inner in ("", name) or name.startswith(inner) else None
+
+
+#: States a wrapper's line keeps from the wrapper itself (it is the one selected or open).
+_WRAPPER_STATES = frozenset(
+    {"selected", "active", "expanded", "collapsed", "focused", "checked", "unchecked", "disabled"}
+)
+_CHECKS = frozenset({"checked", "unchecked"})
+
+
+def wrapped_line(wrapper: Node, part: Node, states: list[str], role: str) -> tuple[list[str], str]:
+    """The states and role of a wrapper's line that acts on its one operable part: what the
+    act meets is the part, so its states count (a list item around a disabled "Continue"
+    button reads disabled); a list item around a control reads as that control (a button in
+    a list of buttons), a tab or a row stays what it is."""
+    own = [s for s in states if s in _WRAPPER_STATES]
+    skip = set(own) | (_CHECKS if _CHECKS & set(own) else set())
+    merged = own + [s for s in states_shown(part) if s not in skip]
+    if wrapper.role == "list-item" and part.role in INTERACTIVE:
+        role = INTERACTIVE[part.role]
+    return merged, role
