@@ -65,7 +65,7 @@ def surface_lines(
 
     more = (
         f"… {left} {'earlier' if terminal else 'more'} line{'s' if left != 1 else ''} "
-        "(read_screen_ax {id} for all)"
+        "(read_screen_ax @{id} for all)"
     )
     if left and terminal:
         out.append(raw(more, "earlier"))
