@@ -39,7 +39,9 @@ def write_tone(path: Path, seconds: float = 30.0, rate: int = 22050) -> None:
         out.setnchannels(1)
         out.setsampwidth(2)
         out.setframerate(rate)
-        frames = (int(8000 * math.sin(2 * math.pi * 440 * i / rate)) for i in range(int(seconds * rate)))
+        frames = (
+            int(8000 * math.sin(2 * math.pi * 440 * i / rate)) for i in range(int(seconds * rate))
+        )
         out.writeframes(b"".join(struct.pack("<h", f) for f in frames))
 
 
