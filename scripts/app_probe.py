@@ -163,7 +163,12 @@ def _norm(text: str) -> str:
 
 def compare(row: Row, read: str, nodes: list[dict[str, Any]]) -> None:
     """Fill ``row``'s figures from the read and the exposed nodes."""
-    shown = [n for n in nodes if "showing" in n["states"] and "visible" in n["states"]]
+    # GTK 4 says "visible" only (no "showing" below its windows): then visible is shown
+    uses_showing = any("showing" in n["states"] for n in nodes if n["depth"] > 0)
+    shown = [
+        n for n in nodes
+        if "visible" in n["states"] and ("showing" in n["states"] or not uses_showing)
+    ]  # fmt: skip
     row.on_bus = sum(
         1 for n in shown
         if n["role"] in CONTROL_ROLES or ("editable" in n["states"] and n["role"] != "terminal")

@@ -59,7 +59,7 @@ def walk(frame: Any, limit: int) -> list[dict[str, Any]]:
             count = acc.childCount
         except Exception:
             continue  # gone mid-walk
-        shows = "showing" in states and "visible" in states
+        shows = "visible" in states  # GTK 4 says "showing" of its windows only
         out.append({
             "role": role, "name": name, "states": states, "depth": depth,
             "action": has_action(acc), "text": text_of(acc) if shows else None,
