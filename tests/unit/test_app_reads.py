@@ -130,3 +130,18 @@ def test_a_browser_still_folds_its_toolbar() -> None:
     other = window(reload_, node("entry", "Adresse", text="http://x.test/", states=SHOWN),
                    _web("X", node("push-button", "Send")))  # fmt: skip
     assert Renderer(AREA, 10000, chrome=False).render(other).text.startswith('browser "X"')
+
+
+def test_a_tabs_nameless_close_button_is_its_own_control() -> None:
+    label = node("label", "Report.txt", actions=(), at=(200, 10, 60, 20))
+    close = node("push-button", "", at=(265, 10, 16, 16))
+    tab = node("page-tab", "Report.txt", label, close, states=SHOWN | {"selected"},
+               at=(200, 10, 90, 20))  # fmt: skip
+    out = Renderer(AREA, 10000).render(window(node("page-tab-list", "", tab))).text
+    lines = [ln.strip() for ln in out.splitlines()]
+    tab_line = next(ln for ln in lines if ln.startswith('tab "Report.txt"'))
+    button_line = next(ln for ln in lines if ln.startswith("button"))
+    # two IDs: the tab selects, the button closes; the tab's ID is the tab's own
+    assert tab_line.rsplit("@", 1)[1] != button_line.rsplit("@", 1)[1], out
+    rendered = Renderer(AREA, 10000).render(window(node("page-tab-list", "", tab)))
+    assert rendered.ids[tab_line.rsplit("@", 1)[1]].role == "page-tab"

@@ -166,7 +166,25 @@ def wrapped_target(node: Node) -> Node | None:
         return None
     part = parts[0]
     inner = own_name(part) or folded_text(part) or ""
+    if not inner and part.role in SUB_CONTROLS and _text_beside(node, part):
+        # a nameless button beside the wrapper's own text (a tab's close button, a row's
+        # remove button) is a control of its own, not what the wrapper does: acting on the
+        # tab must not close it
+        return None
     return part if inner in ("", name) or name.startswith(inner) else None
+
+
+#: Roles of the small controls a wrapper may hold beside its text (close, remove, expand).
+SUB_CONTROLS = frozenset({"push-button", "toggle-button", "push-button-menu"})
+
+
+def _text_beside(node: Node, part: Node) -> bool:
+    """Whether ``node`` shows text of its own outside ``part``."""
+    inside = {id(d) for d in part.walk()}
+    return any(
+        id(d) not in inside and is_displayed(d) and (clean_name(d.name) or (d.text or "").strip())
+        for d in node.walk()[1:]
+    )
 
 
 #: States a wrapper's line keeps from the wrapper itself (it is the one selected or open).
