@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from deskpilot._wait import async_wait_for
-from deskpilot.ax.roles import INTERACTIVE
+from deskpilot.ax.roles import INTERACTIVE, clean_name
 from deskpilot.config import load_settings
-from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.base import OpenedDesktop, WindowInfo
 from deskpilot.desktop.registry import open_resolved
 from deskpilot.events import discard
 from deskpilot.policy import AllowAll
@@ -126,7 +126,8 @@ class Row:
     def seen_share(self) -> str:
         if not self.text_exposed:
             return "–"
-        return f"{100 * self.text_seen / self.text_exposed:.0f}% ({self.text_seen}/{self.text_exposed})"
+        share = 100 * self.text_seen / self.text_exposed
+        return f"{share:.0f}% ({self.text_seen}/{self.text_exposed})"
 
 
 def installed(app: App) -> bool:
@@ -153,7 +154,8 @@ def write_pdf(path: Path) -> None:
     xref = len(out)
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
     out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n".encode()
+    out += f"startxref\n{xref}\n%%EOF\n".encode()
     path.write_bytes(out)
 
 
@@ -179,7 +181,7 @@ def compare(row: Row, read: str, nodes: list[dict[str, Any]]) -> None:
     body = _norm(read.replace("│ ", " ").replace("⏎", " "))
     wanted: list[str] = []
     for n in shown:
-        for piece in (n["name"], *((n["text"] or "").splitlines()[-40:])):
+        for piece in (clean_name(n["name"]), *((n["text"] or "").splitlines()[-40:])):
             piece = _norm(piece or "")
             if len(piece) >= 2 and not piece.startswith(("gtk", "qt")) and piece not in wanted:
                 wanted.append(piece)
@@ -190,8 +192,11 @@ def compare(row: Row, read: str, nodes: list[dict[str, Any]]) -> None:
 
 
 class Probe:
-    def __init__(self, sandbox: Sandbox, ctx: ToolContext, scratch: Path) -> None:
+    def __init__(
+        self, sandbox: Sandbox, desk: OpenedDesktop, ctx: ToolContext, scratch: Path
+    ) -> None:
         self.sandbox = sandbox
+        self.desk = desk
         self.ctx = ctx
         self.tools = computer_use_tools()
         self.scratch = scratch
@@ -201,7 +206,7 @@ class Probe:
         return result.is_error, result.text
 
     async def open(self, app: App, timeout: float) -> WindowInfo:
-        desk = self.ctx.desktop
+        desk = self.desk
         if app.app_id:
             failed, text = await self.call("open_app", {"bundleId": app.app_id})
             if failed:
@@ -227,6 +232,27 @@ class Probe:
         await desk.wait_tree_ready(found, timeout)
         return found
 
+    async def main_window(self, window: WindowInfo, timeout: float) -> WindowInfo:
+        """The app's main window once its windows stop coming and going (a splash screen
+        gives way to it): the largest of its process's windows, unchanged for 3 s."""
+        desk = self.desk
+        deadline = time.monotonic() + timeout
+        last: set[Any] = set()
+        steady_since = time.monotonic()
+        best = window
+        while time.monotonic() < deadline:
+            mine = [w for w in await desk.list_windows() if w.pid == window.pid and w.title]
+            handles = {w.handle for w in mine}
+            if handles != last:
+                last, steady_since = handles, time.monotonic()
+            elif time.monotonic() - steady_since >= 3.0 and mine:
+                best = max(mine, key=lambda w: w.geometry.width * w.geometry.height)
+                break
+            await asyncio.sleep(0.5)  # a probe watching an app start, not a test
+        if best.handle != window.handle:
+            await desk.wait_tree_ready(best, 30.0)
+        return best
+
     async def settle(self, window: WindowInfo) -> str:
         """Read until two reads in a row agree (an app still filling its window)."""
         last = ""
@@ -251,7 +277,7 @@ class Probe:
         return data
 
     async def close(self, windows_before: set[Any]) -> None:
-        desk = self.ctx.desktop
+        desk = self.desk
         pids = {w.pid for w in await desk.list_windows() if w.handle not in windows_before}
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -266,16 +292,16 @@ class Probe:
     async def run(self, app: App, timeout: float) -> Row:
         row = Row(app.label, app.kind)
         start = time.perf_counter()
-        before = {w.handle for w in await self.ctx.desktop.list_windows()}
+        before = {w.handle for w in await self.desk.list_windows()}
         try:
-            window = await self.open(app, timeout)
+            window = await self.main_window(await self.open(app, timeout), timeout)
             read = await self.settle(window)
             data = self.exposed(window)
             row.toolkit = data.get("toolkit", "")
             if data.get("error"):
                 row.problem = f"not on the bus: {data['error']}"
             compare(row, read, data["nodes"])
-        except Exception as exc:  # noqa: BLE001 - a probe reports every failure and goes on
+        except Exception as exc:  # a probe reports every failure and goes on
             row.problem = " ".join(str(exc).split())[:160] or type(exc).__name__
         finally:
             await self.close(before)
@@ -301,9 +327,10 @@ def markdown(rows: list[Row]) -> str:
 
 async def probe(apps: list[App], timeout: float) -> list[Row]:
     rows: list[Row] = []
-    with tempfile.TemporaryDirectory(prefix="deskpilot-probe-") as tmp, Sandbox(
-        width=1280, height=800
-    ) as sandbox:
+    with (
+        tempfile.TemporaryDirectory(prefix="deskpilot-probe-") as tmp,
+        Sandbox(width=1280, height=800) as sandbox,
+    ):
         assert sandbox.info is not None
         env = sandbox.app_env()
         env["DESKPILOT_SANDBOX"] = sandbox.info.runtime_dir
@@ -313,7 +340,7 @@ async def probe(apps: list[App], timeout: float) -> list[Row]:
         ctx = ToolContext(
             desktop=desk, settings=settings, audit=discard, session=Session(), approver=AllowAll()
         )
-        runner = Probe(sandbox, ctx, Path(tmp))
+        runner = Probe(sandbox, desk, ctx, Path(tmp))
         try:
             for app in apps:
                 print(f"probing {app.label} ({app.kind})…", file=sys.stderr, flush=True)
@@ -329,9 +356,8 @@ async def probe(apps: list[App], timeout: float) -> list[Row]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Open everyday apps on a sandbox and report how deskpilot reads each.",
-        epilog="Apps not installed are skipped and listed. The list: " + ", ".join(
-            a.label for a in APPS
-        ),
+        epilog="Apps not installed are skipped and listed. The list: "
+        + ", ".join(a.label for a in APPS),
     )
     parser.add_argument("apps", nargs="*", help="labels or desktop ids to probe (default: all)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per app to open")
