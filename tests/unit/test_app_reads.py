@@ -145,3 +145,20 @@ def test_a_tabs_nameless_close_button_is_its_own_control() -> None:
     assert tab_line.rsplit("@", 1)[1] != button_line.rsplit("@", 1)[1], out
     rendered = Renderer(AREA, 10000).render(window(node("page-tab-list", "", tab)))
     assert rendered.ids[tab_line.rsplit("@", 1)[1]].role == "page-tab"
+
+
+def test_a_nameless_item_around_one_named_swatch_reads_once() -> None:
+    swatches = [
+        node("list-item", "", node("drawing-area", colour, states=FOCUSABLE,
+                                   at=(10 + 20 * i, 700, 16, 16)),
+             at=(10 + 20 * i, 700, 18, 18))
+        for i, colour in enumerate(["Black", "White", "Red (#FF0000)"])
+    ]  # fmt: skip
+    rendered = Renderer(AREA, 10000).render(window(node("list-box", "", *swatches)))
+    lines = [ln.strip() for ln in rendered.text.splitlines()]
+    assert sum("Black" in ln for ln in lines) == 1, rendered.text
+    black = next(ln for ln in lines if "Black" in ln)
+    assert black.startswith('listitem "Black" @')
+    # acting on the line acts on the swatch itself
+    assert rendered.ids[black.rsplit("@", 1)[1]].role == "drawing-area"
+    assert not any(ln.startswith("listitem @") for ln in lines)

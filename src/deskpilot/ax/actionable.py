@@ -157,15 +157,18 @@ def blocks_inside(node: Node) -> int:
 
 def wrapped_target(node: Node) -> Node | None:
     """The one operable part a labelled widget wraps (a cell over its link, a tab over its
-    link, a tree item over its inner span), when it adds nothing but the action: act on it."""
+    link, a tree item over its inner span), when it adds nothing but the action: act on it.
+    A nameless wrapper whose only content is one named part is that part too."""
     name = own_name(node)
-    if not name:
-        return None
     parts = [d for d in node.walk()[1:] if is_displayed(d) and operable(d)]
     if len(parts) != 1:
         return None
     part = parts[0]
     inner = own_name(part) or folded_text(part) or ""
+    if not name:
+        # a nameless wrapper around one named part and nothing else (a flow box's child
+        # around a colour swatch): one line, named by the part, acting on it — not two
+        return part if inner and not _text_beside(node, part) else None
     if not inner and part.role in SUB_CONTROLS and _text_beside(node, part):
         # a nameless button beside the wrapper's own text (a tab's close button, a row's
         # remove button) is a control of its own, not what the wrapper does: acting on the

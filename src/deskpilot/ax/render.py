@@ -278,6 +278,7 @@ class Renderer:
             target = wrapped_target(node) if node.role in WRAPPERS else None
             if target is not None:  # the part acted on: its states are what the act meets
                 states, shown_role = wrapped_line(node, target, states, shown_role)
+                shown_name = shown_name or own_name(target) or folded_text(target) or ""
             line_node = target or node
             out.append(Line(depth, line_node, shown_role, shown_name, value, states, widget))
             child_depth = depth + 1
