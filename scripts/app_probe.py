@@ -65,6 +65,9 @@ class App:
     app_id: str = ""  # a desktop file id: opened with open_app
     argv: tuple[str, ...] = ()  # else this command ("{pdf}": a one-page PDF)
     program: str = ""  # the executable that says it is installed
+    #: the main window's title (a part of it), for an app whose accessible splash screen
+    #: stays up while it starts (GIMP)
+    window: str = ""
 
 
 #: Everyday apps by toolkit and kind: an editor and a viewer per toolkit, terminals,
@@ -92,7 +95,8 @@ APPS: tuple[App, ...] = (
     App("GTK 4 widgets", "GTK 4 widget factory", app_id="org.gtk.WidgetFactory4",
         program="gtk4-widget-factory"),
     App("GTK 2 demo", "GTK 2 demo", argv=("gtk-demo",), program="gtk-demo"),
-    App("GIMP", "GTK 2 image editor", app_id="gimp", program="gimp"),
+    App("GIMP", "GTK 2 image editor", app_id="gimp", program="gimp",
+        window="GNU Image Manipulation Program"),
     App("Inkscape", "GTK 3 vector editor", app_id="org.inkscape.Inkscape", program="inkscape"),
     App("Parole", "GTK 3 media player", app_id="org.xfce.Parole", program="parole"),
     App("SMPlayer", "Qt 5 media player", app_id="smplayer", program="smplayer"),
@@ -232,7 +236,7 @@ class Probe:
         await desk.wait_tree_ready(found, timeout)
         return found
 
-    async def main_window(self, window: WindowInfo, timeout: float) -> WindowInfo:
+    async def main_window(self, app: App, window: WindowInfo, timeout: float) -> WindowInfo:
         """The app's main window once its windows stop coming and going (a splash screen
         gives way to it): the largest of its process's windows, unchanged for 3 s."""
         desk = self.desk
@@ -241,7 +245,10 @@ class Probe:
         steady_since = time.monotonic()
         best = window
         while time.monotonic() < deadline:
-            mine = [w for w in await desk.list_windows() if w.pid == window.pid and w.title]
+            mine = [
+                w for w in await desk.list_windows()
+                if w.pid == window.pid and w.title and app.window in w.title
+            ]  # fmt: skip
             handles = {w.handle for w in mine}
             if handles != last:
                 last, steady_since = handles, time.monotonic()
@@ -294,7 +301,7 @@ class Probe:
         start = time.perf_counter()
         before = {w.handle for w in await self.desk.list_windows()}
         try:
-            window = await self.main_window(await self.open(app, timeout), timeout)
+            window = await self.main_window(app, await self.open(app, timeout), timeout)
             read = await self.settle(window)
             data = self.exposed(window)
             row.toolkit = data.get("toolkit", "")

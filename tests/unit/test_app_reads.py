@@ -9,6 +9,7 @@ from deskpilot.ax.diff import diff
 from deskpilot.ax.render import Renderer
 from deskpilot.ax.surface import SURFACE_LINES
 from deskpilot.desktop.base import Node, Rect
+from deskpilot.desktop.toolkits import is_web_browser
 from tests.unit.test_actionable import SHOWN, node
 
 AREA = Rect(0, 0, 1000, 800)
@@ -91,11 +92,6 @@ def test_a_list_item_around_a_disabled_button_reads_as_that_button_disabled() ->
     assert 'tab "Inbox" [active] @' in text  # a tab stays a tab, still the active one
 
 
-def _address(text: str = "example.org/") -> Node:
-    return node("entry", "Address and search bar", text=text,
-                states=SHOWN | {"editable"}, at=(100, 30, 500, 20))  # fmt: skip
-
-
 def _web(name: str, *kids: Node) -> Node:
     doc = node("document-web", name, *kids, at=(0, 100, 1000, 700))
     doc.states = doc.states | {"showing"}
@@ -109,27 +105,29 @@ def test_a_browser_engine_app_reads_its_own_controls() -> None:
     # a mail client: the message pane's web document inside the app's own document
     own = node("panel", "about:3pane", new, _web("Message", node("push-button", "Reply")),
                at=(40, 40, 960, 760))  # fmt: skip
-    own.interfaces = frozenset({"Document", "Text"})
-    mail = Renderer(AREA, 10000, chrome=False).render(window(spaces, search, own)).text
+    # its account form's "Email address" field is not an address bar
+    email = node("entry", "Email address", text="ada@example.org",
+                 states=SHOWN | {"editable"}, at=(300, 40, 200, 20))  # fmt: skip
+    form = node("form", "", email, at=(300, 40, 200, 40))
+    mail = (
+        Renderer(AREA, 10000, chrome=False, browser=False)
+        .render(window(spaces, node("tool-bar", "", search), form, own))
+        .text
+    )
     assert 'button "New Message" @' in mail and 'button "Mail" @' in mail
     assert "browser" not in mail.split("\n", 1)[0]
     # an Electron app: one web document, no address bar
     app = window(node("push-button", "Minimize", at=(900, 0, 20, 20)),
                  _web("Notes", node("push-button", "Add note")))  # fmt: skip
-    electron = Renderer(AREA, 10000, chrome=False).render(app).text
+    electron = Renderer(AREA, 10000, chrome=False, browser=False).render(app).text
     assert 'button "Minimize" @' in electron and 'button "Add note" @' in electron
     assert not electron.startswith("browser")
 
 
-def test_a_browser_still_folds_its_toolbar() -> None:
-    reload_ = node("push-button", "Reload", at=(0, 30, 20, 20))
-    root = window(reload_, _address(), _web("Inbox", node("push-button", "Send")))
-    lean = Renderer(AREA, 10000, chrome=False).render(root).text
-    assert lean.startswith('browser "Inbox" = "example.org/"') and "Reload" not in lean
-    # an address bar named in another language still counts while it holds an address
-    other = window(reload_, node("entry", "Adresse", text="http://x.test/", states=SHOWN),
-                   _web("X", node("push-button", "Send")))  # fmt: skip
-    assert Renderer(AREA, 10000, chrome=False).render(other).text.startswith('browser "X"')
+def test_a_browser_is_told_by_its_program() -> None:
+    assert is_web_browser("chromium") and is_web_browser("firefox-esr")
+    assert is_web_browser("", "org.mozilla.firefox")
+    assert not is_web_browser("thunderbird", "thunderbird") and not is_web_browser("code")
 
 
 def test_a_tabs_nameless_close_button_is_its_own_control() -> None:

@@ -32,15 +32,7 @@ SENTENCES = frozenset({"paragraph", "heading", "caption", "label", "section", "s
 
 def pages_of(root: Node) -> list[Node]:
     """The web documents a browser window shows (one per visible tab); a document inside
-    another (an iframe's) is part of that page, not a page of its own.
-
-    Only a browser's window has pages: an app built on a browser engine (a mail client on
-    Gecko, an Electron app) shows web documents too, but its controls are its own and read in
-    full. A window is a browser's when a page is the content of the window itself (not of a
-    document the app built its own interface from, like a mail client's message pane) and an
-    address field stands outside the pages (:func:`address_field`). Where that cannot be told
-    (an address bar named in another language on a blank tab), the window reads in full:
-    more lines, never controls hidden."""
+    another (an iframe's) is part of that page, not a page of its own."""
     found: list[Node] = []
     stack = [root]
     while stack:
@@ -48,43 +40,8 @@ def pages_of(root: Node) -> list[Node]:
         if node.role == "document-web" and "showing" in node.states:
             found.append(node)
             continue
-        if node is not root and _app_document(node):
-            continue  # the app's own interface as a document: what it holds is the app's
         stack.extend(reversed(node.children))
-    if not found or address_field(root, found) is None:
-        return []
     return found
-
-
-#: Words an address bar's name carries (Chromium: "Address and search bar"; Firefox:
-#: "Search or enter address").
-_ADDRESS_WORDS = ("address", "url", "location")
-
-
-def _app_document(node: Node) -> bool:
-    """A node holding an app's own interface as a document (Gecko's ``about:3pane``, a panel
-    with the Document interface): web documents inside it are parts of the app."""
-    return node.role in ("document-frame", "document-text") or (
-        "Document" in node.interfaces and node.role not in ("document-web", "frame", "window")
-    )
-
-
-def _looks_like_address(text: str) -> bool:
-    text = text.strip()
-    return bool(text) and " " not in text and any(c in text for c in ".:/")
-
-
-def address_field(root: Node, pages: list[Node]) -> Node | None:
-    """The browser's address bar: a text field outside the pages named as one, or holding
-    an address."""
-    inside = {id(n) for page in pages for n in page.walk()}
-    for n in root.walk():
-        if n.role != "entry" or id(n) in inside:
-            continue
-        name = n.name.casefold()
-        if any(w in name for w in _ADDRESS_WORDS) or _looks_like_address(n.text or ""):
-            return n
-    return None
 
 
 def chrome_line(root: Node, pages: list[Node]) -> Line:
@@ -92,7 +49,9 @@ def chrome_line(root: Node, pages: list[Node]) -> Line:
     inside = {id(n) for page in pages for n in page.walk()}
     tabs = [n for n in root.walk() if n.role == "page-tab" and id(n) not in inside]
     active = next((t for t in tabs if "selected" in t.states), None)
-    address = address_field(root, pages)
+    address = next(
+        (n for n in root.walk() if n.role == "entry" and id(n) not in inside and n.text), None
+    )
     # the page's own title (a tab's name can carry its hover card: "… - Memory usage - 24 MB")
     title = clean_name(pages[0].name) if pages else ""
     if not title and active is not None:

@@ -115,12 +115,16 @@ class Renderer:
         *,
         chrome: bool = True,
         zoom: bool = False,
+        browser: bool = True,
     ) -> None:
         self.area = area
         self.budget = budget
         self.zoom = zoom  # one element's part, asked for: in full (see render)
         self.text_limit = ZOOM_TEXT_LIMIT if zoom else text_limit
         self.chrome = chrome  # a browser's own controls line by line (else one line)
+        # whether the window is a web browser's: an app on a browser engine (a mail client,
+        # an Electron app) reads its own controls in full whatever ``chrome`` says
+        self.browser = browser
         self._labels: set[str] = set()
         self._root: Node | None = None
         self._whole: Node | None = None  # the tree being rendered
@@ -140,7 +144,7 @@ class Renderer:
                 if not ln.raw and not on_screen(ln.node, self.area):
                     ln.states = [*ln.states, "offscreen"]
             return prune(lines)
-        pages = [] if self.chrome else pages_of(root)
+        pages = [] if self.chrome or not self.browser else pages_of(root)
         if not pages:
             self._visit(root, 0, "", lines, top=True)
             return prune(lines)

@@ -279,3 +279,19 @@ _REFUSALS = re.compile(
 def refused_root(output: str) -> bool:
     """Whether an app's output says it will not run as root."""
     return _REFUSALS.search(output) is not None
+
+
+#: Executables of web browsers: only their windows fold their own toolbar into one line of a
+#: read (``chrome``); apps built on a browser engine (Thunderbird, Electron apps) are apps.
+WEB_BROWSERS = frozenset(
+    {"chromium", "chromium-browser", "chrome", "google-chrome", "google-chrome-stable",
+     "brave", "brave-browser", "msedge", "microsoft-edge", "vivaldi", "vivaldi-bin", "opera",
+     "firefox", "firefox-esr", "firefox-bin", "librewolf", "waterfox", "epiphany",
+     "falkon", "qutebrowser", "midori", "konqueror", "palemoon", "seamonkey"}
+)  # fmt: skip
+
+
+def is_web_browser(executable: str, app_id: str = "") -> bool:
+    """Whether an app is a web browser (by its executable, else its desktop id's last part)."""
+    names = {executable.casefold(), app_id.casefold().rsplit(".", 1)[-1]}
+    return bool(names & WEB_BROWSERS)
