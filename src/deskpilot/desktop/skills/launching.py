@@ -187,9 +187,15 @@ class Launching:
             ):
                 raise
             proc = again
-            window = await self._wait_new_window(
-                before, proc, app, max(5.0, deadline - time.monotonic())
-            )
+            try:
+                window = await self._wait_new_window(
+                    before, proc, app, max(5.0, deadline - time.monotonic())
+                )
+            except DesktopError as second:
+                raise DesktopError(
+                    f"{exc}; started again as the sandbox's unprivileged user, it failed too: "
+                    f"{second}"
+                ) from second
         await self.readable(window, proc, app)
         window = await self._ready_window(window, before, app, deadline)
         while (current := await self.windows.window(window.handle)) is None:
