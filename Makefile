@@ -6,7 +6,7 @@ STAMP_SYS := $(VENV)/.system-packages
 STAMP_PY := $(VENV)/.installed
 STAMP_TS := tests/ts/node_modules/.installed
 
-.PHONY: demo test test-fast test-eval check bench safety setup clean desktop-like
+.PHONY: demo test test-fast test-eval check bench safety setup clean desktop-like app-probe
 
 setup: $(STAMP_SYS) $(STAMP_PY) $(STAMP_TS)
 
@@ -54,6 +54,11 @@ check: setup
 # the end names the failures and why, and the exit status is non-zero (bench/__main__.py)
 bench: setup
 	$(BIN)/python -m bench
+
+# how well everyday apps read (scripts/app_probe.py, docs/apps.md): each installed app of its
+# list opened on a sandbox, its read against what it exposes; APPS="kcalc evince" for some
+app-probe: setup
+	$(BIN)/python scripts/app_probe.py $(APPS)
 
 # the "user-like" desktop package set (~300 packages with recommends; docs/testing.md): to try
 # the suite and the benchmarks on a machine that looks like a user's rather than like CI's

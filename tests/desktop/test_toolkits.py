@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -200,3 +201,38 @@ async def test_open_app_on_an_app_that_exits_at_once_says_why_at_once(
     assert f"{name} exited with code 1 before showing a window" in result.text, result.text
     assert "not supposed to be run as root" in result.text
     assert took < OPEN_APP_WAIT_S / 2, f"{took:.1f} s"
+
+
+@needs_gtk2
+async def test_doctor_names_a_running_app_off_the_bus_and_why(
+    apps: Apps, sandbox: Sandbox, desktop_settings: Settings
+) -> None:
+    """``deskpilot doctor`` on a desktop where a GTK 2 app runs without its bridge: the app,
+    and what to set. That it is off the bus is checked with Debian's pyatspi."""
+    assert sandbox.info is not None
+    proc = sandbox.spawn(["gtk-demo"], env={"GTK2_MODULES": "", "GTK_MODULES": ""})
+    apps.procs.append(proc)
+    apps.pids.add(proc.pid)
+
+    async def window() -> bool:
+        return any(
+            w.pid == proc.pid and w.title == "GTK+ Code Demos"
+            for w in await apps.desktop.list_windows()
+        )
+
+    await async_wait_for(window, timeout=30, what="the GTK 2 demo's window")
+    walk = subprocess.run(
+        ["/usr/bin/python3", str(Path(__file__).parents[2] / "scripts" / "atspi_exposed.py"),
+         "--pid", str(proc.pid)],
+        capture_output=True, text=True, env=sandbox.app_env(), timeout=60,
+    )  # fmt: skip
+    assert walk.returncode == 1 and "no accessible application" in walk.stderr
+    env = {**desktop_settings.environ, "DESKPILOT_SANDBOX": sandbox.info.runtime_dir}
+    done = subprocess.run(
+        [sys.executable, "-m", "deskpilot", "doctor"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = next((ln for ln in done.stdout.splitlines() if f"pid {proc.pid}" in ln), "")
+    assert "'GTK+ Code Demos'" in line and "GTK 2" in line and "GTK2_MODULES" in line, done.stdout
+    assert re.search(r"apps on the bus: \d+ of \d+ with windows", done.stdout), done.stdout

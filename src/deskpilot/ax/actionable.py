@@ -18,7 +18,15 @@ description, else by a hint of what they are in the page (``span.retweet``).
 
 from __future__ import annotations
 
-from deskpilot.ax.roles import STRUCTURAL, TEXTUAL, clean_name, is_displayed, is_widget
+from deskpilot.ax.roles import (
+    INTERACTIVE,
+    STRUCTURAL,
+    TEXTUAL,
+    clean_name,
+    is_displayed,
+    is_widget,
+    states_shown,
+)
 from deskpilot.desktop.base import Node
 from deskpilot.desktop.toolkit_names import OWN_ACTIONS, PLACEHOLDER_NAMES
 
@@ -149,13 +157,54 @@ def blocks_inside(node: Node) -> int:
 
 def wrapped_target(node: Node) -> Node | None:
     """The one operable part a labelled widget wraps (a cell over its link, a tab over its
-    link, a tree item over its inner span), when it adds nothing but the action: act on it."""
+    link, a tree item over its inner span), when it adds nothing but the action: act on it.
+    A nameless wrapper whose only content is one named part is that part too."""
     name = own_name(node)
-    if not name:
-        return None
     parts = [d for d in node.walk()[1:] if is_displayed(d) and operable(d)]
     if len(parts) != 1:
         return None
     part = parts[0]
     inner = own_name(part) or folded_text(part) or ""
+    if not name:
+        # a nameless wrapper around one named part and nothing else (a flow box's child
+        # around a colour swatch): one line, named by the part, acting on it — not two
+        return part if inner and not _text_beside(node, part) else None
+    if not inner and part.role in SUB_CONTROLS and _text_beside(node, part):
+        # a nameless button beside the wrapper's own text (a tab's close button, a row's
+        # remove button) is a control of its own, not what the wrapper does: acting on the
+        # tab must not close it
+        return None
     return part if inner in ("", name) or name.startswith(inner) else None
+
+
+#: Roles of the small controls a wrapper may hold beside its text (close, remove, expand).
+SUB_CONTROLS = frozenset({"push-button", "toggle-button", "push-button-menu"})
+
+
+def _text_beside(node: Node, part: Node) -> bool:
+    """Whether ``node`` shows text of its own outside ``part``."""
+    inside = {id(d) for d in part.walk()}
+    return any(
+        id(d) not in inside and is_displayed(d) and (clean_name(d.name) or (d.text or "").strip())
+        for d in node.walk()[1:]
+    )
+
+
+#: States a wrapper's line keeps from the wrapper itself (it is the one selected or open).
+_WRAPPER_STATES = frozenset(
+    {"selected", "active", "expanded", "collapsed", "focused", "checked", "unchecked", "disabled"}
+)
+_CHECKS = frozenset({"checked", "unchecked"})
+
+
+def wrapped_line(wrapper: Node, part: Node, states: list[str], role: str) -> tuple[list[str], str]:
+    """The states and role of a wrapper's line that acts on its one operable part: what the
+    act meets is the part, so its states count (a list item around a disabled "Continue"
+    button reads disabled); a list item around a control reads as that control (a button in
+    a list of buttons), a tab or a row stays what it is."""
+    own = [s for s in states if s in _WRAPPER_STATES]
+    skip = set(own) | (_CHECKS if _CHECKS & set(own) else set())
+    merged = own + [s for s in states_shown(part) if s not in skip]
+    if wrapper.role == "list-item" and part.role in INTERACTIVE:
+        role = INTERACTIVE[part.role]
+    return merged, role

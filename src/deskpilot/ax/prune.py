@@ -2,7 +2,8 @@
 
 A text line that only repeats the name of the field next to it (its label) goes; a named group
 whose first element is an unnamed widget gives the widget its name and goes; structure lines
-with nothing left under them go.
+with nothing left under them go, except a named container with nothing inside at all: that is a
+display, and its name (a calculator's "84") reads as text.
 """
 
 from __future__ import annotations
@@ -11,6 +12,14 @@ from dataclasses import dataclass
 
 from deskpilot.ax.roles import ALWAYS_STRUCTURAL, STRUCTURAL
 from deskpilot.desktop.base import Node
+
+#: Container roles that toolkits also give to a widget showing a value (Qt's QFrame-based
+#: displays read as "frame", others as "panel" or "section"): named, with nothing inside, the
+#: name is the value shown. Lists, tables, menus and toolbars are left out: empty, they are
+#: empty.
+CARRIERS = frozenset(
+    {"frame", "panel", "grouping", "section", "internal-frame", "window", "landmark", "form"}
+)
 
 
 @dataclass
@@ -62,7 +71,11 @@ def prune(lines: list[Line]) -> list[Line]:
         has_child = any(
             keep[j] and lines[j].depth > ln.depth for j in range(i + 1, _subtree_end(lines, i))
         )
-        if not has_child:
+        if not has_child and ln.name and not ln.node.children and ln.node.role in CARRIERS:
+            # a named container with nothing inside is a display: its name is what it shows
+            # (a Qt calculator's display is a frame named "84")
+            ln.role, ln.fixed = "text", True
+        elif not has_child:
             keep[i] = False
     return [ln for ln, k in zip(lines, keep, strict=True) if k]
 

@@ -28,6 +28,7 @@ from deskpilot.ax.actionable import (
     page_level,
     role_word,
     via_ancestor,
+    wrapped_line,
     wrapped_target,
 )
 from deskpilot.ax.ids import assign_ids
@@ -59,6 +60,7 @@ from deskpilot.ax.roles import (
     on_screen,
     states_shown,
 )
+from deskpilot.ax.surface import is_surface, surface_lines
 from deskpilot.ax.table import TABLE_BUDGET, row_lines
 from deskpilot.ax.table import summary as table_summary
 from deskpilot.desktop.base import Node, Rect
@@ -131,20 +133,26 @@ class Renderer:
         *,
         chrome: bool = True,
         zoom: bool = False,
+        browser: bool = True,
     ) -> None:
         self.area = area
         self.budget = budget
         self.zoom = zoom  # one element's part, asked for: in full (see render)
         self.text_limit = ZOOM_TEXT_LIMIT if zoom else text_limit
         self.chrome = chrome  # a browser's own controls line by line (else one line)
+        # whether the window is a web browser's: an app on a browser engine (a mail client,
+        # an Electron app) reads its own controls in full whatever ``chrome`` says
+        self.browser = browser
         self._labels: set[str] = set()
         self._root: Node | None = None
+        self._whole: Node | None = None  # the tree being rendered
 
     # -- selecting lines -------------------------------------------------------------------
 
     def collect(self, root: Node) -> list[Line]:
         lines: list[Line] = []
         self._labels = {clean_name(n.label) for n in root.walk() if n.label and not n.name}
+        self._whole = root
         if self.zoom and root.role not in WINDOWS:
             # one element's part: the element's own line too, and what lies off screen
             # (scrolled away) marked as such
@@ -154,7 +162,7 @@ class Renderer:
                 if not ln.raw and not on_screen(ln.node, self.area):
                     ln.states = [*ln.states, "offscreen"]
             return prune(lines)
-        pages = [] if self.chrome else pages_of(root)
+        pages = [] if self.chrome or not self.browser else pages_of(root)
         if not pages:
             self._visit(root, 0, "", lines, top=True)
             return prune(lines)
@@ -199,6 +207,9 @@ class Renderer:
         visible_here = top or self._root is not None or on_screen(node, self.area)
         if node.grid is not None and node.grid.table and visible_here:
             self._table(node, node.grid, depth, out, top)
+            return
+        if not top and visible_here and is_surface(node):
+            self._surface(node, depth, out)
             return
         if not top and visible_here:
             how = kind(node)
@@ -287,6 +298,9 @@ class Renderer:
             # a labelled widget over the one part that carries the action: one line, acting
             # on that part
             target = wrapped_target(node) if node.role in WRAPPERS else None
+            if target is not None:  # the part acted on: its states are what the act meets
+                states, shown_role = wrapped_line(node, target, states, shown_role)
+                shown_name = shown_name or own_name(target) or folded_text(target) or ""
             line_node = target or node
             out.append(Line(depth, line_node, shown_role, shown_name, value, states, widget))
             child_depth = depth + 1
@@ -307,6 +321,23 @@ class Renderer:
             if node.editable and child.role == "static" and not child.children:
                 continue  # a text run of an editable area: its text is the area's
             self._visit(child, child_depth, parent_name, out, top=False, scope=scope)
+
+    def _surface(self, node: Node, depth: int, out: list[Line]) -> None:
+        """A terminal's screen or a viewer's page: its lines (:mod:`~deskpilot.ax.surface`),
+        then its operable parts (a page's links)."""
+        parent = self._parent_of(node)
+        siblings = parent.children if parent is not None else []
+        has_id = operable(node)
+        out.extend(surface_lines(node, depth, states_shown(node), has_id, zoom=self.zoom,
+                                 siblings=siblings))  # fmt: skip
+        for child in self._reading_order(node.children):
+            if operable(child):
+                self._visit(child, depth + 1, "", out, top=False)
+
+    def _parent_of(self, node: Node) -> Node | None:
+        if self._whole is None or node.parent_key is None:
+            return None
+        return next((n for n in self._whole.walk() if n.key == node.parent_key), None)
 
     def _popup(self, popup: Node, area: Rect, depth: int, parent: str, out: list[Line]) -> None:
         """An open drop-down's list: judged by its own rectangle (it may reach past the

@@ -9,6 +9,8 @@ import sys
 import click
 
 from deskpilot.cli.common import Context, pass_context
+from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.ports.bundle import Ports
 
 
 def _mark(ok: bool) -> str:
@@ -82,12 +84,38 @@ async def _try_open(settings: object, name: str) -> bool:
         shot = await ports.capture.capture_image(None)
         click.echo(f"  {_mark(True)}capture: {shot.size[0]}x{shot.size[1]} screenshot")
         click.echo(f"  {_mark(ports.a11y.lost() is None)}accessibility bus")
+        if ports.a11y.lost() is None:
+            await _apps_off_the_bus(ports, windows)
     except Exception as exc:
         click.echo(f"  {_mark(False)}{exc}")
         return False
     finally:
         await ports.close()
     return True
+
+
+async def _apps_off_the_bus(ports: Ports, windows: list[WindowInfo]) -> None:
+    """Which running apps with windows cannot be read, and why (the toolkit each loaded, its
+    bridge, a switch that turned accessibility off: deskpilot.desktop.toolkits)."""
+    from deskpilot.desktop.toolkits import diagnose
+
+    by_pid: dict[int, list[WindowInfo]] = {}
+    for w in windows:
+        if w.pid and not w.hidden:
+            by_pid.setdefault(w.pid, []).append(w)
+    off: list[tuple[str, str]] = []
+    for pid, mine in sorted(by_pid.items()):
+        why = await ports.a11y.unreadable([pid])
+        if why is None:
+            read = await ports.a11y.read_window(mine[0], timeout=3.0)
+            if read.root is not None:
+                continue  # on the bus, read
+            why = diagnose([pid]).text()
+        off.append((f"{mine[0].app.name} (pid {pid}, {mine[0].title!r})", why))
+    readable = len(by_pid) - len(off)
+    click.echo(f"  {_mark(not off)}apps on the bus: {readable} of {len(by_pid)} with windows")
+    for who, why in off:
+        click.echo(f"      {who}: {why}")
 
 
 COMMANDS: list[click.Command] = [doctor]

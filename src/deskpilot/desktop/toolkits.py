@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -265,3 +266,32 @@ def diagnose(pids: Iterable[int]) -> Diagnosis:
             return verdict
         found.append(verdict)
     return found[0] if found else Diagnosis("", False, "the process is gone", "")
+
+
+#: What apps say when they will not run as root.
+_REFUSALS = re.compile(
+    r"not (supposed|allowed|meant) to (be )?run as root|(don't|do not|cannot|can't) run .{0,20}"
+    r"as root|running as root (is|without)|refus\w* to run as root|must not be run as root",
+    re.IGNORECASE,
+)
+
+
+def refused_root(output: str) -> bool:
+    """Whether an app's output says it will not run as root."""
+    return _REFUSALS.search(output) is not None
+
+
+#: Executables of web browsers: only their windows fold their own toolbar into one line of a
+#: read (``chrome``); apps built on a browser engine (Thunderbird, Electron apps) are apps.
+WEB_BROWSERS = frozenset(
+    {"chromium", "chromium-browser", "chrome", "google-chrome", "google-chrome-stable",
+     "brave", "brave-browser", "msedge", "microsoft-edge", "vivaldi", "vivaldi-bin", "opera",
+     "firefox", "firefox-esr", "firefox-bin", "librewolf", "waterfox", "epiphany",
+     "falkon", "qutebrowser", "midori", "konqueror", "palemoon", "seamonkey"}
+)  # fmt: skip
+
+
+def is_web_browser(executable: str, app_id: str = "") -> bool:
+    """Whether an app is a web browser (by its executable, else its desktop id's last part)."""
+    names = {executable.casefold(), app_id.casefold().rsplit(".", 1)[-1]}
+    return bool(names & WEB_BROWSERS)

@@ -32,6 +32,7 @@ from typing import IO
 from deskpilot._wait import WaitTimeout, wait_for
 from deskpilot.errors import SandboxError
 from deskpilot.sandbox import services
+from deskpilot.sandbox.app_user import claim_app_user, daemon_argv, open_sockets
 from deskpilot.sandbox.compositors import check_kind
 from deskpilot.sandbox.compositors import check_requirements as check_kind_requirements
 from deskpilot.sandbox.info import DESKTOP_VARS, SandboxInfo, sandbox_app_env
@@ -127,6 +128,12 @@ class Sandbox:
                 self._start_reaper()
             return self.info
         base.update(services.private_dirs(home))  # activated services use the private home too
+        # who apps that refuse root run as (None unless deskpilot is root): the buses must
+        # admit it from the start (sandbox/app_user.py)
+        app_user = claim_app_user(run)
+
+        def bus_daemon(argv: list[str]) -> list[str]:
+            return daemon_argv(argv, app_user, run) if app_user is not None else argv
 
         # 1. Xvfb; it writes the display number to -displayfd when it accepts clients.
         rfd, wfd = os.pipe()
@@ -165,13 +172,15 @@ class Sandbox:
             )
         rfd, wfd = os.pipe()
         self._spawn_daemon(
-            [
-                "dbus-daemon",
-                f"--config-file={conf}",
-                "--nofork",
-                "--nopidfile",
-                f"--print-address={wfd}",
-            ],
+            bus_daemon(
+                [
+                    "dbus-daemon",
+                    f"--config-file={conf}",
+                    "--nofork",
+                    "--nopidfile",
+                    f"--print-address={wfd}",
+                ]
+            ),
             base,
             pass_fds=(wfd,),
             log="dbus.log",
@@ -184,7 +193,9 @@ class Sandbox:
         base["DBUS_SESSION_BUS_ADDRESS"] = session_bus
 
         # 3. The accessibility bus; it publishes AT_SPI_BUS on the root window when ready.
-        self._spawn_daemon([find_bus_launcher(), "--launch-immediately"], base, log="a11y.log")
+        self._spawn_daemon(
+            bus_daemon([find_bus_launcher(), "--launch-immediately"]), base, log="a11y.log"
+        )
         # 4. A window manager (EWMH: active window, client list, activation).
         self._spawn_daemon(["openbox", "--sm-disable"], base, log="openbox.log")
         # 5. An audio server whose only output is a null sink.
@@ -219,6 +230,8 @@ class Sandbox:
             logs = "; ".join(log_tail(self._runtime_dir, n) for n in names)
             raise SandboxError(f"sandbox desktop did not come up: {exc}; {logs}") from exc
         enable_accessibility(base, self.startup_timeout)
+        if app_user is not None:
+            open_sockets(run)
 
         assert self._pgid is not None
         self.info = SandboxInfo(

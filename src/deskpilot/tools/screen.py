@@ -15,6 +15,7 @@ from deskpilot.ax.ticking import quiet
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
 from deskpilot.desktop.caret import describe_caret
 from deskpilot.desktop.cell_refs import parse_range
+from deskpilot.desktop.toolkits import is_web_browser
 from deskpilot.errors import (
     AppNotResponding,
     ElementGone,
@@ -104,6 +105,7 @@ async def read_window(
         budget=ctx.settings.read_budget_chars,
         chrome=chrome,
         zoom=element_id is not None,
+        browser=is_web_browser(window.app.executable, window.app.app_id),
     ).render(root, header=header(window))
     remember(ctx.session, window, rendered.ids, rendered.names, rendered.roles)
     if element_id is None and baseline:  # a zoomed read is not a baseline for diffs

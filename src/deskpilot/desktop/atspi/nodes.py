@@ -37,6 +37,10 @@ TEXT_ROLES = {
 }
 
 
+#: Roles whose text is what they show under a name that is only a title (a terminal's screen,
+#: a document viewer's page): always worth the call (read line by line: deskpilot.ax.surface).
+SURFACE_ROLES = frozenset({"terminal", "page"})
+
 #: Fields whose text is their value, editable or not (a read-only field is still read).
 FIELD_ROLES = frozenset({"entry", "password-text", "spin-button", "combo-box"})
 
@@ -57,6 +61,8 @@ def wants_text(node: RawNode) -> bool:
         return False
     if node.has("EditableText") or node.states & S_EDITABLE or node.role_name in FIELD_ROLES:
         return True  # a read-only field's text is what a person reads in it
+    if node.role_name in SURFACE_ROLES:
+        return True
     return node.role_name in TEXT_ROLES and not node.name
 
 

@@ -273,6 +273,9 @@ class FakeLauncher:
         self.world.open(app, title=title, pid=pid)
         return FakeProcess(pid, list(argv))
 
+    def spawn_unprivileged(self, argv: Sequence[str]) -> FakeProcess | None:
+        return None
+
     def launched_pids(self) -> list[int]:
         return list(self.world.launched)
 

@@ -46,6 +46,11 @@ class Launcher(Protocol):
 
     def spawn(self, argv: Sequence[str]) -> Spawned: ...
 
+    def spawn_unprivileged(self, argv: Sequence[str]) -> Spawned | None:
+        """Start ``argv`` again as the desktop's unprivileged user, for an app that refused
+        to run as root; None when there is no such user (not root, not a sandbox)."""
+        ...
+
     def launched_pids(self) -> list[int]: ...
 
     def reap(self) -> None:

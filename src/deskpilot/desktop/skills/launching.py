@@ -20,6 +20,7 @@ from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.identity import WindowHandle, is_new
 from deskpilot.desktop.ports.launching import Spawned
 from deskpilot.desktop.skills.reading import Reading
+from deskpilot.desktop.toolkits import refused_root
 from deskpilot.errors import DeskpilotError, DesktopError
 
 if TYPE_CHECKING:
@@ -173,9 +174,28 @@ class Launching:
     ) -> WindowInfo:
         before = await self.windows.handles()
         previous = await self.windows.active_handle()
-        proc = self.launcher.spawn(self.launcher.argv_for(app))
+        argv = self.launcher.argv_for(app)
+        proc = self.launcher.spawn(argv)
         deadline = time.monotonic() + timeout
-        window = await self._wait_new_window(before, proc, app, timeout)
+        try:
+            window = await self._wait_new_window(before, proc, app, timeout)
+        except DesktopError as exc:
+            # an app that refuses root (VLC): again as the desktop's unprivileged user
+            if (
+                not refused_root(str(exc))
+                or (again := self.launcher.spawn_unprivileged(argv)) is None
+            ):
+                raise
+            proc = again
+            try:
+                window = await self._wait_new_window(
+                    before, proc, app, max(5.0, deadline - time.monotonic())
+                )
+            except DesktopError as second:
+                raise DesktopError(
+                    f"{exc}; started again as the sandbox's unprivileged user, it failed too: "
+                    f"{second}"
+                ) from second
         await self.readable(window, proc, app)
         window = await self._ready_window(window, before, app, deadline)
         while (current := await self.windows.window(window.handle)) is None:

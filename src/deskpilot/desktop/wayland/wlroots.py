@@ -295,6 +295,9 @@ class WaylandLauncher:
             record_spawn(self.settings.sandbox_dir, proc.pid)
         return proc
 
+    def spawn_unprivileged(self, argv: Sequence[str]) -> subprocess.Popen[bytes] | None:
+        return None  # a Wayland sandbox's apps already run as its user
+
     def reap(self) -> None:
         self.xdg.reap()
 

@@ -88,13 +88,29 @@ class XdgLauncher:
         return argv
 
     def spawn(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        return self._start(argv, list(argv), self.app_env())
+
+    def spawn_unprivileged(self, argv: Sequence[str]) -> subprocess.Popen[bytes] | None:
+        """``argv`` as the X11 sandbox's unprivileged user (sandbox/app_user.py)."""
+        if not self.settings.sandbox_dir:
+            return None
+        from deskpilot.sandbox.app_user import wrapped
+
+        got = wrapped(argv, self.app_env(), self.settings.sandbox_dir)
+        if got is None:
+            return None
+        full, env = got
+        return self._start(argv, full, env)
+
+    def _start(
+        self, argv: Sequence[str], full: list[str], env: dict[str, str]
+    ) -> subprocess.Popen[bytes]:
         self.logs.mkdir(parents=True, exist_ok=True)
         log = self.logs / f"{Path(argv[0]).name}.log"
         with open(log, "ab") as out:
-            env = self.app_env()
             try:
                 proc = subprocess.Popen(
-                    list(argv),
+                    full,
                     env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=out,
