@@ -11,7 +11,8 @@ OSWorld                      deskpilot
 ``execute``, ``command``     ``run`` (``stdout`` saved to the trial's cache for
                              ``cache_file``); ``python -c "import pyautogui…"`` runs with
                              pyautogui on the trial's display, ``sudo`` as root inside the
-                             trial's namespace, ``google-chrome`` is Chromium
+                             trial's namespace, ``google-chrome`` is Chromium; software
+                             installs are judged at load (:mod:`.osworld_installs`)
 ``open``                     LibreOffice for office files, else ``xdg-open``
 ``download``                 ``write`` from the local file store (``{store}``; see
                              :mod:`deskpilot.eval.osworld_store`) or a file beside the task
@@ -41,6 +42,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from deskpilot.errors import TaskError
+from deskpilot.eval import osworld_installs
 from deskpilot.eval.osworld_chrome import GETTERS as CHROME_GETTERS
 from deskpilot.eval.osworld_store import store_path
 
@@ -114,6 +116,29 @@ def _argv(params: dict[str, Any], where: str) -> list[str]:
     raise TaskError(f"{where}: 'command' must be a string or a list of strings")
 
 
+def _without_installs(params: dict[str, Any], at: str) -> dict[str, Any]:
+    """``params`` with the command's software installs judged here (see
+    :mod:`deskpilot.eval.osworld_installs`): ``command`` None when nothing is left to run."""
+    command = params.get("command")
+    if isinstance(command, list) and all(isinstance(c, str) for c in command):
+        text: Any = " ".join(command) if params.get("shell") else shlex.join(command)
+    else:
+        text = command
+    if not isinstance(text, str):
+        return params
+    judged = osworld_installs.judge(text)
+    if judged is None:
+        return params
+    if judged.missing:
+        names = ", ".join(i.package for i in judged.missing)
+        advice = "; ".join(i.advice() for i in judged.missing)
+        raise TaskError(
+            f"{at}: the task installs {names}, which this machine lacks (a trial is offline "
+            f"and cannot install it: {advice} here first)"
+        )
+    return {**params, "command": judged.rest, "shell": True}
+
+
 class Converter:
     """One task file's conversion; ``downloads`` collects the URLs it needs from the store."""
 
@@ -159,6 +184,9 @@ class Converter:
             gui = PurePosixPath(argv[0]).name in GUI_APPS
             return [{"launch": argv, "ready": "window" if gui else "none", "timeout": 90}]
         if kind in ("execute", "command"):
+            params = _without_installs(params, at)
+            if params.get("command") is None:
+                return []  # only installs of software this machine has
             argv = _argv(params, at)
             if PurePosixPath(argv[0]).name in ("libreoffice", "soffice") and any(
                 a.startswith("--convert-to") for a in argv
