@@ -46,6 +46,7 @@ class WindowTree:
     app: AppTree
     frame: str  # object path of the window's frame
     offset: tuple[int, int]  # added to extents (GTK4 reports window-relative coordinates)
+    whole: frozenset[str] = frozenset()  # a subtree read whole, off screen too (a zoomed read)
 
 
 def wants_text(node: RawNode) -> bool:
@@ -60,12 +61,13 @@ def wants_text(node: RawNode) -> bool:
     return node.role_name in TEXT_ROLES and not node.name
 
 
-def rendered(app: AppTree, frame: str) -> list[str]:
+def rendered(app: AppTree, frame: str, whole: frozenset[str] = frozenset()) -> list[str]:
     """The frame and the nodes a read can show under it: the walk of :func:`build_nodes`,
-    which does not enter hidden subtrees (a warm read of Writer walks 190 of 1,600 nodes)."""
+    which does not enter hidden subtrees (a warm read of Writer walks 190 of 1,600 nodes)
+    except in ``whole`` (a subtree read whole)."""
     out, seen, stack = [frame], {frame}, [frame]
     while stack:
-        for kid in shown_children(app, stack.pop()):
+        for kid in children_read(app, stack.pop(), whole):
             if kid not in seen:
                 seen.add(kid)
                 out.append(kid)
@@ -122,7 +124,7 @@ def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
     seen = {wt.frame}
     while stack:
         node, path = stack.pop()
-        for kid in shown_children(app, path):
+        for kid in children_read(app, path, wt.whole):
             if kid in seen:
                 continue
             seen.add(kid)
@@ -161,6 +163,11 @@ def clipped(app: AppTree, raw: RawNode) -> str:
             sides["left"] |= ext[0] < x - 1
             sides["right"] |= ext[0] + ext[2] > x + w + 1
     return " and ".join(side for side, more in sides.items() if more)
+
+
+def children_read(app: AppTree, path: str, whole: frozenset[str]) -> list[str]:
+    """The children a read walks: those on screen; all of them inside a subtree read whole."""
+    return app.children_of(path) if path in whole else shown_children(app, path)
 
 
 def shown_children(app: AppTree, path: str, in_combo: bool = False) -> list[str]:
