@@ -189,7 +189,7 @@ class WindowTrees:
         if whole is not None and whole[0] == where.bus and whole[1] in app.nodes:
             await self.reader.read_whole(app, whole[1], deadline=deadline)
             inside = frozenset(app.subtree(whole[1]))
-        shown = [p for p in rendered(app, where.frame, inside) if p in inside or app.shown(p)]
+        shown = [p for p in rendered(app, where.frame, inside) if p != where.frame or app.shown(p)]
         await self.details.fill_extents(app, shown, deadline=deadline)
         textual = [p for p in shown if wants_text(app.nodes[p])]
         await self.details.fill_text(app, textual, deadline=deadline)

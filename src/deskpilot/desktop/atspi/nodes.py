@@ -176,7 +176,9 @@ def shown_children(app: AppTree, path: str, in_combo: bool = False) -> list[str]
     in_combo = in_combo or app.nodes[path].role_name == "combo-box"
     out: list[str] = []
     for kid in app.children_of(path):
-        if app.shown(kid):
+        if app.shown(kid) or any(app.shown(k) for k in app.children_of(kid)):
+            # a child on screen means its parent is (LibreOffice leaves SHOWING off the
+            # documents of a sheet's frozen or split panes, whose tables show)
             out.append(kid)
         elif in_combo and not app.nodes[kid].stub and app.nodes[kid].children:
             out.extend(shown_children(app, kid, in_combo=True))
