@@ -42,6 +42,7 @@ from deskpilot.ax.page import (
     row_text,
     sentence,
 )
+from deskpilot.ax.panes import merge_panes
 from deskpilot.ax.popup import more_line, open_popup, scrolled_items
 from deskpilot.ax.prune import Line, prune
 from deskpilot.ax.roles import (
@@ -167,6 +168,7 @@ class Renderer:
 
     def collect(self, root: Node) -> list[Line]:
         lines: list[Line] = []
+        merge_panes(root)  # a sheet's frozen or split panes: one table
         self._labels = {clean_name(n.label) for n in root.walk() if n.label and not n.name}
         if self.zoom and root.role not in WINDOWS:
             # one element's part: the element's own line too, and what lies off screen
