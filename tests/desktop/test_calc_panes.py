@@ -12,13 +12,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import openpyxl
 import pytest
+from openpyxl.worksheet.views import Pane, Selection
 
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
-import openpyxl
-from openpyxl.worksheet.views import Selection
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -90,3 +89,36 @@ async def test_a_sheet_with_frozen_panes_reads_its_header_row_and_frozen_column(
     assert letters[:2] == ["A", "F"] and "B" not in letters, letters
     columns = [openpyxl.utils.column_index_from_string(x) for x in letters]
     assert cells == expected(doc, rows, columns), cells
+
+
+async def test_a_split_view_reads_both_parts_each_cell_once(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    # split under about eight rows; the lower part scrolled to row 5: rows 5–8 or so show in
+    # both parts
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.title = "Stock"
+    for row in ROWS:
+        sheet.append(row)
+    sheet.sheet_view.pane = Pane(
+        ySplit=2400, topLeftCell="A5", activePane="bottomLeft", state="split"
+    )
+    sheet.sheet_view.selection = [Selection(pane="bottomLeft", activeCell="B5", sqref="B5")]
+    doc = tmp_path / "split.xlsx"
+    book.save(doc)
+    calc = await open_sheet(apps, doc)
+    read = await call("read_screen_ax", {"windowID": calc.stable_id})
+    assert not read.is_error, read.text
+    cells = cells_read(read.text.split("<appGuidance>")[0])
+    assert read.text.count('table "Sheet Stock"') == 1, read.text
+    assert len(cells) == len(set(cells)), cells
+    rows = [int(re.sub(r"[A-Z]", "", a)) for a, _t in cells]
+    assert rows == sorted(rows), cells
+    shown = sorted(set(rows))
+    # both parts: the top from row 1, the lower part well past what the top shows, no gap
+    assert shown[0] == 1 and shown[-1] > 15 and shown == list(range(1, shown[-1] + 1)), shown
+    letters = sorted({re.sub(r"[0-9]", "", a) for a, _t in cells}, key=lambda x: (len(x), x))
+    columns = [openpyxl.utils.column_index_from_string(x) for x in letters]
+    assert cells == expected(doc, shown, columns), cells
