@@ -82,7 +82,11 @@ async def read_window(
         chrome = xid in ctx.session.chrome
     zoomed = lookup(ctx.session, element_id) if element_id is not None else None
     # a zoomed read reads the element's part whole: what is scrolled out of view too
-    snap = await ctx.desktop.snapshot(window, whole=zoomed[1].key if zoomed else None)
+    snap = await (
+        ctx.desktop.snapshot(window, whole=zoomed[1].key)
+        if zoomed
+        else ctx.desktop.snapshot(window)
+    )
     check_answered(snap)
     root = snap.root
     if zoomed is not None and root is not None:
