@@ -69,11 +69,6 @@ async def test_a_long_scroll_of_the_page_moves_one_view_at_most(
     assert 0 < moved < before["height"] * 0.9, (before, after, done.text)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the tree reader (desktop/atspi, apps' room) fetches names and extents only for "
-    "nodes on screen: a zoomed read of a scroll area lists only its visible rows",
-)
 async def test_a_scroll_area_reads_in_full_with_what_is_off_screen_marked(
     call: Call, pages: PageServer, browser: WindowInfo
 ) -> None:

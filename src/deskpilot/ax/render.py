@@ -43,6 +43,7 @@ from deskpilot.ax.page import (
     row_text,
     sentence,
 )
+from deskpilot.ax.panes import merge_panes
 from deskpilot.ax.popup import more_line, open_popup, scrolled_items
 from deskpilot.ax.prune import Line, prune
 from deskpilot.ax.roles import (
@@ -109,6 +110,29 @@ def _row_key(node: Node) -> tuple[int, int]:
     return (0, 0) if b is None else (b.center[1] // 12, b.x)
 
 
+def _overlap(a: Rect, b: Rect) -> Rect:
+    x, y = max(a.x, b.x), max(a.y, b.y)
+    return Rect(
+        x, y, min(a.x + a.width, b.x + b.width) - x, min(a.y + a.height, b.y + b.height) - y
+    )
+
+
+def _views(root: Node, area: Rect) -> dict[int, Rect]:
+    """Where each node of a zoomed part could be seen: the window's area cut by every scroll
+    area around it that has content out of view (a row scrolled out of a list inside the
+    window is off screen though it lies within the window)."""
+    views: dict[int, Rect] = {}
+    stack = [(root, area)]
+    while stack:
+        node, view = stack.pop()
+        views[id(node)] = view
+        inner = view
+        if node.more and node.bounds is not None and not node.bounds.empty:
+            inner = _overlap(view, node.bounds)
+        stack.extend((kid, inner) for kid in node.children)
+    return views
+
+
 @dataclass
 class Rendered:
     """The text a model reads plus the elements that got an ID in it."""
@@ -151,6 +175,7 @@ class Renderer:
 
     def collect(self, root: Node) -> list[Line]:
         lines: list[Line] = []
+        merge_panes(root)  # a sheet's frozen or split panes: one table
         self._labels = {clean_name(n.label) for n in root.walk() if n.label and not n.name}
         self._whole = root
         if self.zoom and root.role not in WINDOWS:
@@ -158,8 +183,9 @@ class Renderer:
             # (scrolled away) marked as such
             self._root = root
             self._visit(root, 0, "", lines, top=False)
+            views = _views(root, self.area)
             for ln in lines:
-                if not ln.raw and not on_screen(ln.node, self.area):
+                if not ln.raw and not on_screen(ln.node, views.get(id(ln.node), self.area)):
                     ln.states = [*ln.states, "offscreen"]
             return prune(lines)
         pages = [] if self.chrome or not self.browser else pages_of(root)

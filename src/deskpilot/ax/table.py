@@ -18,6 +18,7 @@ Instead a table reads as:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from deskpilot.ax.roles import clean_name, cut
@@ -91,6 +92,28 @@ def _range_text(grid: Grid) -> str:
     return f"{rows}, {cols}"
 
 
+def _runs(indexes: set[int], name: Callable[[int], object]) -> str:
+    """``1, 61–85``: sorted indexes as runs, each named by ``name`` (a callable)."""
+    runs: list[list[int]] = []
+    for i in sorted(indexes):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ", ".join(str(name(a)) if a == b else f"{name(a)}–{name(b)}" for a, b in runs)
+
+
+def _panes_text(table: Node, grid: Grid) -> str:
+    """What a table read from several panes holds: its rows and columns as runs."""
+    places = [c.cell for c in table.children if c.cell is not None]
+    rows = _runs({r for r, _ in places}, lambda r: r + 1)
+    cols = _runs({c for _, c in places}, column_letters if grid.addressed else lambda c: c + 1)
+    return (
+        f"rows {rows} of {grid.rows}, columns {cols} of {grid.columns} "
+        f"(in {grid.panes} panes: frozen or split, read as one)"
+    )
+
+
 def _selection(table: Node, grid: Grid) -> str:
     """The active cell and the selection's bounding range (among the cells read)."""
     parts = []
@@ -124,7 +147,8 @@ def more_range(grid: Grid) -> str:
 def summary(table: Node, grid: Grid, eid: str) -> str:
     """The line under the table's: the part read, the selection, how to reach other cells."""
     what = "spreadsheet" if grid.addressed else "table"
-    parts = [f"{what}, {_range_text(grid)} read"]
+    ranges = _panes_text(table, grid) if grid.panes > 1 else _range_text(grid)
+    parts = [f"{what}, {ranges} read"]
     if sel := _selection(table, grid):
         parts.append(sel)
     example = cell_ref(grid, grid.first_row, grid.first_column)

@@ -264,10 +264,16 @@ class Desktop(Protocol):
 
     # accessibility ------------------------------------------------------------------------
     async def snapshot(
-        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
+        self,
+        window: WindowInfo,
+        *,
+        timeout: float = 5.0,
+        fresh: bool = False,
+        whole: tuple[str, str] | None = None,
     ) -> Snapshot:
         """Read the window's tree. Long-lived desktops keep it current from AT-SPI events and
-        re-read only what changed; ``fresh=True`` forces a full read."""
+        re-read only what changed; ``fresh=True`` forces a full read. ``whole``: an element
+        whose subtree is read in full, what is scrolled out of view too (a zoomed read)."""
         ...
 
     async def inspect(self, key: tuple[str, str]) -> LiveElement | None:

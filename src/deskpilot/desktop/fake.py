@@ -138,7 +138,12 @@ class FakeDesktop:
         return self.add_window(app, title=urls[0])
 
     async def snapshot(
-        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
+        self,
+        window: WindowInfo,
+        *,
+        timeout: float = 5.0,
+        fresh: bool = False,
+        whole: tuple[str, str] | None = None,
     ) -> Snapshot:
         w = self._window(window)
         for node in w.root.walk():

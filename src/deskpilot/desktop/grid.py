@@ -20,6 +20,8 @@ class Grid:
     headers: tuple[tuple[int, str], ...] = ()
     #: its cells are named by address ("B7"): a spreadsheet
     addressed: bool = False
+    #: parts read together: a sheet's frozen or split panes (:mod:`deskpilot.ax.panes`)
+    panes: int = 1
 
     @property
     def table(self) -> bool:

@@ -81,11 +81,17 @@ async def read_window(
     xid = str(window.handle)
     if chrome is None:
         chrome = xid in ctx.session.chrome
-    snap = await ctx.desktop.snapshot(window)
+    zoomed = lookup(ctx.session, element_id) if element_id is not None else None
+    # a zoomed read reads the element's part whole: what is scrolled out of view too
+    snap = await (
+        ctx.desktop.snapshot(window, whole=zoomed[1].key)
+        if zoomed
+        else ctx.desktop.snapshot(window)
+    )
     check_answered(snap)
     root = snap.root
-    if element_id is not None and root is not None:
-        eid, record = lookup(ctx.session, element_id)
+    if zoomed is not None and root is not None:
+        eid, record = zoomed
         sub = snap.find(record.key)
         if sub is None:
             raise ElementGone(eid, "it is not in the window any more")

@@ -141,12 +141,18 @@ class WindowTrees:
     # -- reading ---------------------------------------------------------------------------
 
     async def read_window(
-        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
+        self,
+        window: WindowInfo,
+        *,
+        timeout: float = 5.0,
+        fresh: bool = False,
+        whole: tuple[str, str] | None = None,
     ) -> tuple[Node | None, bool, list[str]]:
         """The window's tree as Nodes, whether it is partial, and what went wrong.
 
         The first read of an app is a full (cold) read; later reads apply only what AT-SPI
-        events said changed (warm). ``fresh=True`` forces a full read."""
+        events said changed (warm). ``fresh=True`` forces a full read. ``whole``: an element
+        whose subtree is read in full, what is off screen too (a zoomed read)."""
         deadline = time.monotonic() + timeout
         try:
             where = None if fresh else await self._cached_location(window)
@@ -179,7 +185,11 @@ class WindowTrees:
             self.cache.drop(where.bus)
             return None, True, [*app.problems, "the window's frame vanished while reading"]
         self.cache.store(app)
-        shown = [p for p in rendered(app, where.frame) if app.shown(p)]
+        inside: frozenset[str] = frozenset()
+        if whole is not None and whole[0] == where.bus and whole[1] in app.nodes:
+            await self.reader.read_whole(app, whole[1], deadline=deadline)
+            inside = frozenset(app.subtree(whole[1]))
+        shown = [p for p in rendered(app, where.frame, inside) if p != where.frame or app.shown(p)]
         await self.details.fill_extents(app, shown, deadline=deadline)
         textual = [p for p in shown if wants_text(app.nodes[p])]
         await self.details.fill_text(app, textual, deadline=deadline)
@@ -192,7 +202,7 @@ class WindowTrees:
         await self.actions.fill_hints(app, shown)
         if app.partial:
             self.cache.drop(where.bus)  # do not build on an incomplete tree
-        root = build_nodes(WindowTree(app, where.frame, where.offset), window)
+        root = build_nodes(WindowTree(app, where.frame, where.offset, inside), window)
         return root, app.partial, app.problems
 
     async def _cached_location(self, window: WindowInfo) -> Located | None:

@@ -50,6 +50,7 @@ class WindowTree:
     app: AppTree
     frame: str  # object path of the window's frame
     offset: tuple[int, int]  # added to extents (GTK4 reports window-relative coordinates)
+    whole: frozenset[str] = frozenset()  # a subtree read whole, off screen too (a zoomed read)
 
 
 def wants_text(node: RawNode) -> bool:
@@ -66,12 +67,13 @@ def wants_text(node: RawNode) -> bool:
     return node.role_name in TEXT_ROLES and not node.name
 
 
-def rendered(app: AppTree, frame: str) -> list[str]:
+def rendered(app: AppTree, frame: str, whole: frozenset[str] = frozenset()) -> list[str]:
     """The frame and the nodes a read can show under it: the walk of :func:`build_nodes`,
-    which does not enter hidden subtrees (a warm read of Writer walks 190 of 1,600 nodes)."""
+    which does not enter hidden subtrees (a warm read of Writer walks 190 of 1,600 nodes)
+    except in ``whole`` (a subtree read whole)."""
     out, seen, stack = [frame], {frame}, [frame]
     while stack:
-        for kid in shown_children(app, stack.pop()):
+        for kid in children_read(app, stack.pop(), whole):
             if kid not in seen:
                 seen.add(kid)
                 out.append(kid)
@@ -128,7 +130,7 @@ def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
     seen = {wt.frame}
     while stack:
         node, path = stack.pop()
-        for kid in shown_children(app, path):
+        for kid in children_read(app, path, wt.whole):
             if kid in seen:
                 continue
             seen.add(kid)
@@ -169,13 +171,20 @@ def clipped(app: AppTree, raw: RawNode) -> str:
     return " and ".join(side for side, more in sides.items() if more)
 
 
+def children_read(app: AppTree, path: str, whole: frozenset[str]) -> list[str]:
+    """The children a read walks: those on screen; all of them inside a subtree read whole."""
+    return app.children_of(path) if path in whole else shown_children(app, path)
+
+
 def shown_children(app: AppTree, path: str, in_combo: bool = False) -> list[str]:
     """The children on screen; hidden subtrees are dropped, except inside a combo box, where
     the hidden popup's shown items (the selected one) are lifted into its place."""
     in_combo = in_combo or app.nodes[path].role_name == "combo-box"
     out: list[str] = []
     for kid in app.children_of(path):
-        if app.shown(kid):
+        if app.shown(kid) or any(app.shown(k) for k in app.children_of(kid)):
+            # a child on screen means its parent is (LibreOffice leaves SHOWING off the
+            # documents of a sheet's frozen or split panes, whose tables show)
             out.append(kid)
         elif in_combo and not app.nodes[kid].stub and app.nodes[kid].children:
             out.extend(shown_children(app, kid, in_combo=True))

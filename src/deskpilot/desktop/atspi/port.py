@@ -76,9 +76,15 @@ class AtspiAccessibility:
         return verdict.text() if verdict.final else None
 
     async def read_window(
-        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
+        self,
+        window: WindowInfo,
+        *,
+        timeout: float = 5.0,
+        fresh: bool = False,
+        whole: ElementKey | None = None,
     ) -> TreeRead:
-        return TreeRead(*await self.trees.read_window(window, timeout=timeout, fresh=fresh))
+        read = await self.trees.read_window(window, timeout=timeout, fresh=fresh, whole=whole)
+        return TreeRead(*read)
 
     async def read_cells(
         self, window: WindowInfo, key: ElementKey, first: Place, last: Place

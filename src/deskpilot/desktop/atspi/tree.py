@@ -116,6 +116,27 @@ class TreeReader:
             expand.append(frame)
         await self._repair(tree, deadline, expand)
 
+    async def read_whole(self, tree: AppTree, path: str, *, deadline: float | None = None) -> None:
+        """Read ``path``'s subtree in full, what is off screen too (a zoomed read of a scroll
+        area lists every row): the stubs a lazy read left there are read, and hidden nodes'
+        children listed. A closed menu's items stay unread."""
+        lazy, tree.lazy_hidden = tree.lazy_hidden, False
+        try:
+            expand: list[str] = []
+            for p in tree.subtree(path):
+                node = tree.nodes[p]
+                parent = tree.nodes.get(node.parent) if node.parent else None
+                if node.stub and p != path and parent is not None and not parent.closed:
+                    del tree.nodes[p]  # listed again and read by its parent's expansion
+                    if parent.path not in expand:
+                        expand.append(parent.path)
+                elif not node.stub and not node.closed and needs_live_children(tree, node):
+                    expand.append(p)
+            if expand:
+                await self._repair(tree, deadline, expand)
+        finally:
+            tree.lazy_hidden = lazy
+
     async def _get_items(self, tree: AppTree) -> list[Any] | None:
         if not await self.bus.cache_is_safe(tree.bus):
             return None  # the live walk below reads the window

@@ -76,8 +76,16 @@ def shows(shown: str | None, expected: str, masked: bool) -> bool:
 class Accessibility(Protocol):
     # -- windows' trees ---------------------------------------------------------------------
     async def read_window(
-        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
-    ) -> TreeRead: ...
+        self,
+        window: WindowInfo,
+        *,
+        timeout: float = 5.0,
+        fresh: bool = False,
+        whole: ElementKey | None = None,
+    ) -> TreeRead:
+        """The window's tree; ``whole``: an element whose subtree is read in full, what is off
+        screen too (a zoomed read), where a read otherwise leaves hidden parts unread."""
+        ...
 
     async def read_cells(
         self, window: WindowInfo, key: ElementKey, first: Place, last: Place

@@ -30,7 +30,12 @@ class FakeAccessibility:
         return None  # every fake app is readable
 
     async def read_window(
-        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
+        self,
+        window: WindowInfo,
+        *,
+        timeout: float = 5.0,
+        fresh: bool = False,
+        whole: ElementKey | None = None,
     ) -> TreeRead:
         w = self.world.of(window.handle)
         if w is None:

@@ -43,7 +43,12 @@ class Reading:
         self._focus_checked: dict[WindowHandle, ElementKey] = {}  # window → focus looked for
 
     async def snapshot(
-        self, window: WindowInfo, *, timeout: float = 5.0, fresh: bool = False
+        self,
+        window: WindowInfo,
+        *,
+        timeout: float = 5.0,
+        fresh: bool = False,
+        whole: ElementKey | None = None,
     ) -> Snapshot:
         start = time.perf_counter()
         if time.monotonic() - self.raw.last_input < INPUT_SETTLE_S:
@@ -51,11 +56,13 @@ class Reading:
             # (a read right after typing "12*7\n" could still show "12×7")
             await self.settle(window, self.raw.last_input)
         fresh = await self.pixels.changed(window) or fresh
-        read = await self.a11y.read_window(window, timeout=timeout, fresh=fresh)
+        # ``whole`` only when asked: ports (and their fakes) written before it still serve reads
+        part = {"whole": whole} if whole is not None else {}
+        read = await self.a11y.read_window(window, timeout=timeout, fresh=fresh, **part)
         if not fresh and read.root is not None and await self._focus_outside(window, read.root):
             # the focus moved into something the tree does not have: a popup the toolkit did
             # not announce (GTK 4's drop-down list): read the window afresh, once
-            read = await self.a11y.read_window(window, timeout=timeout, fresh=True)
+            read = await self.a11y.read_window(window, timeout=timeout, fresh=True, **part)
         if read.root is not None:
             await self._place_popovers(window, read.root)
         await self.pixels.take_baseline(window)
