@@ -29,7 +29,7 @@ from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import verify
 from deskpilot.tools.pointer import PRESSES, refuse_covered, run_pointer_step, step_points
 from deskpilot.tools.reach import NOTHING, Activation, Keys, Point, Reach
-from deskpilot.tools.screen import change_summary
+from deskpilot.tools.screen import change_summary, read_window
 from deskpilot.tools.steps import (
     STEP_FIELDS,
     ActionArg,
@@ -257,15 +257,21 @@ async def perform_sequence(
     done: list[str] = []
     before = {w.handle: w for w in await ctx.desktop.list_windows()}
     focus = await ctx.desktop.focused_element(window)
-    since = time.monotonic()
+    state = await _state(ctx, window)
+    idle: list[int] = []  # the steps after which nothing in the window had changed
     for i, step in enumerate(steps, 1):
-        if i > 1 and steps[i - 2].action in ("type", "shortcut"):
-            # keyboard input is processed asynchronously (completion, key handlers): let the
-            # app catch up before the next step, as a person would
-            await ctx.desktop.settle(window, since)
         since = time.monotonic()
         try:
-            done.append(f"{i}. {await run_step(ctx, window, step)}")
+            line = await run_step(ctx, window, step)
+            # let the app catch up (keys are processed asynchronously, a click's handler
+            # runs after it), then see what this step changed
+            await ctx.desktop.settle(window, since)
+            now = await _state(ctx, window)
+            if state is not None and now is not None and state == now:
+                line += " No visible effect: nothing in the window changed."
+                idle.append(i)
+            state = now
+            done.append(f"{i}. {line}")
         except Exception as exc:  # the model must learn what already ran, whatever failed
             why = str(exc)
             if not isinstance(exc, DeskpilotError):
@@ -283,14 +289,38 @@ async def perform_sequence(
                 data={"failed_step": i, "ran": i - 1},
                 summary=f"step {i}/{len(steps)} failed",
             )
-    await ctx.desktop.settle(window, since)
-    text = f"All {len(steps)} steps ran:\n" + "\n".join(done)
+    text = f"All {len(steps)} steps ran"
+    if idle:
+        which = ", ".join(str(i) for i in idle)
+        text += (
+            f", but {len(idle)} had no visible effect (step{'s' if len(idle) > 1 else ''} "
+            f"{which}): re-read before going on"
+        )
+    text += ":\n" + "\n".join(done)
     text += await focus_moved(ctx, window, focus)
     text += await window_changes(
         ctx, window, before, enter=presses_enter(steps), grace=may_open_window(steps)
     )
     text = _with_summary(text, await change_summary(ctx, window))
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")
+
+
+async def _state(
+    ctx: ToolContext, window: WindowInfo
+) -> tuple[frozenset[int], tuple[tuple[str, str], ...]] | None:
+    """What a step can visibly change: the windows open, and every line of the window's read
+    in order (values, focus, selection, order); None when the window cannot be read (it
+    closed, it does not answer)."""
+    try:
+        handles = frozenset(w.handle for w in await ctx.desktop.list_windows())
+        if window.handle not in handles:
+            return None
+        read = await read_window(ctx, window, baseline=False)
+    except DeskpilotError:
+        return None
+    if read.snap.root is None:
+        return None
+    return handles, tuple(read.lines.items())
 
 
 #: One wheel step per this many milliseconds of "scrolling"; at most MAX_STEPS steps.
