@@ -51,7 +51,7 @@ def test_each_action_summary_is_about_that_action_only(settings: Settings) -> No
     first = call(ctx, "perform", {"elementID": ids["7"]}).text
     assert "Changes: ~" in first and "7" in first.splitlines()[-1]
     second = call(ctx, "perform", {"elementID": ids["C"]}).text.splitlines()[-1]
-    assert second.startswith("Changes: ~") and "(was: \"7\")" in second  # since the last action
+    assert second.startswith("Changes: ~") and '(was: "7")' in second  # since the last action
     third = call(ctx, "perform", {"elementID": ids["C"]}).text.splitlines()[-1]
     assert third == "No visible effect: nothing in the window changed."  # not the C again
 
