@@ -113,15 +113,27 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
         if outcome.detail.startswith("its item "):  # a drop-down: the item was chosen
             return f"Chose {step.text!r} in {shown(ctx, eid, live)} @{eid} {how(outcome)}."
         return f"Filled {shown(ctx, eid, live)} @{eid} with {n} characters {how(outcome)}."
+    to = await keys_to(ctx, window, step.elementID) if step.elementID else ""
     if step.action == "type":
-        if step.elementID:
-            _eid, live = await verify(ctx, window, step.elementID)
-            await ctx.desktop.focus_element(window, live.key)
         outcome = await ctx.desktop.type_text(window, step.text or "")
-        return f"Typed {len(step.text or '')} characters {how(outcome)}."
+        return f"Typed {len(step.text or '')} characters{to} {how(outcome)}."
     combo = parse_shortcut(step.shortcut or "")
     outcome = await ctx.desktop.press_keys(window, combo.keysyms)
-    return f"Pressed {step.shortcut} {how(outcome)}."
+    return f"Pressed {step.shortcut}{to} {how(outcome)}."
+
+
+async def keys_to(ctx: ToolContext, window: WindowInfo, element_id: str) -> str:
+    """Give the element a step's keys are for the keyboard focus and check it has it before
+    they are sent (keys right after another step went to the previous control); else
+    ActionFailed, no key sent."""
+    eid, live = await verify(ctx, window, element_id)
+    if not await ctx.desktop.focus_element(window, live.key):
+        raise ActionFailed(
+            f"@{eid} ({shown(ctx, eid, live)}) did not take the keyboard focus, so no key was "
+            "sent (they would have gone to whatever has it). Click it first, or send the keys "
+            "without an elementID to the focused element"
+        )
+    return f" to {shown(ctx, eid, live)} @{eid}"
 
 
 def _step_of(values: Mapping[str, Any]) -> Step:
