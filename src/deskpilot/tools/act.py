@@ -11,6 +11,7 @@ the fields of a step and their checks are :mod:`~deskpilot.tools.steps`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
@@ -21,7 +22,14 @@ from pydantic import Field
 
 from deskpilot.desktop.base import LiveElement, WindowInfo
 from deskpilot.desktop.keys import parse_shortcut
-from deskpilot.errors import ActionFailed, AppNotResponding, DeskpilotError, ToolError
+from deskpilot.errors import (
+    ActionFailed,
+    AppClosed,
+    AppGone,
+    AppNotResponding,
+    DeskpilotError,
+    ToolError,
+)
 from deskpilot.policy import Risk
 from deskpilot.tools.answering import answering
 from deskpilot.tools.base import ToolResult, tool
@@ -218,14 +226,40 @@ async def perform(
     before = {w.handle: w for w in await ctx.desktop.list_windows()}
     focus = await ctx.desktop.focused_element(window)
     since = time.monotonic()
-    line = await run_step(ctx, window, step)
-    await ctx.desktop.settle(window, since)
-    line += await focus_moved(ctx, window, focus)
+    line = await run_or_closed(ctx, window, step)
+    try:
+        await ctx.desktop.settle(window, since)
+        line += await focus_moved(ctx, window, focus)
+    except DeskpilotError:
+        if await is_open(ctx, window):
+            raise
     line += await window_changes(
         ctx, window, before, enter=presses_enter([step]), grace=may_open_window([step])
     )
-    line = _with_summary(line, await change_summary(ctx, window))
+    if await is_open(ctx, window):
+        line = _with_summary(line, await change_summary(ctx, window))
     return ToolResult(line, summary=line.split(" via ")[0])
+
+
+async def is_open(ctx: ToolContext, window: WindowInfo) -> bool:
+    return any(w.handle == window.handle for w in await ctx.desktop.list_windows())
+
+
+async def run_or_closed(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
+    """Run a step; a step whose effect was to close its window (ctrl+w, ctrl+q, a Close
+    button: the app left the accessibility bus on the way) succeeded — said so, no error."""
+    try:
+        return await run_step(ctx, window, step)
+    except (AppClosed, AppGone):
+        if await is_open(ctx, window):
+            raise
+    what = (
+        f"Pressed {step.shortcut}" if step.action == "shortcut"
+        else f"Typed {len(step.text or '')} characters" if step.action == "type"
+        else f"Did {step.action} on @{step.elementID}" if step.elementID
+        else f"Did {step.action}"
+    )  # fmt: skip
+    return f"{what}; the app closed the window as it did."
 
 
 @tool(
@@ -274,7 +308,22 @@ async def perform_sequence(
     for i, step in enumerate(steps, 1):
         since = time.monotonic()
         try:
-            line = await run_step(ctx, window, step)
+            line = await run_or_closed(ctx, window, step)
+            if not await is_open(ctx, window):
+                done.append(f"{i}. {line}")
+                if i == len(steps):
+                    break
+                text = (
+                    f"Step {i} of {len(steps)} ({step.action}) closed window "
+                    f"{window.stable_id}; steps {i + 1}–{len(steps)} did not run. Steps that "
+                    "ran:\n" + "\n".join(done) + await window_changes(ctx, window, before)
+                )
+                return ToolResult(
+                    text,
+                    is_error=True,
+                    data={"failed_step": i + 1, "ran": i},
+                    summary=f"step {i}/{len(steps)} closed the window",
+                )
             # let the app catch up (keys are processed asynchronously, a click's handler
             # runs after it), then see what this step changed
             await ctx.desktop.settle(window, since)
@@ -309,11 +358,14 @@ async def perform_sequence(
             f"{which}): re-read before going on"
         )
     text += ":\n" + "\n".join(done)
-    text += await focus_moved(ctx, window, focus)
+    if await is_open(ctx, window):
+        with contextlib.suppress(AppGone):
+            text += await focus_moved(ctx, window, focus)
     text += await window_changes(
         ctx, window, before, enter=presses_enter(steps), grace=may_open_window(steps)
     )
-    text = _with_summary(text, await change_summary(ctx, window))
+    if await is_open(ctx, window):
+        text = _with_summary(text, await change_summary(ctx, window))
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")
 
 
