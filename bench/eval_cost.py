@@ -7,6 +7,9 @@ For every task, in the same run and on this machine, one desktop at a time:
   tool calls and steps per task;
 * the **noop** policy (nothing done): the harness's own cost per trial — the baseline; the
   ratio ``oracle_s / noop_s`` is what doing the task adds to setting it up and checking it;
+* the oracle **without the per-step screenshots** (the trajectory's frame of the window after
+  each step, on in every trial): ``frames_ratio`` = oracle seconds with them / without them,
+  for the agent's part (where the frames are taken) and the whole trial;
 * with ``--model PROVIDER:MODEL``: the model's trials too, with tokens in and out per task.
 
 Writes ``bench/results/eval-cost.json`` and prints a table::
@@ -41,12 +44,17 @@ def _median(values: list[float]) -> float | None:
 
 
 def measure(
-    run: Path, policy: PolicySpec, args: argparse.Namespace, console: Console
+    run: Path,
+    policy: PolicySpec,
+    args: argparse.Namespace,
+    console: Console,
+    *,
+    frames: bool = True,
 ) -> dict[str, dict[str, Any]]:
     """Per task: medians over its trials of time, agent time, tool calls, steps, tokens."""
     settings = load_settings()
     suite = load_suite(args.suite)
-    plan = Plan(suite, suite.select(args.tasks), policy, args.trials)
+    plan = Plan(suite, suite.select(args.tasks), policy, args.trials, frames=frames)
     backend = LocalBackend(run, 1, dict(settings.environ))
     execute(plan, run, backend, progress=lambda line: console.print(line, markup=False))
     rows: dict[str, list[dict[str, Any]]] = {}
@@ -67,6 +75,32 @@ def measure(
     return out
 
 
+def _frames(with_: dict[str, dict[str, Any]], without: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """What the trajectory's screenshot per step costs: the same oracle trials, with and without
+    (tasks that passed both ways only, so a failing run does not skew it)."""
+    both = [t for t in with_ if t in without and with_[t]["passed"] and without[t]["passed"]]
+
+    def total(rows: dict[str, dict[str, Any]], field: str) -> float:
+        return round(sum(rows[t][field] or 0.0 for t in both), 3)
+
+    agent_with, agent_without = total(with_, "agent_s"), total(without, "agent_s")
+    s_with, s_without = total(with_, "s"), total(without, "s")
+    return {
+        "tasks": both,
+        "tool_calls": sum(with_[t]["tool_calls"] for t in both),
+        "agent_s_with": agent_with,
+        "agent_s_without": agent_without,
+        "agent_ratio": round(agent_with / agent_without, 2) if agent_without else None,
+        "s_with": s_with,
+        "s_without": s_without,
+        "ratio": round(s_with / s_without, 2) if s_without else None,
+        "per_task": {
+            t: {"agent_s_with": with_[t]["agent_s"], "agent_s_without": without[t]["agent_s"]}
+            for t in both
+        },
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", default="starter")
@@ -81,6 +115,7 @@ def main(argv: list[str] | None = None) -> None:
         policies.append(PolicySpec("model", args.model))
     with tempfile.TemporaryDirectory(prefix="deskpilot-bench-eval-") as tmp:
         measured = {p.label: measure(Path(tmp) / p.kind, p, args, console) for p in policies}
+        bare = measure(Path(tmp) / "oracle-no-frames", policies[0], args, console, frames=False)
     oracle, noop = measured["oracle"], measured["noop"]
     table = Table(title="deskpilot eval: cost per task (one desktop at a time)")
     for column in ("task", "oracle s", "noop s", "oracle/noop", "agent s", "tool calls", "steps"):
@@ -111,12 +146,19 @@ def main(argv: list[str] | None = None) -> None:
         "tasks": len(oracle),
     }
     report["totals"] = totals
+    report["frames"] = _frames(oracle, bare)
     console.print(table)
     console.print(
         f"{totals['tasks']} tasks: oracle {totals['oracle_s']} s in all "
         f"({totals['oracle_passed']} passed), noop {totals['noop_s']} s, "
         f"{totals['tool_calls']:g} tool calls. oracle s: the whole trial (sandbox, setup, calls, "
         "checks, teardown); noop s: the same without the calls (the baseline)."
+    )
+    f = report["frames"]
+    console.print(
+        f"per-step screenshots: the oracle's agent part {f['agent_s_with']} s with them, "
+        f"{f['agent_s_without']} s without (ratio {f['agent_ratio']}); whole trials "
+        f"{f['s_with']} s vs {f['s_without']} s (ratio {f['ratio']}), {f['tool_calls']:g} steps"
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")

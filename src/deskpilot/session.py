@@ -7,13 +7,12 @@ runs) keep one :class:`Session` in memory per conversation/client.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from deskpilot._files import write_atomic
 
 #: How many element records a session keeps (oldest reads are dropped first).
 MAX_ELEMENTS = 20000
@@ -148,13 +147,4 @@ class Session:
         """Write atomically (no-op for in-memory sessions)."""
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".session-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as fh:
-                json.dump(self.to_dict(), fh, separators=(",", ":"))
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_atomic(self.path, json.dumps(self.to_dict(), separators=(",", ":")), mode=0o600)

@@ -23,3 +23,5 @@ def test_cost_per_task_is_measured_against_the_noop_baseline(
     assert entry["oracle"]["tool_calls"] >= 2 and entry["oracle"]["s"] > 0
     assert entry["oracle_over_noop"] is not None
     assert report["totals"]["tasks"] == 1
+    frames = report["frames"]  # the per-step screenshots, with vs without, in the same run
+    assert frames["tasks"] == ["zenity.question"] and frames["agent_ratio"] is not None

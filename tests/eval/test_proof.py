@@ -18,7 +18,7 @@ def test_every_starter_task_passes_its_oracle_and_fails_doing_nothing(
     unproved = {r["id"]: (r["oracle"], r["noop"]) for r in rows if not r["proved"]}
     assert not unproved, f"{unproved}\n{proof['_stderr'][-3000:]}"
     assert len(rows) == len(load_suite("starter").tasks) >= 20
-    assert all(r["oracle"] == ["passed"] * 3 and r["noop"] == ["failed"] * 3 for r in rows)
+    assert all(r["oracle"] == ["passed"] * 3 and r["noop"] == ["failed"] for r in rows)
     assert proof["proved"] is True and proof["_code"] == 0
 
 
@@ -49,11 +49,15 @@ def test_each_trial_links_its_files_and_its_audit_run(
 def test_j1_finishes_the_suite_with_the_same_per_task_results_as_j2(
     proof: dict[str, Any], serial: dict[str, Any]
 ) -> None:
-    """The whole starter suite at -j 1 (one desktop at a time): one trial per task of the
-    oracle and of doing nothing, each the same status as every trial of the -j 2 proof."""
+    """One task per family of the starter suite at -j 1 (one desktop at a time): one trial
+    per task of the oracle and of doing nothing, each the same status as every trial of the
+    -j 2 proof."""
     parallel = {r["id"]: (r["oracle"], r["noop"]) for r in proof["tasks"]}
     one_by_one = {r["id"]: (r["oracle"], r["noop"]) for r in serial["tasks"]}
-    assert len(one_by_one) == len(load_suite("starter").tasks) >= 20
-    assert one_by_one == {t: (o[:1], n[:1]) for t, (o, n) in parallel.items()}, serial["_stderr"]
+    families = {t.family for t in load_suite("starter").tasks}
+    assert {t.family for t in load_suite("starter").tasks if t.id in one_by_one} == families
+    assert one_by_one == {t: (o[:1], n[:1]) for t, (o, n) in parallel.items() if t in one_by_one}, (
+        serial["_stderr"]
+    )
     assert all(len(set(o)) == len(set(n)) == 1 for o, n in parallel.values())  # all trials alike
     assert serial["proved"] is True and serial["_code"] == 0

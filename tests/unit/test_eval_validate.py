@@ -178,3 +178,13 @@ def test_an_osworld_file_with_bad_steps_names_its_unknown_metric_too(tmp_path: P
         load_suite(tmp_path)
     assert "OSWorld step 'login'" in str(info.value)
     assert "metric 'vlc_thing' is not supported" in str(info.value)
+
+
+def test_an_app_started_on_the_hidden_task_folder_is_refused_at_load(tmp_path: Path) -> None:
+    """The task's folder and the file store are hidden from a trial's apps (they hold the
+    answers): an app launched on one could not read it, so the task is refused, saying why."""
+    peek = GOOD.replace("[[check]]", '[[setup]]\nlaunch = ["mousepad", "{task_dir}/a.txt"]\n'
+                                     'ready = "none"\n[[check]]')  # fmt: skip
+    write(tmp_path, "peek.toml", peek)
+    with pytest.raises(TaskError, match=r"setup.0.launch: an app cannot read \{task_dir\}"):
+        load_suite(tmp_path)

@@ -102,3 +102,14 @@ def test_a_zoomed_read_shows_what_is_scrolled_away_marked() -> None:
     zoomed = lines(area, zoom=True)
     assert any(ln.startswith('listitem "Row 39" [offscreen]') for ln in zoomed), zoomed
     assert not any("Row 3 " in ln and "offscreen" in ln for ln in zoomed)
+
+
+def test_a_text_cut_twice_counts_all_it_left_out() -> None:
+    from deskpilot.ax.render import recut
+    from deskpilot.ax.roles import cut
+
+    text = "word " * 400  # 2000 characters
+    once = cut(text, 120)
+    twice = recut(once, 100)
+    assert twice.startswith(text[:100]) and twice.endswith(f"… +{len(text.strip()) - 100} chars")
+    assert recut("short", 100) == "short" and recut(once, 200) == once

@@ -55,7 +55,8 @@ def test_schemas_are_derived_and_closed() -> None:
         assert spec.description and "$defs" not in json.dumps(schema)
     perform = TOOLS.get("perform").input_schema["properties"]
     assert perform["action"]["enum"] == [
-        "click", "double_click", "right_click", "hover", "drag", "fill", "type", "shortcut"
+        "click", "double_click", "right_click", "hover", "drag", "fill", "type", "shortcut",
+        "select",
     ]  # fmt: skip
     assert {"x", "y", "toElementID", "toX", "toY", "dx", "dy"} <= set(perform)
     assert TOOLS.get("scroll").input_schema["properties"]["milliseconds"]["default"] == 3000

@@ -242,13 +242,6 @@ def test_a_file_chosen_in_a_gtk_file_chooser(sway: tuple[Sandbox, Env]) -> None:
     assert f"{folder}/file5.txt" in answer
 
 
-@pytest.mark.xfail(
-    reason="known bug, open: after the module's earlier tests Chromium on sway first shows an "
-    "'Error Loading Extension' window (the page-rules extension unreadable to the sandbox's "
-    "user); open_urls tracks that window, it closes, and reads fall back to the previous "
-    "target. Passes alone.",
-    strict=False,
-)
 def test_a_local_pages_button_clicked_in_the_agent_browser(
     sway: tuple[Sandbox, Env], tmp_path: Path
 ) -> None:

@@ -232,7 +232,7 @@ class ComputerCalls:
         if isinstance(self.provider, ScriptedProvider):
             data["replay_position"] = self.provider.position
         path = self.ctx.settings.state_dir / "native-runs" / f"{self.plan.run_id}.json"
-        write_json(path, data, prefix=".native-run-")
+        write_json(path, data)
         return path
 
     def _restore(self, checkpoint: Mapping[str, Any]) -> None:

@@ -35,7 +35,7 @@ from deskpilot.agent.native_setup import native_system_prompt, native_target
 from deskpilot.agent.prompts import gather_context, negative_constraints
 from deskpilot.agent.providers.base import Provider
 from deskpilot.agent.providers.scripted import ScriptedProvider
-from deskpilot.agent.task import computer_use_toolset, default_options, resolve_window
+from deskpilot.agent.task import computer_use_toolset, default_options, stable_window_id
 from deskpilot.errors import ConfigError
 from deskpilot.tools.context import ToolContext, persons_goal
 from deskpilot.tools.toolset import ToolSet
@@ -60,7 +60,7 @@ async def run_native_task(
     vendor, model = native_target(provider)
     window = None
     if window_id:
-        window = await resolve_window(ctx, window_id) or window_id
+        window = await stable_window_id(ctx, window_id) or window_id
         ctx.session.target = window
     live = await gather_context(ctx, window)
     constraints = negative_constraints(goal)

@@ -6,14 +6,12 @@ The file is the neutral conversation (:meth:`Conversation.to_dict`) plus a littl
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from deskpilot._files import write_atomic
 from deskpilot.agent.conversation import Conversation
 from deskpilot.errors import ConfigError
 
@@ -22,21 +20,12 @@ def save_conversation(
     path: Path, conversation: Conversation, meta: Mapping[str, Any] | None = None
 ) -> None:
     data = {"deskpilot_conversation": conversation.to_dict(), "meta": dict(meta or {})}
-    write_json(path.expanduser(), data, prefix=".conversation-")
+    write_json(path.expanduser(), data)
 
 
-def write_json(path: Path, data: Mapping[str, Any], *, prefix: str) -> None:
-    """Write ``data`` to ``path`` atomically (through a ``prefix``-named temporary file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+def write_json(path: Path, data: Mapping[str, Any]) -> None:
+    """Write ``data`` to ``path`` atomically, readable by this user only."""
+    write_atomic(path, json.dumps(data, ensure_ascii=False), mode=0o600)  # screenshots, keys
 
 
 def load_conversation(path: Path) -> tuple[Conversation, dict[str, Any]]:

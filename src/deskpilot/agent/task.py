@@ -41,24 +41,16 @@ from deskpilot.agent.prompts import (
     negative_constraints,
 )
 from deskpilot.agent.providers.base import Provider
+from deskpilot.desktop.window_ids import find_window
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, ToolSpec, tool
+from deskpilot.tools.builtin import NINE_TOOL_NAMES, computer_use_tools
 from deskpilot.tools.context import ToolContext, persons_goal
 from deskpilot.tools.reach import NOTHING
 from deskpilot.tools.toolset import ToolSet
 
-#: The nine computer-use tools — all the subagent may use.
-COMPUTER_USE_TOOLS: tuple[str, ...] = (
-    "list_windows",
-    "open_app",
-    "read_screen_ax",
-    "perform",
-    "perform_sequence",
-    "scroll",
-    "wait",
-    "computer_use_screenshot",
-    "open_urls",
-)
+#: The nine computer-use tools — all the subagent may use (named where they are defined).
+COMPUTER_USE_TOOLS: tuple[str, ...] = NINE_TOOL_NAMES
 
 
 def computer_use_toolset(tools: ToolSet | None = None) -> ToolSet:
@@ -67,8 +59,6 @@ def computer_use_toolset(tools: ToolSet | None = None) -> ToolSet:
     from deskpilot.pages.tools import PAGE_TOOL_NAMES
 
     if tools is None:
-        from deskpilot.tools.builtin import computer_use_tools
-
         tools = computer_use_tools()
     allowed = (*COMPUTER_USE_TOOLS, *PAGE_TOOL_NAMES)
     return tools.subset([name for name in tools.names() if name in allowed])
@@ -79,13 +69,11 @@ def default_options(ctx: ToolContext) -> RunOptions:
     return RunOptions(max_steps=s.max_steps, timeout=s.timeout, tool_protocol=s.tool_protocol)
 
 
-async def resolve_window(ctx: ToolContext, window_id: str) -> str | None:
-    """The stable ``pid/xid`` of a window named in either form (or by its X id), if open."""
-    wanted = window_id.strip()
-    for window in await ctx.desktop.list_windows():
-        if wanted in (window.stable_id, window.window_id, str(window.handle)):
-            return window.stable_id
-    return None
+async def stable_window_id(ctx: ToolContext, window_id: str) -> str | None:
+    """The stable ``pid/handle`` of the open window ``window_id`` names (any form
+    :mod:`deskpilot.desktop.window_ids` reads), or None."""
+    window = find_window(await ctx.desktop.list_windows(), window_id)
+    return window.stable_id if window is not None else None
 
 
 async def computer_use_task(
@@ -109,7 +97,7 @@ async def computer_use_task(
     False for a goal a model wrote (the grants of the task around it hold, or none)."""
     target = None
     if window_id:
-        target = await resolve_window(ctx, window_id)
+        target = await stable_window_id(ctx, window_id)
         if target is not None:
             ctx.session.target = target
     live = await gather_context(ctx, target or window_id)

@@ -79,6 +79,24 @@ _CUT = re.compile(r"… \+\d+ chars")
 FOR_ALL = r"\g<0> (read_screen_ax its elementID for all)"
 
 
+#: Characters of a name shown on a line at most (outside a zoomed read).
+NAME_LIMIT = 100
+_CUT_END = re.compile(r"… \+(\d+) chars$")
+
+
+def recut(text: str, limit: int) -> str:
+    """``text`` cut at ``limit`` characters; a text cut before keeps counting what its first
+    cut left out (a paragraph of 1900 characters cut at 120, then at 100, says "+1800
+    chars", not "+33")."""
+    found = _CUT_END.search(text)
+    if found is None:
+        return cut(text, limit)
+    head = text[: found.start()]
+    if len(head) <= limit:
+        return text
+    return f"{head[:limit]}… +{int(found.group(1)) + len(head) - limit} chars"
+
+
 def flat(text: str) -> str:
     """Text with its runs of whitespace made single spaces."""
     return " ".join(text.split())
@@ -419,7 +437,7 @@ class Renderer:
             return f"{text} @{eid}" if eid is not None else text
         parts = ["  " * ln.depth + ln.role]
         if ln.name:
-            parts.append(_quote(ln.name if self.zoom else cut(ln.name, 100)))
+            parts.append(_quote(ln.name if self.zoom else recut(ln.name, NAME_LIMIT)))
         if ln.value is not None:
             parts.append("= " + _quote(ln.value))
         if ln.states:

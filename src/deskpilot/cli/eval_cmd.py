@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -210,12 +211,32 @@ def _execute(
     with contextlib.redirect_stdout(sys.stderr):
         back = _backend(backend, run, jobs, settings, plan.suite, address)
     try:
-        with contextlib.redirect_stdout(sys.stderr):
+        with contextlib.redirect_stdout(sys.stderr), _interruptible():
             return execute(plan, run, back, resume=resume, progress=_progress)
     except KeyboardInterrupt:
-        click.secho(f"deskpilot: interrupted; continue with --out {run} --resume", fg="yellow",
-                    err=True)  # fmt: skip
+        click.secho(f"deskpilot: interrupted: the trials running were stopped, those that "
+                    f"finished are kept (report: {run / 'summary.md'}); continue with --out "
+                    f"{run} --resume", fg="yellow", err=True)  # fmt: skip
         sys.exit(130)
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """Ctrl-C and SIGTERM stop the run at once (KeyboardInterrupt in the driver, which ends
+    the running trials and writes the report); a second signal during that teardown is
+    ignored, so the teardown is not cut short in turn."""
+
+    def stop(signum: int, _frame: object) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 @eval_group.command("run", epilog=STATUS_HELP)
@@ -311,6 +332,9 @@ def _finish(summary: dict[str, Any], run: Path, as_json: bool) -> None:
 @click.argument("suite")
 @click.option("--trials", type=click.IntRange(1, 100), default=3, show_default=True,
               help="Trials per task and policy.")  # fmt: skip
+@click.option("--noop-trials", type=click.IntRange(1, 100), default=None,
+              help="Trials of doing nothing per task (default: --trials). Doing nothing "
+              "starts from the same state each time: one trial often proves it fails.")  # fmt: skip
 @_common
 @click.option(
     "--out",
@@ -323,6 +347,7 @@ def check_command(
     ctx: Context,
     suite: str,
     trials: int,
+    noop_trials: int | None,
     tasks: str | None,
     jobs: int | None,
     backend: str,
@@ -350,7 +375,8 @@ def check_command(
         for policy, todo in (("oracle", with_oracle), ("noop", chosen)):
             if not todo:
                 continue
-            plan = Plan(loaded, todo, PolicySpec(policy), trials, retry_infra, isolation)  # type: ignore[arg-type]
+            n = trials if policy == "oracle" else (noop_trials or trials)
+            plan = Plan(loaded, todo, PolicySpec(policy), n, retry_infra, isolation)  # type: ignore[arg-type]
             runs[policy] = _execute(settings, plan, root / policy, backend=backend, jobs=jobs,
                                     address=ray_address, resume=False)  # fmt: skip
     except DeskpilotError as exc:

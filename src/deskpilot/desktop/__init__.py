@@ -20,7 +20,8 @@ Rooms, from the bottom up (each package's docstring says what it owns and may im
   surfaces).
 
 Shared values: :mod:`.base` (the Desktop protocol and what crosses it), :mod:`.keys` (the
-shortcut grammar), :mod:`.caret`, :mod:`.cell_refs`, :mod:`.grid`, :mod:`.toolkit_names`;
-the freedesktop catalogue and app environment: :mod:`.apps`, :mod:`.a11yenv`. The
-whole-Desktop fake for the layers above: :mod:`.fake` (apps: :mod:`.fake_apps`).
+shortcut grammar), :mod:`.window_ids` (the window IDs the tools speak, parsed and resolved),
+:mod:`.caret`, :mod:`.cell_refs`, :mod:`.grid`, :mod:`.toolkit_names`; the freedesktop
+catalogue and app environment: :mod:`.apps`, :mod:`.a11yenv`. The whole-Desktop fake for the
+layers above: :mod:`.fake` (apps: :mod:`.fake_apps`).
 """

@@ -285,6 +285,21 @@ class Desktop(Protocol):
         self, window: WindowInfo, key: tuple[str, str], text: str
     ) -> ActionOutcome: ...
 
+    async def select_text(
+        self,
+        window: WindowInfo,
+        key: tuple[str, str],
+        *,
+        text: str | None = None,
+        start: int | None = None,
+        end: int | None = None,
+    ) -> Caret:
+        """Select ``text`` (in the element or one of its parts) or characters ``start``..
+        ``end`` of its own text; the caret and selection the app shows after it (the
+        selection's element is ``Caret.key``). Raises ActionFailed when the text is not there,
+        is there more than once, or the app did not take the selection."""
+        ...
+
     async def read_text(self, key: tuple[str, str]) -> str | None: ...
 
     async def cell_at(self, key: tuple[str, str], row: int, col: int) -> tuple[str, str] | None:

@@ -24,6 +24,7 @@ from deskpilot.desktop.skills.raw_input import RawInput
 from deskpilot.desktop.skills.reading import Reading
 from deskpilot.desktop.skills.scrolling import Scrolling
 from deskpilot.desktop.skills.segments import Segments
+from deskpilot.desktop.skills.selecting import Selecting
 
 
 class DesktopFacade:
@@ -47,6 +48,7 @@ class DesktopFacade:
         elements = Elements(ports, raw, aiming, cells, choosing)
         pointer, scrolling = Pointer(ports, raw), Scrolling(ports, reading, raw, pixels)
         documents, covering = Documents(ports, launching), Covering(ports, aiming)
+        selecting = Selecting(ports)
 
         # -- windows and apps ---------------------------------------------------------------
         self.list_windows = launching.list_windows
@@ -79,6 +81,7 @@ class DesktopFacade:
         self.click_element = elements.click_element
         self.focus_element = elements.focus_element
         self.fill_element = filling.fill_element
+        self.select_text = selecting.select_text
         # -- keyboard and pointer, aimed at a window ----------------------------------------
         self.type_text = raw.type_text
         self.press_keys = raw.press_keys

@@ -192,6 +192,17 @@ class FakeDesktop:
     async def covering(self, window: WindowInfo, key: tuple[str, str]) -> str | None:
         return self.covers.get(key)
 
+    async def select_text(
+        self,
+        window: WindowInfo,
+        key: tuple[str, str],
+        *,
+        text: str | None = None,
+        start: int | None = None,
+        end: int | None = None,
+    ) -> Caret:
+        raise ActionFailed("the fake apps' texts cannot be selected")
+
     async def text_caret(self, key: tuple[str, str]) -> Caret | None:
         return None  # the fake apps' fields have no caret
 

@@ -90,58 +90,100 @@ def run_attempt(
     ``started`` is told the trial's process (so that whoever runs it can kill its group)."""
     shutil.rmtree(out, ignore_errors=True)  # what an attempt cut short by a dead driver left
     out.mkdir(parents=True, exist_ok=True)
-    spec = {**attempt.spec, "out": str(out), "trial": attempt.key.trial, "attempt": attempt.number}
-    spec_path = out / "spec.json"
-    write_json(spec_path, spec)
     limit = deadline_s if deadline_s is not None else attempt.deadline_s
-    command = [sys.executable, "-m", "deskpilot.eval.trial", str(spec_path), "--watch"]
-    if attempt.spec.get("isolation", "bwrap") == "bwrap":
-        command = isolated(command, attempt, out, env)
-    read_end, write_end = os.pipe()
-    start = time.monotonic()
-    with open(out / "trial.log", "ab") as log:
-        try:
-            proc = subprocess.Popen(
-                [*command, str(read_end)],
-                pass_fds=(read_end,),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                start_new_session=True,
-                env=env,
-            )  # fmt: skip
-        finally:
-            os.close(read_end)
-        if started is not None:
-            started(proc)
-        killed = False
-        try:
-            proc.wait(timeout=limit)
-        except subprocess.TimeoutExpired:
-            killed = True
-            kill_group(proc)
-        finally:
-            os.close(write_end)
+    with contextlib.ExitStack() as fds:
+        spec, hidden, spec_fd = _private_spec(attempt, out, env, fds)
+        command = [sys.executable, "-m", "deskpilot.eval.trial", f"/proc/self/fd/{spec_fd}"]
+        if attempt.spec.get("isolation", "bwrap") == "bwrap":
+            command = isolated(command, attempt, out, env, hidden)
+        read_end, write_end = os.pipe()
+        start = time.monotonic()
+        with open(out / "trial.log", "ab") as log:
+            try:
+                proc = subprocess.Popen(
+                    [*command, "--watch", str(read_end)],
+                    pass_fds=(read_end, spec_fd, *spec["private_fds"]),
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    start_new_session=True,
+                    env=env,
+                )  # fmt: skip
+            finally:
+                os.close(read_end)
+                fds.close()  # the trial holds its own copies
+            if started is not None:
+                started(proc)
+            killed = False
+            try:
+                proc.wait(timeout=limit)
+            except subprocess.TimeoutExpired:
+                killed = True
+                kill_group(proc)
+            finally:
+                os.close(write_end)
     return collect(attempt, out, proc.returncode, killed, limit, time.monotonic() - start)
 
 
+def _private_spec(
+    attempt: Attempt, out: Path, env: dict[str, str] | None, fds: contextlib.ExitStack
+) -> tuple[dict[str, Any], list[Path], int]:
+    """The trial's spec with the task's folder and the file store as ``/proc/self/fd/N`` of
+    descriptors opened here (the trial's harness reads them; its apps cannot: they are
+    masked in the trial); the folders to mask; the spec's own descriptor. The spec (the
+    checks: the answer) is written beside the trial's folder, which the trial cannot see."""
+    from deskpilot.config import load_settings
+
+    def opened(path: Path, flags: int) -> int:
+        fd = os.open(path, flags)
+        fds.callback(os.close, fd)
+        return fd
+
+    spec = {**attempt.spec, "out": str(out), "trial": attempt.key.trial,
+            "attempt": attempt.number, "private_fds": []}  # fmt: skip
+    task = dict(spec["task"])
+    base = Path(task.get("base_dir") or ".").resolve()
+    root = Path(spec.get("suite_root") or base).resolve()
+    if root != base and root not in base.parents:
+        root = base
+    hidden = [root, out.parent.parent.parent]  # the suite; the run (its other trials)
+    if base.is_dir():
+        fd = opened(root, os.O_RDONLY | os.O_DIRECTORY)
+        spec["private_fds"].append(fd)
+        rel = base.relative_to(root)
+        task["base_dir"] = f"/proc/self/fd/{fd}" + ("" if rel == Path(".") else f"/{rel}")
+    spec["task"] = task
+    store = load_settings(env=env).osworld_store
+    if store.is_dir():
+        fd = opened(store.resolve(), os.O_RDONLY | os.O_DIRECTORY)
+        spec["private_fds"].append(fd)
+        spec["store"] = f"/proc/self/fd/{fd}"
+        hidden.append(store)
+    private = out.parent / ".specs"
+    private.mkdir(parents=True, exist_ok=True)
+    spec_path = private / f"{out.name}.json"
+    write_json(spec_path, spec)
+    return spec, hidden, opened(spec_path, os.O_RDONLY)
+
+
 def isolated(
-    command: list[str], attempt: Attempt, out: Path, env: dict[str, str] | None
+    command: list[str],
+    attempt: Attempt,
+    out: Path,
+    env: dict[str, str] | None,
+    hidden: list[Path],
 ) -> list[str]:
     """The trial's command in its own namespaces (:mod:`deskpilot.eval.isolation`)."""
     from deskpilot.config import load_settings
     from deskpilot.eval.isolation import isolation_command
 
     settings = load_settings(env=env)
-    task = attempt.spec["task"]
-    readable = [Path(task["base_dir"]), settings.osworld_store, settings.config_dir]
-    if attempt.spec.get("suite_root"):
-        readable.append(Path(attempt.spec["suite_root"]))
+    readable = [settings.config_dir]
     model = str((attempt.spec.get("policy") or {}).get("model") or "")
     if model.startswith("scripted:"):  # a replay file the trial's model reads
         readable.append(Path(model.split(":", 1)[1]).expanduser())
     writable = [out, settings.data_dir, settings.state_dir]
-    return isolation_command(command, writable=writable, readable=readable)
+    return isolation_command(command, writable=writable, readable=readable, hidden=hidden)
 
 
 def collect(

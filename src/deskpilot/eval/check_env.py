@@ -37,6 +37,9 @@ class CheckEnv:
     written: dict[str, str] = field(default_factory=dict)  # path → sha256 written by setup
     #: the agent's final answer (set once the agent is done)
     answer: str | None = None
+    #: descriptors of the hidden task folder and file store ({task_dir}, {store}): passed
+    #: to the harness's own commands (setup ``run``, checks), never to the apps
+    private_fds: tuple[int, ...] = ()
 
     def expand(self, text: str) -> str:
         for name, value in self.variables.items():
@@ -84,6 +87,7 @@ def run_command(argv: list[str], env: CheckEnv) -> subprocess.CompletedProcess[s
             [env.expand(a) for a in argv],
             env=dict(env.app_env),
             cwd=env.home,
+            pass_fds=env.private_fds,
             capture_output=True,
             text=True,
             timeout=30,

@@ -23,6 +23,7 @@ from deskpilot.eval.local import Backend
 from deskpilot.eval.policies import PolicySpec
 from deskpilot.eval.report import markdown, summarize
 from deskpilot.eval.store import (
+    MANIFEST,
     RunStore,
     TrialKey,
     final_attempts,
@@ -33,6 +34,8 @@ from deskpilot.eval.suite import Suite
 from deskpilot.eval.task import Task
 
 Progress = Callable[[str], None]
+#: written when a run is interrupted: when, and the trials it cut short
+INTERRUPTED = "interrupted.json"
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class Plan:
     trials: int
     retries: int = 1
     isolation: str = "bwrap"
+    #: a screenshot of the window after every step (the trajectory); off only to measure it
+    frames: bool = True
 
     def manifest(self, backend: str) -> dict[str, Any]:
         return {
@@ -68,6 +73,7 @@ class Plan:
             "policy_label": self.policy.label,
             "suite_root": str(self.suite.root),
             "isolation": self.isolation,
+            "frames": self.frames,
         }
 
 
@@ -114,8 +120,10 @@ def execute(
     """Run (or resume) the plan in ``run``; return the summary (also written to the run)."""
     manifest = plan.manifest(backend.name)
     store = RunStore(run)
+    running: dict[TrialKey, Attempt] = {}
     try:
         existing = store.open(manifest, resume=resume)
+        (run / INTERRUPTED).unlink(missing_ok=True)
         manifest = {**manifest, **_read_manifest(run)}
         done = final_attempts(existing, plan.retries)
         tried: dict[TrialKey, int] = {}
@@ -135,9 +143,18 @@ def execute(
             f"policy {plan.policy.label}) on {backend.describe()} → {run}"
             + (f"; {count} already done" if count else "")
         )
-        _loop(plan, store, backend, queue, count, total, progress)
-    except BaseException:
+        _loop(plan, store, backend, queue, count, total, progress, running)
+    except BaseException as exc:
         backend.close(kill=True)
+        if isinstance(exc, KeyboardInterrupt) and (run / MANIFEST).is_file():
+            # Ctrl-C, SIGTERM: what finished is kept (results.jsonl is fsynced line by
+            # line); the trials cut short are named in the report, and run on --resume
+            write_json(run / INTERRUPTED, {
+                "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "trials": sorted(k.label() for k in running),
+            })  # fmt: skip
+            store.close()
+            write_report(run)
         raise
     else:
         backend.close()
@@ -154,17 +171,18 @@ def _loop(
     count: int,
     total: int,
     progress: Progress,
+    running: dict[TrialKey, Attempt],
 ) -> None:
-    flying = 0
-    while queue or flying:
+    while queue or running:
         while queue and backend.ready > 0:
-            backend.submit(queue.pop(0))
-            flying += 1
-        if not flying:  # every slot is recovering from a lost worker
+            attempt = queue.pop(0)
+            backend.submit(attempt)
+            running[attempt.key] = attempt
+        if not running:  # every slot is recovering from a lost worker
             backend.wait(timeout=1.0)
             continue
         for attempt, result in backend.wait(timeout=1.0):
-            flying -= 1
+            running.pop(attempt.key, None)
             result["attempt"] = attempt.number
             store.append(result)
             retry = result["status"] == "infra_error" and attempt.number <= plan.retries
@@ -185,6 +203,8 @@ def write_report(run: Path) -> dict[str, Any]:
     manifest = _read_manifest(run)
     final = final_attempts(read_results(run), int(manifest.get("retries", 1)))
     summary = summarize(run, manifest, final)
+    with contextlib.suppress(OSError, ValueError):
+        summary["interrupted"] = json.loads((run / INTERRUPTED).read_text(encoding="utf-8"))
     write_json(run / "summary.json", summary)
     (run / "summary.md").write_text(markdown(summary), encoding="utf-8")
     return summary

@@ -10,6 +10,12 @@ Inside a trial:
   trial must read under ``/tmp`` (the task's files, the file store, deskpilot itself) are
   bound back read-only;
 - writable: the trial's own folder and deskpilot's data and state folders (the audit log);
+- hidden: what would give the answer away — the suite (task files, gold files, fixtures),
+  the OSWorld file store (gold files beside the inputs) and the run's other trials are masked
+  (an empty tmpfs, or ``/dev/null`` over a file). The trial's harness process alone reaches
+  them, through directory descriptors the driver opened outside (``/proc/self/fd/N``): it is
+  not dumpable, so no other process of the trial can open its descriptors or read its memory;
+  the task's spec (its checks) comes the same way, never as a file of the trial;
 - the trial's user is uid 1000 (OSWorld's ``user``) in its own user namespace — or, when
   deskpilot runs as root, root without a single capability and no user namespace (Chromium's
   pages in background windows lose their accessibility tree in one); a step that needs root
@@ -48,9 +54,14 @@ def _under(path: Path, roots: Iterable[str]) -> bool:
 
 
 def bwrap_argv(
-    *, writable: Iterable[Path], readable: Iterable[Path], bwrap: str = "bwrap"
+    *,
+    writable: Iterable[Path],
+    readable: Iterable[Path],
+    hidden: Iterable[Path] = (),
+    bwrap: str = "bwrap",
 ) -> list[str]:
-    """The bubblewrap command line a trial's process runs under (the command follows)."""
+    """The bubblewrap command line a trial's process runs under (the command follows):
+    ``readable`` bound back read-only, then ``hidden`` masked, then ``writable`` bound."""
     if os.geteuid() == 0:
         # root: no user namespace (Chromium's pages in a background window lose their
         # accessibility tree in one), but no capability either — the read-only host cannot
@@ -74,6 +85,13 @@ def bwrap_argv(
         if path.exists() and _under(path, PRIVATE) and path not in seen:
             seen.add(path)
             argv += ["--ro-bind", str(path), str(path)]
+    for path in hidden:
+        path = path.resolve()
+        if path.is_dir() and path not in seen:
+            seen.add(path)
+            argv += ["--tmpfs", str(path)]
+        elif path.is_file():
+            argv += ["--ro-bind", "/dev/null", str(path)]
     for path in writable:
         path.mkdir(parents=True, exist_ok=True)
         path = path.resolve()
@@ -108,7 +126,7 @@ def probe(bwrap: str) -> str | None:
 
 
 def isolation_command(
-    command: list[str], *, writable: list[Path], readable: list[Path]
+    command: list[str], *, writable: list[Path], readable: list[Path], hidden: Iterable[Path] = ()
 ) -> list[str]:
     """``command`` wrapped so it runs isolated; EvalError when this machine cannot."""
     bwrap = shutil.which("bwrap")
@@ -124,7 +142,24 @@ def isolation_command(
             "(sysctl kernel.unprivileged_userns_clone=1), or run with --isolation none"
         )
     return [*bwrap_argv(writable=writable, readable=[*readable, *needed_paths()],
-                        bwrap=bwrap), *command]  # fmt: skip
+                        hidden=hidden, bwrap=bwrap), *command]  # fmt: skip
+
+
+def keep_private(fds: Iterable[int]) -> None:
+    """In the trial's harness process: its descriptors of the hidden folders are its own —
+    not inherited by what it starts (unless passed on purpose), and the process is not
+    dumpable, so another process of the trial (an app, a shell the agent opened) can neither
+    open ``/proc/PID/fd/N`` nor read its memory."""
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.set_inheritable(fd, False)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_dumpable = 4
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(pr_set_dumpable, 0, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
 
 
 def map_vm_home(home: Path) -> None:

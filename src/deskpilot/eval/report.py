@@ -185,6 +185,15 @@ def _k_cells(stats: dict[str, Any], ks: list[str]) -> str:
     )
 
 
+def _interrupted(summary: dict[str, Any]) -> list[str]:
+    cut = summary.get("interrupted")
+    if not cut:
+        return []
+    names = ", ".join(cut.get("trials", [])) or "none running"
+    return [f"**Interrupted** at {cut.get('at', '?')}: the report covers the trials that "
+            f"finished; cut short (not counted, run again by --resume): {names}.", ""]  # fmt: skip
+
+
 def markdown(summary: dict[str, Any]) -> str:
     o = summary["overall"]
     counts = ", ".join(f"{k} {v}" for k, v in o["counts"].items()) or "none"
@@ -197,6 +206,7 @@ def markdown(summary: dict[str, Any]) -> str:
         f"{o['total']} of {o['planned']} trials done · {counts} · "
         f"{o['retried']} retried after an infrastructure error · backend {summary['backend']}",
         "",
+        *_interrupted(summary),
         "Errors (setup, checker, infrastructure) are not counted as failures: the rate is "
         "passed / (passed + failed + timeout). pass@k: at least one of k trials passes; "
         "pass^k: all k pass (unbiased estimates from each task's trials, averaged over tasks).",

@@ -53,6 +53,7 @@ class Stage:
         out: Path,
         stack: contextlib.ExitStack,
         store: Path = Path("/nonexistent-osworld-store"),
+        private_fds: tuple[int, ...] = (),
     ) -> None:
         assert sandbox.info is not None
         self.task, self.sandbox, self.desktop, self.out, self.stack = (
@@ -72,6 +73,7 @@ class Stage:
             display=sandbox.info.display,
             variables={"home": str(home), "task_dir": str(self.base), "store": str(store),
                        "cache": str(cache), "cdp_port": str(free_port())},
+            private_fds=private_fds,
         )  # fmt: skip
         #: the environment of the task's own commands (OSWorld's: with the VM's programs)
         self.cmd_env: dict[str, str] = dict(self.env.app_env)
@@ -179,6 +181,7 @@ class Stage:
             done = subprocess.run(
                 argv,
                 env=self.cmd_env,
+                pass_fds=self.env.private_fds,  # the harness's own command: {task_dir} too
                 cwd=self.env.home,
                 capture_output=True,
                 text=True,

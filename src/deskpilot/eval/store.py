@@ -7,7 +7,8 @@
       results.jsonl     one line per finished attempt, appended and fsynced by the driver
       summary.json      the report (deskpilot eval report RUN rewrites it)
       summary.md
-      trials/<task>/t<N>-a<attempt>/   spec.json, result.json, transcript.md, http.jsonl, …
+      trials/<task>/t<N>-a<attempt>/   result.json, transcript.md, http.jsonl, trial.log, …
+      trials/<task>/.specs/t<N>-a<attempt>.json   what the trial ran (the task, its checks)
       .lock             held (flock) by the one driver writing this run
 
 A run killed at any point resumes (``--resume``): a torn last line is dropped, and every trial
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from deskpilot._files import write_atomic
 from deskpilot.errors import EvalError
 
 STATUSES = ("passed", "failed", "timeout", "setup_error", "checker_error", "infra_error")
@@ -156,9 +158,7 @@ class RunStore:
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Write atomically: a reader sees the old file or the whole new one, never a part."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, default=str), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str))
 
 
 def latest_run(root: Path) -> Path | None:

@@ -2,9 +2,10 @@
 
 ::
 
-    python -m deskpilot.eval.trial SPEC.json [--watch FD]
+    python -m deskpilot.eval.trial SPEC [--watch FD]
 
-``SPEC.json`` holds the task (as data), the trial and attempt numbers, the policy and ``out``
+``SPEC`` (``/proc/self/fd/N``: the driver keeps the file out of the trial's sight) holds the
+task (as data), the trial and attempt numbers, the policy and ``out``
 (the trial's directory). The process writes ``phase`` as it goes (setup, agent, check), the
 loopback server's ``http.jsonl``, captured stdout, ``transcript.md`` (the audit-log run) and,
 last, ``result.json`` (written atomically). ``--watch FD`` is a pipe from the driver: when it
@@ -38,7 +39,7 @@ from deskpilot.config import Settings, load_settings
 from deskpilot.errors import DeskpilotError, ProviderError, SetupFailed
 from deskpilot.eval.check_env import CheckEnv
 from deskpilot.eval.checks import evaluate_all
-from deskpilot.eval.isolation import map_vm_home
+from deskpilot.eval.isolation import keep_private, map_vm_home
 from deskpilot.eval.policies import Outcome, PolicySpec, run_policy, tokens
 from deskpilot.eval.setup import Stage
 from deskpilot.eval.store import write_json
@@ -134,7 +135,8 @@ class Trial:
             session_bus=sandbox.info.session_bus,
             sandbox_dir=sandbox.info.runtime_dir,
             confirm="none",  # nobody is there to approve: the sandbox is thrown away after
-            step_frames=True,  # the trajectory: a frame of the window after every step
+            # the trajectory: a frame of the window after every step
+            step_frames=bool(self.spec.get("frames", True)),
         )
         run_id = new_run_id()
         self.result["audit_run"], self.result["audit_db"] = run_id, str(settings.audit_db)
@@ -161,8 +163,9 @@ class Trial:
             self.phase("setup")
             t0 = time.perf_counter()
             try:
-                stage = Stage(self.task, sandbox, desktop, self.out, stack,
-                              store=settings.osworld_store)  # fmt: skip
+                store = Path(self.spec.get("store") or settings.osworld_store)
+                stage = Stage(self.task, sandbox, desktop, self.out, stack, store=store,
+                              private_fds=tuple(self.spec.get("private_fds", ())))  # fmt: skip
                 env = await stage.run()
             except SetupFailed as exc:
                 self.times["setup"] = time.perf_counter() - t0
@@ -269,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         _watch(args.watch)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     spec = json.loads(args.spec.read_text(encoding="utf-8"))
+    keep_private(spec.get("private_fds", ()))
     trial = Trial(spec)
     try:
         result = asyncio.run(trial.run())

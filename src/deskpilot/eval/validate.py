@@ -240,6 +240,13 @@ def _setup_problems(task: Task, parsed_only: bool = False) -> Iterator[str]:
         where = f"setup.{i}"
         if isinstance(step, LaunchStep):
             yield from _regex(step.window, f"{where}.window")
+            hidden = [v for v in ("{task_dir}", "{store}") if any(v in a for a in step.launch)]
+            if hidden:
+                yield (
+                    f"{where}.launch: an app cannot read {' or '.join(hidden)} (the task's "
+                    "folder and the file store are hidden from the trial's apps: they hold "
+                    "the answers); copy the file into the home first with a write … from step"
+                )
         elif isinstance(step, WaitWindowStep):
             yield from _regex(step.wait_window, f"{where}.wait_window")
         elif isinstance(step, WriteStep) and step.from_ is not None and "{" not in step.from_:

@@ -10,15 +10,14 @@ a missing or unreadable file locks out everyone (fail closed).
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import os
 import secrets
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from deskpilot._files import write_atomic
 from deskpilot.config import Settings
 from deskpilot.errors import ConfigError
 
@@ -36,17 +35,7 @@ def new_token() -> str:
 
 def write_token_file(path: Path, token: str) -> None:
     """Write ``token`` to ``path``, readable by this user only (0600), atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mcp-token-")
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(token + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, token + "\n", mode=0o600)
 
 
 def read_token_file(path: Path) -> str:

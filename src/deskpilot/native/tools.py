@@ -22,6 +22,7 @@ from typing import Any
 from PIL import Image
 
 from deskpilot.desktop.base import Desktop, Rect, WindowInfo
+from deskpilot.desktop.window_ids import find_window
 from deskpilot.errors import InvalidArguments, WindowNotFound
 from deskpilot.events import Image as EventImage
 from deskpilot.native.actions import (
@@ -51,7 +52,6 @@ from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, ToolSpec, tool
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.reach import Keys, Point, Reach
-from deskpilot.tools.windows import find_window
 
 _FRIENDLY = {"Control_L": "ctrl", "Shift_L": "shift", "Alt_L": "alt", "Super_L": "super"}
 _WRAPPERS = {"label", "text", "icon", "image", "static", "filler", "panel"}

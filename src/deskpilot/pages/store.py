@@ -18,6 +18,11 @@ def library_path(settings: Settings) -> Path:
 
 
 def extension_dir(settings: Settings) -> Path:
+    """The generated extension the agent browser loads. On a sandbox it lives in the sandbox's
+    home, next to the profile: the browser may run as the sandbox's own user, who cannot read
+    deskpilot's data dir (Chromium then shows "Error Loading Extension" and runs no rule)."""
+    if settings.sandbox_dir:
+        return Path(settings.sandbox_dir) / "home" / ".config" / "deskpilot-browser-extension"
     return pages_dir(settings) / "extension"
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from deskpilot._files import write_atomic
 from deskpilot.desktop.a11yenv import accessible_env
 from deskpilot.desktop.wayland.appenv import wayland_app_env
 
@@ -98,10 +99,7 @@ class SandboxInfo:
 
     def save(self) -> None:
         """Write this info into the sandbox's own directory (see :func:`read_info`)."""
-        path = os.path.join(self.runtime_dir, INFO_FILE)
-        with open(path + ".tmp", "w") as fh:
-            fh.write(self.to_json())
-        os.replace(path + ".tmp", path)
+        write_atomic(os.path.join(self.runtime_dir, INFO_FILE), self.to_json())
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)

@@ -29,6 +29,7 @@ from starlette.responses import Response, StreamingResponse
 
 from deskpilot import _procfs
 from deskpilot.desktop import registry
+from deskpilot.desktop.window_ids import handle_of, pid_of
 from deskpilot.serve.capture import Capturer, Frame, Mode, Seen
 from deskpilot.serve.sessions import ConsoleSession, Sessions
 
@@ -41,14 +42,6 @@ def pack(frame: Frame) -> bytes:
     return b"".join(
         (struct.pack(">I", len(header)), header, struct.pack(">I", len(frame.jpeg)), frame.jpeg)
     )
-
-
-def window_xid(stable_id: str | None) -> int | None:
-    """The X id in a ``pid/xid`` window ID."""
-    if not stable_id or "/" not in stable_id:
-        return None
-    tail = stable_id.rsplit("/", 1)[1]
-    return int(tail) if tail.isdigit() else None
 
 
 class WindowOwners:
@@ -65,11 +58,10 @@ class WindowOwners:
         self._alive: set[int] = set()  # pids seen running
 
     def xid(self, stable_id: str | None) -> int | None:
-        xid = window_xid(stable_id)
-        head = (stable_id or "").split("/", 1)[0]
-        if xid is None or not head.isdigit() or int(head) <= 0:
+        xid = handle_of(stable_id)
+        pid = pid_of(stable_id)
+        if xid is None or pid is None or pid <= 0:
             return xid
-        pid = int(head)
         if not _procfs.is_zombie(pid):
             self._alive.add(pid)
             return xid
@@ -115,7 +107,7 @@ class Previews:
 
         def target() -> int | None:
             if sandbox:  # the whole screen; its pids are the sandbox's own
-                return window_xid(session.bound_window())
+                return handle_of(session.bound_window())
             return owners.xid(session.bound_window())
 
         def emit(frame: Frame) -> None:

@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deskpilot._files import write_atomic
 from deskpilot.errors import ConfigError
 
 FIELDS = ("input", "output", "cached_input", "cache_write")
@@ -238,10 +238,7 @@ class PriceTable:
             lines.append(f"[prices.{json.dumps(name)}]")
             lines += [f"{k} = {v!r}" for k, v in price.as_dict().items()]
             lines.append("")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temp = self.path.with_name(f".{self.path.name}.tmp")
-        temp.write_text("\n".join(lines), encoding="utf-8")
-        os.replace(temp, self.path)
+        write_atomic(self.path, "\n".join(lines))
         self.prices, self.problem, self._stamp = checked, "", None
         self.reload()
 

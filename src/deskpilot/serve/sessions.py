@@ -50,7 +50,7 @@ from typing import Any
 
 from deskpilot.agent.loop import RunResult, StopController
 from deskpilot.agent.providers import get_provider
-from deskpilot.agent.task import resolve_window
+from deskpilot.agent.task import stable_window_id
 from deskpilot.config import CONFIRM_MODES, ConfirmMode, Settings
 from deskpilot.errors import ConfigError, DeskpilotError
 from deskpilot.events import Event
@@ -464,7 +464,7 @@ class Sessions:
                 self.confirmations.track(session.id, ctx.grants)  # listed, revocable
                 window = None
                 if request.window:
-                    window = await resolve_window(ctx, request.window)
+                    window = await stable_window_id(ctx, request.window)
                     if window is None:
                         raise ConfigError(f"window {request.window!r} is not open on this desktop")
                     session.window = window

@@ -23,6 +23,7 @@ INPUT_METHODS: frozenset[str] = frozenset(
         "click_element",
         "fill_element",
         "focus_element",
+        "select_text",
         "type_text",
         "press_keys",
         "scroll",

@@ -38,14 +38,18 @@ from deskpilot.tools.elements import verify
 from deskpilot.tools.pointer import PRESSES, refuse_covered, run_pointer_step, step_points
 from deskpilot.tools.reach import NOTHING, Activation, Keys, Point, Reach
 from deskpilot.tools.screen import change_summary, read_window
+from deskpilot.tools.scrolled import came_into_view
+from deskpilot.tools.selecting import select_step
 from deskpilot.tools.steps import (
     STEP_FIELDS,
     ActionArg,
     DxArg,
     DyArg,
     ElementArg,
+    EndArg,
     ForceArg,
     ShortcutArg,
+    StartArg,
     Step,
     TextArg,
     ToElementArg,
@@ -121,6 +125,8 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
         if outcome.detail.startswith("its item "):  # a drop-down: the item was chosen
             return f"Chose {step.text!r} in {shown(ctx, eid, live)} @{eid} {how(outcome)}."
         return f"Filled {shown(ctx, eid, live)} @{eid} with {n} characters {how(outcome)}."
+    if step.action == "select":
+        return await select_step(ctx, window, step)
     to = await keys_to(ctx, window, step.elementID) if step.elementID else ""
     if step.action == "type":
         outcome = await ctx.desktop.type_text(window, step.text or "")
@@ -210,17 +216,21 @@ async def perform(
     dx: DxArg = None,
     dy: DyArg = None,
     force: ForceArg = False,
+    start: StartArg = None,
+    end: EndArg = None,
     windowID: WindowIDArg = None,
 ) -> ToolResult:
     """Do one UI action in a window: click an element, fill a field, type text into the
-    focused element, press a shortcut, or use the pointer (double_click, right_click, hover,
+    focused element, press a shortcut, select a range of text (select: by the text or by
+    offsets), or use the pointer (double_click, right_click, hover,
     drag, or click at a point x, y of the window's computer_use_screenshot, for canvas, SVG
     and apps without accessibility). Element IDs come from the latest read_screen_ax of that
     window; if one no longer exists you get an error telling you to re-read. Pointer actions
     activate the window for the moment, like type and shortcut."""
     step = Step(
         action=action, elementID=elementID, text=text, shortcut=shortcut, x=x, y=y,
-        toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy, force=force,
+        toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy, force=force, start=start,
+        end=end,
     )  # fmt: skip
     window = await resolve_window(ctx, windowID)
     before = {w.handle: w for w in await ctx.desktop.list_windows()}
@@ -400,8 +410,9 @@ async def scroll(
         Field(
             gt=0,
             le=3_600_000,
-            description="How long to scroll (default 3000). There "
-            "is no distance: longer scrolls further.",
+            description="How long to scroll (default 3000; shorter moves less). One call "
+            "moves at most about one view and keeps part of the old view in sight: scroll "
+            "again for more.",
         ),
     ] = 3000,
     direction: Annotated[
@@ -418,9 +429,10 @@ async def scroll(
     windowID: WindowIDArg = None,
 ) -> ToolResult:
     """Scroll a window's main content, or one scrollable element (elementID: a list or area
-    marked [more below] in a read). Whether anything moved is judged on that content. If
-    nothing moved, re-read and try a shorter duration or another direction; re-read after
-    scrolling to get the newly visible elements."""
+    marked [more below] in a read), by at most about one view, so nothing is skipped. Whether
+    anything moved is judged on that content; the result lists what came into view. If
+    nothing moved, re-read and try another direction. To read a whole scroll area without
+    scrolling, read_screen_ax its elementID (what is off screen is marked offscreen)."""
     window = await resolve_window(ctx, windowID)
     steps = min(MAX_STEPS, max(1, math.ceil(milliseconds / MS_PER_STEP)))
     key, what = None, window.stable_id
@@ -428,13 +440,21 @@ async def scroll(
         eid, live = await verify(ctx, window, elementID)
         key, what = live.key, f"{shown(ctx, eid, live)} @{eid}"
     async with answering(ctx, window):
+        before = await _lines_now(ctx, window)
         outcome, moved = await ctx.desktop.scroll(window, direction, steps, key)
-    capped = " (capped)" if steps == MAX_STEPS and milliseconds > MS_PER_STEP * MAX_STEPS else ""
     if moved:
         text = (
-            f"Scrolled {direction} for {milliseconds} ms ({steps} wheel steps{capped}) in "
-            f"{what} {how(outcome)}. The content moved: re-read to see it."
+            f"Scrolled {direction} in {what} {how(outcome)} (at most about one view a "
+            "scroll: part of the old view is still in sight)."
         )
+        after = await _lines_now(ctx, window) if before is not None else None
+        new = came_into_view(before or {}, after) if after is not None else []
+        if new:
+            text += " Came into view:\n" + "\n".join(f"  {line}" for line in new)
+        elif after is not None:
+            text += " Nothing new came into view in the read (re-read to see the area)."
+        else:
+            text += " The content moved: re-read to see it."
     else:
         text = (
             f"Scrolled {direction} ({steps} wheel steps) in {what}, but nothing moved: it "
@@ -447,6 +467,14 @@ async def scroll(
         data={"moved": moved, "steps": steps},
         summary=f"scroll {direction}: {'moved' if moved else 'nothing moved'}",
     )
+
+
+async def _lines_now(ctx: ToolContext, window: WindowInfo) -> dict[str, str] | None:
+    """The window's read lines now (no baseline), or None when it cannot be read."""
+    try:
+        return (await read_window(ctx, window, baseline=False)).lines
+    except DeskpilotError:
+        return None
 
 
 @tool(risk=Risk.READ_ONLY, title="Wait", idempotent=True, reach=NOTHING)

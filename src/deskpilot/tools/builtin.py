@@ -18,6 +18,8 @@ NINE_TOOLS = (
     computer_use_screenshot,
     open_urls,
 )
+#: their names, in the order the seed lists them (the subagent's tools: agent/task.py)
+NINE_TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in NINE_TOOLS)
 
 
 def computer_use_tools() -> ToolSet:

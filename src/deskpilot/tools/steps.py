@@ -8,6 +8,7 @@ corner); keyboard actions (``type``, ``shortcut``) go to whatever has the focus.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,7 +17,7 @@ from deskpilot.desktop.keys import parse_shortcut
 from deskpilot.errors import InvalidArguments
 
 Action = Literal[
-    "click", "double_click", "right_click", "hover", "drag", "fill", "type", "shortcut"
+    "click", "double_click", "right_click", "hover", "drag", "fill", "type", "shortcut", "select"
 ]
 #: Actions done with the pointer (XTest) at an element's visible centre or at a point.
 POINTER_ACTIONS = frozenset({"double_click", "right_click", "hover", "drag"})
@@ -31,17 +32,45 @@ ActionArg = Annotated[
         "drag: press on elementID or (x, y), move to toElementID, (toX, toY) or by (dx, dy), "
         "release; fill: replace a field's text (a drop-down: choose its item of that name; a "
         "date or time: '2026-03-07', '14:05'); type: send keystrokes to whatever has focus; "
-        "shortcut: a key combination such as 'ctrl+s', 'escape', 'shift+enter', 'cmd+k'."
+        "shortcut: a key combination such as 'ctrl+s', 'escape', 'shift+enter', 'cmd+k'; "
+        "select: select a range of an element's text, by the text itself (text) or by "
+        "offsets (start, end), as a person would by dragging over it."
     ),
 ]
 ElementArg = Annotated[
     str | None,
     Field(
         description="Element ID (the text after '@' in read_screen_ax), for click, fill, "
-        "the pointer actions and the start of a drag."
+        "the pointer actions and the start of a drag; for select, the element whose text to "
+        "select in (without it, select finds its text anywhere in the window)."
     ),
 ]
-TextArg = Annotated[str | None, Field(max_length=20000, description="Text for fill and type.")]
+TextArg = Annotated[
+    str | None,
+    Field(
+        max_length=20000,
+        description="Text for fill and type; for select, the text to select (exactly as the "
+        "read shows it; it must occur once in the element or its parts).",
+    ),
+]
+StartArg = Annotated[
+    int | None,
+    Field(
+        ge=0,
+        le=100_000_000,
+        description="select: offset of the first character to select in the element's text "
+        "(0 = its first character).",
+    ),
+]
+EndArg = Annotated[
+    int | None,
+    Field(
+        ge=0,
+        le=100_000_000,
+        description="select: offset just after the last character to select (end - start "
+        "characters are selected).",
+    ),
+]
 ShortcutArg = Annotated[
     str | None,
     Field(
@@ -108,6 +137,8 @@ class Step(BaseModel):
     dx: DxArg = None
     dy: DyArg = None
     force: ForceArg = False
+    start: StartArg = None
+    end: EndArg = None
 
     @property
     def point(self) -> tuple[int, int] | None:
@@ -152,6 +183,10 @@ def check_step(step: Step, where: str = "") -> None:
         raise bad("drag needs exactly one destination: toElementID, (toX, toY), or (dx, dy)")
     if step.action != "drag" and any(drop):
         raise bad("toElementID, toX/toY and dx/dy are only for drag")
+    if step.action == "select":
+        check_select(step, bad)
+    elif step.start is not None or step.end is not None:
+        raise bad("start and end are only for select")
     if step.action in ("fill", "type") and step.text is None:
         raise bad(f"{step.action} needs a text")
     if step.action == "type" and step.text == "":
@@ -163,3 +198,20 @@ def check_step(step: Step, where: str = "") -> None:
             parse_shortcut(step.shortcut or "")
         except InvalidArguments as exc:
             raise bad(str(exc)) from None
+
+
+def check_select(step: Step, bad: Callable[[str], InvalidArguments]) -> None:
+    """The fields of a select step: an element, and a text or a range of offsets."""
+    offsets = step.start is not None or step.end is not None
+    if step.text is not None and offsets:
+        raise bad("select takes either a text or start and end offsets, not both")
+    if step.text is None and not offsets:
+        raise bad("select needs the text to select, or start and end offsets")
+    if step.text is not None and step.text == "":
+        raise bad("select needs a non-empty text")
+    if offsets and not (step.elementID or "").strip():
+        raise bad("select by offsets needs the elementID whose text they count in")
+    if offsets and (step.start is None or step.end is None):
+        raise bad("select by offsets needs both start and end")
+    if step.start is not None and step.end is not None and step.end <= step.start:
+        raise bad(f"select needs end > start (got start {step.start}, end {step.end})")

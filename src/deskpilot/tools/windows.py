@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 from pydantic import Field
 
 from deskpilot.desktop.base import AppEntry, WindowInfo
+from deskpilot.desktop.window_ids import find_window
 from deskpilot.errors import InvalidArguments, ToolError, WindowNotFound
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, tool
@@ -38,29 +39,6 @@ PASS_HINT = (
     "Pass this windowID to read_screen_ax, perform, perform_sequence, scroll and "
     "computer_use_screenshot (it is now the tracked target, used when windowID is omitted)."
 )
-
-
-def find_window(windows: list[WindowInfo], window_id: str) -> WindowInfo | None:
-    """The window a ``pid/title``, ``pid/xid``, bare xid or ``0x…`` id names."""
-    wid = window_id.strip()
-    if "/" in wid:
-        pid_text, rest = wid.split("/", 1)
-        if not pid_text.strip().isdigit():
-            return None
-        pid = int(pid_text)
-        if rest.isdigit():
-            for w in windows:
-                if w.pid == pid and w.handle == int(rest):
-                    return w
-        for w in windows:
-            if w.pid == pid and w.title == rest:
-                return w
-        return None
-    try:
-        xid = int(wid, 16) if wid.lower().startswith("0x") else int(wid)
-    except ValueError:
-        return None
-    return next((w for w in windows if w.handle == xid), None)
 
 
 def _choose(

@@ -165,6 +165,18 @@ class AtspiAccessibility:
                     selections.append((start, end, str(text).replace("\ufffc", "")))
         return Caret(key, offset, line, column, length, selections)
 
+    async def select_text(self, key: ElementKey, start: int, end: int) -> bool:
+        bus = self.bus
+        try:
+            count = int((await bus.call(*key, "Text", "GetNSelections"))[0])
+            if count > 0:
+                done = await bus.call(*key, "Text", "SetSelection", "iii", [0, start, end])
+            else:
+                done = await bus.call(*key, "Text", "AddSelection", "ii", [start, end])
+        except (AtspiCallError, AtspiTimeout):
+            return False  # no Text, or it is gone
+        return bool(done[0])
+
     async def action_names(self, key: ElementKey) -> list[str]:
         return await self.elements.action_names(key)
 

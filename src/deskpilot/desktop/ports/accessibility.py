@@ -14,9 +14,10 @@ Three kinds of members:
   certain already (a launch then says so at once instead of waiting for a tree).
 * **Element checks and actions** with their own judgement (they swallow what they can answer
   with None/False): ``inspect`` (None once gone), ``extents``, ``text_extents``,
-  ``read_text``/``deep_text``, ``caret``, ``action_names``, ``activate`` (the activating
-  action's name; None when the element has none of its own), ``set_text`` (replace the text
-  without the keyboard, checked; None when it cannot), ``editable_parts``, ``grab_focus``,
+  ``read_text``/``deep_text``, ``caret``, ``select_text``, ``action_names``, ``activate``
+  (the activating action's name; None when the element has none of its own), ``set_text``
+  (replace the text without the keyboard, checked; None when it cannot), ``editable_parts``,
+  ``grab_focus``,
   ``scroll_into_view``, ``cell_at``, ``cell_place``.
 * **Element primitives** — ``children``, ``child_count``, ``child_at``, ``parent``, ``role``,
   ``name``, ``states``, ``attributes``, ``interfaces``, ``value``, ``selected_child``,
@@ -128,6 +129,12 @@ class Accessibility(Protocol):
         ...
 
     async def caret(self, key: ElementKey) -> Caret | None: ...
+
+    async def select_text(self, key: ElementKey, start: int, end: int) -> bool:
+        """Select characters ``start``..``end`` of the element's own text (its first
+        selection; the caret at ``end``); whether the app took it (read back with
+        :meth:`caret`)."""
+        ...
 
     async def action_names(self, key: ElementKey) -> list[str]:
         """The element's action names, lower-cased."""

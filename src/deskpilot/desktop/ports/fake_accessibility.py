@@ -86,6 +86,9 @@ class FakeAccessibility:
     async def caret(self, key: ElementKey) -> Caret | None:
         return None
 
+    async def select_text(self, key: ElementKey, start: int, end: int) -> bool:
+        return False  # the fake apps' texts have no selection
+
     async def action_names(self, key: ElementKey) -> list[str]:
         found = self.world.find(key)
         return ["click"] if found is not None and "Action" in found[1].interfaces else []

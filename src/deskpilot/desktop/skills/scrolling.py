@@ -9,13 +9,17 @@ are, and the values of its scroll bars — not on the window's pixels, so a tick
 movement; an area without children is judged on its own pixels. After a move the reader waits
 until the content is still and the accessibility tree shows it (Chromium's tree trails its
 paint) — unless the area has no children, and so nothing in the tree to move.
+
+One scroll moves at most about one view, keeping a part of the old view in sight: a scroll
+action (about 80% of a page) once; wheel notches no more than fit in 75% of the view, a notch
+counted at the larger of 120 px (Chromium's, the largest seen) and GTK's ``view ** (2/3)``.
+Content is never skipped between two reads; more scrolls move further.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import ActionOutcome, Node, Rect, ScrollDirection, Snapshot, WindowInfo
@@ -34,11 +38,12 @@ SCROLLISH = frozenset(
 )  # fmt: skip
 #: Children whose positions make an area's content signature.
 SIGNATURE_CHILDREN = 32
-#: Pixels one wheel notch scrolls in Chromium and GTK (three lines), to turn wheel steps into
-#: scroll actions, each of which scrolls about a page (80% of the area).
-NOTCH_PX = 53
-PAGE_SHARE = 0.8
-MAX_ACTIONS = 50
+#: Pixels one wheel notch scrolls at most, as seen (Chromium: 120 px in a 690 px view; GTK's
+#: grows with the view, ``view ** (2/3)``).
+NOTCH_PX = 120
+#: One scroll moves at most this share of the view, so what was at its far edge stays in
+#: sight (no content skipped between two reads).
+VIEW_SHARE = 0.75
 _ACTION_OF = {"down": "scrolldown", "up": "scrollup", "left": "scrollleft", "right": "scrollright"}
 
 Signature = tuple[object, ...]
@@ -92,24 +97,21 @@ class Scrolling:
         wanted = _ACTION_OF[direction]
         if wanted not in names:
             return None
-        size = area.bounds.height if area.bounds else 0
-        if direction in ("left", "right"):
-            size = area.bounds.width if area.bounds else 0
-        page = max(1.0, PAGE_SHARE * size)
-        count = min(MAX_ACTIONS, max(1, math.ceil(steps * NOTCH_PX / page)))
-        index = names.index(wanted)
-        for _ in range(count):
-            await self.a11y.do_action(area.key, index)
-            await asyncio.sleep(0.02)
+        # one action moves most of a page already: one per scroll (no content skipped)
+        await self.a11y.do_action(area.key, names.index(wanted))
         name = {"down": "scrollDown", "up": "scrollUp", "left": "scrollLeft"}.get(
             direction, "scrollRight"
         )
-        return ActionOutcome("atspi", f"AT-SPI action '{name}' ×{count}")
+        return ActionOutcome("atspi", f"AT-SPI action '{name}'")
 
     async def _wheel_over(
         self, window: WindowInfo, area: Node | None, direction: ScrollDirection, steps: int
     ) -> ActionOutcome:
         rect = area.bounds if area is not None and area.bounds is not None else window.geometry
+        seen = _intersection(rect, window.geometry) or rect
+        steps = min(
+            steps, notches_in_view(seen.width if direction in ("left", "right") else seen.height)
+        )
         x, y = visible_center(rect, window.geometry) or window.geometry.center
         async with self.raw.session(window) as outcome:
             pointer = await self.input.pointer()
@@ -212,6 +214,19 @@ def main_area(window: WindowInfo, snap: Snapshot) -> Node | None:
         if best is None or best.bounds is None or b.width * b.height > _area(best.bounds):
             best = node
     return best
+
+
+def notches_in_view(size: int) -> int:
+    """Wheel notches that move a view of ``size`` pixels by at most :data:`VIEW_SHARE` of it
+    (a notch: the larger of Chromium's step and GTK's, which grows with the view)."""
+    notch = max(float(NOTCH_PX), max(size, 1) ** (2 / 3))
+    return max(1, int(VIEW_SHARE * size // notch))
+
+
+def _intersection(a: Rect, b: Rect) -> Rect | None:
+    x, y = max(a.x, b.x), max(a.y, b.y)
+    right, bottom = min(a.x + a.width, b.x + b.width), min(a.y + a.height, b.y + b.height)
+    return Rect(x, y, right - x, bottom - y) if right > x and bottom > y else None
 
 
 def _area(rect: Rect) -> int:
