@@ -11,6 +11,9 @@ reached with the arrow keys (:mod:`.choosing`). Filling is :mod:`.filling`.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
+from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import ActionOutcome, LiveElement, WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.identity import ElementKey
@@ -21,8 +24,22 @@ from deskpilot.desktop.skills.focus import take_focus
 from deskpilot.desktop.skills.raw_input import RawInput
 from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 
+#: Roles of the items of a drop-down's list.
+ITEMS = frozenset({"menu-item", "option", "list-item", "check-menu-item", "radio-menu-item"})
+#: How long a drop-down's list is given to close after one of its items was chosen.
+ITEM_CLOSE_S = 0.5
+
 #: Fields an action focuses as a click would (their caret is their own business).
 FIELDS = frozenset({"entry", "password-text", "spin-button", "combo-box", "terminal"})
+
+
+async def _within(check: Callable[[], Awaitable[bool]], timeout: float) -> bool:
+    """Whether ``check`` holds within ``timeout`` seconds (polled, not slept on)."""
+    try:
+        await async_wait_for(check, timeout=timeout, what="a condition")
+    except WaitTimeout:
+        return False
+    return True
 
 
 class Elements:
@@ -64,10 +81,12 @@ class Elements:
         on_top = await self.windows.window_at(*point) if point is not None else None
         if point is not None and (on_top is None or on_top.handle == window.handle):
             await self.input.move(*point)  # hover where the element is, as a person's would
+        combo = await self._list_of(window, live) if live is not None and not area else None
         name = None if area else await self.a11y.activate(key)
         if name is not None:
             moved = f", the pointer on it at {point}" if point is not None else ""
-            return ActionOutcome("atspi", f"AT-SPI action '{name}'{moved}")
+            closed = await self._closed(combo) if combo is not None else ""
+            return ActionOutcome("atspi", f"AT-SPI action '{name}'{moved}{closed}")
         if live is not None and await self.aiming.in_popover(live):
             return await self._click_popover_row(window, live)
         x, y = await self.aiming.element_point(window, key)
@@ -108,7 +127,9 @@ class Elements:
 
     async def _pressed_by_pointer(self, window: WindowInfo, live: LiveElement | None) -> bool:
         """Whether the element is a web page's, clicked with the pointer: not an item of a
-        ``<select>``'s popup (drawn outside the page, chosen by its action)."""
+        ``<select>``'s popup (drawn outside the page, chosen by its action; its items sit in
+        a menu inside the combo box). A page's own menu (``role="menu"``, often driven by
+        hover) is clicked with the pointer like the rest of the page."""
         if live is None or not await self.a11y.web_engine(window) or live.role == "option":
             return False
         key = live.parent_key
@@ -116,10 +137,43 @@ class Elements:
             up = await self.a11y.inspect(key) if key is not None else None
             if up is None:
                 break
-            if up.role in ("combo-box", "menu"):
+            if up.role == "combo-box":
                 return False
             key = up.parent_key
         return True
+
+    async def _list_of(self, window: WindowInfo, live: LiveElement) -> ElementKey | None:
+        """The page's drop-down whose open list holds this item (its combo box, expanded), if
+        any (toolkits close their lists themselves when an item is chosen)."""
+        if live.role not in ITEMS or not await self.a11y.web_engine(window):
+            return None
+        key = live.parent_key
+        for _ in range(3):
+            up = await self.a11y.inspect(key) if key is not None else None
+            if up is None:
+                return None
+            if up.role == "combo-box":
+                return up.key if "expanded" in up.states else None
+            key = up.parent_key
+        return None
+
+    async def _closed(self, combo: ElementKey) -> str:
+        """After an item of a drop-down's list was chosen by its action: the list closed, as
+        a person's click closes it. Chromium's ``<select>`` keeps its list open after the
+        action (the value is set), drawn over the page: the next pointer click landed in it.
+        Its combo box's action closes it (Chromium toggles the list); a list that stays open
+        is said."""
+
+        async def shut() -> bool:
+            now = await self.a11y.inspect(combo)
+            return now is None or "expanded" not in now.states
+
+        if await _within(shut, ITEM_CLOSE_S):
+            return ""
+        await self.a11y.activate(combo)
+        if await _within(shut, ITEM_CLOSE_S):
+            return "; its list closed (the combo box's action, as a click would close it)"
+        return "; its list is still open (press Escape or click elsewhere to close it)"
 
     async def _click_popover_row(self, window: WindowInfo, live: LiveElement) -> ActionOutcome:
         """A row without an action in a GTK 4 popover (a drop-down's open list): GTK reports
