@@ -59,7 +59,12 @@ from deskpilot.tools.steps import (
     YArg,
     check_step,
 )
-from deskpilot.tools.window_changes import may_open_window, presses_enter, window_changes
+from deskpilot.tools.window_changes import (
+    may_open_window,
+    opens_dialog,
+    presses_enter,
+    window_changes,
+)
 from deskpilot.tools.windows import WindowIDArg, peek_window, resolve_window
 from deskpilot.tools.wording import describe, how, shown
 
@@ -236,6 +241,7 @@ async def perform(
     before = {w.handle: w for w in await ctx.desktop.list_windows()}
     focus = await ctx.desktop.focused_element(window)
     since = time.monotonic()
+    opener = await _names_a_dialog(ctx, window, step)
     line = await run_or_closed(ctx, window, step)
     try:
         await ctx.desktop.settle(window, since)
@@ -243,12 +249,23 @@ async def perform(
     except DeskpilotError:
         if await is_open(ctx, window):
             raise
-    line += await window_changes(
-        ctx, window, before, enter=presses_enter([step]), grace=may_open_window([step])
-    )
+    grace = may_open_window([step]) or opener
+    line += await window_changes(ctx, window, before, enter=presses_enter([step]), grace=grace)
     if await is_open(ctx, window):
         line = _with_summary(line, await change_summary(ctx, window))
     return ToolResult(line, summary=line.split(" via ")[0])
+
+
+async def _names_a_dialog(ctx: ToolContext, window: WindowInfo, step: Step) -> bool:
+    """Whether the step clicks a control whose name says it opens a dialog ("Settings…"):
+    the dialog is then waited for briefly if it has not come when the app went quiet."""
+    if step.action not in ("click", "double_click") or not step.elementID:
+        return False
+    try:
+        _eid, live = await verify(ctx, window, step.elementID)
+    except DeskpilotError:
+        return False  # the step itself says what is wrong with the ID
+    return opens_dialog(live.name or "")
 
 
 async def is_open(ctx: ToolContext, window: WindowInfo) -> bool:
