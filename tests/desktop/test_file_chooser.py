@@ -16,6 +16,7 @@ import pytest
 
 from deskpilot._wait import async_wait_for
 from tests.desktop.conftest import Apps, Call
+from tests.desktop.helpers import find_id
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -40,7 +41,11 @@ async def test_choosing_a_file_by_its_row_returns_exactly_that_file(
     eid = await async_wait_for(row_id, timeout=20, what=f"file{wanted}.txt's row")
     clicked = await call("perform", {"elementID": eid, "windowID": chooser.stable_id})
     assert not clicked.is_error, clicked.text
-    assert "selected" in clicked.text, clicked.text  # it was selected before it was activated
+    assert "selected" in clicked.text, clicked.text
+    assert not answer.exists() or not answer.read_text()  # selecting never confirms
+    text = (await call("read_screen_ax", {"windowID": chooser.stable_id})).text
+    opened = await call("perform", {"elementID": find_id(text, "button", "OK")})
+    assert not opened.is_error, opened.text
 
     async def answered() -> str | None:
         text = answer.read_text() if answer.exists() else ""

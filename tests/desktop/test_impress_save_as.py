@@ -46,6 +46,9 @@ async def test_fill_a_title_then_save_as_through_the_dialog(
         if w.title == "Select a Template":
             await call("perform", {"action": "shortcut", "shortcut": "escape",
                                    "windowID": w.stable_id})  # fmt: skip
+            # open_app may have answered with the chooser (it came first): the slides' window
+            main = next(v.stable_id for v in await ctx.desktop.list_windows()
+                        if v.pid == w.pid and v.title.endswith("LibreOffice Impress"))  # fmt: skip
 
     async def title_id() -> str | None:
         text = (await call("read_screen_ax", {"windowID": main})).text

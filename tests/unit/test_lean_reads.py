@@ -68,7 +68,9 @@ def test_ticking_texts_leave_repeated_diffs() -> None:
     assert len(d.changed) == 2 and ticked == {"a"}  # the first tick still shows
     d, ticked = quiet(diff(second, third), ticked)
     assert d.empty and d.ticking == 1 and ticked == {"a"}
-    assert d.summary() == "No change in the window was seen. (1 ticking text left out)"
+    assert (
+        d.summary() == "No visible effect: nothing in the window changed. (1 ticking text left out)"
+    )
 
 
 def test_app_guidance_comes_once_per_window_and_when_asked(settings: Settings) -> None:

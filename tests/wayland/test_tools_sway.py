@@ -20,6 +20,7 @@ from PIL import Image
 from deskpilot._wait import wait_for
 from deskpilot.desktop.wayland.sway import SwayIpc, SwayWindow
 from deskpilot.sandbox import Sandbox
+from tests.desktop.helpers import find_id
 from tests.wayland.conftest import require
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.app]
@@ -237,6 +238,12 @@ def test_a_file_chosen_in_a_gtk_file_chooser(sway: tuple[Sandbox, Env]) -> None:
     eid = wait_for(row, timeout=120, what="file5.txt's row")
     clicked = tool(env, "perform", f'{{"elementID": "{eid}", "windowID": "{wid}"}}')
     assert clicked.returncode == 0, clicked.stdout + clicked.stderr
+    assert "selected" in clicked.stdout, clicked.stdout
+    assert chooser.poll() is None  # selecting never confirms (issue #21): the chooser is open
+    read = tool(env, "read_screen_ax", f'{{"windowID": "{wid}"}}')
+    ok = tool(env, "perform", json.dumps({"elementID": find_id(read.stdout, "button", "OK"),
+                                          "windowID": wid}))  # fmt: skip
+    assert ok.returncode == 0, ok.stdout + ok.stderr
     assert chooser.wait(timeout=30) == 0
     answer = Path(sb.info.runtime_dir, "chosen.log").read_text().splitlines()  # + GTK warnings
     assert f"{folder}/file5.txt" in answer

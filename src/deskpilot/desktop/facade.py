@@ -47,7 +47,7 @@ class DesktopFacade:
         filling = Filling(ports, raw, aiming, cells, choosing, segments)
         elements = Elements(ports, raw, aiming, cells, choosing)
         pointer, scrolling = Pointer(ports, raw), Scrolling(ports, reading, raw, pixels)
-        documents, covering = Documents(ports, launching), Covering(ports)
+        documents, covering = Documents(ports, launching), Covering(ports, aiming)
         selecting = Selecting(ports)
 
         # -- windows and apps ---------------------------------------------------------------

@@ -11,6 +11,7 @@ the fields of a step and their checks are :mod:`~deskpilot.tools.steps`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
@@ -21,7 +22,14 @@ from pydantic import Field
 
 from deskpilot.desktop.base import LiveElement, WindowInfo
 from deskpilot.desktop.keys import parse_shortcut
-from deskpilot.errors import ActionFailed, AppNotResponding, DeskpilotError, ToolError
+from deskpilot.errors import (
+    ActionFailed,
+    AppClosed,
+    AppGone,
+    AppNotResponding,
+    DeskpilotError,
+    ToolError,
+)
 from deskpilot.policy import Risk
 from deskpilot.tools.answering import answering
 from deskpilot.tools.base import ToolResult, tool
@@ -51,7 +59,12 @@ from deskpilot.tools.steps import (
     YArg,
     check_step,
 )
-from deskpilot.tools.window_changes import may_open_window, presses_enter, window_changes
+from deskpilot.tools.window_changes import (
+    may_open_window,
+    opens_dialog,
+    presses_enter,
+    window_changes,
+)
 from deskpilot.tools.windows import WindowIDArg, peek_window, resolve_window
 from deskpilot.tools.wording import describe, how, shown
 
@@ -117,17 +130,29 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
         if outcome.detail.startswith("its item "):  # a drop-down: the item was chosen
             return f"Chose {step.text!r} in {shown(ctx, eid, live)} @{eid} {how(outcome)}."
         return f"Filled {shown(ctx, eid, live)} @{eid} with {n} characters {how(outcome)}."
-    if step.action == "type":
-        if step.elementID:
-            _eid, live = await verify(ctx, window, step.elementID)
-            await ctx.desktop.focus_element(window, live.key)
-        outcome = await ctx.desktop.type_text(window, step.text or "")
-        return f"Typed {len(step.text or '')} characters {how(outcome)}."
     if step.action == "select":
         return await select_step(ctx, window, step)
+    to = await keys_to(ctx, window, step.elementID) if step.elementID else ""
+    if step.action == "type":
+        outcome = await ctx.desktop.type_text(window, step.text or "")
+        return f"Typed {len(step.text or '')} characters{to} {how(outcome)}."
     combo = parse_shortcut(step.shortcut or "")
     outcome = await ctx.desktop.press_keys(window, combo.keysyms)
-    return f"Pressed {step.shortcut} {how(outcome)}."
+    return f"Pressed {step.shortcut}{to} {how(outcome)}."
+
+
+async def keys_to(ctx: ToolContext, window: WindowInfo, element_id: str) -> str:
+    """Give the element a step's keys are for the keyboard focus and check it has it before
+    they are sent (keys right after another step went to the previous control); else
+    ActionFailed, no key sent."""
+    eid, live = await verify(ctx, window, element_id)
+    if not await ctx.desktop.focus_element(window, live.key):
+        raise ActionFailed(
+            f"@{eid} ({shown(ctx, eid, live)}) did not take the keyboard focus, so no key was "
+            "sent (they would have gone to whatever has it). Click it first, or send the keys "
+            "without an elementID to the focused element"
+        )
+    return f" to {shown(ctx, eid, live)} @{eid}"
 
 
 def _step_of(values: Mapping[str, Any]) -> Step:
@@ -216,14 +241,52 @@ async def perform(
     before = {w.handle: w for w in await ctx.desktop.list_windows()}
     focus = await ctx.desktop.focused_element(window)
     since = time.monotonic()
-    line = await run_step(ctx, window, step)
-    await ctx.desktop.settle(window, since)
-    line += await focus_moved(ctx, window, focus)
-    line += await window_changes(
-        ctx, window, before, enter=presses_enter([step]), grace=may_open_window([step])
-    )
-    line = _with_summary(line, await change_summary(ctx, window))
+    opener = await _names_a_dialog(ctx, window, step)
+    line = await run_or_closed(ctx, window, step)
+    try:
+        await ctx.desktop.settle(window, since)
+        line += await focus_moved(ctx, window, focus)
+    except DeskpilotError:
+        if await is_open(ctx, window):
+            raise
+    grace = may_open_window([step]) or opener
+    line += await window_changes(ctx, window, before, enter=presses_enter([step]), grace=grace)
+    if await is_open(ctx, window):
+        line = _with_summary(line, await change_summary(ctx, window))
     return ToolResult(line, summary=line.split(" via ")[0])
+
+
+async def _names_a_dialog(ctx: ToolContext, window: WindowInfo, step: Step) -> bool:
+    """Whether the step clicks a control whose name says it opens a dialog ("Settings…"):
+    the dialog is then waited for briefly if it has not come when the app went quiet."""
+    if step.action not in ("click", "double_click") or not step.elementID:
+        return False
+    try:
+        _eid, live = await verify(ctx, window, step.elementID)
+    except DeskpilotError:
+        return False  # the step itself says what is wrong with the ID
+    return opens_dialog(live.name or "")
+
+
+async def is_open(ctx: ToolContext, window: WindowInfo) -> bool:
+    return any(w.handle == window.handle for w in await ctx.desktop.list_windows())
+
+
+async def run_or_closed(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
+    """Run a step; a step whose effect was to close its window (ctrl+w, ctrl+q, a Close
+    button: the app left the accessibility bus on the way) succeeded — said so, no error."""
+    try:
+        return await run_step(ctx, window, step)
+    except (AppClosed, AppGone):
+        if await is_open(ctx, window):
+            raise
+    what = (
+        f"Pressed {step.shortcut}" if step.action == "shortcut"
+        else f"Typed {len(step.text or '')} characters" if step.action == "type"
+        else f"Did {step.action} on @{step.elementID}" if step.elementID
+        else f"Did {step.action}"
+    )  # fmt: skip
+    return f"{what}; the app closed the window as it did."
 
 
 @tool(
@@ -267,15 +330,36 @@ async def perform_sequence(
     done: list[str] = []
     before = {w.handle: w for w in await ctx.desktop.list_windows()}
     focus = await ctx.desktop.focused_element(window)
-    since = time.monotonic()
+    state = await _state(ctx, window)
+    idle: list[int] = []  # the steps after which nothing in the window had changed
     for i, step in enumerate(steps, 1):
-        if i > 1 and steps[i - 2].action in ("type", "shortcut"):
-            # keyboard input is processed asynchronously (completion, key handlers): let the
-            # app catch up before the next step, as a person would
-            await ctx.desktop.settle(window, since)
         since = time.monotonic()
         try:
-            done.append(f"{i}. {await run_step(ctx, window, step)}")
+            line = await run_or_closed(ctx, window, step)
+            if not await is_open(ctx, window):
+                done.append(f"{i}. {line}")
+                if i == len(steps):
+                    break
+                text = (
+                    f"Step {i} of {len(steps)} ({step.action}) closed window "
+                    f"{window.stable_id}; steps {i + 1}–{len(steps)} did not run. Steps that "
+                    "ran:\n" + "\n".join(done) + await window_changes(ctx, window, before)
+                )
+                return ToolResult(
+                    text,
+                    is_error=True,
+                    data={"failed_step": i + 1, "ran": i},
+                    summary=f"step {i}/{len(steps)} closed the window",
+                )
+            # let the app catch up (keys are processed asynchronously, a click's handler
+            # runs after it), then see what this step changed
+            await ctx.desktop.settle(window, since)
+            now = await _state(ctx, window)
+            if state is not None and now is not None and state == now:
+                line += " No visible effect: nothing in the window changed."
+                idle.append(i)
+            state = now
+            done.append(f"{i}. {line}")
         except Exception as exc:  # the model must learn what already ran, whatever failed
             why = str(exc)
             if not isinstance(exc, DeskpilotError):
@@ -293,14 +377,41 @@ async def perform_sequence(
                 data={"failed_step": i, "ran": i - 1},
                 summary=f"step {i}/{len(steps)} failed",
             )
-    await ctx.desktop.settle(window, since)
-    text = f"All {len(steps)} steps ran:\n" + "\n".join(done)
-    text += await focus_moved(ctx, window, focus)
+    text = f"All {len(steps)} steps ran"
+    if idle:
+        which = ", ".join(str(i) for i in idle)
+        text += (
+            f", but {len(idle)} had no visible effect (step{'s' if len(idle) > 1 else ''} "
+            f"{which}): re-read before going on"
+        )
+    text += ":\n" + "\n".join(done)
+    if await is_open(ctx, window):
+        with contextlib.suppress(AppGone):
+            text += await focus_moved(ctx, window, focus)
     text += await window_changes(
         ctx, window, before, enter=presses_enter(steps), grace=may_open_window(steps)
     )
-    text = _with_summary(text, await change_summary(ctx, window))
+    if await is_open(ctx, window):
+        text = _with_summary(text, await change_summary(ctx, window))
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")
+
+
+async def _state(
+    ctx: ToolContext, window: WindowInfo
+) -> tuple[frozenset[int], tuple[tuple[str, str], ...]] | None:
+    """What a step can visibly change: the windows open, and every line of the window's read
+    in order (values, focus, selection, order); None when the window cannot be read (it
+    closed, it does not answer)."""
+    try:
+        handles = frozenset(w.handle for w in await ctx.desktop.list_windows())
+        if window.handle not in handles:
+            return None
+        read = await read_window(ctx, window, baseline=False)
+    except DeskpilotError:
+        return None
+    if read.snap.root is None:
+        return None
+    return handles, tuple(read.lines.items())
 
 
 #: One wheel step per this many milliseconds of "scrolling"; at most MAX_STEPS steps.

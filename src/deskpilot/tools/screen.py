@@ -148,7 +148,8 @@ async def read_cells(ctx: ToolContext, window: WindowInfo, table_id: str, cells:
 
 
 async def change_summary(ctx: ToolContext, window: WindowInfo) -> str:
-    """After an action: what changed in the window since the model last read it (one line)."""
+    """After an action: what changed in the window because of it (one line) — since the model
+    last read the window or the last action's summary, whichever came later."""
     if str(window.handle) not in ctx.session.last_read:
         return ""  # never read: nothing to compare with
     if not any(w.handle == window.handle for w in await ctx.desktop.list_windows()):
@@ -162,7 +163,11 @@ async def change_summary(ctx: ToolContext, window: WindowInfo) -> str:
         )
     if read.previous is None or read.snap.root is None:
         return ""
-    return changes_since(ctx, window, read).summary()
+    summary = changes_since(ctx, window, read).summary()
+    # the model has now been told what changed: the next action's summary is about that
+    # action only, never the same lines again (issue 21)
+    ctx.session.last_read[str(window.handle)] = read.lines
+    return summary
 
 
 async def caret_lines(ctx: ToolContext, window: WindowInfo, ids: dict[str, Node]) -> list[str]:
@@ -203,8 +208,9 @@ async def read_screen_ax(
     changes: Annotated[
         bool,
         Field(
-            description="Return only what changed since your last read of this window "
-            "(+ new, - gone, ~ changed) instead of the whole tree."
+            description="Return only what changed since your last read of this window or "
+            "the last action's change summary (+ new, - gone, ~ changed, ↕ moved) "
+            "instead of the whole tree."
         ),
     ] = False,
     chrome: Annotated[

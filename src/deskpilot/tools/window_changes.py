@@ -43,6 +43,16 @@ def may_open_window(steps: list[Step]) -> bool:
     return bool(parts & OPENERS) or fkey or presses_enter(steps)
 
 
+#: How a control's name says it opens a window (a dialog): "Settings…", "Save As...".
+OPENS_DIALOG = ("…", "...")
+
+
+def opens_dialog(name: str) -> bool:
+    """Whether a control's name ends with an ellipsis: by every toolkit's convention, it
+    opens a dialog (which may come after the app went quiet, on a loaded machine)."""
+    return name.rstrip().endswith(OPENS_DIALOG)
+
+
 def presses_enter(steps: list[Step]) -> bool:
     """Whether the last step typed a newline or pressed Enter (what submits a dialog)."""
     last = steps[-1] if steps else None

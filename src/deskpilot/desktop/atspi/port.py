@@ -13,9 +13,11 @@ import asyncio
 import contextlib
 from collections.abc import Sequence
 
+from dbus_fast import Variant
+
 from deskpilot.config import Settings
 from deskpilot.desktop.atspi.bus import AtspiBus
-from deskpilot.desktop.atspi.calls import AtspiCallError, AtspiTimeout
+from deskpilot.desktop.atspi.calls import A11Y, DBUS_PROPS, AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi.consts import NULL_PATH, role_name, state_bits, state_names
 from deskpilot.desktop.atspi.elements import ElementActions
 from deskpilot.desktop.atspi.frames import EVENTS_INCOMPLETE, WindowTrees
@@ -259,6 +261,11 @@ class AtspiAccessibility:
 
     async def value(self, key: ElementKey) -> float:
         return float(await self.bus.get_property(*key, "Value", "CurrentValue"))
+
+    async def set_value(self, key: ElementKey, value: float) -> None:
+        await self.bus.call(
+            *key, DBUS_PROPS, "Set", "ssv", [A11Y + "Value", "CurrentValue", Variant("d", value)]
+        )
 
     async def selected_child(self, key: ElementKey) -> ElementKey | None:
         body = await self.bus.call(*key, "Selection", "GetSelectedChild", "i", [0])

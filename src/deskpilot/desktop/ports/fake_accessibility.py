@@ -176,6 +176,10 @@ class FakeAccessibility:
         self.world.node(key)
         raise ElementCallFailed("the fake apps' elements have no value")
 
+    async def set_value(self, key: ElementKey, value: float) -> None:
+        self.world.node(key)
+        raise ElementCallFailed("the fake apps' elements have no value")
+
     async def selected_child(self, key: ElementKey) -> ElementKey | None:
         self.world.node(key)
         return None

@@ -1,6 +1,7 @@
 """Pointer aiming: the screen point a person would click to hit an element.
 
-The point is the centre of the element's visible part (inside its window), or of its own text
+The point is the centre of the element's visible part (inside its window and the areas of its
+nearest ancestors: a half-scrolled item of a list is aimed at inside the list), or of its own text
 when that is on it (a wide list item or a tab is clicked on its label, where its link is). An
 element out of its page's or list's view is first scrolled into view by the app, as a person
 scrolls before pointing. An element of a GTK 4 popover is aimed at where the popover's popup
@@ -10,11 +11,19 @@ GTK's extents put it.
 
 from __future__ import annotations
 
+import contextlib
+
+from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import LiveElement, Rect, WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.identity import ElementKey
 from deskpilot.desktop.skills.reading import Reading
-from deskpilot.errors import ActionFailed
+from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
+
+#: Ancestors whose area cuts an element's visible part (scroll areas, clipping boxes).
+CLIP_LEVELS = 8
+#: How long an element scrolled into view is given to move there.
+SCROLLED_IN_S = 1.0
 
 
 def visible_center(rect: Rect, area: Rect) -> tuple[int, int] | None:
@@ -33,6 +42,14 @@ def overlap(a: Rect, b: Rect) -> Rect | None:
     return Rect(left, top, right - left, bottom - top) if right > left and bottom > top else None
 
 
+def _mostly_cut(rect: Rect, area: Rect) -> bool:
+    """Whether less than half of the element shows in the area though it would fit in it."""
+    seen = overlap(rect, area)
+    if seen is None or rect.width > area.width or rect.height > area.height:
+        return False
+    return seen.width * 2 < rect.width or seen.height * 2 < rect.height
+
+
 class Aiming:
     """Where to point at an element (see the module docstring)."""
 
@@ -45,17 +62,26 @@ class Aiming:
         popover = await self.popover_of(live) if live is not None else None
         if popover is not None:
             return await self._in_popover(window, key, popover)
-        if live is not None and "showing" not in live.states and "visible" in live.states:
+        hidden = live is not None and "showing" not in live.states and "visible" in live.states
+        if hidden:
             # out of its page's or list's view (Chromium): let the app scroll it in, as a
             # person would scroll before pointing at it
             await self.a11y.scroll_into_view(key)
-        rect = await self.a11y.extents(key)
-        if rect is None or rect.empty:
-            raise ActionFailed("the element has no on-screen position to point at")
+        rect, area, offset = await self._place(window, key)
+        if not hidden and _mostly_cut(rect, area) and await self.a11y.scroll_into_view(key):
+            # a sliver of it shows at a scroll area's edge: a person scrolls it in first (a
+            # click on a few pixels' sliver hits the edge or what is beside it). The app
+            # moves it in its own time (Chromium: after its next frame)
+            before = rect
+
+            async def moved() -> bool:
+                now = await self.a11y.extents(key)
+                return now is not None and now.offset(*offset) != before
+
+            with contextlib.suppress(WaitTimeout):
+                await async_wait_for(moved, timeout=SCROLLED_IN_S, what="the element to move")
+            rect, area, offset = await self._place(window, key)
         text = await self.a11y.text_extents(key)
-        offset = await self.a11y.origin(window, fresh=True) or (0, 0)
-        rect = rect.offset(*offset)
-        area = window.geometry
         if text is not None and text.offset(*offset).intersects(rect):
             # a wide item or tab: point at its text (where its link is), not at empty space
             point = visible_center(text.offset(*offset), overlap(rect, area) or area)
@@ -65,6 +91,41 @@ class Aiming:
         if point is None:
             raise ActionFailed("the element is outside the window's visible area; scroll first")
         return point
+
+    async def _place(
+        self, window: WindowInfo, key: ElementKey
+    ) -> tuple[Rect, Rect, tuple[int, int]]:
+        """The element's box on screen, the area of the window it can be seen in, and the
+        offset from the app's coordinates to the screen's."""
+        rect = await self.a11y.extents(key)
+        if rect is None or rect.empty:
+            raise ActionFailed("the element has no on-screen position to point at")
+        offset = await self.a11y.origin(window, fresh=True) or (0, 0)
+        rect = rect.offset(*offset)
+        return rect, await self._shown_in(key, rect, window.geometry, offset), offset
+
+    async def _shown_in(
+        self, key: ElementKey, rect: Rect, area: Rect, offset: tuple[int, int]
+    ) -> Rect:
+        """The part of the window where the element can be seen: the window's area cut by
+        its ancestors' (a scroll area shows the part of a half-scrolled item inside it; the
+        centre of the whole item lay under the area's edge, and the click hit what is below
+        it). An ancestor that holds none of the element (a box of no size) is passed over."""
+        up: ElementKey | None = key
+        for _ in range(CLIP_LEVELS):
+            try:
+                up = await self.a11y.parent(up) if up is not None else None
+                box = await self.a11y.extents(up) if up is not None else None
+            except (ElementCallFailed, NotAnswering):
+                break
+            if up is None:
+                break
+            if box is None or box.empty:
+                continue
+            cut = overlap(area, box.offset(*offset))
+            if cut is not None and overlap(rect, cut) is not None:
+                area = cut
+        return area
 
     async def _in_popover(
         self, window: WindowInfo, key: ElementKey, popover: ElementKey

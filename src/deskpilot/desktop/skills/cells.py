@@ -3,8 +3,9 @@
 A tree view's cell activated without being selected acts on the row selected before (GTK's
 file chooser answers with the file selected, not the one activated: the wrong file, silently).
 So a click on a selectable cell first moves the table's cursor to it (``GrabFocus``: the row
-becomes selected), checks that the cell now reports it is selected or focused, and only then
-runs its activating action; it never activates anything when the selection did not move.
+becomes selected) and checks that the cell now reports it is selected or focused. It is not
+activated: a person's click selects a row, activating it is a double-click (in a file
+chooser, activating a file confirms the chooser) — selecting never confirms.
 
 A spreadsheet cell has no editable text: ``fill`` moves the cursor to it, types the text and
 Enter (typing replaces a cell's content; nothing else in the sheet is touched, no select-all),
@@ -64,17 +65,17 @@ class Cells:
         return True
 
     async def click_cell(self, window: WindowInfo, live: LiveElement) -> ActionOutcome:
-        """Select the cell (its row), check it, then activate it if it has an action."""
+        """Select the cell (its row) and check it; never activate it (a click selects)."""
         if not await self.a11y.grab_focus(live.key) or not await self._selected(live.key):
             raise ActionFailed(
                 f"the {live.role} {live.name!r} could not be selected, so nothing was "
                 "activated (activating it would act on the row selected before)"
             )
-        name = await self.a11y.activate(live.key)
-        if name is None:
-            return ActionOutcome("atspi", "GrabFocus: the cell is selected")
+        # a person's click selects a row; activating it is a double-click (a file chooser
+        # would open the file and close): selecting never confirms
         return ActionOutcome(
-            "atspi", f"GrabFocus (the cell is selected), then AT-SPI action '{name}'"
+            "atspi",
+            "GrabFocus: the cell is selected (not activated: double_click it to open it)",
         )
 
     async def fill_cell(self, window: WindowInfo, live: LiveElement, text: str) -> ActionOutcome:

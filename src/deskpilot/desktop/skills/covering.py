@@ -1,7 +1,10 @@
 """What covers an element of a web page where a person would click it (a modal, an overlay).
 
-Only pages put overlays over their own content (toolkits open windows, which the window
-system reports). The element is hit-tested at the centre of its visible part and of its text;
+A toolkit's element can be drawn under another of the same window (overlapping shapes in a
+presentation, a placeholder under a box, an overlaid widget): the later sibling — of it or of
+an ancestor — that shows and holds the point a person would click covers it (toolkits draw
+children in order; their hit-tests return the first child holding the point, not the one on
+top). On a page, the element is hit-tested at the centre of its visible part and of its text;
 when the element hit there is neither the element, nor inside it, nor one of its ancestors,
 the outermost ancestor of the hit that the element does not share is what covers it, and it is
 described by its tag, classes, id and words (``div.modal#consent "Accept cookies"``). A
@@ -10,22 +13,37 @@ described by its tag, classes, id and words (``div.modal#consent "Accept cookies
 
 from __future__ import annotations
 
+import itertools
+
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.identity import ElementKey
-from deskpilot.desktop.skills.aiming import visible_center
-from deskpilot.errors import ElementCallFailed, NotAnswering
+from deskpilot.desktop.skills.aiming import Aiming, visible_center
+from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
+
+#: Roles of the boxes that only hold others: drawn over a widget, they do not take its clicks.
+CONTAINERS = frozenset({
+    "panel", "filler", "layered-pane", "scroll-pane", "viewport", "grouping", "section",
+    "split-pane", "root-pane", "glass-pane", "redundant-object", "unknown", "invalid", "frame",
+    "window", "form", "tool-bar", "status-bar", "page-tab-list", "page-tab", "internal-frame",
+    "desktop-frame", "option-pane", "scroll-bar", "separator", "label", "static", "image",
+    "icon", "tooltip", "notification", "embedded", "document-frame",
+})  # fmt: skip
+#: Ancestors whose later siblings are looked at; more siblings than this: laid out apart.
+MAX_LEVELS = 16
+MAX_SIBLINGS = 64
 
 
 class Covering:
     """Finding and describing what covers an element (see the module docstring)."""
 
-    def __init__(self, ports: Ports) -> None:
+    def __init__(self, ports: Ports, aiming: Aiming) -> None:
         self.a11y = ports.a11y
+        self.aiming = aiming
 
     async def covering(self, window: WindowInfo, key: ElementKey) -> str | None:
         if not await self.a11y.web_engine(window):
-            return None  # only pages put overlays over their own content (toolkits: windows)
+            return await self._drawn_over(window, key)
         origin = await self.a11y.origin(window)
         rect = await self.a11y.extents(key)
         if origin is None or rect is None or rect.empty:
@@ -55,6 +73,44 @@ class Covering:
                 return None  # one of its ancestors: a person reaches it at this point
             cover = cover or top
         return await self._describe(cover) if cover is not None else None
+
+    async def _drawn_over(self, window: WindowInfo, key: ElementKey) -> str | None:
+        """A toolkit's element under another one at the point a person would click it
+        (overlapping shapes, a placeholder under another box, a widget overlaid): the
+        element drawn later — a later sibling of it or of one of its ancestors — that shows
+        and holds the point. Toolkits' own hit-tests (GTK's returns the first child holding
+        the point, not the one on top) cannot tell it."""
+        try:
+            point = await self.aiming.element_point(window, key)
+        except (ActionFailed, ElementCallFailed, NotAnswering):
+            return None  # no place on screen: nothing can be over it there
+        origin = await self.a11y.origin(window) or (0, 0)
+        shifted = (point[0] - origin[0], point[1] - origin[1])  # as the extents give it
+        mine = await self._lineage(key, limit=MAX_LEVELS)
+        for child, parent in itertools.pairwise(mine):
+            try:
+                if await self.a11y.child_count(parent) > MAX_SIBLINGS:
+                    continue  # a table's cells, a long list: laid out side by side
+                siblings = await self.a11y.children(parent)
+            except (ElementCallFailed, NotAnswering):
+                return None
+            if child not in siblings:
+                continue
+            for later in siblings[siblings.index(child) + 1 :]:
+                if await self._holds(later, shifted):
+                    return await self._describe(later)
+        return None
+
+    async def _holds(self, key: ElementKey, point: tuple[int, int]) -> bool:
+        """Whether an element that shows and can be pressed (no bare container) covers the
+        screen point."""
+        live = await self.a11y.inspect(key)
+        if live is None or not {"showing", "visible"} <= live.states:
+            return False
+        if live.role in CONTAINERS and "focusable" not in live.states:
+            return False
+        rect = await self.a11y.extents(key)
+        return rect is not None and not rect.empty and rect.contains(*point)
 
     async def _lineage(
         self, key: ElementKey, limit: int = 40, *, until: ElementKey | None = None

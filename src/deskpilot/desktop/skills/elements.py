@@ -1,14 +1,19 @@
 """Element actions: click and focus an element by its key, its own action first.
 
-A click prefers the element's activating action (no focus or pointer needed); where it offers
-none (Chromium's inputs, an editable area a person clicks into), it falls back to a pointer
-click at the element's on-screen position (:mod:`.aiming`). A selectable table cell or tree row
+Before a click the pointer goes where a person's would (:mod:`.aiming`), so that hover state
+follows. A web page's element is then pressed with the pointer there (after the tools'
+hit-test, :mod:`.covering`); a toolkit's element is pressed by its activating action (no focus
+needed), and where it offers none (an editable area a person clicks into) by a pointer click
+at that point. A selectable table cell or tree row
 is selected first and checked (:mod:`.cells`); a row without an action in a GTK 4 popover is
 reached with the arrow keys (:mod:`.choosing`). Filling is :mod:`.filling`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
+from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import ActionOutcome, LiveElement, WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.identity import ElementKey
@@ -17,10 +22,24 @@ from deskpilot.desktop.skills.cells import Cells, selects_first
 from deskpilot.desktop.skills.choosing import Choosing
 from deskpilot.desktop.skills.focus import take_focus
 from deskpilot.desktop.skills.raw_input import RawInput
-from deskpilot.errors import ActionFailed
+from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
+
+#: Roles of the items of a drop-down's list.
+ITEMS = frozenset({"menu-item", "option", "list-item", "check-menu-item", "radio-menu-item"})
+#: How long a drop-down's list is given to close after one of its items was chosen.
+ITEM_CLOSE_S = 0.5
 
 #: Fields an action focuses as a click would (their caret is their own business).
 FIELDS = frozenset({"entry", "password-text", "spin-button", "combo-box", "terminal"})
+
+
+async def _within(check: Callable[[], Awaitable[bool]], timeout: float) -> bool:
+    """Whether ``check`` holds within ``timeout`` seconds (polled, not slept on)."""
+    try:
+        await async_wait_for(check, timeout=timeout, what="a condition")
+    except WaitTimeout:
+        return False
+    return True
 
 
 class Elements:
@@ -30,6 +49,8 @@ class Elements:
         self, ports: Ports, raw: RawInput, aiming: Aiming, cells: Cells, choosing: Choosing
     ) -> None:
         self.a11y = ports.a11y
+        self.windows = ports.windows
+        self.input = ports.input
         self.raw = raw
         self.aiming = aiming
         self.cells = cells
@@ -43,15 +64,116 @@ class Elements:
         # the caret where it lands; an action would leave the focus where it was, and the next
         # keys would go there
         area = live is not None and "editable" in live.states and live.role not in FIELDS
+        point = await self._point(window, key) if live is not None else None
+        if (
+            point is not None
+            and not area
+            and await self._pressed_by_pointer(window, live)
+            and await self._hits(window, point, key)
+        ):
+            # a page's element is clicked as a person clicks it: the pointer moves there
+            # (the page's hover state follows: a hover-driven menu acts on the item under
+            # the pointer) and presses at the point the hit-test approved. An action sent
+            # beside a pointer move races it: pages handle moves once a frame
+            async with self.raw.session(window) as outcome:
+                await self.raw.click(*point)
+            return outcome.done(f"pointer click at ({point[0]}, {point[1]})")
+        on_top = await self.windows.window_at(*point) if point is not None else None
+        if point is not None and (on_top is None or on_top.handle == window.handle):
+            await self.input.move(*point)  # hover where the element is, as a person's would
+        combo = await self._list_of(window, live) if live is not None and not area else None
         name = None if area else await self.a11y.activate(key)
         if name is not None:
-            return ActionOutcome("atspi", f"AT-SPI action '{name}'")
+            moved = f", the pointer on it at {point}" if point is not None else ""
+            closed = await self._closed(combo) if combo is not None else ""
+            return ActionOutcome("atspi", f"AT-SPI action '{name}'{moved}{closed}")
         if live is not None and await self.aiming.in_popover(live):
             return await self._click_popover_row(window, live)
         x, y = await self.aiming.element_point(window, key)
         async with self.raw.session(window) as outcome:
             await self.raw.click(x, y)
         return outcome.done(f"pointer click at ({x}, {y})")
+
+    async def _point(self, window: WindowInfo, key: ElementKey) -> tuple[int, int] | None:
+        """Where a person's pointer would click the element; None when it has no place on
+        screen (its action is then the only way, and no neighbour can be hit)."""
+        try:
+            return await self.aiming.element_point(window, key)
+        except (ActionFailed, ElementCallFailed):
+            return None
+
+    async def _hits(self, window: WindowInfo, point: tuple[int, int], key: ElementKey) -> bool:
+        """Whether the page's hit-test at ``point`` finds the element (or a part of it, or
+        one of its ancestors): else something covers it there and only its action reaches it
+        (a click that was forced: unforced ones were refused before)."""
+        hit = await self.a11y.element_at(window, *point)
+        if hit is None:
+            return False
+        return await self._above(hit.key, key) or await self._above(key, hit.key)
+
+    async def _above(self, inner: ElementKey, outer: ElementKey, levels: int = 10) -> bool:
+        """Whether ``outer`` is ``inner`` or one of its nearest ancestors."""
+        key: ElementKey | None = inner
+        for _ in range(levels):
+            if key is None:
+                return False
+            if key == outer:
+                return True
+            try:
+                key = await self.a11y.parent(key)
+            except (ElementCallFailed, NotAnswering):
+                return False
+        return False
+
+    async def _pressed_by_pointer(self, window: WindowInfo, live: LiveElement | None) -> bool:
+        """Whether the element is a web page's, clicked with the pointer: not an item of a
+        ``<select>``'s popup (drawn outside the page, chosen by its action; its items sit in
+        a menu inside the combo box). A page's own menu (``role="menu"``, often driven by
+        hover) is clicked with the pointer like the rest of the page."""
+        if live is None or not await self.a11y.web_engine(window) or live.role == "option":
+            return False
+        key = live.parent_key
+        for _ in range(3):
+            up = await self.a11y.inspect(key) if key is not None else None
+            if up is None:
+                break
+            if up.role == "combo-box":
+                return False
+            key = up.parent_key
+        return True
+
+    async def _list_of(self, window: WindowInfo, live: LiveElement) -> ElementKey | None:
+        """The page's drop-down whose open list holds this item (its combo box, expanded), if
+        any (toolkits close their lists themselves when an item is chosen)."""
+        if live.role not in ITEMS or not await self.a11y.web_engine(window):
+            return None
+        key = live.parent_key
+        for _ in range(3):
+            up = await self.a11y.inspect(key) if key is not None else None
+            if up is None:
+                return None
+            if up.role == "combo-box":
+                return up.key if "expanded" in up.states else None
+            key = up.parent_key
+        return None
+
+    async def _closed(self, combo: ElementKey) -> str:
+        """After an item of a drop-down's list was chosen by its action: the list closed, as
+        a person's click closes it. Chromium's ``<select>`` keeps its list open after the
+        action (the value is set), drawn over the page: the next pointer click landed in it.
+        Its combo box's action closes it (Chromium toggles the list); a list that stays open
+        is said."""
+
+        async def shut() -> bool:
+            now = await self.a11y.inspect(combo)
+            return now is None or "expanded" not in now.states
+
+        if await _within(shut, ITEM_CLOSE_S):
+            return ""
+        await self.a11y.activate(combo)
+        if await _within(shut, ITEM_CLOSE_S):
+            return "; its list closed (the combo box's action, as a click would close it)"
+        return "; its list is still open (press Escape or click elsewhere to close it)"
 
     async def _click_popover_row(self, window: WindowInfo, live: LiveElement) -> ActionOutcome:
         """A row without an action in a GTK 4 popover (a drop-down's open list): GTK reports

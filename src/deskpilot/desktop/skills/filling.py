@@ -2,7 +2,9 @@
 
 * A field with editable text gets it through ``EditableText`` (no focus needed), read back.
 * A spin button (a number, a time, a month name) keeps the typed text without taking it until
-  it is activated: the fill activates it, then reads it again — a field that did not take the
+  it is activated; activating it also presses its dialog's default button (Enter): a number is
+  therefore set as its value instead (no key, no activation) and only a text that is no
+  number is activated; it is read again — a field that did not take the
   text (GTK puts back its old value) is reported with what it shows, never as filled.
 * An element with no text of its own whose content is one editable text (Impress's title
   placeholder: a shape around a paragraph) is filled through that text. Typing into it instead
@@ -40,7 +42,7 @@ from deskpilot.desktop.skills.focus import has_focus, take_focus
 from deskpilot.desktop.skills.raw_input import RawInput
 from deskpilot.desktop.skills.segments import Segments, current_value
 from deskpilot.desktop.skills.settle import until
-from deskpilot.errors import ActionFailed
+from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 
 #: Roles whose select-all selects only their own text: safe to type over.
 SINGLE_LINE = frozenset({"entry", "password-text", "spin-button", "combo-box", "terminal"})
@@ -63,6 +65,13 @@ def _same(shown: str | None, text: str) -> bool:
         return float(shown.replace(",", "")) == float(text.replace(",", ""))
     except ValueError:
         return False
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.strip().replace(",", ""))
+    except ValueError:
+        return None
 
 
 class Filling:
@@ -129,16 +138,27 @@ class Filling:
         check it kept the text."""
         if live.role not in COMMIT_ON_ACTIVATE:
             return ActionOutcome("atspi", how)
-        await self.a11y.activate(live.key)
+        # a number is set as the field's value: activating the field (Enter) would also
+        # press its dialog's default button (the dialog closed under a fill)
+        number = _number(text)
+        valued = number is not None and "Value" in await self.a11y.interfaces(live.key)
+        if number is not None and valued:
+            try:
+                await self.a11y.set_value(live.key, number)
+            except (ElementCallFailed, NotAnswering):
+                valued = False
+        if not valued:  # a time, a month name: only activation makes the field take it
+            await self.a11y.activate(live.key)
         shown = await self._settled_text(live.key, text)
         value = await current_value(self.a11y, live.key)
         if not _same(shown, text):
-            number = f" (its value: {value:g})" if value is not None else ""
+            its = f" (its value: {value:g})" if value is not None else ""
             raise ActionFailed(
-                f"the field did not take {text!r}: it shows {shown!r}{number}. It may want "
+                f"the field did not take {text!r}: it shows {shown!r}{its}. It may want "
                 "another format (read it, or its neighbours' values)"
             )
-        return ActionOutcome("atspi", f"{how}, then activated: it shows {shown!r}")
+        then = "its value set" if valued else "activated"
+        return ActionOutcome("atspi", f"{how}, then {then}: it shows {shown!r}")
 
     async def _settled_text(self, key: ElementKey, text: str, timeout: float = 1.5) -> str:
         last = {"text": ""}
