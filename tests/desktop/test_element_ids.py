@@ -126,8 +126,8 @@ async def test_sequence_checks_all_ids_then_stops_at_first_failure(
     assert "not a text field" in misaimed.text and "Nothing was done" in misaimed.text
     assert value_of((await call("read_screen_ax")).text, entry) == ""
 
-    # a step that fails when it runs (OK closed the dialog): the ones before it ran, the ones
-    # after did not
+    # a step that closes the window (OK closed the dialog): the ones before it and it ran,
+    # the ones after did not — and the close is the OK's, not the next fill's
     failing = await call(
         "perform_sequence",
         {
@@ -140,8 +140,9 @@ async def test_sequence_checks_all_ids_then_stops_at_first_failure(
         },
     )
     assert failing.is_error
-    assert failing.text.startswith("Step 3 of 4 (fill) failed:"), failing.text
-    assert "1. Filled" in failing.text and "Steps 3–4 did not run" in failing.text
+    assert failing.text.startswith("Step 2 of 4 (click) closed window"), failing.text
+    assert "1. Filled" in failing.text and "steps 3–4 did not run" in failing.text
+    assert "\n3. " not in failing.text, failing.text  # the fill after the OK did not run
 
 
 async def test_active_window_unchanged_or_restored(

@@ -272,6 +272,12 @@ async def is_open(ctx: ToolContext, window: WindowInfo) -> bool:
     return any(w.handle == window.handle for w in await ctx.desktop.list_windows())
 
 
+#: how a step that ended with its window closed is reported
+CLOSED_AS_IT_DID = "; the app closed the window as it did."
+#: step kinds that never close a window themselves (a field set, a text selected)
+CANNOT_CLOSE = frozenset({"fill", "select"})
+
+
 async def run_or_closed(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
     """Run a step; a step whose effect was to close its window (ctrl+w, ctrl+q, a Close
     button: the app left the accessibility bus on the way) succeeded — said so, no error."""
@@ -286,7 +292,7 @@ async def run_or_closed(ctx: ToolContext, window: WindowInfo, step: Step) -> str
         else f"Did {step.action} on @{step.elementID}" if step.elementID
         else f"Did {step.action}"
     )  # fmt: skip
-    return f"{what}; the app closed the window as it did."
+    return f"{what}{CLOSED_AS_IT_DID}"
 
 
 @tool(
@@ -332,25 +338,39 @@ async def perform_sequence(
     focus = await ctx.desktop.focused_element(window)
     state = await _state(ctx, window)
     idle: list[int] = []  # the steps after which nothing in the window had changed
+
+    async def closed_by(i: int) -> ToolResult:
+        """Step ``i`` closed the window: the later steps did not run."""
+        text = (
+            f"Step {i} of {len(steps)} ({steps[i - 1].action}) closed window "
+            f"{window.stable_id}; steps {i + 1}–{len(steps)} did not run. Steps that "
+            "ran:\n" + "\n".join(done) + await window_changes(ctx, window, before)
+        )
+        return ToolResult(
+            text,
+            is_error=True,
+            data={"failed_step": i + 1, "ran": i},
+            summary=f"step {i}/{len(steps)} closed the window",
+        )
+
     for i, step in enumerate(steps, 1):
         since = time.monotonic()
         try:
+            if i > 1 and not await is_open(ctx, window):
+                # the previous step's effect came late (a dialog's OK closes it after the
+                # click returned): it closed the window, not this step
+                done[-1] += " The window closed after it."
+                return await closed_by(i - 1)
             line = await run_or_closed(ctx, window, step)
             if not await is_open(ctx, window):
+                if i > 1 and step.action in CANNOT_CLOSE and line.endswith(CLOSED_AS_IT_DID):
+                    # a fill finding its field gone: the window was closing already
+                    done[-1] += " The window closed after it."
+                    return await closed_by(i - 1)
                 done.append(f"{i}. {line}")
                 if i == len(steps):
                     break
-                text = (
-                    f"Step {i} of {len(steps)} ({step.action}) closed window "
-                    f"{window.stable_id}; steps {i + 1}–{len(steps)} did not run. Steps that "
-                    "ran:\n" + "\n".join(done) + await window_changes(ctx, window, before)
-                )
-                return ToolResult(
-                    text,
-                    is_error=True,
-                    data={"failed_step": i + 1, "ran": i},
-                    summary=f"step {i}/{len(steps)} closed the window",
-                )
+                return await closed_by(i)
             # let the app catch up (keys are processed asynchronously, a click's handler
             # runs after it), then see what this step changed
             await ctx.desktop.settle(window, since)

@@ -103,9 +103,13 @@ class Filling:
             return await self.cells.fill_cell(window, live, text)  # a spreadsheet's cell
         masked = live.role == "password-text"
         if editable:
+            # what a spin button showed before: numbers, or names it formats its value as
+            shown = await self.a11y.read_text(key) if live.role in COMMIT_ON_ACTIVATE else None
             how = await self.a11y.set_text(key, text, masked=masked)
             if how is not None:
-                return await self._committed(live, text, how)
+                return await self._committed(
+                    live, text, how, numeric=_number(shown or "") is not None
+                )
         else:
             parts = await self.a11y.editable_parts(key)
             if len(parts) == 1:
@@ -133,14 +137,19 @@ class Filling:
             )
         return await self._type_over(window, key, text, masked=masked)
 
-    async def _committed(self, live: LiveElement, text: str, how: str) -> ActionOutcome:
+    async def _committed(
+        self, live: LiveElement, text: str, how: str, *, numeric: bool = True
+    ) -> ActionOutcome:
         """For a field that takes its text on activation (a spin button): activate it, then
-        check it kept the text."""
+        check it kept the text. ``numeric``: the field showed a number before (it did not
+        format its value as a name or a time)."""
         if live.role not in COMMIT_ON_ACTIVATE:
             return ActionOutcome("atspi", how)
         # a number is set as the field's value: activating the field (Enter) would also
-        # press its dialog's default button (the dialog closed under a fill)
-        number = _number(text)
+        # press its dialog's default button (the dialog closed under a fill). Not where the
+        # field shows its value as something else ('January'): value 7 would be 'July', a
+        # guess at what '7' means; the field itself judges the text on activation
+        number = _number(text) if numeric else None
         valued = number is not None and "Value" in await self.a11y.interfaces(live.key)
         if number is not None and valued:
             try:
