@@ -5,14 +5,17 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
 import time
 
 import pytest
 
+from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.desktop.registry import open_resolved
 from deskpilot.tools.context import ToolContext
+from deskpilot.tools.screen import SINCE
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id
 
@@ -28,24 +31,35 @@ async def test_diff_after_typing_shows_exactly_that_field(
     first = (await call("read_screen_ax", {"windowID": window.stable_id})).text
     entry = find_id(first, "textbox")
     same = await call("read_screen_ax", {"changes": True})
-    assert "No changes since the last read." in same.text
+    assert f"No changes since {SINCE}." in same.text
 
     typed = await call("perform", {"action": "type", "elementID": entry, "text": "Ada"})
     assert not typed.is_error, typed.text
-    # the action's result ends with a one-line summary of what it changed
-    assert typed.text.splitlines()[-1].startswith("Changes: ~ textbox")
-    assert '= "Ada"' in typed.text.splitlines()[-1]
+    # the action's result ends with a one-line summary of what it changed: that field only
+    last = typed.text.splitlines()[-1]
+    assert last.startswith("Changes: ~ textbox") and f"@{entry}" in last, typed.text
+    assert '= "Ada"' in last, typed.text
+    # a changes read does not repeat what the action's result said
+    assert f"No changes since {SINCE}." in (await call("read_screen_ax", {"changes": True})).text
 
+    # a change made outside deskpilot (xdotool types into the focused field) is listed by the
+    # next changes read, exactly
+    env = {**os.environ, "DISPLAY": ctx.settings.display or ""}
+    subprocess.run(["xdotool", "type", " Lovelace"], env=env, check=True, timeout=30)
+
+    async def typed_in() -> bool:
+        snap = await ctx.desktop.snapshot(window, fresh=True)
+        return any(n.text == "Ada Lovelace" for n in snap.nodes())
+
+    await async_wait_for(typed_in, timeout=15, what="xdotool's text in the field")
     changes = (await call("read_screen_ax", {"changes": True})).text
-    body = changes.split("Changes since the last read (+ new, - gone, ~ changed):\n")[1]
+    body = changes.split(f"Changes since {SINCE} (+ new, - gone, ~ changed, ↕ moved):\n")[1]
     diff_lines = [ln for ln in body.split("\n</activeAppContext>")[0].splitlines() if ln]
     assert len(diff_lines) == 1, changes
     assert diff_lines[0].startswith("~ textbox") and f"@{entry}" in diff_lines[0]
-    assert '= "Ada"' in diff_lines[0]
-    assert re.search(r'\(was: textbox[^=]*= ""', diff_lines[0]), diff_lines[0]
-    assert (
-        "No changes since the last read." in (await call("read_screen_ax", {"changes": True})).text
-    )
+    assert '= "Ada Lovelace"' in diff_lines[0]
+    assert re.search(r'\(was: textbox[^=]*= "Ada"[^"]*\)$', diff_lines[0]), diff_lines[0]
+    assert f"No changes since {SINCE}." in (await call("read_screen_ax", {"changes": True})).text
 
 
 async def test_warm_reads_follow_changes(call: Call, ctx: ToolContext, apps: Apps) -> None:

@@ -183,6 +183,10 @@ async def caret_lines(ctx: ToolContext, window: WindowInfo, ids: dict[str, Node]
     return describe_caret(caret, eid)
 
 
+#: what a ``changes`` read compares with (an action's result already listed what it changed)
+SINCE = "your last read or the last action's change summary"
+
+
 def changes_since(ctx: ToolContext, window: WindowInfo, read: Read) -> Diff:
     """What changed since the window's last baseline read, ticking texts left out when they
     ticked in the diff before too (:mod:`~deskpilot.ax.ticking`)."""
@@ -241,9 +245,9 @@ async def read_screen_ax(
         else:
             d = changes_since(ctx, window, read)
             body = (
-                "No changes since the last read."
+                f"No changes since {SINCE}."
                 if d.empty
-                else "Changes since the last read (+ new, - gone, ~ changed):\n"
+                else f"Changes since {SINCE} (+ new, - gone, ~ changed, ↕ moved):\n"
                 + "\n".join(d.lines())
             )
             if d.ticking:
