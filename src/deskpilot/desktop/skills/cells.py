@@ -24,7 +24,7 @@ from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.identity import ElementKey
 from deskpilot.desktop.skills.focus import has_focus
 from deskpilot.desktop.skills.raw_input import RawInput
-from deskpilot.errors import ActionFailed, ElementCallFailed
+from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 
 #: Roles of the cells a click selects first (rows of tree views and tables).
 SELECT_FIRST = frozenset({"table-cell", "tree-item"})
@@ -53,6 +53,23 @@ class Cells:
             place = parse_cell(live.name)  # a spreadsheet's cell, past the index's 2^31
         return (table, place) if place is not None else None
 
+    async def _checklist(self, live: LiveElement, scan: int = 64) -> bool:
+        """Whether the cell's table has check boxes in its rows (a checklist): the cell or
+        one of the first ``scan`` cells beside it can be checked."""
+        if "checkable" in live.states or live.role in ("check-box", "check box"):
+            return True
+        if live.parent_key is None:
+            return False
+        try:
+            cells = (await self.a11y.children(live.parent_key))[:scan]
+        except (ElementCallFailed, NotAnswering):
+            return False
+        for cell in cells:
+            now = await self.a11y.inspect(cell)
+            if now is not None and ("checkable" in now.states or now.role == "check-box"):
+                return True
+        return False
+
     async def _selected(self, key: ElementKey, timeout: float = 2.0) -> bool:
         async def chosen() -> bool:
             now = await self.a11y.inspect(key)
@@ -72,7 +89,16 @@ class Cells:
                 "activated (activating it would act on the row selected before)"
             )
         # a person's click selects a row; activating it is a double-click (a file chooser
-        # would open the file and close): selecting never confirms
+        # would open the file and close): selecting never confirms. In a list whose rows
+        # have check boxes (a checklist) the click is for the box: it toggles, as before
+        if await self._checklist(live):
+            name = await self.a11y.activate(live.key)
+            if name is not None:
+                return ActionOutcome(
+                    "atspi",
+                    f"GrabFocus (the cell is selected), then AT-SPI action '{name}': its "
+                    "row's check box toggled (a list with check boxes)",
+                )
         return ActionOutcome(
             "atspi",
             "GrabFocus: the cell is selected (not activated: double_click it to open it)",
