@@ -55,7 +55,7 @@ class Cells:
 
     async def _checklist(self, live: LiveElement, scan: int = 64) -> bool:
         """Whether the cell's table has check boxes in its rows (a checklist): the cell or
-        one of the first ``scan`` cells beside it can be checked."""
+        one of the first ``scan`` cells beside it can be checked (or toggled)."""
         if "checkable" in live.states or live.role in ("check-box", "check box"):
             return True
         if live.parent_key is None:
@@ -66,8 +66,15 @@ class Cells:
             return False
         for cell in cells:
             now = await self.a11y.inspect(cell)
-            if now is not None and ("checkable" in now.states or now.role == "check-box"):
+            if now is None:
+                continue
+            if "checkable" in now.states or "checked" in now.states or now.role == "check-box":
                 return True
+            try:  # GTK 3's toggle cells say it by their action alone
+                if "toggle" in await self.a11y.action_names(cell):
+                    return True
+            except (ElementCallFailed, NotAnswering):
+                continue
         return False
 
     async def _selected(self, key: ElementKey, timeout: float = 2.0) -> bool:
