@@ -138,9 +138,12 @@ def installed(app: App) -> bool:
     return shutil.which(app.program or (app.argv[0] if app.argv else app.app_id)) is not None
 
 
-def write_pdf(path: Path) -> None:
-    """A one-page PDF with three lines of text."""
-    lines = ["Quarterly report for Wombat Ltd", "Revenue rose by 17 percent", "Signed: A. Byron"]
+#: the probe PDF's text
+PDF_LINES = ["Quarterly report for Wombat Ltd", "Revenue rose by 17 percent", "Signed: A. Byron"]
+
+
+def write_pdf(path: Path, lines: list[str] = PDF_LINES) -> None:
+    """A one-page PDF showing ``lines`` (Helvetica, one per line); also the tests' fixture."""
     content = "BT /F1 14 Tf 72 720 Td 18 TL " + " ".join(f"({t}) Tj T*" for t in lines) + " ET"
     objects = [
         "<< /Type /Catalog /Pages 2 0 R >>",

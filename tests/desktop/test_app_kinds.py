@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripts.app_probe import write_pdf
 
 from deskpilot._wait import async_wait_for
 from deskpilot.sandbox import Sandbox
@@ -45,32 +46,6 @@ def exposed(sandbox: Sandbox, pid: int, title: str) -> list[dict[str, Any]]:
     )  # fmt: skip
     nodes: list[dict[str, Any]] = json.loads(done.stdout)["nodes"]
     return nodes
-
-
-def write_pdf(path: Path, lines: list[str]) -> None:
-    """A one-page PDF showing ``lines`` (Helvetica, one per line)."""
-    shown = " ".join(f"({line}) Tj T*" for line in lines)
-    content = f"BT /F1 14 Tf 72 720 Td 18 TL {shown} ET"
-    objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        "/Resources << /Font << /F1 5 0 R >> >> >>",
-        f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for i, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += f"{i} 0 obj\n{body}\nendobj\n".encode()
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += "".join(f"{o:010d} 00000 n \n" for o in offsets).encode()
-    out += (
-        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    )
-    path.write_bytes(out)
 
 
 @needs("xfce4-terminal", "xfce4-terminal")

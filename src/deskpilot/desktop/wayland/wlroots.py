@@ -273,27 +273,8 @@ class WaylandLauncher:
         return wayland_app_env(env, self.wayland_display), list(argv)
 
     def spawn(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
-        self.logs.mkdir(parents=True, exist_ok=True)
         env, full = self._env_and_argv(argv)
-        with open(self.logs / f"{Path(argv[0]).name}.log", "ab") as out:
-            try:
-                proc = subprocess.Popen(
-                    full,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=out,
-                    start_new_session=True,
-                    cwd=env.get("HOME") or None,
-                )
-            except OSError as exc:
-                raise DesktopError(f"cannot start {argv[0]}: {exc.strerror}") from exc
-        self.xdg._children.append(proc)
-        if self.settings.sandbox_dir:
-            from deskpilot.sandbox.processes import record_spawn
-
-            record_spawn(self.settings.sandbox_dir, proc.pid)
-        return proc
+        return self.xdg.start(argv, full, env)
 
     def spawn_unprivileged(self, argv: Sequence[str]) -> subprocess.Popen[bytes] | None:
         return None  # a Wayland sandbox's apps already run as its user

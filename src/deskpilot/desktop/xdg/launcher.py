@@ -88,7 +88,7 @@ class XdgLauncher:
         return argv
 
     def spawn(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
-        return self._start(argv, list(argv), self.app_env())
+        return self.start(argv, list(argv), self.app_env())
 
     def spawn_unprivileged(self, argv: Sequence[str]) -> subprocess.Popen[bytes] | None:
         """``argv`` as the X11 sandbox's unprivileged user (sandbox/app_user.py)."""
@@ -100,11 +100,14 @@ class XdgLauncher:
         if got is None:
             return None
         full, env = got
-        return self._start(argv, full, env)
+        return self.start(argv, full, env)
 
-    def _start(
+    def start(
         self, argv: Sequence[str], full: list[str], env: dict[str, str]
     ) -> subprocess.Popen[bytes]:
+        """Start ``full`` (``argv`` as wrapped for its user and session) in ``env``: its
+        output in the logs, its own session, kept as a child and recorded in the sandbox
+        (backends that wrap apps their own way start them here too)."""
         self.logs.mkdir(parents=True, exist_ok=True)
         log = self.logs / f"{Path(argv[0]).name}.log"
         with open(log, "ab") as out:
