@@ -221,6 +221,10 @@
 
   // -- the element on the live preview -----------------------------------------------------
 
+  // The frame on the canvas changes its size (the first frame replaces the 1280×800 blank) and
+  // the page around it moves (a banner, a card): the box lives in the canvas's own container
+  // and is placed again whenever the canvas is resized, not only on the periodic tick.
+  let watched = null;
   function highlight() {
     const id = viewed();
     const canvas = document.getElementById("preview");
@@ -229,15 +233,28 @@
     if (!overlay) {
       overlay = el("div", "asks-target");
       overlay.hidden = true;
-      document.body.append(overlay);
     }
-    if (!p || !canvas || canvas.offsetParent === null) { overlay.hidden = true; return; }
+    if (canvas && watched !== canvas && "ResizeObserver" in window) {
+      watched = canvas;
+      new ResizeObserver(() => highlight()).observe(canvas);
+    }
+    // no box on the blank canvas before the window's first frame: it would mark a spot of
+    // nothing, scaled to a size the canvas does not keep
+    if (!p || !canvas || canvas.offsetParent === null || !canvas.dataset.seq) {
+      overlay.hidden = true;
+      return;
+    }
+    const host = canvas.parentElement;
+    if (overlay.parentElement !== host) host.append(overlay);
+    if (getComputedStyle(host).position === "static") host.style.position = "relative";
     const t = p.target;
-    const r = canvas.getBoundingClientRect();
-    const sx = r.width / (t.window_width || canvas.width || 1);
-    const sy = r.height / (t.window_height || canvas.height || 1);
-    overlay.style.left = `${r.left + t.x * sx - 3}px`;
-    overlay.style.top = `${r.top + t.y * sy - 3}px`;
+    const w = canvas.clientWidth, h = canvas.clientHeight;
+    const sx = w / (t.window_width || canvas.width || 1);
+    const sy = h / (t.window_height || canvas.height || 1);
+    const left = canvas.offsetParent === host ? canvas.offsetLeft : canvas.offsetLeft - host.offsetLeft;
+    const top = canvas.offsetParent === host ? canvas.offsetTop : canvas.offsetTop - host.offsetTop;
+    overlay.style.left = `${left + t.x * sx - 3}px`;
+    overlay.style.top = `${top + t.y * sy - 3}px`;
     overlay.style.width = `${t.width * sx + 6}px`;
     overlay.style.height = `${t.height * sy + 6}px`;
     overlay.title = p.sentence || "";
