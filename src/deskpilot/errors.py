@@ -15,6 +15,7 @@ Every error deskpilot raises on purpose derives from :class:`DeskpilotError`. Fo
     │   ├── NotAnswering            an app did not answer a call in time (busy, frozen, hung)
     │   ├── ElementCallFailed       an app refused a question about one element (gone, unable)
     │   └── AppGone                 an app left the accessibility bus mid-call (it exited)
+    │       └── ActionCutOff        … before it answered an action: whether it acted is unknown
     ├── RulesError                  the page-rule library cannot be read, written or imported
     ├── ToolError                   an expected tool failure; its text goes to the model
     │   ├── InvalidArguments        missing, mistyped or out-of-range arguments
@@ -100,6 +101,12 @@ class AppGone(DesktopError):
     """An app left the accessibility bus while it was being used (its process exited)."""
 
 
+class ActionCutOff(AppGone):
+    """An app left the bus before it answered an action sent to it (killed or crashed while
+    the action waited on it): whether the action was done is not known, so the window's
+    closing cannot be taken as the action's effect."""
+
+
 class ToolError(DeskpilotError):
     """An expected failure of a tool call. ``str(exc)`` is the text the model receives."""
 
@@ -183,14 +190,22 @@ class AppNotResponding(ToolError):
 
 
 class AppClosed(ToolError):
-    """The target window closed (its app exited) while a tool was using it."""
+    """The target window closed (its app exited) while a tool was using it. ``cut_off``: the
+    app left before it answered the action itself (whether it acted is not known)."""
 
-    def __init__(self, app: str, window_id: str) -> None:
+    def __init__(self, app: str, window_id: str, *, cut_off: bool = False) -> None:
+        how = (
+            "; the app left before the action was sent or answered, so it may not have been "
+            "done (the app may have crashed or been killed)"
+            if cut_off
+            else " (the app may have exited)"
+        )
         super().__init__(
-            f"The window {window_id} of {app} closed while it was being used (the app may "
-            "have exited). Call list_windows to see what is open, or open_app to start it again."
+            f"The window {window_id} of {app} closed while it was being used{how}. Call "
+            "list_windows to see what is open, or open_app to start it again."
         )
         self.app = app
+        self.cut_off = cut_off
 
 
 class ActionDeclined(ToolError):

@@ -23,6 +23,7 @@ from pydantic import Field
 from deskpilot.desktop.base import LiveElement, WindowInfo
 from deskpilot.desktop.keys import parse_shortcut
 from deskpilot.errors import (
+    ActionCutOff,
     ActionFailed,
     AppClosed,
     AppGone,
@@ -31,7 +32,7 @@ from deskpilot.errors import (
     ToolError,
 )
 from deskpilot.policy import Risk
-from deskpilot.tools.answering import answering
+from deskpilot.tools.answering import answering, before_sending
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import verify
@@ -118,8 +119,9 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
     if step.pointer:
         return await run_pointer_step(ctx, window, step)
     if step.action == "click":
-        eid, live = await verify(ctx, window, step.elementID or "")
-        await refuse_covered(ctx, window, eid, live, step.force)
+        async with before_sending(window):
+            eid, live = await verify(ctx, window, step.elementID or "")
+            await refuse_covered(ctx, window, eid, live, step.force)
         outcome = await ctx.desktop.click_element(window, live.key)
         return f"Clicked {shown(ctx, eid, live)} @{eid} {how(outcome)}."
     if step.action == "fill":
@@ -145,8 +147,10 @@ async def keys_to(ctx: ToolContext, window: WindowInfo, element_id: str) -> str:
     """Give the element a step's keys are for the keyboard focus and check it has it before
     they are sent (keys right after another step went to the previous control); else
     ActionFailed, no key sent."""
-    eid, live = await verify(ctx, window, element_id)
-    if not await ctx.desktop.focus_element(window, live.key):
+    async with before_sending(window):
+        eid, live = await verify(ctx, window, element_id)
+        focused = await ctx.desktop.focus_element(window, live.key)
+    if not focused:
         raise ActionFailed(
             f"@{eid} ({shown(ctx, eid, live)}) did not take the keyboard focus, so no key was "
             "sent (they would have gone to whatever has it). Click it first, or send the keys "
@@ -280,11 +284,14 @@ CANNOT_CLOSE = frozenset({"fill", "select"})
 
 async def run_or_closed(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
     """Run a step; a step whose effect was to close its window (ctrl+w, ctrl+q, a Close
-    button: the app left the accessibility bus on the way) succeeded — said so, no error."""
+    button: the app left the accessibility bus on the way) succeeded — said so, no error. An
+    app that left before it answered the action itself (killed, crashed) is the error it is:
+    the action may never have been done."""
     try:
         return await run_step(ctx, window, step)
-    except (AppClosed, AppGone):
-        if await is_open(ctx, window):
+    except (AppClosed, AppGone) as exc:
+        cut_off = isinstance(exc, ActionCutOff) or getattr(exc, "cut_off", False)
+        if cut_off or await is_open(ctx, window):
             raise
     what = (
         f"Pressed {step.shortcut}" if step.action == "shortcut"

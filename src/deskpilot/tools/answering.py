@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 
 from deskpilot.desktop.base import Snapshot, WindowInfo
 from deskpilot.errors import (
+    ActionCutOff,
     AppClosed,
     AppGone,
     AppNotResponding,
@@ -36,11 +37,25 @@ async def answering(
     except NotAnswering as exc:
         raise AppNotResponding(window.app.name, window.stable_id, then) from exc
     except AppGone as exc:
-        raise AppClosed(window.app.name, window.stable_id) from exc
+        cut = isinstance(exc, ActionCutOff)
+        raise AppClosed(window.app.name, window.stable_id, cut_off=cut) from exc
     except (DesktopError, ElementGone) as exc:
         if not any(w.handle == window.handle for w in await ctx.desktop.list_windows()):
             raise AppClosed(window.app.name, window.stable_id) from exc
         raise
+
+
+@contextlib.asynccontextmanager
+async def before_sending(window: WindowInfo) -> AsyncIterator[None]:
+    """The checks made before an action is sent (the element looked up, its cover tested): an
+    app that leaves the bus here did nothing of the action, and its window's closing is not
+    the action's effect (:class:`~deskpilot.errors.ActionCutOff`)."""
+    try:
+        yield
+    except ActionCutOff:
+        raise
+    except AppGone as exc:
+        raise ActionCutOff(f"{window.app.name} left before the action was sent") from exc
 
 
 def check_answered(snap: Snapshot) -> None:

@@ -16,7 +16,7 @@ from deskpilot.desktop.atspi.calls import AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi.consts import NULL_PATH, S_DEFUNCT, role_name, state_bits, state_names
 from deskpilot.desktop.base import LiveElement, Rect
 from deskpilot.desktop.ports.accessibility import shows
-from deskpilot.errors import ActionFailed, AppGone
+from deskpilot.errors import ActionCutOff, ActionFailed, AppGone
 
 #: Action names that activate an element, most preferred first ("" = a toolkit's nameless).
 ACTIVATE_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "select", "")
@@ -147,7 +147,6 @@ class ElementActions:
         """Run the element's activating action; the action's name, or None if it has none of
         its own (Chromium's "doDefault" on an element without a listener would click it, not
         the link inside it that a person clicks: the caller uses the pointer instead)."""
-        bus_name, path = key
         names = await self.action_names(key)
         if not names:
             return None
@@ -158,14 +157,25 @@ class ElementActions:
         if names[index] in NOT_OWN_ACTIONS:
             return None
         await self._pace(key)
-        ok = await self.bus.call(bus_name, path, "Action", "DoAction", "i", [index])
-        if not ok[0]:
+        ok = await self._do_action(key, index)
+        if not ok:
             # GTK ignores an activation while the previous one is still "pressed": retry once
             await asyncio.sleep(0.3)
-            ok = await self.bus.call(bus_name, path, "Action", "DoAction", "i", [index])
-            if not ok[0]:
+            if not await self._do_action(key, index):
                 raise ActionFailed(f"the app refused the action {names[index]!r}")
         return names[index] or "default"
+
+    async def _do_action(self, key: tuple[str, str], index: int) -> bool:
+        """DoAction; an app that leaves the bus before answering it is :class:`ActionCutOff`
+        (an app that closes its window because of an action answers first: GTK and Qt run
+        the action after the reply)."""
+        try:
+            ok = await self.bus.call(key[0], key[1], "Action", "DoAction", "i", [index])
+        except AtspiCallError as exc:
+            if exc.app_gone:
+                raise ActionCutOff(f"the app on {key[0]} left before answering") from exc
+            raise
+        return bool(ok[0])
 
     async def text_box(self, key: tuple[str, str]) -> Rect | None:
         """Where the element's own text is on screen (None when it has none): a wide list
