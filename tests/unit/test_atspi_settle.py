@@ -70,6 +70,27 @@ async def test_settle_counts_only_events_after_since() -> None:
     assert await bus.settle(":1.5", since, quiet=0.02, timeout=0.05) is False
 
 
+async def test_settle_waits_for_an_effect_that_is_due_later() -> None:
+    """A GTK button activated by its action says 'pressed' at once and clicks 250 ms later:
+    the quiet after the first event must not end the wait before the click's own events."""
+    bus = AtspiBus(_NoBus())  # type: ignore[arg-type]
+    since = time.monotonic()
+    bus.effect_due[":1.5"] = since + 0.2
+    late: list[float] = []
+
+    async def app() -> None:
+        bus._on_message(_event(":1.5"))  # pressed, at once
+        await asyncio.sleep(0.22)
+        late.append(time.monotonic())
+        bus._on_message(_event(":1.5", "TextChanged"))  # the click's effect
+
+    task = asyncio.ensure_future(app())
+    assert await bus.settle(":1.5", since, quiet=0.05, timeout=1.0) is True
+    ended = time.monotonic()
+    await task
+    assert late and ended - late[0] >= 0.05  # ended after the effect, not after 'pressed'
+
+
 async def test_next_event_returns_at_once_for_an_event_already_come() -> None:
     bus = AtspiBus(_NoBus())  # type: ignore[arg-type]
     seen = bus.events_seen

@@ -54,6 +54,9 @@ class AtspiBus(CallQueue):
         #: (app, container path) → its active descendant's path (a sheet's cursor cell), as
         #: the app last announced it
         self.active_descendant: dict[tuple[str, str], str] = {}
+        #: when an action's effect is due in each app at the earliest (a GTK button clicks
+        #: 250 ms after its activation): a settle after it is not over before then
+        self.effect_due: dict[str, float] = {}
         #: set by each event, for waits that end with the quiet after one (settle)
         self._event_came: asyncio.Event | None = None
         #: AT-SPI events received so far (of any app)
@@ -165,6 +168,8 @@ class AtspiBus(CallQueue):
         seconds, and after a burst of BURST events quiet means BURST_QUIET seconds without
         one (a loaded machine leaves gaps in the stream). Returns False if no event came
         within ``timeout`` (the action may have had no effect the app reports, or it is slow).
+        An effect due later (``effect_due``: a GTK button clicked by its action) is waited
+        for: the quiet counts only from then.
         """
         if self._event_came is None:
             self._event_came = asyncio.Event()
@@ -175,6 +180,9 @@ class AtspiBus(CallQueue):
             recent = self._recent.get(bus_name) or ()
             burst = sum(1 for t in recent if t > since) >= BURST
             quiet_until = last + (BURST_QUIET if burst else quiet)
+            due = self.effect_due.get(bus_name, 0.0)
+            if due > since:  # the effect's own events come after ``due``: a quiet past them
+                quiet_until = max(quiet_until, due + quiet)
             if last > since and now >= quiet_until:
                 return True
             give_up = since + (busy if last > since else timeout)
