@@ -332,7 +332,8 @@ async def gtk_figures(
 
     async def xdo_click() -> None:
         was = await shown_calc()
-        _xdotool(env, "mousemove", "--sync", str(cx), str(cy), "click", "1")
+        # no --sync: it waits for the pointer to move, and deskpilot's click left it there
+        _xdotool(env, "mousemove", str(cx), str(cy), "click", "1")
 
         async def changed() -> bool:
             return await shown_calc() != was
@@ -367,7 +368,7 @@ async def gtk_figures(
 
     async def xdo_fill() -> None:
         wanted = f"xdotool {time.monotonic_ns() % 100000}"
-        _xdotool(env, "mousemove", "--sync", str(ex), str(ey), "click", "1")
+        _xdotool(env, "mousemove", str(ex), str(ey), "click", "1")
         _xdotool(env, "key", "ctrl+a")
         _xdotool(env, "type", "--delay", "1", wanted)
 
