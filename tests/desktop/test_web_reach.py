@@ -180,7 +180,7 @@ async def close_tab(ctx: ToolContext, url: str, window: WindowInfo) -> None:
 
     async def closed() -> bool:
         now = {w.stable_id: w.title for w in await ctx.desktop.list_windows()}
-        return now.get(window.stable_id, window.title) != window.title
+        return now.get(window.stable_id) != window.title  # another tab shows, or none
 
     await async_wait_for(closed, timeout=10, what=f"the tab of {window.title!r} to close")
 
