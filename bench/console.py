@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
 import os
 import statistics
@@ -128,6 +129,7 @@ class Script:
     chips: int
     cards: int
     windows: dict[str, str] = field(default_factory=dict)  # session key → probe window ID
+    misses: collections.Counter[str] = field(default_factory=collections.Counter)
     ready: dict[str, threading.Event] = field(default_factory=dict)
     go = threading.Event()  # the chips phase of session 0
     end = threading.Event()
@@ -136,16 +138,22 @@ class Script:
         self.ready[key] = threading.Event()
 
         def decide(view: View) -> Decision:
-            if view.turns == 0:
+            missed = view.turns > 0 and any("not found" in r for r in view.last_results)
+            if missed and self.misses[key] < BIND_TRIES:
+                self.misses[key] += 1  # as a model would: the window is looked for again
+            elif missed:
+                return Decision(f"The probe window {self.windows.get(key)} was never found.")
+            turn = view.turns - self.misses[key]
+            if turn == 0:
                 self.ready[key].wait(300)
                 shot = {"windowID": self.windows.get(key, "")}
                 return Decision("", [("computer_use_screenshot", shot)])
             if key != "bench-0":
                 self.end.wait(900)
                 return Decision("Finished.")
-            if view.turns == 1:
+            if turn == 1:
                 self.go.wait(900)
-            step = view.turns - 1
+            step = turn - 1
             if step < self.chips:
                 return Decision("", [("wait", {"seconds": 0.05})])
             if step < self.chips + self.cards:
@@ -155,6 +163,9 @@ class Script:
 
         return decide
 
+
+#: Screenshots a bench session takes of its probe window before it gives up on finding it.
+BIND_TRIES = 5
 
 CHIPS = "#chips li.chip[data-event='tool.call']"
 

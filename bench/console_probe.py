@@ -1,7 +1,10 @@
 """A window for the console benchmark: it repaints on command and flips a colour square.
 
-Run as ``python -m bench.console_probe`` with ``DISPLAY`` set; it maps a 1000x700 window, prints
-``<pid>/<xid>`` (its stable window ID) and then reads commands from stdin, one per line:
+Run as ``python -m bench.console_probe`` with ``DISPLAY`` set; it maps a 1000x700 window, waits
+until the window manager lists it (``_NET_CLIENT_LIST``: only then can a session find it by its
+ID — on a loaded machine openbox takes seconds to manage a new window, and a session handed the ID
+before that found no such window), prints ``<pid>/<xid>`` (its stable window ID) and then reads
+commands from stdin, one per line:
 
 * ``busy`` / ``quiet`` — repaint 40 random bars every 250 ms (the note's "heavy" workload),
   or nothing;
@@ -23,6 +26,26 @@ from Xlib import X, Xatom, display
 WIDTH, HEIGHT, SQUARE = 1000, 700, 200
 
 
+def listed(d: display.Display, xid: int, timeout: float = 60.0) -> None:
+    """Return once the window manager lists ``xid`` in the root's _NET_CLIENT_LIST (woken by
+    the root's property changes); after ``timeout`` seconds, exit with a message."""
+    atom = d.intern_atom("_NET_CLIENT_LIST")
+    end = time.monotonic() + timeout
+    while True:
+        prop = d.screen().root.get_full_property(atom, Xatom.WINDOW)
+        if prop is not None and xid in prop.value:
+            return
+        left = end - time.monotonic()
+        if left <= 0:
+            sys.exit(
+                f"console_probe: the window manager did not list window {xid} in {timeout:g} s"
+            )
+        if not d.pending_events():
+            select.select([d], [], [], min(left, 0.5))
+        while d.pending_events():
+            d.next_event()
+
+
 def main() -> None:
     d = display.Display()
     screen = d.screen()
@@ -33,9 +56,11 @@ def main() -> None:
     win.set_wm_name("probe")
     win.set_wm_class("probe", "DeskpilotProbe")
     win.change_property(d.intern_atom("_NET_WM_PID"), Xatom.CARDINAL, 32, [os.getpid()])
+    screen.root.change_attributes(event_mask=X.PropertyChangeMask)
     win.map()
     gc = win.create_gc(foreground=0)
     d.sync()
+    listed(d, win.id)
     print(f"{os.getpid()}/{win.id}", flush=True)
     busy = False
     last = 0.0
