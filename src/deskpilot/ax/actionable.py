@@ -26,6 +26,7 @@ from deskpilot.ax.roles import (
     is_displayed,
     is_widget,
     states_shown,
+    view_item,
 )
 from deskpilot.desktop.base import Node
 from deskpilot.desktop.toolkit_names import OWN_ACTIONS, PLACEHOLDER_NAMES
@@ -96,7 +97,10 @@ _WORDS = {"scroll": "scrollable", "click": "clickable", "focus": "focusable"}
 
 
 def role_word(node: Node, how: str) -> str:
-    """How an operable node reads: its own role where it has one, else what it does."""
+    """How an operable node reads: its own role where it has one, else what it does (a pane
+    of an icon view's items is a list)."""
+    if any(view_item(c) for c in node.children[:8]):
+        return "list"
     if node.role in GENERIC:
         return _WORDS[how]
     return TEXTUAL.get(node.role) or STRUCTURAL.get(node.role) or node.role

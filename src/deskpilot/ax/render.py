@@ -60,9 +60,10 @@ from deskpilot.ax.roles import (
     is_widget,
     on_screen,
     states_shown,
+    view_item,
 )
 from deskpilot.ax.surface import is_surface, surface_lines
-from deskpilot.ax.table import TABLE_BUDGET, row_lines
+from deskpilot.ax.table import TABLE_BUDGET, column_headers, row_lines
 from deskpilot.ax.table import summary as table_summary
 from deskpilot.desktop.base import Node, Rect
 from deskpilot.desktop.grid import Grid
@@ -258,9 +259,11 @@ class Renderer:
                         self._visit(child, depth + 1, said, out, top=False, scope=scope)
                 return
         name = clean_name(node.name) or clean_name(node.label)
-        role = node.role
+        role = "list-item" if view_item(node) else node.role
+        if view_item(node) and not name:
+            name = " ".join((node.text or "").split())  # its label is its text
         value = None
-        text = (node.text or "").strip()
+        text = "" if view_item(node) else (node.text or "").strip()
         keep = False
         shown_role = role
         if not top and visible_here:
@@ -445,7 +448,11 @@ class Renderer:
                  raw=table_summary(node, grid, "{id}"), ref=ref)
         )  # fmt: skip
         budget = self.budget if top else TABLE_BUDGET  # a zoomed read is the table alone
-        for row in row_lines(node, grid, "{id}", budget):
+        heads = column_headers(node) if not grid.addressed else []
+        for head in heads:  # a header that sorts its column: a line and an ID of its own
+            name = clean_name(head.name) or clean_name(head.description)
+            out.append(Line(depth, head, "colheader", name, None, states_shown(head), True))
+        for row in row_lines(node, grid, "{id}", budget, columns=not heads):
             owner = row.node if row.node is not None else synthetic(f"row{row.row}")
             out.append(
                 Line(depth, owner, "", "", None, [], row.node is not None, raw=row.text, ref=ref)

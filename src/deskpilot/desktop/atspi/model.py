@@ -72,6 +72,8 @@ class Span:
     last_column: int = -1
     cells: dict[str, tuple[int, int]] = field(default_factory=dict)  # path → (row, column)
     headers: dict[int, str] = field(default_factory=dict)  # column → its header's name
+    #: column → its header's node (read as a child of the table: a header sorts on a click)
+    header_paths: dict[int, str] = field(default_factory=dict)
     addressed: bool = False  # cells are named by address ("B7"): a spreadsheet
 
     @property

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deskpilot.desktop.atspi.consts import S_EDITABLE, state_names
+from deskpilot.desktop.atspi.kinds import is_view_item
 from deskpilot.desktop.atspi.model import AppTree, RawNode, Span, wants_value
 from deskpilot.desktop.base import Node, Rect, WindowInfo
 from deskpilot.desktop.grid import Grid
@@ -64,7 +65,7 @@ def wants_text(node: RawNode) -> bool:
         return True  # a read-only field's text is what a person reads in it
     if node.role_name in SURFACE_ROLES:
         return True
-    return node.role_name in TEXT_ROLES and not node.name
+    return (node.role_name in TEXT_ROLES or is_view_item(node)) and not node.name
 
 
 def rendered(app: AppTree, frame: str, whole: frozenset[str] = frozenset()) -> list[str]:
