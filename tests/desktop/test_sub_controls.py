@@ -9,8 +9,11 @@ never use.
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +25,8 @@ from tests.desktop.helpers import find_id
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 PROBE = Path(__file__).parents[1] / "fixtures" / "apps" / "controls_probe.py"
+WALK = Path(__file__).parents[2] / "scripts" / "atspi_exposed.py"
+SYSTEM_PYTHON = "/usr/bin/python3"
 FILES = ("notes.txt", "photo.png", "report.pdf", "song.ogg", "todo.md")
 
 
@@ -94,3 +99,36 @@ async def test_a_tree_views_column_headers_have_ids_and_sort_it(
     await p.wait_for("order Banana,Cherry,Apple")
     rows = re.findall(r"^\s+row \d+: (\w+) \|", await read(call, p.window), re.M)
     assert rows == ["Banana", "Cherry", "Apple"], rows  # the read agrees with the app
+
+
+def nodes_of(apps: Apps, window: WindowInfo) -> list[dict[str, Any]]:
+    """The window's nodes as Debian's pyatspi walks them (scripts/atspi_exposed.py)."""
+    done = subprocess.run(
+        [SYSTEM_PYTHON, str(WALK), "--pid", str(window.pid), "--title", window.title],
+        capture_output=True, text=True, env=apps.sandbox.app_env(), timeout=120, check=True,
+    )  # fmt: skip
+    nodes: list[dict[str, Any]] = json.loads(done.stdout)["nodes"]
+    return nodes
+
+
+async def test_a_gtk4_menu_button_reads_once_and_opens_its_menu(call: Call, apps: Apps) -> None:
+    factory = await apps.spawn(
+        ["gtk4-widget-factory"], match=lambda w: w.title == "GTK Widget Factory"
+    )
+    text = await read(call, factory)
+    # the header bar's menu button: a shell around its toggle, one line (it was two)
+    bar = text[text.index('tab "Page _3"') : text.index('button "Minimize"')]
+    buttons = re.findall(r"^(\s*)button @(\S+)$", bar, re.M)
+    assert len(buttons) == 1, bar
+
+    def items() -> int:  # GTK 4 builds a popover's items when it first opens
+        return sum(n["role"].endswith("menu item") for n in nodes_of(apps, factory))
+
+    before = items()
+    done = await call("perform", {"elementID": buttons[0][1]})
+    assert not done.is_error, done.text
+
+    async def opened() -> bool:
+        return items() > before
+
+    await async_wait_for(opened, timeout=10, what="the menu button's menu to open")

@@ -181,6 +181,18 @@ def wrapped_target(node: Node) -> Node | None:
     return part if inner in ("", name) or name.startswith(inner) else None
 
 
+def shell_target(node: Node) -> Node | None:
+    """The button a button-shaped shell holds (GTK 4's menu button: a button that cannot
+    take the focus around the focusable toggle that acts, neither named): one control, read
+    once, as the part that acts. It was two nameless lines, each with an ID."""
+    if node.role not in SUB_CONTROLS or "focusable" in node.states or own_name(node):
+        return None
+    parts = [d for d in node.walk()[1:] if is_displayed(d) and operable(d)]
+    if len(parts) != 1 or parts[0].role not in SUB_CONTROLS or _text_beside(node, parts[0]):
+        return None
+    return parts[0] if "focusable" in parts[0].states else None
+
+
 #: Roles of the small controls a wrapper may hold beside its text (close, remove, expand).
 SUB_CONTROLS = frozenset({"push-button", "toggle-button", "push-button-menu"})
 

@@ -27,6 +27,7 @@ from deskpilot.ax.actionable import (
     own_name,
     page_level,
     role_word,
+    shell_target,
     via_ancestor,
     wrapped_line,
     wrapped_target,
@@ -326,7 +327,7 @@ class Renderer:
             shown_name = "" if widget and name and name == parent_name else name
             # a labelled widget over the one part that carries the action: one line, acting
             # on that part
-            target = wrapped_target(node) if node.role in WRAPPERS else None
+            target = wrapped_target(node) if node.role in WRAPPERS else shell_target(node)
             if target is not None:  # the part acted on: its states are what the act meets
                 states, shown_role = wrapped_line(node, target, states, shown_role)
                 shown_name = shown_name or own_name(target) or folded_text(target) or ""
