@@ -132,3 +132,9 @@ async def test_a_gtk4_menu_button_reads_once_and_opens_its_menu(call: Call, apps
         return items() > before
 
     await async_wait_for(opened, timeout=10, what="the menu button's menu to open")
+    # open, it is still one button (named by itself, not by its menu's items), its menu under it
+    text = await read(call, factory)
+    bar = text[text.index('tab "Page _3"') : text.index('button "Minimize"')]
+    assert len(re.findall(r"^\s*button\b", bar, re.M)) == 1, bar
+    assert re.search(r"^button \[[^]]*checked[^]]*\] @\S+$", bar, re.M), bar
+    assert re.search(r'^\s+menuitem "[^"]+".* @\S+$', bar, re.M), bar

@@ -328,6 +328,8 @@ class Renderer:
             # a labelled widget over the one part that carries the action: one line, acting
             # on that part
             target = wrapped_target(node) if node.role in WRAPPERS else shell_target(node)
+            if target is not None and node.role not in WRAPPERS:
+                shown_name = own_name(target)  # a shell's name is its button's, not its menu's
             if target is not None:  # the part acted on: its states are what the act meets
                 states, shown_role = wrapped_line(node, target, states, shown_role)
                 shown_name = shown_name or own_name(target) or folded_text(target) or ""
@@ -343,6 +345,10 @@ class Renderer:
         else:
             child_depth = depth
         if target is not None:
+            if node.role not in WRAPPERS:  # a shell: the menu it opened is listed under it
+                for child in self._reading_order(node.children):
+                    if not any(d is target for d in child.walk()):
+                        self._visit(child, child_depth, parent_name, out, top=False, scope=scope)
             return
         if node.role == "combo-box" and (popup := open_popup(node)) is not None:
             self._popup(*popup, child_depth, parent_name, out)
