@@ -138,3 +138,29 @@ async def test_a_gtk4_menu_button_reads_once_and_opens_its_menu(call: Call, apps
     assert len(re.findall(r"^\s*button\b", bar, re.M)) == 1, bar
     assert re.search(r"^button \[[^]]*checked[^]]*\] @\S+$", bar, re.M), bar
     assert re.search(r'^\s+menuitem "[^"]+".* @\S+$', bar, re.M), bar
+
+
+async def test_a_real_apps_icon_view_opens_a_folder_by_its_item(call: Call, apps: Apps) -> None:
+    demo = await apps.spawn(
+        ["gtk3-demo", "--run=iconview"], match=lambda w: w.title == "Icon View Basics"
+    )
+    text = await read(call, demo)
+    assert re.search(r'^\s+listitem "etc" @\S+$', text, re.M), text  # the demo lists "/"
+
+    def icons() -> set[str]:  # the view's items as pyatspi reads their text
+        return {n["text"] for n in nodes_of(apps, demo) if n["role"] == "icon" and n["text"]}
+
+    assert "passwd" not in icons()
+    done = await call(
+        "perform", {"elementID": find_id(text, "listitem", "etc"), "action": "double_click"}
+    )
+    assert not done.is_error, done.text
+
+    async def in_etc() -> bool:
+        return "passwd" in icons()
+
+    await async_wait_for(in_etc, timeout=10, what="the view to show /etc")
+    # the new folder's items (GTK 3 lays them out VISIBLE, not SHOWING) read by name
+    now = await read(call, demo)
+    items = re.findall(r'^\s+listitem "([^"]+)" @\S+$', now, re.M)
+    assert len(items) >= 3 and set(items) <= icons() and "boot" not in items, now

@@ -183,7 +183,13 @@ def shown_children(app: AppTree, path: str, in_combo: bool = False) -> list[str]
     in_combo = in_combo or app.nodes[path].role_name == "combo-box"
     out: list[str] = []
     for kid in app.children_of(path):
-        if app.shown(kid) or any(app.shown(k) for k in app.children_of(kid)):
+        if (
+            app.shown(kid)
+            or any(app.shown(k) for k in app.children_of(kid))
+            or (is_view_item(app.nodes[kid]) and app.nodes[kid].displayed and app.shown(path))
+        ):
+            # an icon view's items laid out after a model change say VISIBLE, never SHOWING
+            # (GTK 3): in a pane that shows, their extents tell what is on screen
             # a child on screen means its parent is (LibreOffice leaves SHOWING off the
             # documents of a sheet's frozen or split panes, whose tables show)
             out.append(kid)
