@@ -456,9 +456,9 @@ class Renderer:
         )  # fmt: skip
         budget = self.budget if top else TABLE_BUDGET  # a zoomed read is the table alone
         heads = column_headers(node) if not grid.addressed else []
-        for head in heads:  # a header that sorts its column: a line and an ID of its own
+        for head, acts in heads:  # a header that sorts its column: a line and an ID of its own
             name = clean_name(head.name) or clean_name(head.description)
-            out.append(Line(depth, head, "colheader", name, None, states_shown(head), True))
+            out.append(Line(depth, head, "colheader", name, None, states_shown(head), acts))
         for row in row_lines(node, grid, "{id}", budget, columns=not heads):
             owner = row.node if row.node is not None else synthetic(f"row{row.row}")
             out.append(

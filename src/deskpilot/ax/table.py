@@ -161,14 +161,13 @@ def summary(table: Node, grid: Grid, eid: str) -> str:
     return "(" + "; ".join(parts) + ")"
 
 
-def column_headers(table: Node) -> list[Node]:
-    """The table's column headers read as its children that act on a click (a tree view's
-    header sorts its column): each reads as a line with an ID, instead of the ``columns:``
-    line."""
-    return [
-        c for c in table.children
-        if c.cell is None and c.role in HEADER_ROLES and c.primary_action in ("click", "press")
-    ]  # fmt: skip
+def column_headers(table: Node) -> list[tuple[Node, bool]]:
+    """The table's column headers read as its children, each with whether it acts on a click
+    (a tree view's header sorts its column) — when one does: they read as lines, those that
+    act with an ID, instead of the ``columns:`` line. Else none."""
+    heads = [c for c in table.children if c.cell is None and c.role in HEADER_ROLES]
+    acting = [(h, h.primary_action in ("click", "press")) for h in heads]
+    return acting if any(a for _h, a in acting) else []
 
 
 def row_lines(
