@@ -164,3 +164,5 @@ async def test_a_real_apps_icon_view_opens_a_folder_by_its_item(call: Call, apps
     now = await read(call, demo)
     items = re.findall(r'^\s+listitem "([^"]+)" @\S+$', now, re.M)
     assert len(items) >= 3 and set(items) <= icons() and "boot" not in items, now
+    # its toolbar's "Up" was made sensitive through its tool item (no event of its own)
+    assert re.search(r'^button "Up" @\S+$', now, re.M), now
