@@ -176,10 +176,19 @@ def compare(row: Row, read: str, nodes: list[dict[str, Any]]) -> None:
     """Fill ``row``'s figures from the read and the exposed nodes."""
     # GTK 4 says "visible" only (no "showing" below its windows): then visible is shown
     uses_showing = any("showing" in n["states"] for n in nodes if n["depth"] > 0)
-    shown = [
-        n for n in nodes
-        if "visible" in n["states"] and ("showing" in n["states"] or not uses_showing)
-    ]  # fmt: skip
+
+    def shows(n: dict[str, Any]) -> bool:
+        return "visible" in n["states"] and ("showing" in n["states"] or not uses_showing)
+
+    # GTK 3's icon view items say SHOWING on a hidden page too: an icon counts when its
+    # parent shows (the nodes are in walk order, each after its parent)
+    shown: list[dict[str, Any]] = []
+    by_depth: dict[int, bool] = {}
+    for n in nodes:
+        parent_shows = by_depth.get(n["depth"] - 1, True)
+        by_depth[n["depth"]] = shows(n) and (n["role"] != "icon" or parent_shows)
+        if by_depth[n["depth"]]:
+            shown.append(n)
     row.on_bus = sum(
         1 for n in shown
         if n["role"] in CONTROL_ROLES or ("editable" in n["states"] and n["role"] != "terminal")
