@@ -9,8 +9,8 @@ for desktop files, the command line for the rest), reads its window through the 
 (``read_screen_ax``, as a model would) and walks the same window with Debian's pyatspi apart
 from deskpilot (scripts/atspi_exposed.py), then reports per app:
 
-* **on bus** — controls the app exposes as showing (interactive roles, editable text, and
-  nodes offering actions whose role is a control's);
+* **on bus** — controls the app exposes as showing (interactive roles, editable text, an
+  icon view's selectable icons, and nodes offering actions whose role is a control's);
 * **with ID** — lines of the read carrying an element ID (a model can act on them);
 * **read** — the read's size in characters;
 * **text seen** — of the names and texts the app exposes on showing nodes, the share the read
@@ -88,6 +88,8 @@ APPS: tuple[App, ...] = (
     App("QTerminal", "Qt terminal", app_id="qterminal", program="qterminal"),
     App("Evince", "PDF viewer (GTK 3)", argv=("evince", "{pdf}"), program="evince"),
     App("Thunar", "file manager (GTK 3)", app_id="thunar", program="thunar"),
+    App("GTK 3 icon view", "icon view (GTK 3 demo)", argv=("gtk3-demo", "--run=iconview"),
+        program="gtk3-demo", window="Icon View"),
     App("System Monitor", "GTK 3 monitor", app_id="gnome-system-monitor",
         program="gnome-system-monitor"),
     App("GTK 3 widgets", "GTK 3 widget factory", app_id="gtk3-widget-factory",
@@ -174,13 +176,23 @@ def compare(row: Row, read: str, nodes: list[dict[str, Any]]) -> None:
     """Fill ``row``'s figures from the read and the exposed nodes."""
     # GTK 4 says "visible" only (no "showing" below its windows): then visible is shown
     uses_showing = any("showing" in n["states"] for n in nodes if n["depth"] > 0)
-    shown = [
-        n for n in nodes
-        if "visible" in n["states"] and ("showing" in n["states"] or not uses_showing)
-    ]  # fmt: skip
+
+    def shows(n: dict[str, Any]) -> bool:
+        return "visible" in n["states"] and ("showing" in n["states"] or not uses_showing)
+
+    # GTK 3's icon view items say SHOWING on a hidden page too: an icon counts when its
+    # parent shows (the nodes are in walk order, each after its parent)
+    shown: list[dict[str, Any]] = []
+    by_depth: dict[int, bool] = {}
+    for n in nodes:
+        parent_shows = by_depth.get(n["depth"] - 1, True)
+        by_depth[n["depth"]] = shows(n) and (n["role"] != "icon" or parent_shows)
+        if by_depth[n["depth"]]:
+            shown.append(n)
     row.on_bus = sum(
         1 for n in shown
         if n["role"] in CONTROL_ROLES or ("editable" in n["states"] and n["role"] != "terminal")
+        or (n["role"] == "icon" and "selectable" in n["states"])  # an icon view's item
     )  # fmt: skip
     lines = read.splitlines()
     row.with_id = sum(1 for ln in lines if re.search(r" @\S+$", ln))

@@ -83,6 +83,25 @@ def test_a_tree_view_reads_as_rows_with_one_id_each_under_its_headers() -> None:
     ]
 
 
+def test_headers_that_sort_on_a_click_are_lines_with_ids() -> None:
+    grid = Grid(rows=1, columns=2, first_row=0, last_row=0, first_column=0, last_column=1,
+                headers=((0, "Name"), (1, "Size")))  # fmt: skip
+    table = Node(key=(":1.5", "/files"), role="table", name="Files", states=SHOWN, grid=grid)
+    for c, (title, clicks) in enumerate((("Name", ("click",)), ("Size", ()))):
+        table.children.append(Node(key=(":1.5", f"/h{c}"), role="table-column-header",
+                                   name=title, states=SHOWN, actions=clicks))  # fmt: skip
+    for c, text in enumerate(("a.txt", "1 kB")):
+        table.children.append(Node(key=(":1.5", f"/f{c}"), role="table-cell", name=text,
+                                   states=SHOWN, cell=(0, c)))  # fmt: skip
+    out = Renderer(AREA).render(window_with(table))
+    lines = [ln.strip() for ln in out.text.splitlines()]
+    assert lines[2].startswith('colheader "Name" @'), lines
+    assert out.ids[lines[2].rsplit("@", 1)[1]].key == (":1.5", "/h0")
+    assert lines[3] == 'colheader "Size"', lines  # it does nothing: named, no ID
+    assert not any(ln.startswith("columns:") for ln in lines)  # said once, by the lines
+    assert lines[4].startswith("row 1: a.txt | 1 kB @")
+
+
 def test_a_long_table_stops_at_its_budget_and_names_the_rest() -> None:
     table = sheet({(r, c): "x" * 50 for r in range(33) for c in range(16)})
     out = Renderer(AREA).render(window_with(table))

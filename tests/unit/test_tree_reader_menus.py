@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from deskpilot.desktop.atspi.bus import AtspiBus
-from deskpilot.desktop.atspi.consts import ROOT_PATH
+from deskpilot.desktop.atspi.consts import ROOT_PATH, state_names
 from deskpilot.desktop.atspi.model import Dirty
 from deskpilot.desktop.atspi.tree import TreeReader
 from tests.unit.atspi_app import APP, InMemoryApp, Obj
@@ -69,3 +69,21 @@ async def test_a_menu_that_opens_gets_its_items_read() -> None:
     assert not tree.nodes["/menu"].closed
     assert [tree.nodes[f"/item{i}"].name for i in range(3)] == ["Item 0", "Item 1", "Item 2"]
     assert all(tree.shown(f"/item{i}") and not tree.nodes[f"/item{i}"].stub for i in range(3))
+
+
+async def test_a_sensitivity_change_re_reads_the_states_of_what_it_holds() -> None:
+    """GTK 3 announces a tool item made sensitive, not its button (which changes with it)."""
+    shown = {"visible", "showing"}
+    app = InMemoryApp({
+        ROOT_PATH: Obj("application", "app", set(), ["/frame"]),
+        "/frame": Obj("frame", "Viewer", shown | {"active", "sensitive"}, ["/item"], ROOT_PATH),
+        "/item": Obj("panel", "", set(shown), ["/up"], "/frame"),
+        "/up": Obj("push-button", "Up", set(shown), [], "/item"),
+    }, cached={ROOT_PATH, "/frame", "/item", "/up"})  # fmt: skip
+    reader = TreeReader(AtspiBus(app))  # type: ignore[arg-type]
+    tree = await reader.read_app(APP, lazy_hidden=True)
+    assert "sensitive" not in state_names(tree.nodes["/up"].states)
+    for path in ("/item", "/up"):
+        app.objects[path].states.add("sensitive")
+    await reader.refresh(tree, Dirty(props={"/item"}, sensitivity={"/item"}))
+    assert "sensitive" in state_names(tree.nodes["/up"].states)

@@ -26,6 +26,7 @@ from deskpilot.ax.roles import (
     is_displayed,
     is_widget,
     states_shown,
+    view_item,
 )
 from deskpilot.desktop.base import Node
 from deskpilot.desktop.toolkit_names import OWN_ACTIONS, PLACEHOLDER_NAMES
@@ -96,7 +97,10 @@ _WORDS = {"scroll": "scrollable", "click": "clickable", "focus": "focusable"}
 
 
 def role_word(node: Node, how: str) -> str:
-    """How an operable node reads: its own role where it has one, else what it does."""
+    """How an operable node reads: its own role where it has one, else what it does (a pane
+    of an icon view's items is a list)."""
+    if any(view_item(c) for c in node.children[:8]):
+        return "list"
     if node.role in GENERIC:
         return _WORDS[how]
     return TEXTUAL.get(node.role) or STRUCTURAL.get(node.role) or node.role
@@ -175,6 +179,42 @@ def wrapped_target(node: Node) -> Node | None:
         # tab must not close it
         return None
     return part if inner in ("", name) or name.startswith(inner) else None
+
+
+def shell_target(node: Node) -> Node | None:
+    """The button a button-shaped shell holds (GTK 4's menu button: a button that cannot
+    take the focus around the focusable toggle that acts, neither named): one control, read
+    once, as the part that acts (the menu it holds open listed under it). It was two
+    nameless lines, each with an ID."""
+    if node.role not in SUB_CONTROLS or "focusable" in node.states or own_name(node):
+        return None
+    inside = _outside_menus(node)
+    parts = [d for d in inside if is_displayed(d) and operable(d)]
+    if len(parts) != 1 or parts[0].role not in SUB_CONTROLS or "focusable" not in parts[0].states:
+        return None
+    own = {id(d) for d in parts[0].walk()}
+    beside = any(
+        id(d) not in own and is_displayed(d) and (clean_name(d.name) or (d.text or "").strip())
+        for d in inside
+    )
+    return None if beside else parts[0]
+
+
+#: Roles of what a button opens: its menu is listed under it, not a part of the button.
+MENU_ROLES = frozenset({"menu", "popup-menu", "window", "dialog"})
+
+
+def _outside_menus(node: Node) -> list[Node]:
+    """``node``'s descendants, without the menus it holds open and what they hold."""
+    out: list[Node] = []
+    stack = list(reversed(node.children))
+    while stack:
+        d = stack.pop()
+        if d.role in MENU_ROLES:
+            continue
+        out.append(d)
+        stack.extend(reversed(d.children))
+    return out
 
 
 #: Roles of the small controls a wrapper may hold beside its text (close, remove, expand).

@@ -27,6 +27,7 @@ from deskpilot.ax.actionable import (
     own_name,
     page_level,
     role_word,
+    shell_target,
     via_ancestor,
     wrapped_line,
     wrapped_target,
@@ -60,9 +61,10 @@ from deskpilot.ax.roles import (
     is_widget,
     on_screen,
     states_shown,
+    view_item,
 )
 from deskpilot.ax.surface import is_surface, surface_lines
-from deskpilot.ax.table import TABLE_BUDGET, row_lines
+from deskpilot.ax.table import TABLE_BUDGET, column_headers, row_lines
 from deskpilot.ax.table import summary as table_summary
 from deskpilot.desktop.base import Node, Rect
 from deskpilot.desktop.grid import Grid
@@ -258,9 +260,11 @@ class Renderer:
                         self._visit(child, depth + 1, said, out, top=False, scope=scope)
                 return
         name = clean_name(node.name) or clean_name(node.label)
-        role = node.role
+        role = "list-item" if view_item(node) else node.role
+        if view_item(node) and not name:
+            name = " ".join((node.text or "").split())  # its label is its text
         value = None
-        text = (node.text or "").strip()
+        text = "" if view_item(node) else (node.text or "").strip()
         keep = False
         shown_role = role
         if not top and visible_here:
@@ -323,7 +327,9 @@ class Renderer:
             shown_name = "" if widget and name and name == parent_name else name
             # a labelled widget over the one part that carries the action: one line, acting
             # on that part
-            target = wrapped_target(node) if node.role in WRAPPERS else None
+            target = wrapped_target(node) if node.role in WRAPPERS else shell_target(node)
+            if target is not None and node.role not in WRAPPERS:
+                shown_name = own_name(target)  # a shell's name is its button's, not its menu's
             if target is not None:  # the part acted on: its states are what the act meets
                 states, shown_role = wrapped_line(node, target, states, shown_role)
                 shown_name = shown_name or own_name(target) or folded_text(target) or ""
@@ -339,6 +345,10 @@ class Renderer:
         else:
             child_depth = depth
         if target is not None:
+            if node.role not in WRAPPERS:  # a shell: the menu it opened is listed under it
+                for child in self._reading_order(node.children):
+                    if not any(d is target for d in child.walk()):
+                        self._visit(child, child_depth, parent_name, out, top=False, scope=scope)
             return
         if node.role == "combo-box" and (popup := open_popup(node)) is not None:
             self._popup(*popup, child_depth, parent_name, out)
@@ -445,7 +455,11 @@ class Renderer:
                  raw=table_summary(node, grid, "{id}"), ref=ref)
         )  # fmt: skip
         budget = self.budget if top else TABLE_BUDGET  # a zoomed read is the table alone
-        for row in row_lines(node, grid, "{id}", budget):
+        heads = column_headers(node) if not grid.addressed else []
+        for head, acts in heads:  # a header that sorts its column: a line and an ID of its own
+            name = clean_name(head.name) or clean_name(head.description)
+            out.append(Line(depth, head, "colheader", name, None, states_shown(head), acts))
+        for row in row_lines(node, grid, "{id}", budget, columns=not heads):
             owner = row.node if row.node is not None else synthetic(f"row{row.row}")
             out.append(
                 Line(depth, owner, "", "", None, [], row.node is not None, raw=row.text, ref=ref)

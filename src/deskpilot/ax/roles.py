@@ -152,8 +152,14 @@ def on_screen(node: Node, area: Rect) -> bool:
     return b is None or (not b.empty and b.intersects(area))
 
 
+def view_item(node: Node) -> bool:
+    """An item of an icon view (GTK 3's GtkIconView): a selectable picture whose label is its
+    text. It reads, and is clicked (selected), as a list item."""
+    return node.role in ("icon", "image") and "selectable" in node.states
+
+
 def is_widget(node: Node) -> bool:
-    return node.role in INTERACTIVE or "editable" in node.states
+    return node.role in INTERACTIVE or "editable" in node.states or view_item(node)
 
 
 def states_shown(node: Node) -> list[str]:

@@ -13,7 +13,8 @@ Instead a table reads as:
   ``row 7: A7 "Pear" · B7 "5" [focused]`` — no ID per cell;
 * in any other table (a file chooser's list), the columns' headers, then one line per row
   with its cells' texts joined by `` | ``, and one ID: the row's first cell (click it to
-  choose the row).
+  choose the row). Headers that act on a click (a tree view's, sorting its column) read as
+  ``colheader "Name"`` lines with IDs; others as one ``columns: Name | Size`` line.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ TABLE_BUDGET = 6000
 CELL_LIMIT = 60
 #: Rows named in a "read more" hint past the range read.
 MORE_ROWS = 50
+#: Roles of a table's column headers.
+HEADER_ROLES = frozenset({"table-column-header", "column-header"})
 
 
 @dataclass
@@ -158,12 +161,25 @@ def summary(table: Node, grid: Grid, eid: str) -> str:
     return "(" + "; ".join(parts) + ")"
 
 
-def row_lines(table: Node, grid: Grid, eid: str, budget: int = TABLE_BUDGET) -> list[RowLine]:
-    """The rows' lines within ``budget`` characters (a last line names what is left)."""
+def column_headers(table: Node) -> list[tuple[Node, bool]]:
+    """The table's column headers read as its children, each with whether it acts on a click
+    (a tree view's header sorts its column) — when one does: they read as lines, those that
+    act with an ID, instead of the ``columns:`` line. Else none."""
+    heads = [c for c in table.children if c.cell is None and c.role in HEADER_ROLES]
+    acting = [(h, h.primary_action in ("click", "press")) for h in heads]
+    return acting if any(a for _h, a in acting) else []
+
+
+def row_lines(
+    table: Node, grid: Grid, eid: str, budget: int = TABLE_BUDGET, *, columns: bool = True
+) -> list[RowLine]:
+    """The rows' lines within ``budget`` characters (a last line names what is left), after
+    a ``columns:`` line of the headers' names (unless ``columns`` is false: they are lines
+    of their own)."""
     out: list[RowLine] = []
     used = 0
     rows = _rows(table)
-    if not grid.addressed and grid.headers:
+    if columns and not grid.addressed and grid.headers:
         cols = range(grid.first_column, grid.last_column + 1)
         out.append(RowLine("columns: " + " | ".join(grid.header(c) or "-" for c in cols)))
     for row, cells in rows.items():

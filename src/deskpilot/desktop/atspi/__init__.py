@@ -2,7 +2,8 @@
 
 Owns: the bus connection and its bounded, timed calls (:mod:`.bus`, :mod:`.calls`,
 :mod:`.connect`), the hybrid tree reader (bulk ``Cache.GetItems`` plus live repairs:
-:mod:`.tree`, :mod:`.fetch`, :mod:`.virtual`, :mod:`.table`, :mod:`.lazy`, :mod:`.model`), the
+:mod:`.tree`, :mod:`.fetch`, :mod:`.virtual`, :mod:`.table`, :mod:`.lazy`, :mod:`.model`; nodes
+whose role undersells them: :mod:`.kinds`), the
 details of shown nodes (:mod:`.details`, :mod:`.actions`), the event cache (:mod:`.cache`,
 :mod:`.focus`), windows' frames (:mod:`.frames`), element checks and actions
 (:mod:`.elements`), and :class:`.port.AtspiAccessibility`, the port itself.

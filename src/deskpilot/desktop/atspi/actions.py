@@ -29,8 +29,8 @@ ASKED_ROLES = frozenset(
      "table-row", "document-frame", "grouping", "form", "article", "block-quote", "landmark",
      "description-term", "description-value", "definition", "footer", "header", "mark",
      "static", "text", "unknown", "embedded", "image-map", "drawing-area", "filler",
-     "column-header", "row-header", "caption", "figure", "content-insertion", "superscript",
-     "subscript"}
+     "column-header", "row-header", "table-column-header", "table-row-header", "caption",
+     "figure", "content-insertion", "superscript", "subscript"}
 )  # fmt: skip
 #: The usual number of actions of a Chromium node (its default one and showContextMenu).
 USUAL_ACTIONS = 2

@@ -86,6 +86,8 @@ class TreeCache:
                 dirty.props.add(path)
         elif member == "StateChanged":
             dirty.props.add(path)
+            if kind in ("sensitive", "enabled"):
+                dirty.sensitivity.add(path)
             if kind in ("showing", "visible", "iconified"):
                 dirty.extents.add(path)
         elif member == "TextChanged":

@@ -18,6 +18,7 @@ from deskpilot.desktop.atspi.consts import (
     ROOT_PATH,
     S_EXPANDED,
     S_MANAGES_DESCENDANTS,
+    S_SELECTABLE,
     S_SELECTED,
     S_SHOWING,
     S_VISIBLE,
@@ -54,13 +55,26 @@ async def skip_hidden(
             continue
         body = call.result()
         bits = state_bits(body[0])
-        if shows_state(tree, bits) or in_combo(tree, parent):
+        if shows_state(tree, bits) or in_combo(tree, parent) or view_item_of(tree, parent, bits):
             # a collapsed combo box's popup is hidden, but its selected item is SHOWING
             # (Chromium): read it, so that the combo can show its value
             full.append((kid, parent, body))
         else:
             tree.nodes[kid] = RawNode.hidden_stub(kid, parent, bits)
     return full
+
+
+def view_item_of(tree: AppTree, parent: str, bits: int) -> bool:
+    """Whether a node is an item of an icon view that shows: GTK 3 lays out the items of a
+    new model VISIBLE and never SHOWING (:mod:`.kinds`); whether each is on screen is told
+    by its extents."""
+    pane = tree.nodes.get(parent)
+    return (
+        pane is not None
+        and pane.role_name == "layered-pane"
+        and tree.shown(parent)
+        and bool(bits & S_VISIBLE and bits & S_SELECTABLE)
+    )
 
 
 def closed_menu(tree: AppTree, path: str) -> bool:

@@ -72,6 +72,8 @@ class Span:
     last_column: int = -1
     cells: dict[str, tuple[int, int]] = field(default_factory=dict)  # path → (row, column)
     headers: dict[int, str] = field(default_factory=dict)  # column → its header's name
+    #: column → its header's node (read as a child of the table: a header sorts on a click)
+    header_paths: dict[int, str] = field(default_factory=dict)
     addressed: bool = False  # cells are named by address ("B7"): a spreadsheet
 
     @property
@@ -242,6 +244,9 @@ class Dirty:
     extents: set[str] = field(default_factory=set)
     #: containers whose selection, active descendant or rows changed (read again if virtual)
     containers: set[str] = field(default_factory=set)
+    #: nodes whose sensitivity changed: GTK 3 changes their descendants' without an event of
+    #: their own (a toolbar's tool item made sensitive: its button says nothing)
+    sensitivity: set[str] = field(default_factory=set)
     all_extents: bool = False
     frames: bool = False  # windows appeared, closed, moved or changed state
     full: bool = False  # too much, or something we cannot follow: read everything again

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deskpilot.desktop.atspi.consts import S_EDITABLE, state_names
+from deskpilot.desktop.atspi.kinds import is_view_item
 from deskpilot.desktop.atspi.model import AppTree, RawNode, Span, wants_value
 from deskpilot.desktop.base import Node, Rect, WindowInfo
 from deskpilot.desktop.grid import Grid
@@ -64,7 +65,7 @@ def wants_text(node: RawNode) -> bool:
         return True  # a read-only field's text is what a person reads in it
     if node.role_name in SURFACE_ROLES:
         return True
-    return node.role_name in TEXT_ROLES and not node.name
+    return (node.role_name in TEXT_ROLES or is_view_item(node)) and not node.name
 
 
 def rendered(app: AppTree, frame: str, whole: frozenset[str] = frozenset()) -> list[str]:
@@ -182,7 +183,13 @@ def shown_children(app: AppTree, path: str, in_combo: bool = False) -> list[str]
     in_combo = in_combo or app.nodes[path].role_name == "combo-box"
     out: list[str] = []
     for kid in app.children_of(path):
-        if app.shown(kid) or any(app.shown(k) for k in app.children_of(kid)):
+        if (
+            app.shown(kid)
+            or any(app.shown(k) for k in app.children_of(kid))
+            or (is_view_item(app.nodes[kid]) and app.nodes[kid].displayed and app.shown(path))
+        ):
+            # an icon view's items laid out after a model change say VISIBLE, never SHOWING
+            # (GTK 3): in a pane that shows, their extents tell what is on screen
             # a child on screen means its parent is (LibreOffice leaves SHOWING off the
             # documents of a sheet's frozen or split panes, whose tables show)
             out.append(kid)

@@ -115,7 +115,8 @@ class TableReader:
         else:
             await self._visible_range(tree, path, span)
         await self.read_cells(tree, path, span)
-        return span, list(span.cells)
+        heads = [h for h in span.header_paths.values() if h not in span.cells]
+        return span, [*dict.fromkeys(heads), *span.cells]
 
     async def _visible_range(self, tree: AppTree, path: str, span: Span) -> None:
         """The rows and columns on screen (within MAX_CELLS and MAX_COLUMNS)."""
@@ -303,22 +304,25 @@ class TableReader:
             node.label_ok = True
 
     async def _headers(self, tree: AppTree, table: str, span: Span, columns: range) -> None:
-        """The names of the columns' headers (tree views; spreadsheets have none)."""
+        """The names of the columns' headers (tree views; spreadsheets have none), and their
+        nodes: read as the table's children, a header that sorts its column on a click gets
+        an ID."""
         bus, req = tree.bus, self.bus.request
         heads = [req(bus, table, "Table", "GetColumnHeader", "i", [c]) for c in columns]
         await settled(heads)
-        named: list[tuple[int, asyncio.Future[list[Any]]]] = []
+        named: list[tuple[int, str, asyncio.Future[list[Any]]]] = []
         for col, call in zip(columns, heads, strict=True):
             if call.exception() is not None:
                 continue
             hbus, hpath = call.result()[0]
             if hbus == bus and hpath != NULL_PATH:
                 asked = req(bus, str(hpath), DBUS_PROPS, "Get", "ss", [ACCESSIBLE, "Name"])
-                named.append((col, asked))
-        await settled(f for _c, f in named)
-        for col, call in named:
+                named.append((col, str(hpath), asked))
+        await settled(f for _c, _p, f in named)
+        for col, head, call in named:
             if call.exception() is None and (title := str(call.result()[0].value)):
                 span.headers[col] = title
+                span.header_paths[col] = head
 
     async def _geometry(self, tree: AppTree, span: Span) -> None:
         """Cells' extents from the first row's (columns) and first column's (rows) cells."""

@@ -58,6 +58,8 @@ from deskpilot.errors import DesktopError
 MAX_NODES = 30000
 #: Live calls one read (or refresh) makes at most.
 MAX_CALLS = 8000
+#: Nodes under one whose sensitivity changed whose states a refresh reads again at most.
+MAX_SENSITIVE_BELOW = 200
 
 
 class TreeReader:
@@ -296,6 +298,10 @@ class TreeReader:
         tree.partial, tree.problems = False, []
         tree._uses_showing = None
         rest = Dirty()
+        for path in dirty.sensitivity:  # what it holds changed with it, unannounced (GTK 3)
+            below = tree.subtree(path) if path in tree.nodes else []
+            if len(below) <= MAX_SENSITIVE_BELOW:  # a tool item, a row of controls
+                dirty.props.update(p for p in below if not tree.nodes[p].stub)
         if frame is not None:
             tree.frames.add(frame)
             mine = {frame}

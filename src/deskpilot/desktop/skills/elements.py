@@ -5,7 +5,8 @@ follows. A web page's element is then pressed with the pointer there (after the 
 hit-test, :mod:`.covering`); a toolkit's element is pressed by its activating action (no focus
 needed), and where it offers none (an editable area a person clicks into) by a pointer click
 at that point. A selectable table cell or tree row
-is selected first and checked (:mod:`.cells`); a row without an action in a GTK 4 popover is
+is selected first and checked (:mod:`.cells`), an icon view's item clicked with the pointer
+(its action opens it) and checked selected; a row without an action in a GTK 4 popover is
 reached with the arrow keys (:mod:`.choosing`). Filling is :mod:`.filling`.
 """
 
@@ -28,6 +29,8 @@ from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 ITEMS = frozenset({"menu-item", "option", "list-item", "check-menu-item", "radio-menu-item"})
 #: How long a drop-down's list is given to close after one of its items was chosen.
 ITEM_CLOSE_S = 0.5
+#: How long an icon view's item clicked has to say it is selected.
+ITEM_SELECTED_S = 2.0
 
 #: Fields an action focuses as a click would (their caret is their own business).
 FIELDS = frozenset({"entry", "password-text", "spin-button", "combo-box", "terminal"})
@@ -58,6 +61,8 @@ class Elements:
 
     async def click_element(self, window: WindowInfo, key: ElementKey) -> ActionOutcome:
         live = await self.a11y.inspect(key, window.pid)
+        if live is not None and live.role == "icon" and "selectable" in live.states:
+            return await self._click_view_item(window, live)
         if live is not None and selects_first(live):
             return await self.cells.click_cell(window, live)
         # an editable area (a contenteditable, a document's paragraph): a person's click puts
@@ -93,6 +98,25 @@ class Elements:
         async with self.raw.session(window) as outcome:
             await self.raw.click(x, y)
         return outcome.done(f"pointer click at ({x}, {y})")
+
+    async def _click_view_item(self, window: WindowInfo, live: LiveElement) -> ActionOutcome:
+        """An icon view's item (a selectable ``icon``: GTK 3's GtkIconView). Its action opens
+        it (a double-click's effect) and GrabFocus only moves the view's cursor to it; a
+        person's click selects it: the pointer clicks it, and it must then say it is selected."""
+        x, y = await self.aiming.element_point(window, live.key)
+        async with self.raw.session(window) as outcome:
+            await self.raw.click(x, y)
+
+        async def selected() -> bool:
+            now = await self.a11y.inspect(live.key)
+            return now is not None and "selected" in now.states
+
+        if not await _within(selected, ITEM_SELECTED_S):
+            raise ActionFailed(
+                f"clicked the item {live.name!r} at ({x}, {y}), but it does not say it is "
+                "selected (something else may have taken the click)"
+            )
+        return outcome.done(f"pointer click at ({x}, {y}): the item is selected")
 
     async def _point(self, window: WindowInfo, key: ElementKey) -> tuple[int, int] | None:
         """Where a person's pointer would click the element; None when it has no place on
