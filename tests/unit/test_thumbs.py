@@ -8,6 +8,7 @@ its place once per frame sent, not once per damage report.
 
 from __future__ import annotations
 
+import io
 import random
 import threading
 import time
@@ -96,11 +97,13 @@ def test_small_windows_are_not_enlarged() -> None:
 
 
 class BusyWatch:
-    """A window that is drawn on all the time: every read of its damage finds some."""
+    """A window that is drawn on all the time: every read of its damage finds some (in the same
+    50x20 box at (300, 300))."""
 
-    def __init__(self) -> None:
+    def __init__(self, changing: bool) -> None:
         self.screen = Image.new("RGB", (W, H), "white")
         self.reads = self.places = self.grabs = 0
+        self.changing = changing  # each time drawn in a new colour, or as it was
         self.lock = threading.Lock()
 
     def watch(self, handle: int | None) -> None:
@@ -120,6 +123,9 @@ class BusyWatch:
     def grab(self, handle: int, box: Region, origin: tuple[int, int]) -> Image.Image | None:
         with self.lock:
             self.grabs += 1
+            if self.changing:
+                shade = Image.new("RGB", (50, 20), (self.grabs * 40 % 256, 0, 0))
+                self.screen.paste(shade, (300, 300))
         x, y, w, h = box
         return self.screen.crop((x, y, x + w, y + h))
 
@@ -133,16 +139,17 @@ class BusyWatch:
         return None
 
 
+async def no_desktop(settings: Settings) -> Ports:
+    raise AssertionError("a preview opens no desktop")
+
+
 def test_a_busy_windows_damage_is_read_once_per_frame() -> None:
-    watch = BusyWatch()
+    watch = BusyWatch(changing=True)
 
     def open_watch(display: str, mode: str) -> PixelWatch:
         return watch
 
-    async def no_ports(settings: Settings) -> Ports:
-        raise AssertionError("a preview opens no desktop")
-
-    registry.register(registry.Backend("busy", no_ports, lambda s: None, preview=open_watch))
+    registry.register(registry.Backend("busy", no_desktop, lambda s: None, preview=open_watch))
     thumbs: list[Frame] = []
     enough = threading.Event()
 
@@ -168,3 +175,48 @@ def test_a_busy_windows_damage_is_read_once_per_frame() -> None:
     assert reads <= 2 * frames + 3, (reads, frames)
     assert places <= frames + 3, (places, frames)
     assert watch.grabs <= frames + 1
+
+
+def test_a_window_drawn_again_as_it_was_sends_no_new_thumbnail() -> None:
+    mirror = ThumbMirror(W, H)
+    image = window(4)
+    feed(mirror, image, (0, 0, W, H))
+    box = mirror.align((400, 300, 100, 40))
+    x, y, w, h = box
+    assert not mirror.paste(image.crop((x, y, x + w, y + h)), box)  # the same pixels again
+    changed = image.copy()
+    ImageDraw.Draw(changed).rectangle((420, 310, 440, 320), fill=(0, 0, 255))
+    assert mirror.paste(changed.crop((x, y, x + w, y + h)), box)
+
+    watch = BusyWatch(changing=False)  # damage all the time, the same white window each time
+    registry.register(
+        registry.Backend("redrawn", no_desktop, lambda s: None, preview=lambda d, m: watch)
+    )
+    thumbs: list[Frame] = []
+    second = threading.Event()
+
+    def emit(frame: Frame) -> None:
+        if frame.kind == "thumb":
+            thumbs.append(frame)
+            if len(thumbs) == 2:
+                second.set()
+
+    capturer = Capturer("redrawn", ":99", "window", lambda: 5, emit, lambda s: None, "redrawn")
+    capturer.want(full=False, thumbs=True)
+    try:
+        capturer.start()
+        # four thumbnails' time of damage: only the first thumbnail is sent
+        assert not second.wait(4 / THUMB_FPS), f"{len(thumbs)} thumbnails of an unchanged window"
+        with watch.lock:
+            drawn = watch.grabs
+        with watch.lock:  # now it changes
+            watch.screen.paste(Image.new("RGB", (50, 20), "red"), (300, 300))
+        assert second.wait(10), "no thumbnail after the window changed"
+    finally:
+        capturer.stop()
+        capturer.join(10)
+        registry.unregister("redrawn")
+    assert drawn >= 4  # it did look, each time
+    shown = Image.open(io.BytesIO(thumbs[1].jpeg)).convert("RGB")
+    r, g, b = shown.getpixel((round(325 * shown.width / W), round(310 * shown.height / H)))
+    assert r > 150 and g < 80 and b < 80

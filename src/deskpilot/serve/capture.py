@@ -210,6 +210,7 @@ class Capturer(threading.Thread):
                 small = ThumbMirror(width, height)
                 dirty = (0, 0, width, height)
                 self.keyframe.set()
+                thumb_dirty = True  # its first thumbnail, whatever the window shows
             width, height = mirror.size
             if dirty is None and not (self.full and self.keyframe.is_set()):
                 # nothing to show: wait for drawing (no polling while the window is quiet)
@@ -241,8 +242,7 @@ class Capturer(threading.Thread):
                     handle = -1
                     continue
                 mirror.paste(patch, (dirty[0], dirty[1]))
-                small.paste(patch, dirty)
-                thumb_dirty = True
+                thumb_dirty = small.paste(patch, dirty) or thumb_dirty
             if self.full:
                 if self.keyframe.is_set():
                     self.keyframe.clear()

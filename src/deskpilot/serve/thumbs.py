@@ -7,14 +7,16 @@ at two a second). A :class:`ThumbMirror` keeps the window at ``1/factor`` of its
 and reduced on its own (a box average over ``factor``×``factor`` blocks, so an aligned box
 gives exactly the blocks the whole window's reduction would), and the thumbnail is that small
 picture resized to fit :data:`THUMB_SIZE`. The picture is what Pillow's own
-``window.resize(size, BILINEAR, reducing_gap=1.0)`` gives, for the cost of what changed.
+``window.resize(size, BILINEAR, reducing_gap=1.0)`` gives, for the cost of what changed; a box
+drawn again with the pixels it had (an app redrawing a widget as it was) leaves it as it was, and
+the console sends no new thumbnail for it.
 """
 
 from __future__ import annotations
 
 import math
 
-from PIL import Image
+from PIL import Image, ImageChops
 
 THUMB_SIZE = (320, 200)
 
@@ -45,12 +47,20 @@ class ThumbMirror:
         y1 = min(self.height, -(-(box[1] + box[3]) // f) * f)
         return x0, y0, x1 - x0, y1 - y0
 
-    def paste(self, patch: Image.Image, box: Box) -> None:
-        """The window's pixels in ``box`` (an aligned box) are now ``patch``."""
+    def paste(self, patch: Image.Image, box: Box) -> bool:
+        """The window's pixels in ``box`` (an aligned box) are now ``patch``; whether that
+        changed the thumbnail (a window drawn again as it was changes nothing: no new one to
+        encode and send)."""
         f = self.factor
         if box[0] % f or box[1] % f:
             raise ValueError(f"box {box} is not on the thumbnail's {f}-pixel grid")
-        self.small.paste(patch.reduce(f) if f > 1 else patch, (box[0] // f, box[1] // f))
+        reduced = patch.reduce(f) if f > 1 else patch
+        x, y = box[0] // f, box[1] // f
+        before = self.small.crop((x, y, x + reduced.width, y + reduced.height))
+        if ImageChops.difference(reduced, before).getbbox() is None:
+            return False
+        self.small.paste(reduced, (x, y))
+        return True
 
     def image(self) -> Image.Image:
         """The thumbnail: the whole window, scaled to fit."""
