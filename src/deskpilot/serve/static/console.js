@@ -118,8 +118,14 @@ function connect() {
   };
   source.onmessage = (msg) => {
     const item = JSON.parse(msg.data);
-    if (item.kind === "session") onCard(item.data);
-    else if (item.kind === "event") onEvent(item.session, item.seq, item.data, item.at);
+    try {
+      if (item.kind === "session") onCard(item.data);
+      else if (item.kind === "event") onEvent(item.session, item.seq, item.data, item.at);
+    } finally {
+      // the page's other parts (asks.js) follow this stream too: one stream per page, each
+      // item read once, and the chip is in the page before they see it
+      document.dispatchEvent(new CustomEvent("deskpilot:item", {detail: item}));
+    }
   };
 }
 
