@@ -158,6 +158,12 @@ async def test_chips_stream_in_and_approve_runs_the_action(
     await page.wait_for_selector("#s-answer-box:not([hidden])")
     tools = await page.locator("#chips li[data-event='tool.call'] .tool").all_inner_texts()
     assert tools == ["read_screen_ax", "perform"]
+    # each chip says when its event happened, when the server published it and when it showed
+    times = await chips.evaluate_all(
+        "els => els.map(e => [e.dataset.ts, e.dataset.at, e.dataset.shownAt].map(Number))"
+    )
+    for happened, published, shown in times:
+        assert happened <= published <= shown / 1000 + 1, (happened, published, shown)
     result = page.locator("#chips li[data-event='tool.call'][data-ok='yes'] .result")
     await result.nth(1).wait_for()
     answered = [

@@ -118,9 +118,13 @@ async def test_an_ask_nobody_is_watching_shows_everywhere_and_a_yes_for_the_task
     grants = console.get(f"/api/sessions/{sid}/grants")
     assert len(grants) == 1 and grants[0]["source"] == "person"
     # the session's view lists the grant; Revoke ends it (recorded)
+    streams: list[str] = []
+    page.on("request", lambda r: streams.append(r.url) if "/api/events" in r.url else None)
     await page.goto(f"{console.origin}/s/{sid}")
     item = page.locator("#asks-grants li")
     await item.wait_for()
+    # from the page's one event stream (the chips' own): the server sends each item once
+    assert len(streams) == 1, streams
     assert "send or submit in Report A" in await item.inner_text()
     await item.locator("button.asks-revoke").click()
     await item.wait_for(state="detached")

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -57,6 +59,16 @@ def test_a_new_page_gets_every_session_and_its_chips_a_reconnect_only_what_it_mi
     for n in range(5):
         small.publish("a", "session", {"n": n})
     assert [i.data["n"] for i in small.replay(1)] == [4]  # too old: a full replay instead
+
+
+def test_an_item_says_when_it_happened_and_when_it_was_published() -> None:
+    hub = Hub(history=10)
+    happened = time.time() - 0.25  # an event recorded a quarter second before it was published
+    item = hub.publish("a", "event", {"event": "tool.call"}, ts=happened)
+    payload = json.loads(item.sse().decode().split("data: ", 1)[1])
+    assert payload["ts"] == happened
+    assert payload["at"] - happened >= 0.25  # the page can tell the server's part of a delay
+    assert payload["at"] <= time.time()
 
 
 def test_chips_carry_data_not_images_and_cut_long_texts() -> None:

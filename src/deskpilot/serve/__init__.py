@@ -21,6 +21,9 @@ or on this desktop) and serves the console page and the MCP server on one port:
     places       where a session runs: its own sandbox, or this desktop (and its cleanup)
     shared_input sessions on one display take turns for raw input
     approver     confirmation cards: first answer wins, timeout or no page → declined
+    capture      one session's live preview: its window's pixels, grabbed when they change
+    thumbs       a card's thumbnail, kept up to date one changed box at a time
+    frames       the previews' stream (one per page) and a capturer per live session
     hub          the numbered event stream every page follows (SSE, replay on reconnect)
     chips        recorded events as page data (texts cut, no images)
     status       card states, status lines, outcomes → Done / Needs attention / Stopped

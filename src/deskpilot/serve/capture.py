@@ -7,10 +7,13 @@ it into a mirror of the window, and hands out
 
 * a **patch** (the changed box as JPEG, or the whole window as a keyframe) while someone
   watches the session full size: at most :data:`FULL_FPS` frames a second;
-* a **thumbnail** (the mirror scaled to fit 320x200, JPEG) for the session cards: at most
+* a **thumbnail** (the window scaled to fit 320x200, JPEG, kept one changed box at a time by a
+  :class:`~deskpilot.serve.thumbs.ThumbMirror`) for the session cards: at most
   :data:`THUMB_FPS` a second.
 
-Nothing is captured while nobody looks, and a quiet window costs nothing (no polling). What
+Nothing is captured while nobody looks, and a quiet window costs nothing (no polling). A busy
+one costs a read of its damage, a look at its place and one grab per frame sent: what it draws
+between two frames waits in the X connection until the frame is due. What
 changed and its pixels come from the desktop backend's pixel watch (the registry's
 :func:`~deskpilot.desktop.registry.open_preview`; X11: DAMAGE reports and XShm or composite
 grabs, :mod:`deskpilot.desktop.x11.preview`). How it grabs depends on where the session runs:
@@ -39,12 +42,12 @@ from PIL import Image
 
 from deskpilot.desktop.ports.capture import PixelWatch
 from deskpilot.errors import DesktopError, DesktopLost
+from deskpilot.serve.thumbs import ThumbMirror
 
 log = logging.getLogger(__name__)
 
 FULL_FPS = 15.0
 THUMB_FPS = 2.0
-THUMB_SIZE = (320, 200)
 FULL_QUALITY = 75
 THUMB_QUALITY = 70
 
@@ -103,13 +106,6 @@ def jpeg(image: Image.Image, quality: int) -> bytes:
     out = io.BytesIO()
     image.save(out, format="JPEG", quality=quality)
     return out.getvalue()
-
-
-def thumbnail(image: Image.Image) -> Image.Image:
-    w, h = image.size
-    scale = min(THUMB_SIZE[0] / w, THUMB_SIZE[1] / h, 1.0)
-    size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    return image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
 
 
 class Capturer(threading.Thread):
@@ -177,7 +173,8 @@ class Capturer(threading.Thread):
 
     def _loop(self, pixels: PixelWatch) -> None:
         handle: int | None = -1  # nothing watched yet
-        mirror: Image.Image | None = None
+        mirror: Image.Image | None = None  # the window full size (keyframes)
+        small: ThumbMirror | None = None  # the window at thumbnail scale
         dirty: Box | None = None
         origin = (0, 0)
         last_full = last_thumb = last_seen = 0.0
@@ -200,39 +197,52 @@ class Capturer(threading.Thread):
                 self.wake.wait(0.5)
                 self.wake.clear()
                 continue
-            geometry = pixels.geometry(handle)
-            if geometry is None:  # the window closed: pick the target again
-                handle = -1
-                self.wake.wait(0.2)
-                self.wake.clear()
-                continue
-            ox, oy, width, height = geometry
-            if mirror is None or mirror.size != (width, height) or (ox, oy) != origin:
-                origin = self._origin = (ox, oy)
+            if mirror is None or small is None:
+                geometry = pixels.geometry(handle)
+                if geometry is None:  # the window closed: pick the target again
+                    handle = -1
+                    self.wake.wait(0.2)
+                    self.wake.clear()
+                    continue
+                origin = self._origin = geometry[:2]
+                width, height = geometry[2:]
                 mirror = Image.new("RGB", (width, height))
+                small = ThumbMirror(width, height)
                 dirty = (0, 0, width, height)
                 self.keyframe.set()
-            interval = 1 / FULL_FPS if self.full else 1 / THUMB_FPS
-            since = time.monotonic() - (last_full if self.full else last_thumb)
-            wait = max(0.0, interval - since) if dirty else 0.5
-            for box in pixels.changes(wait, origin):
-                inside = clip(box, width, height)
-                if inside is not None:
-                    dirty = union(dirty, inside)
-            now = time.monotonic()
-            if now - (last_full if self.full else last_thumb) < interval:
-                continue  # not due yet: the damage waits for the next frame
+                thumb_dirty = True  # its first thumbnail, whatever the window shows
+            width, height = mirror.size
             if dirty is None and not (self.full and self.keyframe.is_set()):
+                # nothing to show: wait for drawing (no polling while the window is quiet)
+                boxes = pixels.changes(0.5, origin)
+                dirty = self._within(dirty, boxes, width, height)
+                if not boxes and pixels.geometry(handle) != (*origin, width, height):
+                    mirror = None  # quiet, but moved, resized or closed: look again
                 continue
+            interval = 1 / FULL_FPS if self.full else 1 / THUMB_FPS
+            due = (last_full if self.full else last_thumb) + interval
+            if time.monotonic() < due:
+                # drawing waits for its frame; what is drawn meanwhile is read then, at once
+                # (one read, not one per report: the reports of a busy window come by the
+                # dozen between two thumbnails)
+                self.wake.wait(due - time.monotonic())
+                self.wake.clear()
+                continue
+            dirty = self._within(dirty, pixels.changes(0.0, origin), width, height)
+            if pixels.geometry(handle) != (*origin, width, height):
+                mirror = None  # moved, resized or closed since: a keyframe of it as it is now
+                continue
+            now = time.monotonic()
             taken = time.time()
             patch = None
             if dirty is not None:
+                dirty = small.align(dirty)
                 patch = pixels.grab(handle, dirty, origin)
                 if patch is None:  # the window went away under us
                     handle = -1
                     continue
                 mirror.paste(patch, (dirty[0], dirty[1]))
-                thumb_dirty = True
+                thumb_dirty = small.paste(patch, dirty) or thumb_dirty
             if self.full:
                 if self.keyframe.is_set():
                     self.keyframe.clear()
@@ -242,8 +252,8 @@ class Capturer(threading.Thread):
                 last_full = now
             dirty = None
             if self.thumbs and thumb_dirty and now - last_thumb >= 1 / THUMB_FPS:
-                small = thumbnail(mirror)
-                self._send("thumb", small, (0, 0, *small.size), width, height, taken)
+                image = small.image()
+                self._send("thumb", image, (0, 0, *image.size), width, height, taken)
                 last_thumb, thumb_dirty = now, False
             if now - last_seen >= 1.0:  # what the window is called, for the card
                 last_seen = now
@@ -251,6 +261,15 @@ class Capturer(threading.Thread):
                 if name != title:
                     title = name
                     self.seen(Seen(handle or None, name, pixels.app(handle) if handle else ""))
+
+    @staticmethod
+    def _within(dirty: Box | None, boxes: list[Box], width: int, height: int) -> Box | None:
+        """``dirty`` grown by the drawn ``boxes`` that fall inside the window."""
+        for box in boxes:
+            inside = clip(box, width, height)
+            if inside is not None:
+                dirty = union(dirty, inside)
+        return dirty
 
     def _send(
         self, kind: Any, image: Image.Image, box: Box, width: int, height: int, taken: float

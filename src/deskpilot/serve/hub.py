@@ -39,6 +39,8 @@ class Item:
     kind: str  # "session" (a card's state) or "event" (one recorded Event)
     data: dict[str, Any]
     ts: float = field(default_factory=time.time)
+    #: when it was published (``ts`` is when its event happened; the log is written between)
+    at: float = field(default_factory=time.time)
 
     def sse(self) -> bytes:
         payload = {
@@ -47,6 +49,7 @@ class Item:
             "kind": self.kind,
             "data": self.data,
             "ts": self.ts,
+            "at": self.at,
         }
         text = json.dumps(payload, ensure_ascii=False, default=str, separators=(",", ":"))
         return f"id: {self.seq}\ndata: {text}\n\n".encode()

@@ -126,7 +126,7 @@ class X11PixelWatch:
         if self.grabber is not None:
             shot = self.grabber.grab({"left": origin[0] + x, "top": origin[1] + y,
                                       "width": w, "height": h})  # fmt: skip
-            return Image.frombytes("RGB", shot.size, shot.bgra, "raw", "BGRX")
+            return Image.frombytes("RGB", shot.size, shot.raw, "raw", "BGRX")  # no copy of it first
         try:
             win = self.d.create_resource_object("window", handle)
             img = win.get_image(x, y, w, h, X.ZPixmap, 0xFFFFFFFF)

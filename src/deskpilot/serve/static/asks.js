@@ -40,14 +40,13 @@
 
   // -- the stream ------------------------------------------------------------------------
 
-  function connect() {
-    const source = new EventSource("/api/events");
-    source.onmessage = (msg) => {
-      const item = JSON.parse(msg.data);
-      if (item.kind === "session") onCard(item.data);
-      else if (item.kind === "event") onEvent(item.session, item.data);
-    };
-  }
+  // the console's own event stream (console.js hands on every item): a stream of its own
+  // would have the server send, and this page read, every item twice
+  document.addEventListener("deskpilot:item", (ev) => {
+    const item = ev.detail;
+    if (item.kind === "session") onCard(item.data);
+    else if (item.kind === "event") onEvent(item.session, item.data);
+  });
 
   function onCard(card) {
     cards.set(card.id, card);
@@ -315,7 +314,6 @@
   function start() {
     const box = ensureBanner();
     box.append(toggles());
-    connect();
     render();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

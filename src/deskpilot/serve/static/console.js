@@ -118,8 +118,14 @@ function connect() {
   };
   source.onmessage = (msg) => {
     const item = JSON.parse(msg.data);
-    if (item.kind === "session") onCard(item.data);
-    else if (item.kind === "event") onEvent(item.session, item.seq, item.data);
+    try {
+      if (item.kind === "session") onCard(item.data);
+      else if (item.kind === "event") onEvent(item.session, item.seq, item.data, item.at);
+    } finally {
+      // the page's other parts (asks.js) follow this stream too: one stream per page, each
+      // item read once, and the chip is in the page before they see it
+      document.dispatchEvent(new CustomEvent("deskpilot:item", {detail: item}));
+    }
   };
 }
 
@@ -136,10 +142,11 @@ function onCard(card) {
   }
 }
 
-function onEvent(sessionId, seq, item) {
+function onEvent(sessionId, seq, item, at) {
   const list = state.chips.get(sessionId) || [];
   if (list.length && list[list.length - 1].seq >= seq) return;  // replayed twice: once is enough
   item.seq = seq;
+  item.at = at;  // published by the server (item.ts: when it happened)
   item.shownAt = now();
   list.push(item);
   state.chips.set(sessionId, list);
@@ -399,6 +406,7 @@ function addChip(item) {
   chip.dataset.event = item.event;
   chip.dataset.seq = String(item.seq);
   chip.dataset.ts = String(item.ts);
+  if (item.at) chip.dataset.at = String(item.at);
   chip.dataset.shownAt = String(item.shownAt || now());
   if (d.call_id) chip.dataset.call = d.call_id;
   if (item.event === "tool.call" || item.event === "computer.call") {
