@@ -4,6 +4,7 @@ file, and the page reports to the test server: channels the tools never use."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,53 @@ async def test_a_click_in_a_hover_driven_menu_acts_on_the_item_clicked(
     # move raced it (the page handles moves once a frame) and acted on Inbox under load
     assert "pointer click" in done.text, done.text
     assert (await pages.wait_for("moved"))["to"] == "Trash"
+
+
+async def test_a_context_menu_is_named_readable_and_its_items_act(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    """A GTK 3 entry's context menu is an override-redirect popup outside the window's tree
+    (and outside every window list): it is named in the right_click's result with its items'
+    IDs, and read_screen_ax shows it; its Paste pastes what the probe put on the clipboard,
+    as the probe's own log of its entry shows."""
+    p = await probe(apps, tmp_path)
+    text = await read(call, p.window.stable_id)
+    notes = id_of_line(text, '"Notes"')
+    done = await call("perform", {"action": "right_click", "elementID": notes})
+    assert not done.is_error, done.text
+    assert "A menu" in done.text and '"Paste"' in done.text, done.text
+    paste = re.search(r'"Paste" @(\S+?)(?:, |\. )', done.text)
+    assert paste, done.text
+    menu = await read(call)
+    assert f'"Paste" @{paste.group(1)}' in menu, menu  # the read shows it, with the same ID
+    pasted = await call("perform", {"elementID": paste.group(1)})
+    assert not pasted.is_error, pasted.text
+    await p.wait_for("Notes=from the clipboard")
+    assert '"Paste"' not in await read(call)  # the menu closed with the click
+
+
+async def test_typing_stops_where_the_app_moved_the_focus(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    """ "Code" moves the focus to "Next" after 3 characters: a type step naming "Code" stops
+    there and says so; not one character reaches "Next" (the probe's log)."""
+    p = await probe(apps, tmp_path)
+    text = await read(call, p.window.stable_id)
+    code = id_of_line(text, '"Code"')
+    done = await call("perform", {"action": "type", "elementID": code, "text": "123456"})
+    assert done.is_error, done.text
+    assert "only 3 of 6 characters" in done.text and '"Next"' in done.text, done.text
+    await p.wait_for("Code=123")
+    assert not any(line.startswith("Next=") for line in p.lines()), p.lines()
+    assert "Code=1234" not in p.lines()
+
+
+async def test_typing_into_a_field_that_keeps_the_focus_sends_every_key(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    p = await probe(apps, tmp_path)
+    text = await read(call, p.window.stable_id)
+    notes = id_of_line(text, '"Notes"')
+    done = await call("perform", {"action": "type", "elementID": notes, "text": "hello there"})
+    assert not done.is_error and "Typed 11 characters" in done.text, done.text
+    await p.wait_for("Notes=hello there")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from deskpilot._wait import async_wait_for
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
+from tests.desktop.helpers import find_id, id_of_line
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -51,3 +53,32 @@ async def test_a_gtk_menu_opens_into_the_read(call: Call, ctx: ToolContext, apps
     text = await _open_menu_and_find(call, "File", "Save As")
     line = next(ln for ln in text.splitlines() if '"Save As' in ln)
     assert " @" in line, line
+
+
+async def test_a_gtk_context_menu_is_reported_read_and_acts(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    """A text view's context menu (an override-redirect popup, outside the window's tree and
+    every window list) is named in the right_click's result, read with IDs, and its "Select
+    All" selects the text: deleted and saved, the file on disk is empty."""
+    doc = tmp_path / "menu.txt"
+    doc.write_text("hello context menu\n")
+    editor = await apps.spawn(["mousepad", str(doc)], match=lambda w: "menu.txt" in w.title)
+    text = (await call("read_screen_ax", {"windowID": editor.stable_id})).text
+    area = find_id(text, "textbox")
+    done = await call("perform", {"action": "right_click", "elementID": area})
+    assert not done.is_error, done.text
+    assert "A menu" in done.text and '"Select All"' in done.text, done.text
+    read = (await call("read_screen_ax")).text
+    select_all = id_of_line(read, '"Select All')
+    assert f"@{select_all}" in done.text  # the result's IDs are the read's
+    chosen = await call("perform", {"elementID": select_all})
+    assert not chosen.is_error, chosen.text
+    for keys in ("Delete", "ctrl+s"):
+        pressed = await call("perform", {"action": "shortcut", "shortcut": keys})
+        assert not pressed.is_error, pressed.text
+
+    async def saved_empty() -> bool:
+        return doc.read_text() == ""
+
+    await async_wait_for(saved_empty, timeout=10, what="the emptied file to be saved")

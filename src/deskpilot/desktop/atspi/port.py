@@ -84,8 +84,11 @@ class AtspiAccessibility:
         timeout: float = 5.0,
         fresh: bool = False,
         whole: ElementKey | None = None,
+        popups: Sequence[Rect] = (),
     ) -> TreeRead:
-        read = await self.trees.read_window(window, timeout=timeout, fresh=fresh, whole=whole)
+        read = await self.trees.read_window(
+            window, timeout=timeout, fresh=fresh, whole=whole, popups=popups
+        )
         return TreeRead(*read)
 
     async def read_cells(

@@ -82,9 +82,13 @@ class Accessibility(Protocol):
         timeout: float = 5.0,
         fresh: bool = False,
         whole: ElementKey | None = None,
+        popups: Sequence[Rect] = (),
     ) -> TreeRead:
         """The window's tree; ``whole``: an element whose subtree is read in full, what is off
-        screen too (a zoomed read), where a read otherwise leaves hidden parts unread."""
+        screen too (a zoomed read), where a read otherwise leaves hidden parts unread;
+        ``popups``: where the app's popup windows over it are (:meth:`WindowSystem.popups`):
+        what the app shows there (a context menu outside the window's tree) is read too, as
+        children of the root."""
         ...
 
     async def read_cells(

@@ -36,6 +36,7 @@ class FakeAccessibility:
         timeout: float = 5.0,
         fresh: bool = False,
         whole: ElementKey | None = None,
+        popups: Sequence[Rect] = (),
     ) -> TreeRead:
         w = self.world.of(window.handle)
         if w is None:

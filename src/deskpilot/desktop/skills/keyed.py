@@ -1,0 +1,82 @@
+"""Typing into a named element, checked as the keys go.
+
+A step that names the element its keys are for (``type`` with an ``elementID``) gives it the
+focus first (:mod:`.focus`); but the app may move the focus on its own while the keys go — a
+PIN field that jumps to the next one after its last digit, a dialog that grabs the focus —
+and the rest of the keys would land in another control. So the keys are sent one at a time,
+each once the app has taken the one before (the element's text changed, or it sent an event),
+with the element's ``focused`` state checked before each; typing stops where the focus left.
+A long text goes in chunks of CHUNK characters, checked between chunks.
+"""
+
+from __future__ import annotations
+
+import time
+
+from deskpilot.desktop.base import Typed, WindowInfo
+from deskpilot.desktop.ports.bundle import Ports
+from deskpilot.desktop.ports.identity import ElementKey
+from deskpilot.desktop.skills.raw_input import RawInput
+from deskpilot.desktop.skills.settle import until
+from deskpilot.errors import ElementCallFailed, NotAnswering
+
+#: Texts up to this long are typed one character at a time; longer ones CHUNK at a time.
+PER_KEY = 200
+CHUNK = 16
+#: How long the app is given to take a key (its text to change) before the next is sent;
+#: an element without text, or a key that changes none (Enter in an entry), waits this long
+#: at most for the app's next event.
+TAKE_S = 0.5
+
+
+def pieces(text: str) -> list[str]:
+    """The text as it is sent: one character at a time, or chunks for a long text."""
+    size = 1 if len(text) <= PER_KEY else CHUNK
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+class CheckedKeys:
+    """Typing into a named element, the focus checked before each key (see the module)."""
+
+    def __init__(self, ports: Ports, raw: RawInput) -> None:
+        self.a11y = ports.a11y
+        self.input = ports.input
+        self.raw = raw
+
+    async def type_into(self, window: WindowInfo, key: ElementKey, text: str) -> Typed:
+        reached = 0
+        async with self.raw.session(window) as outcome:
+            for piece in pieces(text):
+                if not await self._holds(key):
+                    focus = await self.a11y.focused(window)
+                    done = outcome.done(f"typed {reached} of {len(text)} characters")
+                    return Typed(done, reached, stopped=True, focus=focus)
+                before = await self._text(key)
+                await self.input.type_text(piece)
+                self.raw.last_input = time.monotonic()
+                reached += len(piece)
+                await self._taken(key, before)
+        return Typed(outcome.done(f"typed {len(text)} characters"), reached)
+
+    async def _holds(self, key: ElementKey) -> bool:
+        live = await self.a11y.inspect(key)
+        return live is not None and "focused" in live.states
+
+    async def _text(self, key: ElementKey) -> str | None:
+        try:
+            return await self.a11y.read_text(key)
+        except (ElementCallFailed, NotAnswering):
+            return None
+
+    async def _taken(self, key: ElementKey, before: str | None) -> None:
+        """Wait until the app has taken the keys just sent: the element's text changed, or it
+        lost the focus; for an element without text, the app's next event."""
+        if before is None:
+            seen = self.a11y.events_seen()
+            await self.a11y.next_event(seen, TAKE_S)
+            return
+
+        async def taken() -> bool:
+            return await self._text(key) != before or not await self._holds(key)
+
+        await until(self.a11y, taken, TAKE_S)

@@ -1,0 +1,88 @@
+"""The menu an action opened, named in its result with its items and their IDs.
+
+A context menu (``right_click`` on a text area, a field, a file) and a menu bar's menu open in
+the app's own popup; the read shows it (:mod:`deskpilot.desktop.skills.reading` reads the
+app's popups over the window), and the action's result says it opened — with its items — so a
+model that believed "Right-clicked textbox" alone would not type into a menu it never saw.
+A menu is taken as opened by the action when the keyboard focus moved into it (toolkits give
+an open menu the focus: GTK, Qt, LibreOffice).
+"""
+
+from __future__ import annotations
+
+from deskpilot.ax.roles import clean_name
+from deskpilot.desktop.base import Node, WindowInfo
+from deskpilot.desktop.ports.identity import ElementKey
+from deskpilot.errors import DeskpilotError
+from deskpilot.tools.context import ToolContext
+from deskpilot.tools.screen import read_window
+
+#: Roles of a menu, and of the items listed from it.
+MENU_ROLES = frozenset({"menu", "popup-menu"})
+ITEM_ROLES = frozenset({"menu-item", "check-menu-item", "radio-menu-item", "menu"})
+#: Items named in the result at most (the rest are in the read).
+MAX_ITEMS = 24
+
+
+async def menu_opened(ctx: ToolContext, window: WindowInfo, focus: ElementKey | None) -> str:
+    """`` A menu opened: "Undo" @2.90, …`` when the keyboard focus moved (from ``focus``)
+    into an open menu of the window; else empty."""
+    try:
+        now = await ctx.desktop.focused_element(window)
+        if now is None or now == focus:
+            return ""
+        read = await read_window(ctx, window, baseline=False)
+    except DeskpilotError:
+        return ""  # the window closed or does not answer: other parts of the result say so
+    if read.snap.root is None:
+        return ""
+    menu = _menu_holding(read.snap.root, now)
+    if menu is None:
+        return ""
+    ids = {node.key: eid for eid, node in read.ids.items()}
+    items = [n for n in _items(menu) if n.key in ids]
+    if not items:
+        return ""
+    named = [_item(n, ids[n.key]) for n in items[:MAX_ITEMS]]
+    more = f", and {len(items) - MAX_ITEMS} more" if len(items) > MAX_ITEMS else ""
+    title = f' "{clean_name(menu.name)}"' if clean_name(menu.name) else ""
+    where = f" @{ids[menu.key]}" if menu.key in ids else ""
+    return (
+        f" A menu{title}{where} opened: {', '.join(named)}{more}. Click an item by its ID "
+        "(read_screen_ax lists them too); the shortcut Escape closes it."
+    )
+
+
+def _menu_holding(root: Node, key: ElementKey) -> Node | None:
+    """The innermost menu with shown items that is, or holds, the element ``key``."""
+    found: Node | None = None
+
+    def walk(node: Node, menu: Node | None) -> bool:
+        nonlocal found
+        if node.role in MENU_ROLES and any(c.role in ITEM_ROLES for c in node.children):
+            menu = node
+        if node.key == key:
+            found = menu
+            return True
+        return any(walk(child, menu) for child in node.children)
+
+    walk(root, None)
+    return found
+
+
+def _items(menu: Node) -> list[Node]:
+    """A menu's items in order (looking through the boxes some toolkits put between)."""
+    out: list[Node] = []
+    for child in menu.children:
+        if child.role in ITEM_ROLES:
+            out.append(child)
+        elif child.role not in MENU_ROLES:
+            out.extend(_items(child))
+    return out
+
+
+def _item(node: Node, eid: str) -> str:
+    marks = "" if "enabled" in node.states or "sensitive" in node.states else " [disabled]"
+    if node.role == "menu":
+        marks += " (submenu)"
+    return f'"{clean_name(node.name)}"{marks} @{eid}'
