@@ -13,7 +13,7 @@ from deskpilot._wait import async_wait_for
 from deskpilot.desktop.base import WindowInfo
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id, id_of_line
-from tests.desktop.web import PageServer
+from tests.desktop.web import PageServer, open_page
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -172,3 +172,30 @@ async def test_typing_into_a_field_that_keeps_the_focus_sends_every_key(
     done = await call("perform", {"action": "type", "elementID": notes, "text": "hello there"})
     assert not done.is_error and "Typed 11 characters" in done.text, done.text
     await p.wait_for("Notes=hello there")
+
+
+async def test_a_covered_field_is_not_filled_but_one_under_its_own_label_is(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    """fill and keys aimed at a field go through the cover check a click has: a field under an
+    unrelated banner is refused, nothing typed (the page reports every input); a field under
+    its own floating label (<label for>, aria-labelledby) is filled."""
+    pages.clear()
+    page = await open_page(call, pages, "floating-labels.html")
+    email, city = id_of_line(page, '"Email address"'), id_of_line(page, '"City"')
+    coupon = id_of_line(page, '"Coupon"')
+    for field, value in ((email, "ann@example.org"), (city, "Lyon")):
+        done = await call("perform", {"action": "fill", "elementID": field, "text": value})
+        assert not done.is_error, done.text
+    await pages.wait_for("input", on="email", value="ann@example.org")
+    await pages.wait_for("input", on="city", value="Lyon")
+    refused = await call("perform", {"action": "fill", "elementID": coupon, "text": "SPRING"})
+    assert refused.is_error and "covered by" in refused.text, refused.text
+    assert "Spring sale" in refused.text and "Nothing was typed" in refused.text, refused.text
+    typed = await call("perform", {"action": "type", "elementID": coupon, "text": "X"})
+    assert typed.is_error and "covered by" in typed.text, typed.text
+    # the page's own report after a later input: the coupon field never had one
+    more = await call("perform", {"action": "type", "elementID": city, "text": "!"})
+    assert not more.is_error, more.text
+    await pages.wait_for("input", on="city", value="Lyon!")
+    assert not pages.of("input", on="coupon"), pages.of("input", on="coupon")

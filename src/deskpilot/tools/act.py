@@ -126,8 +126,10 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
         outcome = await ctx.desktop.click_element(window, live.key)
         return f"Clicked {shown(ctx, eid, live)} @{eid} {how(outcome)}."
     if step.action == "fill":
-        eid, live = await verify(ctx, window, step.elementID or "")
-        check_fillable(eid, live)
+        async with before_sending(window):
+            eid, live = await verify(ctx, window, step.elementID or "")
+            check_fillable(eid, live)
+            await refuse_covered(ctx, window, eid, live, step.force, typing=True)
         outcome = await ctx.desktop.fill_element(window, live.key, step.text or "")
         n = len(step.text or "")
         if outcome.detail.startswith("its item "):  # a drop-down: the item was chosen
@@ -135,7 +137,7 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
         return f"Filled {shown(ctx, eid, live)} @{eid} with {n} characters {how(outcome)}."
     if step.action == "select":
         return await select_step(ctx, window, step)
-    meant = await keys_to(ctx, window, step.elementID) if step.elementID else None
+    meant = await keys_to(ctx, window, step.elementID, step.force) if step.elementID else None
     to = f" to {shown(ctx, *meant)} @{meant[0]}" if meant is not None else ""
     text = step.text or ""
     if step.action == "type" and meant is not None:
@@ -151,12 +153,16 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
     return f"Pressed {step.shortcut}{to} {how(outcome)}."
 
 
-async def keys_to(ctx: ToolContext, window: WindowInfo, element_id: str) -> tuple[str, LiveElement]:
+async def keys_to(
+    ctx: ToolContext, window: WindowInfo, element_id: str, force: bool = False
+) -> tuple[str, LiveElement]:
     """Give the element a step's keys are for the keyboard focus and check it has it before
     they are sent (keys right after another step went to the previous control); else
-    ActionFailed, no key sent. The element's ID and live element."""
+    ActionFailed, no key sent — as when something covers it (unless ``force``). The
+    element's ID and live element."""
     async with before_sending(window):
         eid, live = await verify(ctx, window, element_id)
+        await refuse_covered(ctx, window, eid, live, force, typing=True)
         focused = await ctx.desktop.focus_element(window, live.key)
     if not focused:
         raise ActionFailed(

@@ -170,6 +170,10 @@ class FakeAccessibility:
         self.world.node(key)
         return {}
 
+    async def labels(self, key: ElementKey) -> list[ElementKey]:
+        self.world.node(key)
+        return []  # fake apps label their fields by name
+
     async def interfaces(self, key: ElementKey) -> frozenset[str]:
         return self.world.node(key).interfaces
 
