@@ -199,3 +199,24 @@ async def test_a_covered_field_is_not_filled_but_one_under_its_own_label_is(
     assert not more.is_error, more.text
     await pages.wait_for("input", on="city", value="Lyon!")
     assert not pages.of("input", on="coupon"), pages.of("input", on="coupon")
+
+
+async def test_a_web_pages_own_context_menu_is_named_and_its_items_act(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    """A page's own context menu (a contextmenu handler showing a role=menu list, no focus
+    moved into it) is named in the right_click's result with its items' IDs; one clicked by
+    its ID is the one the page reports chosen."""
+    page = await open_page(call, pages, "context-menu.html")
+    assert '"Rename"' not in page
+    done = await call(
+        "perform", {"action": "right_click", "elementID": id_of_line(page, "report.pdf")}
+    )
+    assert not done.is_error, done.text
+    await pages.wait_for("menu")
+    assert "A menu" in done.text and '"Delete"' in done.text, done.text
+    delete = re.search(r'"Delete" @(\S+?)(?:, |\. )', done.text)
+    assert delete, done.text
+    chosen = await call("perform", {"elementID": delete.group(1)})
+    assert not chosen.is_error, chosen.text
+    assert (await pages.wait_for("chosen"))["item"] == "Delete"

@@ -285,7 +285,7 @@ async def perform(
     try:
         await ctx.desktop.settle(window, since)
         line += await focus_moved(ctx, window, focus)
-        line += await menu_opened(ctx, window, focus)
+        line += await menu_opened(ctx, window, focus, appeared=step.action == "right_click")
     except DeskpilotError:
         if await is_open(ctx, window):
             raise

@@ -5,7 +5,8 @@ the app's own popup; the read shows it (:mod:`deskpilot.desktop.skills.reading` 
 app's popups over the window), and the action's result says it opened — with its items — so a
 model that believed "Right-clicked textbox" alone would not type into a menu it never saw.
 A menu is taken as opened by the action when the keyboard focus moved into it (toolkits give
-an open menu the focus: GTK, Qt, LibreOffice).
+an open menu the focus: GTK, Qt, LibreOffice), or — after a right click — when a menu with
+items shows that the last read did not have (a web page's own context menu takes no focus).
 """
 
 from __future__ import annotations
@@ -24,22 +25,30 @@ ITEM_ROLES = frozenset({"menu-item", "check-menu-item", "radio-menu-item", "menu
 MAX_ITEMS = 24
 
 
-async def menu_opened(ctx: ToolContext, window: WindowInfo, focus: ElementKey | None) -> str:
+async def menu_opened(
+    ctx: ToolContext, window: WindowInfo, focus: ElementKey | None, *, appeared: bool = False
+) -> str:
     """`` A menu opened: "Undo" @2.90, …`` when the keyboard focus moved (from ``focus``)
-    into an open menu of the window; else empty."""
+    into an open menu of the window — or, with ``appeared`` (after a right click), when a
+    menu with items shows that the model's last read did not have (a web page's own context
+    menu, which takes no focus); else empty."""
     try:
         now = await ctx.desktop.focused_element(window)
-        if now is None or now == focus:
+        moved = now is not None and now != focus
+        if not moved and not appeared:
             return ""
         read = await read_window(ctx, window, baseline=False)
     except DeskpilotError:
         return ""  # the window closed or does not answer: other parts of the result say so
     if read.snap.root is None:
         return ""
-    menu = _menu_holding(read.snap.root, now)
+    ids = {node.key: eid for eid, node in read.ids.items()}
+    menu = _menu_holding(read.snap.root, now) if moved and now is not None else None
+    if menu is None and appeared and read.previous is not None:
+        before = read.previous
+        menu = next((n for n in read.snap.root.walk() if _new_menu(n, ids, before)), None)
     if menu is None:
         return ""
-    ids = {node.key: eid for eid, node in read.ids.items()}
     items = [n for n in _items(menu) if n.key in ids]
     if not items:
         return ""
@@ -59,7 +68,7 @@ def _menu_holding(root: Node, key: ElementKey) -> Node | None:
 
     def walk(node: Node, menu: Node | None) -> bool:
         nonlocal found
-        if node.role in MENU_ROLES and any(c.role in ITEM_ROLES for c in node.children):
+        if _is_open_menu(node):
             menu = node
         if node.key == key:
             found = menu
@@ -68,6 +77,19 @@ def _menu_holding(root: Node, key: ElementKey) -> Node | None:
 
     walk(root, None)
     return found
+
+
+def _new_menu(node: Node, ids: dict[ElementKey, str], before: dict[str, str]) -> bool:
+    """An open menu whose items (those with IDs) were none in the last read."""
+    if not _is_open_menu(node):
+        return False
+    items = [ids[i.key] for i in _items(node) if i.key in ids]
+    return bool(items) and not any(eid in before for eid in items)
+
+
+def _is_open_menu(node: Node) -> bool:
+    """A menu showing its items (a menu bar's closed menus are read without them)."""
+    return node.role in MENU_ROLES and bool(_items(node))
 
 
 def _items(menu: Node) -> list[Node]:

@@ -196,6 +196,8 @@ class WindowTrees:
             inside = frozenset(app.subtree(whole[1]))
         shown = [p for p in rendered(app, where.frame, inside) if p != where.frame or app.shown(p)]
         over = await self._popups_of(app, where, popups, deadline) if popups else []
+        known = set(shown)
+        over = [p for p in over if not known & set(app.subtree(p))]  # a combo's list: read
         for popup in over:
             shown += rendered(app, popup)
         await self.details.fill_extents(app, shown, deadline=deadline)
