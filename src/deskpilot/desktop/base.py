@@ -239,6 +239,8 @@ class Typed:
     reached: int
     stopped: bool = False
     focus: tuple[str, str] | None = None
+    #: characters sent in the last chunk while the focus left: some may have followed it
+    unsure: int = 0
 
 
 @runtime_checkable

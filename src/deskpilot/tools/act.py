@@ -186,6 +186,13 @@ async def _spilled(
         fid = next((e for e, r in held if r.key == typed.focus and r.window == window.handle), None)
         if now is not None:
             where = f"{shown(ctx, fid, now)} @{fid}" if fid else describe(now)
+    if typed.unsure:
+        return (
+            f"{typed.reached} of {n} characters were typed to {shown(ctx, eid, live)} @{eid}; "
+            f"the app moved the keyboard focus to {where} while the next {typed.unsure} went, "
+            f"so some of them may be there, and the other {n - typed.reached - typed.unsure} "
+            "were not typed. Read the window before going on"
+        )
     return (
         f"only {typed.reached} of {n} characters were typed to {shown(ctx, eid, live)} @{eid}: "
         f"the app moved the keyboard focus to {where} after them, so the other "

@@ -5,8 +5,9 @@ focus first (:mod:`.focus`); but the app may move the focus on its own while the
 PIN field that jumps to the next one after its last digit, a dialog that grabs the focus —
 and the rest of the keys would land in another control. So the keys are sent one at a time,
 each once the app has taken the one before (the element's text changed, or it sent an event),
-with the element's ``focused`` state checked before each; typing stops where the focus left.
-A long text goes in chunks of CHUNK characters, checked between chunks.
+and the focus checked after each (on the element, or on a part of it); typing stops where the
+focus left. A long text goes in chunks of CHUNK characters, checked between chunks (the
+result then says how many of the last chunk's may have followed the focus).
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from deskpilot.desktop.skills.settle import until
 from deskpilot.errors import ElementCallFailed, NotAnswering
 
 #: Texts up to this long are typed one character at a time; longer ones CHUNK at a time.
-PER_KEY = 200
+PER_KEY = 64
 CHUNK = 16
+#: How far up from the app's focused element the named element is looked for.
+MAX_DEPTH = 8
 #: How long the app is given to take a key (its text to change) before the next is sent;
 #: an element without text, or a key that changes none (Enter in an entry), waits this long
 #: at most for the app's next event.
@@ -44,23 +47,44 @@ class CheckedKeys:
         self.raw = raw
 
     async def type_into(self, window: WindowInfo, key: ElementKey, text: str) -> Typed:
+        """Type ``text`` into the element, which has the focus (:func:`.focus.take_focus`)."""
+        parts = pieces(text)
         reached = 0
         async with self.raw.session(window) as outcome:
-            for piece in pieces(text):
-                if not await self._holds(key):
-                    focus = await self.a11y.focused(window)
-                    done = outcome.done(f"typed {reached} of {len(text)} characters")
-                    return Typed(done, reached, stopped=True, focus=focus)
+            for i, piece in enumerate(parts):
                 before = await self._text(key)
                 await self.input.type_text(piece)
                 self.raw.last_input = time.monotonic()
                 reached += len(piece)
                 await self._taken(key, before)
+                if i + 1 < len(parts) and not await self._holds(window, key):
+                    # one key: it reached the element (the focus moved on it); a chunk: some
+                    # of it may have followed the focus
+                    unsure = len(piece) if len(piece) > 1 else 0
+                    focus = await self.a11y.focused(window)
+                    done = outcome.done(f"typed {reached} of {len(text)} characters")
+                    return Typed(done, reached - unsure, True, focus, unsure)
         return Typed(outcome.done(f"typed {len(text)} characters"), reached)
 
-    async def _holds(self, key: ElementKey) -> bool:
+    async def _holds(self, window: WindowInfo, key: ElementKey) -> bool:
+        """Whether the element has the focus, itself or through a part of it (a document
+        whose paragraph takes the caret)."""
         live = await self.a11y.inspect(key)
-        return live is not None and "focused" in live.states
+        if live is None:
+            return False
+        if "focused" in live.states:
+            return True
+        inner = await self.a11y.focused(window)
+        for _ in range(MAX_DEPTH):
+            if inner is None:
+                return False
+            if inner == key:
+                return True
+            try:
+                inner = await self.a11y.parent(inner)
+            except (ElementCallFailed, NotAnswering):
+                return False
+        return False
 
     async def _text(self, key: ElementKey) -> str | None:
         try:
@@ -77,6 +101,9 @@ class CheckedKeys:
             return
 
         async def taken() -> bool:
-            return await self._text(key) != before or not await self._holds(key)
+            if await self._text(key) != before:
+                return True
+            live = await self.a11y.inspect(key)
+            return live is None or "focused" not in live.states
 
         await until(self.a11y, taken, TAKE_S)
