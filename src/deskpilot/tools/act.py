@@ -277,7 +277,8 @@ async def perform(
     drag, or click at a point x, y of the window's computer_use_screenshot, for canvas, SVG
     and apps without accessibility). Element IDs come from the latest read_screen_ax of that
     window; if one no longer exists you get an error telling you to re-read. Pointer actions
-    activate the window for the moment, like type and shortcut."""
+    activate the window for the moment, like type and shortcut. A menu the action opens (a
+    right_click's context menu) is named in the result with its items' IDs: click one."""
     step = Step(
         action=action, elementID=elementID, text=text, shortcut=shortcut, x=x, y=y,
         toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy, force=force, start=start,
