@@ -35,6 +35,9 @@ async def menu_opened(
     try:
         now = await ctx.desktop.focused_element(window)
         moved = now is not None and now != focus
+        if moved and not appeared and now is not None:
+            live = await ctx.desktop.inspect(now)  # one call, not a read, for most actions
+            moved = live is not None and live.role in MENU_ROLES | ITEM_ROLES
         if not moved and not appeared:
             return ""
         read = await read_window(ctx, window, baseline=False)
