@@ -239,8 +239,11 @@ class Typed:
     reached: int
     stopped: bool = False
     focus: tuple[str, str] | None = None
-    #: characters sent in the last chunk while the focus left: some may have followed it
-    unsure: int = 0
+    #: characters sent after the focus left (a chunk's rest): they went where it went
+    spilled: int = 0
+    #: False when how many of the last chunk reached the element cannot be told: ``spilled``
+    #: is then the whole chunk, some of which may have reached it
+    spill_known: bool = True
 
 
 @runtime_checkable

@@ -186,12 +186,21 @@ async def _spilled(
         fid = next((e for e, r in held if r.key == typed.focus and r.window == window.handle), None)
         if now is not None:
             where = f"{shown(ctx, fid, now)} @{fid}" if fid else describe(now)
-    if typed.unsure:
+    if typed.spilled and not typed.spill_known:
         return (
             f"{typed.reached} of {n} characters were typed to {shown(ctx, eid, live)} @{eid}; "
-            f"the app moved the keyboard focus to {where} while the next {typed.unsure} went, "
-            f"so some of them may be there, and the other {n - typed.reached - typed.unsure} "
-            "were not typed. Read the window before going on"
+            f"the app moved the keyboard focus to {where} while the next {typed.spilled} "
+            f"went, so some of them may be there, and the other "
+            f"{n - typed.reached - typed.spilled} were not typed. Read the window before "
+            "going on"
+        )
+    if typed.spilled:
+        return (
+            f"only {typed.reached} of {n} characters were typed to {shown(ctx, eid, live)} "
+            f"@{eid}: the app moved the keyboard focus to {where} after them, and the next "
+            f"{typed.spilled} (sent with them) went there; the other "
+            f"{n - typed.reached - typed.spilled} were not typed. Read the window before "
+            "going on"
         )
     return (
         f"only {typed.reached} of {n} characters were typed to {shown(ctx, eid, live)} @{eid}: "

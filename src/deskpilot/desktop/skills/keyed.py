@@ -6,8 +6,9 @@ PIN field that jumps to the next one after its last digit, a dialog that grabs t
 and the rest of the keys would land in another control. So the keys are sent one at a time,
 each once the app has taken the one before (the element's text changed, or it sent an event),
 and the focus checked after each (on the element, or on a part of it); typing stops where the
-focus left. A long text goes in chunks of CHUNK characters, checked between chunks (the
-result then says how many of the last chunk's may have followed the focus).
+focus left. A long text goes in chunks of CHUNK characters, checked between chunks: of the
+chunk the focus left in, the element's text tells how many reached it, and the rest followed
+the focus.
 """
 
 from __future__ import annotations
@@ -55,16 +56,29 @@ class CheckedKeys:
                 before = await self._text(key)
                 await self.input.type_text(piece)
                 self.raw.last_input = time.monotonic()
-                reached += len(piece)
-                await self._taken(key, before)
-                if i + 1 < len(parts) and not await self._holds(window, key):
-                    # one key: it reached the element (the focus moved on it); a chunk: some
-                    # of it may have followed the focus
-                    unsure = len(piece) if len(piece) > 1 else 0
-                    focus = await self.a11y.focused(window)
-                    done = outcome.done(f"typed {reached} of {len(text)} characters")
-                    return Typed(done, reached - unsure, True, focus, unsure)
-        return Typed(outcome.done(f"typed {len(text)} characters"), reached)
+                await self._taken(key, before, len(piece))
+                if i + 1 == len(parts) or await self._holds(window, key):
+                    reached += len(piece)
+                    continue
+                # the focus left: one key reached the element (the focus moved on it); of a
+                # chunk, what the element's text grew by did, the rest followed the focus
+                got = await self._grew(key, before, len(piece))
+                focus = await self.a11y.focused(window)
+                done = outcome.done(f"typed {reached} of {len(text)} characters")
+                if got is None:
+                    return Typed(done, reached, True, focus, len(piece), spill_known=False)
+                return Typed(done, reached + got, True, focus, len(piece) - got)
+        return Typed(outcome.done(f"typed {len(text)} characters"), len(text))
+
+    async def _grew(self, key: ElementKey, before: str | None, sent: int) -> int | None:
+        """How many of ``sent`` characters reached the element, by how much its text grew
+        (None when that cannot tell: no text, or it shrank)."""
+        if sent == 1:
+            return 1
+        now = await self._text(key)
+        if before is None or now is None or not 0 <= len(now) - len(before) <= sent:
+            return None
+        return len(now) - len(before)
 
     async def _holds(self, window: WindowInfo, key: ElementKey) -> bool:
         """Whether the element has the focus, itself or through a part of it (a document
@@ -92,16 +106,18 @@ class CheckedKeys:
         except (ElementCallFailed, NotAnswering):
             return None
 
-    async def _taken(self, key: ElementKey, before: str | None) -> None:
-        """Wait until the app has taken the keys just sent: the element's text changed, or it
-        lost the focus; for an element without text, the app's next event."""
+    async def _taken(self, key: ElementKey, before: str | None, sent: int) -> None:
+        """Wait until the app has taken the keys just sent: the element's text grew by them
+        (changed, for one key), or it lost the focus; for an element without text, the
+        app's next event."""
         if before is None:
             seen = self.a11y.events_seen()
             await self.a11y.next_event(seen, TAKE_S)
             return
 
         async def taken() -> bool:
-            if await self._text(key) != before:
+            now = await self._text(key)
+            if now != before and (sent == 1 or now is None or len(now) - len(before) >= sent):
                 return True
             live = await self.a11y.inspect(key)
             return live is None or "focused" not in live.states
