@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,46 @@ async def test_a_gtk_context_menu_is_reported_read_and_acts(
         return doc.read_text() == ""
 
     await async_wait_for(saved_empty, timeout=10, what="the emptied file to be saved")
+
+
+#: Reads the sandbox's clipboard with GTK (a channel the tools do not use).
+CLIPBOARD = (
+    "import gi; gi.require_version('Gtk', '3.0'); gi.require_version('Gdk', '3.0'); "
+    "from gi.repository import Gdk, Gtk; "
+    "print(Gtk.Clipboard.get(Gdk.SELECTION_CLIPBOARD).wait_for_text() or '', end='')"
+)
+
+
+async def test_a_libreoffice_context_menu_is_reported_and_its_copy_copies(
+    call: Call, ctx: ToolContext, apps: Apps
+) -> None:
+    """Writer's context menu (a popup window of its own, placed on the screen while its frame's
+    extents leave out the title bar) is named in the right_click's result; its Copy, clicked
+    by the result's ID, puts the selected text on the clipboard."""
+    opened = await call("open_app", {"bundleId": "LibreOffice Writer"})
+    assert not opened.is_error, opened.text
+    await apps.adopt(
+        next(w for w in await ctx.desktop.list_windows() if w.stable_id == ctx.session.target)
+    )
+    para = id_of_line((await call("read_screen_ax")).text, "para = ")
+    words = "Menus that pop up"  # capitalised: Writer would capitalise it
+    typed = await call("perform", {"action": "type", "elementID": para, "text": words})
+    assert not typed.is_error, typed.text
+    selected = await call("perform", {"action": "shortcut", "shortcut": "ctrl+a"})
+    assert not selected.is_error, selected.text
+    done = await call("perform", {"action": "right_click", "elementID": para})
+    assert not done.is_error, done.text
+    copy = re.search(r'"Copy" @(\S+?)(?:, |\. )', done.text)
+    assert "A menu" in done.text and copy, done.text
+    copied = await call("perform", {"elementID": copy.group(1)})
+    assert not copied.is_error, copied.text
+
+    async def on_clipboard() -> bool:
+        env = apps.sandbox.app_env()
+        got = subprocess.run(
+            ["/usr/bin/python3", "-c", CLIPBOARD], env=env, capture_output=True, text=True,
+            timeout=10,
+        )  # fmt: skip
+        return got.stdout.strip() == words
+
+    await async_wait_for(on_clipboard, timeout=15, what="the copied words on the clipboard")

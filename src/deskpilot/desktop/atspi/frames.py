@@ -197,8 +197,8 @@ class WindowTrees:
         shown = [p for p in rendered(app, where.frame, inside) if p != where.frame or app.shown(p)]
         over = await self._popups_of(app, where, popups, deadline) if popups else []
         known = set(shown)
-        over = [p for p in over if not known & set(app.subtree(p))]  # a combo's list: read
-        for popup in over:
+        over = [(p, o) for p, o in over if not known & set(app.subtree(p))]  # a combo's list
+        for popup, _ in over:
             shown += rendered(app, popup)
         await self.details.fill_extents(app, shown, deadline=deadline)
         textual = [p for p in shown if wants_text(app.nodes[p])]
@@ -213,26 +213,29 @@ class WindowTrees:
         if app.partial:
             self.cache.drop(where.bus)  # do not build on an incomplete tree
         root = build_nodes(WindowTree(app, where.frame, where.offset, inside), window)
-        for popup in over:
-            node = build_nodes(WindowTree(app, popup, where.offset), window)
+        for popup, offset in reversed(over):  # first: on top of the window, and never cut
+            node = build_nodes(WindowTree(app, popup, offset), window)
             node.parent_key = root.key
-            root.children.append(node)
+            root.children.insert(0, node)
         return root, app.partial, app.problems
 
     async def _popups_of(
         self, app: AppTree, where: Located, rects: Sequence[Rect], deadline: float
-    ) -> list[str]:
+    ) -> list[tuple[str, tuple[int, int]]]:
         """The app's top-level accessibles (not the window's frame) that show where its popup
-        windows are: a GTK 3 context menu is a ``window`` child of the application, outside
-        every frame's tree, in an override-redirect X window no window list has. They are
-        read (their subtrees too) into ``app``; their paths are returned."""
+        windows are: a GTK 3 or LibreOffice context menu is a ``window`` child of the
+        application, outside every frame's tree, in an override-redirect X window no window
+        list has. They are read (their subtrees too) into ``app``; their paths are returned,
+        each with the offset its extents need: none when they are already where the popup is
+        (LibreOffice places its popups on the screen, though its frame's extents leave out
+        the window manager's title bar), else the frame's."""
         try:
             body = await self.bus.call(where.bus, ROOT_PATH, "Accessible", "GetChildren")
         except (AtspiCallError, AtspiTimeout):
             return []
         paths = [str(p) for b, p in body[0] if b == where.bus and str(p) != where.frame]
         taken = {w.frame for w in self.cache.located.values() if w.bus == where.bus}
-        found: list[str] = []
+        found: list[tuple[str, tuple[int, int]]] = []
         for path in paths:
             if path in taken:
                 continue  # another listed window's frame
@@ -241,12 +244,18 @@ class WindowTrees:
             except (AtspiCallError, AtspiTimeout):
                 continue
             x, y, w, h = (int(v) for v in ext[0])
-            at = Rect(x + where.offset[0], y + where.offset[1], w, h)
-            if at.empty or not any(_same_place(at, r) for r in rects):
+            offset = next(
+                (
+                    (dx, dy) for dx, dy in ((0, 0), where.offset)
+                    if any(_same_place(Rect(x + dx, y + dy, w, h), r) for r in rects)
+                ),
+                None,
+            )  # fmt: skip
+            if offset is None or w <= 0 or h <= 0:
                 continue
             await self.reader.read_frame(app, path, deadline=deadline)
             if path in app.nodes and app.shown(path):
-                found.append(path)
+                found.append((path, offset))
         return found
 
     async def _cached_location(self, window: WindowInfo) -> Located | None:
