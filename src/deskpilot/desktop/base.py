@@ -364,7 +364,7 @@ class Desktop(Protocol):
     async def type_text(self, window: WindowInfo, text: str) -> ActionOutcome: ...
 
     async def type_into(self, window: WindowInfo, key: tuple[str, str], text: str) -> Typed:
-        """Type into the element (which has the focus), checking before each key that it
+        """Type into the element (which has the focus), checking as the keys go that it
         still has it; stop where it does not (the rest would go to another control)."""
         ...
 

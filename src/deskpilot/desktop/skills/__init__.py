@@ -17,7 +17,7 @@ inheritance); the facade (:mod:`deskpilot.desktop.facade`) builds them all:
 * :mod:`.elements`, :mod:`.filling`, :mod:`.cells`, :mod:`.choosing`, :mod:`.segments`,
   :mod:`.focus` — clicking, filling every kind of field, table cells, drop-down items, date
   segments, keyboard focus checked; :mod:`.keyed` — typing into a named element, its focus
-  checked before each key.
+  checked as the keys go.
 
 May import: :mod:`deskpilot.desktop.ports`, :mod:`deskpilot.desktop.base` and the value
 helpers (:mod:`deskpilot.desktop.caret`, :mod:`deskpilot.desktop.cell_refs`),

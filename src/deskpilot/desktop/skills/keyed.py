@@ -40,7 +40,7 @@ def pieces(text: str) -> list[str]:
 
 
 class CheckedKeys:
-    """Typing into a named element, the focus checked before each key (see the module)."""
+    """Typing into a named element, the focus checked after each key (see the module)."""
 
     def __init__(self, ports: Ports, raw: RawInput) -> None:
         self.a11y = ports.a11y
