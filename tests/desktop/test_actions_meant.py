@@ -225,17 +225,17 @@ async def test_a_web_pages_own_context_menu_is_named_and_its_items_act(
 async def test_a_long_text_stops_within_one_chunk_of_where_the_focus_moved(
     call: Call, apps: Apps, tmp_path: Path
 ) -> None:
-    """A text too long to check key by key goes in chunks: the focus moving in the first
-    chunk stops the typing there; the result says how many reached "Code" and how many
-    followed the focus to "Next" — as the probe's log has them."""
+    """After its first keys a text goes in chunks: "Serial" moving the focus at 12 characters,
+    in a chunk, stops the typing there; the result says how many reached "Serial" and how
+    many followed the focus to "Next" — as the probe's log has them."""
     p = await probe(apps, tmp_path)
     text = await read(call, p.window.stable_id)
-    code = id_of_line(text, '"Code"')
+    serial = id_of_line(text, '"Serial"')
     long = "".join(str(i % 10) for i in range(100))
-    done = await call("perform", {"action": "type", "elementID": code, "text": long})
-    assert done.is_error and "only 3 of 100 characters" in done.text, done.text
+    done = await call("perform", {"action": "type", "elementID": serial, "text": long})
+    assert done.is_error and "only 12 of 100 characters" in done.text, done.text
     spill = re.search(r"the next (\d+) \(sent with them\) went there", done.text)
     assert spill, done.text
-    await p.wait_for("Code=012")
-    await p.wait_for(f"Next={long[3 : 3 + int(spill.group(1))]}")
-    assert not any(ln.startswith("Code=0123") for ln in p.lines()), p.lines()
+    await p.wait_for(f"Serial={long[:12]}")
+    await p.wait_for(f"Next={long[12 : 12 + int(spill.group(1))]}")
+    assert not any(ln.startswith(f"Serial={long[:13]}") for ln in p.lines()), p.lines()
