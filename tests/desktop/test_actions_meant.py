@@ -4,6 +4,7 @@ file, and the page reports to the test server: channels the tools never use."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from deskpilot._wait import async_wait_for
 from deskpilot.desktop.base import WindowInfo
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id, id_of_line
-from tests.desktop.web import PageServer
+from tests.desktop.web import PageServer, open_page
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -121,3 +122,120 @@ async def test_a_click_in_a_hover_driven_menu_acts_on_the_item_clicked(
     # move raced it (the page handles moves once a frame) and acted on Inbox under load
     assert "pointer click" in done.text, done.text
     assert (await pages.wait_for("moved"))["to"] == "Trash"
+
+
+async def test_a_context_menu_is_named_readable_and_its_items_act(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    """A GTK 3 entry's context menu is an override-redirect popup outside the window's tree
+    (and outside every window list): it is named in the right_click's result with its items'
+    IDs, and read_screen_ax shows it; its Paste pastes what the probe put on the clipboard,
+    as the probe's own log of its entry shows."""
+    p = await probe(apps, tmp_path)
+    text = await read(call, p.window.stable_id)
+    notes = id_of_line(text, '"Notes"')
+    done = await call("perform", {"action": "right_click", "elementID": notes})
+    assert not done.is_error, done.text
+    assert "A menu" in done.text and '"Paste"' in done.text, done.text
+    paste = re.search(r'"Paste" @(\S+?)(?:, |\. )', done.text)
+    assert paste, done.text
+    menu = await read(call)
+    assert f'"Paste" @{paste.group(1)}' in menu, menu  # the read shows it, with the same ID
+    pasted = await call("perform", {"elementID": paste.group(1)})
+    assert not pasted.is_error, pasted.text
+    await p.wait_for("Notes=from the clipboard")
+    assert '"Paste"' not in await read(call)  # the menu closed with the click
+
+
+async def test_typing_stops_where_the_app_moved_the_focus(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    """ "Code" moves the focus to "Next" after 3 characters: a type step naming "Code" stops
+    there and says so; not one character reaches "Next" (the probe's log)."""
+    p = await probe(apps, tmp_path)
+    text = await read(call, p.window.stable_id)
+    code = id_of_line(text, '"Code"')
+    done = await call("perform", {"action": "type", "elementID": code, "text": "123456"})
+    assert done.is_error, done.text
+    assert "only 3 of 6 characters" in done.text and '"Next"' in done.text, done.text
+    await p.wait_for("Code=123")
+    assert not any(line.startswith("Next=") for line in p.lines()), p.lines()
+    assert "Code=1234" not in p.lines()
+
+
+async def test_typing_into_a_field_that_keeps_the_focus_sends_every_key(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    p = await probe(apps, tmp_path)
+    text = await read(call, p.window.stable_id)
+    notes = id_of_line(text, '"Notes"')
+    done = await call("perform", {"action": "type", "elementID": notes, "text": "hello there"})
+    assert not done.is_error and "Typed 11 characters" in done.text, done.text
+    await p.wait_for("Notes=hello there")
+
+
+async def test_a_covered_field_is_not_filled_but_one_under_its_own_label_is(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    """fill and keys aimed at a field go through the cover check a click has: a field under an
+    unrelated banner is refused, nothing typed (the page reports every input); a field under
+    its own floating label (<label for>, aria-labelledby) is filled."""
+    pages.clear()
+    page = await open_page(call, pages, "floating-labels.html")
+    email, city = id_of_line(page, '"Email address"'), id_of_line(page, '"City"')
+    coupon = id_of_line(page, '"Coupon"')
+    for field, value in ((email, "ann@example.org"), (city, "Lyon")):
+        done = await call("perform", {"action": "fill", "elementID": field, "text": value})
+        assert not done.is_error, done.text
+    await pages.wait_for("input", on="email", value="ann@example.org")
+    await pages.wait_for("input", on="city", value="Lyon")
+    refused = await call("perform", {"action": "fill", "elementID": coupon, "text": "SPRING"})
+    assert refused.is_error and "covered by" in refused.text, refused.text
+    assert "Spring sale" in refused.text and "Nothing was typed" in refused.text, refused.text
+    typed = await call("perform", {"action": "type", "elementID": coupon, "text": "X"})
+    assert typed.is_error and "covered by" in typed.text, typed.text
+    # the page's own report after a later input: the coupon field never had one
+    more = await call("perform", {"action": "type", "elementID": city, "text": "!"})
+    assert not more.is_error, more.text
+    await pages.wait_for("input", on="city", value="Lyon!")
+    assert not pages.of("input", on="coupon"), pages.of("input", on="coupon")
+
+
+async def test_a_web_pages_own_context_menu_is_named_and_its_items_act(
+    call: Call, pages: PageServer, browser: WindowInfo
+) -> None:
+    """A page's own context menu (a contextmenu handler showing a role=menu list, no focus
+    moved into it) is named in the right_click's result with its items' IDs; one clicked by
+    its ID is the one the page reports chosen."""
+    page = await open_page(call, pages, "context-menu.html")
+    assert '"Rename"' not in page
+    done = await call(
+        "perform", {"action": "right_click", "elementID": id_of_line(page, "report.pdf")}
+    )
+    assert not done.is_error, done.text
+    await pages.wait_for("menu")
+    assert "A menu" in done.text and '"Delete"' in done.text, done.text
+    delete = re.search(r'"Delete" @(\S+?)(?:, |\. )', done.text)
+    assert delete, done.text
+    chosen = await call("perform", {"elementID": delete.group(1)})
+    assert not chosen.is_error, chosen.text
+    assert (await pages.wait_for("chosen"))["item"] == "Delete"
+
+
+async def test_a_long_text_stops_within_one_chunk_of_where_the_focus_moved(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    """After its first keys a text goes in chunks: "Serial" moving the focus at 12 characters,
+    in a chunk, stops the typing there; the result says how many reached "Serial" and how
+    many followed the focus to "Next" — as the probe's log has them."""
+    p = await probe(apps, tmp_path)
+    text = await read(call, p.window.stable_id)
+    serial = id_of_line(text, '"Serial"')
+    long = "".join(str(i % 10) for i in range(100))
+    done = await call("perform", {"action": "type", "elementID": serial, "text": long})
+    assert done.is_error and "only 12 of 100 characters" in done.text, done.text
+    spill = re.search(r"the next (\d+) \(sent with them\) went there", done.text)
+    assert spill, done.text
+    await p.wait_for(f"Serial={long[:12]}")
+    await p.wait_for(f"Next={long[12 : 12 + int(spill.group(1))]}")
+    assert not any(ln.startswith(f"Serial={long[:13]}") for ln in p.lines()), p.lines()

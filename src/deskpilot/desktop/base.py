@@ -229,6 +229,23 @@ class ActionOutcome:
     restored: str | None = None  # the window ID re-activated afterwards, if any
 
 
+@dataclass(frozen=True)
+class Typed:
+    """What typing into a named element did: how many characters were sent while it held
+    the focus (all of them unless ``stopped``), and where the focus was when typing stopped
+    (None: unknown)."""
+
+    outcome: ActionOutcome
+    reached: int
+    stopped: bool = False
+    focus: tuple[str, str] | None = None
+    #: characters sent after the focus left (a chunk's rest): they went where it went
+    spilled: int = 0
+    #: False when how many of the last chunk reached the element cannot be told: ``spilled``
+    #: is then the whole chunk, some of which may have reached it
+    spill_known: bool = True
+
+
 @runtime_checkable
 class Desktop(Protocol):
     """The machine deskpilot works on. All methods are coroutines; none reads os.environ."""
@@ -345,6 +362,11 @@ class Desktop(Protocol):
 
     # keyboard and pointer, aimed at a window (activated for the duration) ------------------
     async def type_text(self, window: WindowInfo, text: str) -> ActionOutcome: ...
+
+    async def type_into(self, window: WindowInfo, key: tuple[str, str], text: str) -> Typed:
+        """Type into the element (which has the focus), checking as the keys go that it
+        still has it; stop where it does not (the rest would go to another control)."""
+        ...
 
     async def press_keys(self, window: WindowInfo, keys: Sequence[str]) -> ActionOutcome:
         """Press a combination (key names of :mod:`~deskpilot.desktop.ports.keys`, modifiers

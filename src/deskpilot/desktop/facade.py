@@ -17,6 +17,7 @@ from deskpilot.desktop.skills.covering import Covering
 from deskpilot.desktop.skills.documents import Documents
 from deskpilot.desktop.skills.elements import Elements
 from deskpilot.desktop.skills.filling import Filling
+from deskpilot.desktop.skills.keyed import CheckedKeys
 from deskpilot.desktop.skills.launching import Launching
 from deskpilot.desktop.skills.pixels import Pixels
 from deskpilot.desktop.skills.pointer import Pointer
@@ -49,6 +50,7 @@ class DesktopFacade:
         pointer, scrolling = Pointer(ports, raw), Scrolling(ports, reading, raw, pixels)
         documents, covering = Documents(ports, launching), Covering(ports, aiming)
         selecting = Selecting(ports)
+        keyed = CheckedKeys(ports, raw)
 
         # -- windows and apps ---------------------------------------------------------------
         self.list_windows = launching.list_windows
@@ -84,6 +86,7 @@ class DesktopFacade:
         self.select_text = selecting.select_text
         # -- keyboard and pointer, aimed at a window ----------------------------------------
         self.type_text = raw.type_text
+        self.type_into = keyed.type_into
         self.press_keys = raw.press_keys
         self.scroll = scrolling.scroll
         self.element_point = aiming.element_point

@@ -30,6 +30,7 @@ from deskpilot.desktop.base import (
     Rect,
     ScrollDirection,
     Snapshot,
+    Typed,
     WindowInfo,
 )
 from deskpilot.desktop.caret import Caret
@@ -246,6 +247,9 @@ class FakeDesktop:
         await self.type_raw(text)
         restored = await self._restore(previous)
         return ActionOutcome("input", f"typed {len(text)} characters", activated, restored)
+
+    async def type_into(self, window: WindowInfo, key: tuple[str, str], text: str) -> Typed:
+        return Typed(await self.type_text(window, text), len(text))
 
     async def press_keys(self, window: WindowInfo, keys: Sequence[str]) -> ActionOutcome:
         activated, previous = await self._focus_for_input(window)

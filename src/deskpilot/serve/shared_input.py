@@ -25,6 +25,7 @@ INPUT_METHODS: frozenset[str] = frozenset(
         "focus_element",
         "select_text",
         "type_text",
+        "type_into",
         "press_keys",
         "scroll",
         "point_at",

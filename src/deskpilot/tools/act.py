@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from deskpilot.desktop.base import LiveElement, WindowInfo
+from deskpilot.desktop.base import LiveElement, Typed, WindowInfo
 from deskpilot.desktop.keys import parse_shortcut
 from deskpilot.errors import (
     ActionCutOff,
@@ -36,6 +36,7 @@ from deskpilot.tools.answering import answering, before_sending
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import verify
+from deskpilot.tools.menus import menu_opened
 from deskpilot.tools.pointer import PRESSES, refuse_covered, run_pointer_step, step_points
 from deskpilot.tools.reach import NOTHING, Activation, Keys, Point, Reach
 from deskpilot.tools.screen import change_summary, read_window
@@ -125,8 +126,10 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
         outcome = await ctx.desktop.click_element(window, live.key)
         return f"Clicked {shown(ctx, eid, live)} @{eid} {how(outcome)}."
     if step.action == "fill":
-        eid, live = await verify(ctx, window, step.elementID or "")
-        check_fillable(eid, live)
+        async with before_sending(window):
+            eid, live = await verify(ctx, window, step.elementID or "")
+            check_fillable(eid, live)
+            await refuse_covered(ctx, window, eid, live, step.force, typing=True)
         outcome = await ctx.desktop.fill_element(window, live.key, step.text or "")
         n = len(step.text or "")
         if outcome.detail.startswith("its item "):  # a drop-down: the item was chosen
@@ -134,21 +137,32 @@ async def _run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
         return f"Filled {shown(ctx, eid, live)} @{eid} with {n} characters {how(outcome)}."
     if step.action == "select":
         return await select_step(ctx, window, step)
-    to = await keys_to(ctx, window, step.elementID) if step.elementID else ""
+    meant = await keys_to(ctx, window, step.elementID, step.force) if step.elementID else None
+    to = f" to {shown(ctx, *meant)} @{meant[0]}" if meant is not None else ""
+    text = step.text or ""
+    if step.action == "type" and meant is not None:
+        typed = await ctx.desktop.type_into(window, meant[1].key, text)
+        if typed.stopped:
+            raise ActionFailed(await _spilled(ctx, window, meant, typed, len(text)))
+        return f"Typed {len(text)} characters{to} {how(typed.outcome)}."
     if step.action == "type":
-        outcome = await ctx.desktop.type_text(window, step.text or "")
-        return f"Typed {len(step.text or '')} characters{to} {how(outcome)}."
+        outcome = await ctx.desktop.type_text(window, text)
+        return f"Typed {len(text)} characters{to} {how(outcome)}."
     combo = parse_shortcut(step.shortcut or "")
     outcome = await ctx.desktop.press_keys(window, combo.keysyms)
     return f"Pressed {step.shortcut}{to} {how(outcome)}."
 
 
-async def keys_to(ctx: ToolContext, window: WindowInfo, element_id: str) -> str:
+async def keys_to(
+    ctx: ToolContext, window: WindowInfo, element_id: str, force: bool = False
+) -> tuple[str, LiveElement]:
     """Give the element a step's keys are for the keyboard focus and check it has it before
     they are sent (keys right after another step went to the previous control); else
-    ActionFailed, no key sent."""
+    ActionFailed, no key sent — as when something covers it (unless ``force``). The
+    element's ID and live element."""
     async with before_sending(window):
         eid, live = await verify(ctx, window, element_id)
+        await refuse_covered(ctx, window, eid, live, force, typing=True)
         focused = await ctx.desktop.focus_element(window, live.key)
     if not focused:
         raise ActionFailed(
@@ -156,7 +170,44 @@ async def keys_to(ctx: ToolContext, window: WindowInfo, element_id: str) -> str:
             "sent (they would have gone to whatever has it). Click it first, or send the keys "
             "without an elementID to the focused element"
         )
-    return f" to {shown(ctx, eid, live)} @{eid}"
+    return eid, live
+
+
+async def _spilled(
+    ctx: ToolContext, window: WindowInfo, meant: tuple[str, LiveElement], typed: Typed, n: int
+) -> str:
+    """What to say when the focus left the element while its keys went: how many reached it,
+    where the focus is, and that the rest were not typed."""
+    eid, live = meant
+    where = "another element"
+    if typed.focus is not None and typed.focus != live.key:
+        now = await ctx.desktop.inspect(typed.focus)
+        held = ctx.session.elements.items()
+        fid = next((e for e, r in held if r.key == typed.focus and r.window == window.handle), None)
+        if now is not None:
+            where = f"{shown(ctx, fid, now)} @{fid}" if fid else describe(now)
+    if typed.spilled and not typed.spill_known:
+        return (
+            f"{typed.reached} of {n} characters were typed to {shown(ctx, eid, live)} @{eid}; "
+            f"the app moved the keyboard focus to {where} while the next {typed.spilled} "
+            f"went, so some of them may be there, and the other "
+            f"{n - typed.reached - typed.spilled} were not typed. Read the window before "
+            "going on"
+        )
+    if typed.spilled:
+        return (
+            f"only {typed.reached} of {n} characters were typed to {shown(ctx, eid, live)} "
+            f"@{eid}: the app moved the keyboard focus to {where} after them, and the next "
+            f"{typed.spilled} (sent with them) went there; the other "
+            f"{n - typed.reached - typed.spilled} were not typed. Read the window before "
+            "going on"
+        )
+    return (
+        f"only {typed.reached} of {n} characters were typed to {shown(ctx, eid, live)} @{eid}: "
+        f"the app moved the keyboard focus to {where} after them, so the other "
+        f"{n - typed.reached} were not typed (they would have gone there). Read the window "
+        "before going on"
+    )
 
 
 def _step_of(values: Mapping[str, Any]) -> Step:
@@ -235,7 +286,8 @@ async def perform(
     drag, or click at a point x, y of the window's computer_use_screenshot, for canvas, SVG
     and apps without accessibility). Element IDs come from the latest read_screen_ax of that
     window; if one no longer exists you get an error telling you to re-read. Pointer actions
-    activate the window for the moment, like type and shortcut."""
+    activate the window for the moment, like type and shortcut. A menu the action opens (a
+    right_click's context menu) is named in the result with its items' IDs: click one."""
     step = Step(
         action=action, elementID=elementID, text=text, shortcut=shortcut, x=x, y=y,
         toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy, force=force, start=start,
@@ -250,6 +302,7 @@ async def perform(
     try:
         await ctx.desktop.settle(window, since)
         line += await focus_moved(ctx, window, focus)
+        line += await menu_opened(ctx, window, focus, appeared=step.action == "right_click")
     except DeskpilotError:
         if await is_open(ctx, window):
             raise
@@ -415,6 +468,7 @@ async def perform_sequence(
     if await is_open(ctx, window):
         with contextlib.suppress(AppGone):
             text += await focus_moved(ctx, window, focus)
+            text += await menu_opened(ctx, window, focus)
     text += await window_changes(
         ctx, window, before, enter=presses_enter(steps), grace=may_open_window(steps)
     )

@@ -70,17 +70,25 @@ def step_points(window: WindowInfo, step: Step) -> list[tuple[int, int, bool]]:
 
 
 async def refuse_covered(
-    ctx: ToolContext, window: WindowInfo, eid: str, live: LiveElement, force: bool
+    ctx: ToolContext,
+    window: WindowInfo,
+    eid: str,
+    live: LiveElement,
+    force: bool,
+    *,
+    typing: bool = False,
 ) -> None:
-    """Refuse to act on an element something covers where a person would click it."""
+    """Refuse to act on an element something covers where a person would click it (for a
+    field filled or typed into, ``typing``: a person could not click into it either)."""
     if force:
         return
     cover = await ctx.desktop.covering(window, live.key)
     if cover is not None:
+        nothing = " Nothing was typed." if typing else ""
         raise ActionFailed(
             f"@{eid} ({shown(ctx, eid, live)}) is covered by {cover} where a person would "
             "click it: close or answer what covers it first (read the window), or pass "
-            '"force": true to act on it anyway'
+            f'"force": true to act on it anyway.{nothing}'
         )
 
 

@@ -96,8 +96,8 @@ ForceArg = Annotated[
     bool,
     Field(
         description="Act on the element even when something covers it (a modal, an overlay): "
-        "by default such a click is refused with what covers it, as a person could not "
-        "click through it."
+        "by default a click, fill or keys aimed at it are refused with what covers it, as a "
+        "person could not click through it."
     ),
 ]
 ToElementArg = Annotated[

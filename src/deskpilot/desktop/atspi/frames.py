@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 
 from dbus_fast import Message
 
@@ -23,6 +24,7 @@ from deskpilot.desktop.atspi.consts import ROOT_PATH, S_ACTIVE, role_name, state
 from deskpilot.desktop.atspi.details import DetailReader
 from deskpilot.desktop.atspi.elements import ElementActions
 from deskpilot.desktop.atspi.focus import FocusTracker
+from deskpilot.desktop.atspi.model import AppTree
 from deskpilot.desktop.atspi.nodes import WindowTree, build_nodes, rendered, wants_text
 from deskpilot.desktop.atspi.range import read_range
 from deskpilot.desktop.atspi.tree import TreeReader
@@ -147,12 +149,15 @@ class WindowTrees:
         timeout: float = 5.0,
         fresh: bool = False,
         whole: tuple[str, str] | None = None,
+        popups: Sequence[Rect] = (),
     ) -> tuple[Node | None, bool, list[str]]:
         """The window's tree as Nodes, whether it is partial, and what went wrong.
 
         The first read of an app is a full (cold) read; later reads apply only what AT-SPI
         events said changed (warm). ``fresh=True`` forces a full read. ``whole``: an element
-        whose subtree is read in full, what is off screen too (a zoomed read)."""
+        whose subtree is read in full, what is off screen too (a zoomed read). ``popups``:
+        where the app's popup windows over this window are on screen (a context menu); the
+        app's top-level accessibles at those places are read too, as children of the root."""
         deadline = time.monotonic() + timeout
         try:
             where = None if fresh else await self._cached_location(window)
@@ -190,6 +195,11 @@ class WindowTrees:
             await self.reader.read_whole(app, whole[1], deadline=deadline)
             inside = frozenset(app.subtree(whole[1]))
         shown = [p for p in rendered(app, where.frame, inside) if p != where.frame or app.shown(p)]
+        over = await self._popups_of(app, where, popups, deadline) if popups else []
+        known = set(shown)
+        over = [(p, o) for p, o in over if not known & set(app.subtree(p))]  # a combo's list
+        for popup, _ in over:
+            shown += rendered(app, popup)
         await self.details.fill_extents(app, shown, deadline=deadline)
         textual = [p for p in shown if wants_text(app.nodes[p])]
         await self.details.fill_text(app, textual, deadline=deadline)
@@ -203,7 +213,50 @@ class WindowTrees:
         if app.partial:
             self.cache.drop(where.bus)  # do not build on an incomplete tree
         root = build_nodes(WindowTree(app, where.frame, where.offset, inside), window)
+        for popup, offset in reversed(over):  # first: on top of the window, and never cut
+            node = build_nodes(WindowTree(app, popup, offset), window)
+            node.parent_key = root.key
+            root.children.insert(0, node)
         return root, app.partial, app.problems
+
+    async def _popups_of(
+        self, app: AppTree, where: Located, rects: Sequence[Rect], deadline: float
+    ) -> list[tuple[str, tuple[int, int]]]:
+        """The app's top-level accessibles (not the window's frame) that show where its popup
+        windows are: a GTK 3 or LibreOffice context menu is a ``window`` child of the
+        application, outside every frame's tree, in an override-redirect X window no window
+        list has. They are read (their subtrees too) into ``app``; their paths are returned,
+        each with the offset its extents need: none when they are already where the popup is
+        (LibreOffice places its popups on the screen, though its frame's extents leave out
+        the window manager's title bar), else the frame's."""
+        try:
+            body = await self.bus.call(where.bus, ROOT_PATH, "Accessible", "GetChildren")
+        except (AtspiCallError, AtspiTimeout):
+            return []
+        paths = [str(p) for b, p in body[0] if b == where.bus and str(p) != where.frame]
+        taken = {w.frame for w in self.cache.located.values() if w.bus == where.bus}
+        found: list[tuple[str, tuple[int, int]]] = []
+        for path in paths:
+            if path in taken:
+                continue  # another listed window's frame
+            try:
+                ext = await self.bus.call(where.bus, path, "Component", "GetExtents", "u", [0])
+            except (AtspiCallError, AtspiTimeout):
+                continue
+            x, y, w, h = (int(v) for v in ext[0])
+            offset = next(
+                (
+                    (dx, dy) for dx, dy in ((0, 0), where.offset)
+                    if any(_same_place(Rect(x + dx, y + dy, w, h), r) for r in rects)
+                ),
+                None,
+            )  # fmt: skip
+            if offset is None or w <= 0 or h <= 0:
+                continue
+            await self.reader.read_frame(app, path, deadline=deadline)
+            if path in app.nodes and app.shown(path):
+                found.append((path, offset))
+        return found
 
     async def _cached_location(self, window: WindowInfo) -> Located | None:
         """Where a window read before lives, if that still holds (one liveness call); raises
@@ -303,6 +356,17 @@ def _frame_score(
     if score and window.active == bool(states & S_ACTIVE):
         score += 1
     return score
+
+
+#: How far (px, each edge) a popup's accessible may lie from its X window and still be it.
+POPUP_SLACK = 4
+
+
+def _same_place(a: Rect, b: Rect) -> bool:
+    return all(
+        abs(p - q) <= POPUP_SLACK
+        for p, q in zip((a.x, a.y, a.width, a.height), (b.x, b.y, b.width, b.height), strict=True)
+    )
 
 
 def _close(extents: tuple[int, ...], geo: Rect, slack: int = 40) -> bool:

@@ -19,6 +19,7 @@ from deskpilot.config import Settings
 from deskpilot.desktop.atspi.bus import AtspiBus
 from deskpilot.desktop.atspi.calls import A11Y, DBUS_PROPS, AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi.consts import NULL_PATH, role_name, state_bits, state_names
+from deskpilot.desktop.atspi.details import RELATION_LABELLED_BY
 from deskpilot.desktop.atspi.elements import ElementActions
 from deskpilot.desktop.atspi.frames import EVENTS_INCOMPLETE, WindowTrees
 from deskpilot.desktop.base import LiveElement, Node, Rect, WindowInfo
@@ -84,8 +85,11 @@ class AtspiAccessibility:
         timeout: float = 5.0,
         fresh: bool = False,
         whole: ElementKey | None = None,
+        popups: Sequence[Rect] = (),
     ) -> TreeRead:
-        read = await self.trees.read_window(window, timeout=timeout, fresh=fresh, whole=whole)
+        read = await self.trees.read_window(
+            window, timeout=timeout, fresh=fresh, whole=whole, popups=popups
+        )
         return TreeRead(*read)
 
     async def read_cells(
@@ -255,6 +259,15 @@ class AtspiAccessibility:
     async def attributes(self, key: ElementKey) -> dict[str, str]:
         body = await self.bus.call(*key, "Accessible", "GetAttributes")
         return {str(k): str(v) for k, v in dict(body[0]).items()}
+
+    async def labels(self, key: ElementKey) -> list[ElementKey]:
+        body = await self.bus.call(*key, "Accessible", "GetRelationSet")
+        return [
+            (str(b), str(p))
+            for kind, targets in body[0]
+            if int(kind) == RELATION_LABELLED_BY
+            for b, p in targets
+        ]
 
     async def interfaces(self, key: ElementKey) -> frozenset[str]:
         return await self.elements.interfaces(key)

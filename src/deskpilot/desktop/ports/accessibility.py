@@ -82,9 +82,13 @@ class Accessibility(Protocol):
         timeout: float = 5.0,
         fresh: bool = False,
         whole: ElementKey | None = None,
+        popups: Sequence[Rect] = (),
     ) -> TreeRead:
         """The window's tree; ``whole``: an element whose subtree is read in full, what is off
-        screen too (a zoomed read), where a read otherwise leaves hidden parts unread."""
+        screen too (a zoomed read), where a read otherwise leaves hidden parts unread;
+        ``popups``: where the app's popup windows over it are (:meth:`WindowSystem.popups`):
+        what the app shows there (a context menu outside the window's tree) is read too, as
+        children of the root."""
         ...
 
     async def read_cells(
@@ -193,6 +197,11 @@ class Accessibility(Protocol):
     async def states(self, key: ElementKey) -> frozenset[str]: ...
 
     async def attributes(self, key: ElementKey) -> dict[str, str]: ...
+
+    async def labels(self, key: ElementKey) -> list[ElementKey]:
+        """The elements that label this one (its LABELLED_BY relation: a ``<label for>``, an
+        ``aria-labelledby`` target, a toolkit's mnemonic label)."""
+        ...
 
     async def interfaces(self, key: ElementKey) -> frozenset[str]: ...
 

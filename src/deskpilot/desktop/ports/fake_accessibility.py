@@ -36,6 +36,7 @@ class FakeAccessibility:
         timeout: float = 5.0,
         fresh: bool = False,
         whole: ElementKey | None = None,
+        popups: Sequence[Rect] = (),
     ) -> TreeRead:
         w = self.world.of(window.handle)
         if w is None:
@@ -168,6 +169,10 @@ class FakeAccessibility:
     async def attributes(self, key: ElementKey) -> dict[str, str]:
         self.world.node(key)
         return {}
+
+    async def labels(self, key: ElementKey) -> list[ElementKey]:
+        self.world.node(key)
+        return []  # fake apps label their fields by name
 
     async def interfaces(self, key: ElementKey) -> frozenset[str]:
         return self.world.node(key).interfaces

@@ -8,7 +8,7 @@ inheritance); the facade (:mod:`deskpilot.desktop.facade`) builds them all:
   previous one restored), clicks with gaps apps can follow;
 * :mod:`.pixels` — captures, and whether a window's pixels changed between reads;
 * :mod:`.reading` — snapshots (settling after input, full reads when the pixels moved, GTK 4
-  popovers placed), live element looks, settle;
+  popovers placed, the app's popups over the window read with it), live element looks, settle;
 * :mod:`.launching`, :mod:`.documents` — starting apps, URLs and documents, and waiting for the
   window that shows them;
 * :mod:`.aiming` — where to point at an element; :mod:`.pointer` — click, hover, drag at a
@@ -16,7 +16,8 @@ inheritance); the facade (:mod:`deskpilot.desktop.facade`) builds them all:
 * :mod:`.scrolling` — scrolling judged by what moved;
 * :mod:`.elements`, :mod:`.filling`, :mod:`.cells`, :mod:`.choosing`, :mod:`.segments`,
   :mod:`.focus` — clicking, filling every kind of field, table cells, drop-down items, date
-  segments, keyboard focus checked.
+  segments, keyboard focus checked; :mod:`.keyed` — typing into a named element, its focus
+  checked as the keys go.
 
 May import: :mod:`deskpilot.desktop.ports`, :mod:`deskpilot.desktop.base` and the value
 helpers (:mod:`deskpilot.desktop.caret`, :mod:`deskpilot.desktop.cell_refs`),

@@ -8,7 +8,9 @@ top). On a page, the element is hit-tested at the centre of its visible part and
 when the element hit there is neither the element, nor inside it, nor one of its ancestors,
 the outermost ancestor of the hit that the element does not share is what covers it, and it is
 described by its tag, classes, id and words (``div.modal#consent "Accept cookies"``). A
-``<select>``'s items pop up over the page, outside its hit test: they are never covered.
+``<select>``'s items pop up over the page, outside its hit test: they are never covered. A
+field's own label drawn over it (a floating label: ``<label for>``, ``aria-labelledby``) is no
+cover either.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ class Covering:
             top = self._coverer(hit.key, chain, mine)
             if top is None:
                 return None  # one of its ancestors: a person reaches it at this point
+            if await self._own_label(key, chain[: chain.index(top) + 1]):
+                return None  # its own label drawn over it (a floating label): no cover
             cover = cover or top
         return await self._describe(cover) if cover is not None else None
 
@@ -129,6 +133,17 @@ class Covering:
                 break
             out.append(parent)
         return out
+
+    async def _own_label(self, key: ElementKey, over: list[ElementKey]) -> bool:
+        """Whether one of ``over`` (the hit and its ancestors up to what covers the element)
+        labels the element: a ``<label for>`` or an ``aria-labelledby`` label laid over its
+        field. A press there reaches the field (a label's click focuses it), and its text is
+        the field's name: it is no cover."""
+        try:
+            labels = await self.a11y.labels(key)
+        except (ElementCallFailed, NotAnswering):
+            return False
+        return any(k in labels for k in over)
 
     async def _in_popup(self, ancestors: list[ElementKey]) -> bool:
         """Whether these (the nearest ancestors of an element) include a combo box: its

@@ -5,13 +5,15 @@ asynchronously); a window whose pixels changed since its last read is read in fu
 the event cache (see :mod:`.pixels`). A read whose app's focused element lies outside the tree
 just read (a popup the toolkit did not announce) is read again in full, once. GTK 4 popovers,
 which report extents as if they lay inside their window, are moved to where their popup
-surfaces really are.
+surfaces really are. The app's popups over the window (a context menu, outside every
+window's tree) are read with it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+from typing import Any
 
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import LiveElement, Node, Rect, Snapshot, WindowInfo
@@ -57,7 +59,12 @@ class Reading:
             await self.settle(window, self.raw.last_input)
         fresh = await self.pixels.changed(window) or fresh
         # ``whole`` only when asked: ports (and their fakes) written before it still serve reads
-        part = {"whole": whole} if whole is not None else {}
+        part: dict[str, Any] = {"whole": whole} if whole is not None else {}
+        popups = [
+            r for r in await self.windows.popups(window) if r.x + r.width > 0 < r.y + r.height
+        ]
+        if popups:
+            part["popups"] = popups  # a context menu: a popup outside the window's tree
         read = await self.a11y.read_window(window, timeout=timeout, fresh=fresh, **part)
         if not fresh and read.root is not None and await self._focus_outside(window, read.root):
             # the focus moved into something the tree does not have: a popup the toolkit did
