@@ -21,7 +21,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Page
 
-from deskpilot._wait import async_wait_for
+from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.config import Settings
 from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.pages.browser import connect
@@ -403,14 +403,19 @@ async def test_the_rest_of_the_gm_api_unwrap_and_url_changes(
     run(rig, "add", str(tmp_path / "unwrapped.user.js"))
     page = await goto(rig, "/other?sink")
 
+    seen: list[Any] = [None]
+
     async def sink(*keys: str) -> dict[str, Any] | None:
-        got = await page.evaluate("window.__sink || null")
+        got = seen[0] = await page.evaluate("window.__sink || null")
         return got if got and all(k in got for k in keys) else None
 
-    state = await async_wait_for(
-        lambda: sink("ready", "tab", "tabs", "el", "downloaded", "notificationDone"),
-        timeout=120, what="the kitchen sink",  # 68 s seen in an idle full suite
-    )  # fmt: skip
+    try:
+        state = await async_wait_for(
+            lambda: sink("ready", "tab", "tabs", "el", "downloaded", "notificationDone"),
+            timeout=120, what="the kitchen sink",  # 68 s seen in an idle full suite
+        )  # fmt: skip
+    except WaitTimeout as exc:
+        raise AssertionError(f"{exc}; the page's sink had: {seen[0]!r}") from None
     assert state["values"] == {"a": 1, "b": {"c": 2}}
     assert state["defaults"] == {"a": 1, "zz": "default"}
     assert "removedListenerFired" not in state

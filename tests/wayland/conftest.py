@@ -13,7 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from deskpilot._wait import async_wait_for
 from deskpilot.desktop.atspi.calls import AtspiCallError, AtspiTimeout
+from deskpilot.desktop.wayland.mutter import MutterError, MutterSession
 from deskpilot.sandbox import Sandbox
 from deskpilot.sandbox.compositors import REQUIREMENTS
 
@@ -196,3 +198,19 @@ async def _texts(session_bus: str, pid: int) -> list[str]:
 def texts_of(session_bus: str, pid: int) -> list[str]:
     """The texts of an app's text fields, read over AT-SPI."""
     return asyncio.run(_texts(session_bus, pid))
+
+
+async def focused_window_stream(session_bus: str, timeout: float = 20.0) -> MutterSession:
+    """A Mutter session recording the focused window, once there is one: RecordWindow fails
+    with "Window not found" between a new window's frame reaching the bus and mutter focusing
+    it (seen once in the full suite of 2026-12-02)."""
+
+    async def started() -> MutterSession | None:
+        try:
+            return await MutterSession.start(session_bus, record="window")
+        except MutterError as exc:
+            if "Window not found" in str(exc):
+                return None
+            raise
+
+    return await async_wait_for(started, timeout=timeout, what="a focused window to record")

@@ -16,7 +16,7 @@ from deskpilot._wait import wait_for
 from deskpilot.desktop.wayland.mutter import MutterError, MutterSession
 from deskpilot.desktop.wayland.pipewire import FrameReader
 from deskpilot.sandbox import Sandbox
-from tests.wayland.conftest import frames_by_pid, require, window_extents
+from tests.wayland.conftest import focused_window_stream, frames_by_pid, require, window_extents
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.app]
 
@@ -66,7 +66,7 @@ def test_click_in_a_window_stream_uses_window_coordinates(gnome: Sandbox) -> Non
                           timeout=20, what="the Yes button")  # fmt: skip
 
     async def go() -> Image.Image:
-        session = await MutterSession.start(bus, record="window")
+        session = await focused_window_stream(bus)
         try:
             assert session.stream is not None
             frames = FrameReader(session.stream.node_id, session.stream.size,

@@ -26,11 +26,11 @@ from pathlib import Path
 import pytest
 
 from deskpilot._wait import wait_for
-from deskpilot.desktop.wayland.mutter import MutterSession
 from deskpilot.desktop.wayland.pipewire import FrameReader, opaque_box
 from deskpilot.sandbox import Sandbox
 from tests.wayland.conftest import (
     do_action,
+    focused_window_stream,
     frames_by_pid,
     is_checked,
     require,
@@ -117,7 +117,7 @@ def _try(fn):  # type: ignore[no-untyped-def]
 async def _click_in_focused_window(bus: str, run: str, x: int, y: int) -> None:
     """Click at (x, y) of the focused GTK 4 window (the dialog), through Mutter: GTK 4's
     window coordinates start at the window's opaque body, which its own frame shows."""
-    session = await MutterSession.start(bus, record="window")
+    session = await focused_window_stream(bus)
     try:
         assert session.stream is not None
         frames = FrameReader(session.stream.node_id, session.stream.size, runtime_dir=run)
