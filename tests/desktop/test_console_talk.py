@@ -214,7 +214,10 @@ async def test_a_continued_session_keeps_its_desktop_and_its_context_and_runs_ag
         assert len(calculator) == 1
         views_before = len(requests_of(router, key))
         await session_page(page, console, sid)
-        assert await page.locator("#talk-send").inner_text() == "Continue"
+        # the page replays the session's events: its card is 'running' before it is 'done'
+        await page.wait_for_function(
+            "document.getElementById('talk-send').textContent === 'Continue'", timeout=15000
+        )
         assert not await page.locator("#talk-interrupt").is_visible()
         await page.fill("#talk-text", "Now read what it shows.")
         await page.click("#talk-send")
