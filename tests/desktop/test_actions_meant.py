@@ -9,39 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from deskpilot._wait import async_wait_for
 from deskpilot.desktop.base import WindowInfo
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id, id_of_line
+from tests.desktop.probe_apps import Probe, start_probe
 from tests.desktop.web import PageServer, open_page
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-PROBE = Path(__file__).parents[1] / "fixtures" / "apps" / "actions_probe.py"
-
-
-class Probe:
-    def __init__(self, log: Path, window: WindowInfo) -> None:
-        self.log, self.window = log, window
-
-    def lines(self) -> list[str]:
-        return self.log.read_text().splitlines() if self.log.exists() else []
-
-    async def wait_for(self, line: str) -> None:
-        async def seen() -> bool:
-            return line in self.lines()
-
-        await async_wait_for(seen, timeout=10, what=f"the probe to log {line!r}")
-
 
 async def probe(apps: Apps, tmp_path: Path) -> Probe:
-    log = tmp_path / "probe.log"
-    window = await apps.spawn(
-        ["/usr/bin/python3", str(PROBE), str(log)], match=lambda w: w.title == "Actions probe"
-    )
-    found = Probe(log, window)
-    await found.wait_for("ready")
-    return found
+    return await start_probe(apps, tmp_path, "actions_probe.py", "Actions probe")
 
 
 async def read(call: Call, window_id: str | None = None) -> str:

@@ -21,37 +21,16 @@ from deskpilot._wait import async_wait_for
 from deskpilot.desktop.base import WindowInfo
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id
+from tests.desktop.probe_apps import SYSTEM_PYTHON, Probe, start_probe
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-PROBE = Path(__file__).parents[1] / "fixtures" / "apps" / "controls_probe.py"
 WALK = Path(__file__).parents[2] / "scripts" / "atspi_exposed.py"
-SYSTEM_PYTHON = "/usr/bin/python3"
 FILES = ("notes.txt", "photo.png", "report.pdf", "song.ogg", "todo.md")
 
 
-class Probe:
-    def __init__(self, log: Path, window: WindowInfo) -> None:
-        self.log, self.window = log, window
-
-    def lines(self) -> list[str]:
-        return self.log.read_text().splitlines() if self.log.exists() else []
-
-    async def wait_for(self, line: str) -> None:
-        async def seen() -> bool:
-            return line in self.lines()
-
-        await async_wait_for(seen, timeout=10, what=f"the probe to log {line!r}")
-
-
 async def probe(apps: Apps, tmp_path: Path) -> Probe:
-    log = tmp_path / "probe.log"
-    window = await apps.spawn(
-        ["/usr/bin/python3", str(PROBE), str(log)], match=lambda w: w.title == "Controls probe"
-    )
-    found = Probe(log, window)
-    await found.wait_for("ready")
-    return found
+    return await start_probe(apps, tmp_path, "controls_probe.py", "Controls probe")
 
 
 async def read(call: Call, window: WindowInfo) -> str:
