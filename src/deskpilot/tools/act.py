@@ -35,7 +35,7 @@ from deskpilot.policy import Risk
 from deskpilot.tools.answering import answering, before_sending
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
-from deskpilot.tools.elements import verify
+from deskpilot.tools.elements import held_id, verify
 from deskpilot.tools.menus import menu_opened
 from deskpilot.tools.pointer import PRESSES, refuse_covered, run_pointer_step, step_points
 from deskpilot.tools.reach import NOTHING, Activation, Keys, Point, Reach
@@ -103,11 +103,13 @@ async def focus_moved(ctx: ToolContext, window: WindowInfo, before: tuple[str, s
     live = await ctx.desktop.inspect(after)
     if live is None:
         return ""
-    held = ctx.session.elements.items()
-    eid = next((e for e, r in held if r.key == after and r.window == window.handle), None)
-    if eid is None:
-        return f" The keyboard focus moved to {describe(live)}."
-    return f" The keyboard focus moved to {shown(ctx, eid, live)} @{eid}."
+    return f" The keyboard focus moved to {_named(ctx, window, live)}."
+
+
+def _named(ctx: ToolContext, window: WindowInfo, live: LiveElement) -> str:
+    """The element as the model knows it: with its ID where a read gave it one."""
+    eid = held_id(ctx, window, live.key)
+    return f"{shown(ctx, eid, live)} @{eid}" if eid else describe(live)
 
 
 async def run_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
@@ -182,10 +184,8 @@ async def _spilled(
     where = "another element"
     if typed.focus is not None and typed.focus != live.key:
         now = await ctx.desktop.inspect(typed.focus)
-        held = ctx.session.elements.items()
-        fid = next((e for e, r in held if r.key == typed.focus and r.window == window.handle), None)
         if now is not None:
-            where = f"{shown(ctx, fid, now)} @{fid}" if fid else describe(now)
+            where = _named(ctx, window, now)
     if typed.spilled and not typed.spill_known:
         return (
             f"{typed.reached} of {n} characters were typed to {shown(ctx, eid, live)} @{eid}; "

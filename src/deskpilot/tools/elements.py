@@ -40,6 +40,12 @@ def remember(
     session.remember(records)
 
 
+def held_id(ctx: ToolContext, window: WindowInfo, key: tuple[str, str]) -> str | None:
+    """The ID a read of ``window`` gave the element with ``key``, if the model holds one."""
+    held = ctx.session.elements.items()
+    return next((e for e, r in held if r.key == key and r.window == window.handle), None)
+
+
 def split_cell_ref(element_id: str) -> tuple[str, str | None]:
     """``"2d.jd:B7"`` → ("2d.jd", "B7"): a table's ID and the cell (or range) named after it."""
     eid = normalize(element_id)

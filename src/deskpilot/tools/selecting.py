@@ -10,7 +10,7 @@ from __future__ import annotations
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.errors import ActionFailed
 from deskpilot.tools.context import ToolContext
-from deskpilot.tools.elements import verify
+from deskpilot.tools.elements import held_id, verify
 from deskpilot.tools.steps import Step
 from deskpilot.tools.wording import shown
 
@@ -40,8 +40,7 @@ async def select_step(ctx: ToolContext, window: WindowInfo, step: Step) -> str:
     )
     quoted = text if len(text) <= QUOTED else text[:QUOTED] + "…"
     if caret.key != key:  # found in one of its parts (a paragraph of a document)
-        held = ctx.session.elements.items()
-        part = next((e for e, r in held if r.key == caret.key and r.window == window.handle), "")
+        part = held_id(ctx, window, caret.key)
         where = f"@{part} in {where}" if part else f"a part of {where}"
     return (
         f"Selected {quoted!r} ({end - start} characters, offsets {start}–{end} of "
