@@ -44,3 +44,15 @@ def test_title_beats_position() -> None:
     by_title = _frame_score(w, "Report - Writer", 0, (), single=False)
     by_place = _frame_score(w, "", 0, (0, 0, 800, 600), single=False)
     assert by_title > by_place > 0
+
+
+def test_a_window_relative_frame_with_a_client_side_shadow_matches_despite_its_name() -> None:
+    """LibreOffice names its message dialogs by kind ("Question"); on Wayland the frame is at
+    0,0 and is the window plus its shadow (sway 1.7: 588x243 in the tree, a 608x263 frame)."""
+    dialog = Rect(346, 278, 588, 243)
+    w = window("Confirm File Format", dialog)
+    assert _frame_score(w, "Question", S_ACTIVE, (0, 0, 608, 263), single=False) > 0
+    assert _frame_score(w, "Question", S_ACTIVE, (0, 0, 588, 243), single=False) > 0
+    # uneven, or wider than a shadow: another window
+    assert _frame_score(w, "Question", S_ACTIVE, (0, 0, 608, 253), single=False) == 0
+    assert _frame_score(w, "Question", S_ACTIVE, (0, 0, 700, 355), single=False) == 0

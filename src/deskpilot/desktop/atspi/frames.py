@@ -137,7 +137,10 @@ class WindowTrees:
         offset = (0, 0)
         geo = window.geometry
         if extents and extents[0] == 0 and extents[1] == 0 and (geo.x, geo.y) != (0, 0):
-            offset = (geo.x, geo.y)  # window-relative extents (GTK4): translate to the screen
+            # window-relative extents (GTK 4; every toolkit on Wayland): translate to the
+            # screen, less the client-side shadow the frame has around the window
+            margin = _shadow(extents, geo) or 0
+            offset = (geo.x - margin, geo.y - margin)
         return bus_name, path, offset
 
     # -- reading ---------------------------------------------------------------------------
@@ -345,7 +348,9 @@ def _frame_score(
         score += 2
     contradicts = titled and score == 0
     geo = window.geometry
-    if extents and tuple(extents) == (geo.x, geo.y, geo.width, geo.height):
+    if extents and (
+        tuple(extents) == (geo.x, geo.y, geo.width, geo.height) or _shadow(extents, geo) is not None
+    ):
         score += 3
     elif extents and _close(extents, geo) and not contradicts:
         score += 2
@@ -356,6 +361,24 @@ def _frame_score(
     if score and window.active == bool(states & S_ACTIVE):
         score += 1
     return score
+
+
+#: The widest client-side shadow (px, each edge) a window-relative frame has around its window.
+MAX_SHADOW = 32
+
+
+def _shadow(extents: tuple[int, ...], geo: Rect) -> int | None:
+    """The client-side shadow of a window-relative frame (at 0,0) around its window, when the
+    frame is exactly the window or the window with an even margin on every edge; None
+    otherwise. On Wayland a frame's extents are its surface's, and a floating GTK 3 window's
+    surface includes its shadow (measured on sway 1.7: LibreOffice's "Confirm File Format"
+    dialog, 588x243 in sway's tree, is a 608x263 frame named "Question")."""
+    if len(extents) != 4 or extents[0] != 0 or extents[1] != 0:
+        return None
+    dw, dh = extents[2] - geo.width, extents[3] - geo.height
+    if dw != dh or dw % 2 or not 0 <= dw <= 2 * MAX_SHADOW or geo.width <= 0:
+        return None
+    return dw // 2
 
 
 #: How far (px, each edge) a popup's accessible may lie from its X window and still be it.
