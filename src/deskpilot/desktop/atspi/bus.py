@@ -240,6 +240,23 @@ class AtspiBus(CallQueue):
         self._pids[bus_name] = pid
         return pid
 
+    async def whole_text(self, bus_name: str, path: str) -> str:
+        """All of an element's text (``Text.GetText(0, -1)``). GTK 4.8 answers an entry's
+        ``GetText(0, -1)`` with "" whatever it holds (measured on X11 and on sway: a GtkEntry
+        holding "hello"); an empty answer is checked against ``CharacterCount`` and asked again
+        with the real end. Raises what the calls raise."""
+        body = await self.call(bus_name, path, "Text", "GetText", "ii", [0, -1])
+        text = str(body[0])
+        if text:
+            return text
+        try:
+            count = int(await self.get_property(bus_name, path, "Text", "CharacterCount"))
+        except AtspiCallError:
+            return text
+        if count <= 0:
+            return text
+        return str((await self.call(bus_name, path, "Text", "GetText", "ii", [0, count]))[0])
+
     async def toolkit(self, bus_name: str) -> str:
         """The app's toolkit name ("GTK", "Qt", "Chromium", "LibreOffice"…), cached."""
         if bus_name not in self._toolkits:

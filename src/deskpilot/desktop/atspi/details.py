@@ -96,13 +96,9 @@ class DetailReader:
             return
 
         async def text(path: str) -> None:
-            body = await guard(
-                tree,
-                "GetText",
-                self.bus.call(tree.bus, path, "Text", "GetText", "ii", [0, -1]),
-            )
-            if body is not None:
-                tree.nodes[path].text = str(body[0]).replace("\ufffc", "")
+            got = await guard(tree, "GetText", self.bus.whole_text(tree.bus, path))
+            if got is not None:
+                tree.nodes[path].text = got.replace("\ufffc", "")
 
         async def value(path: str) -> None:
             got = await guard(

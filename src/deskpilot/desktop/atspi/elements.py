@@ -270,10 +270,9 @@ class ElementActions:
 
     async def read_text(self, key: tuple[str, str]) -> str | None:
         try:
-            body = await self.bus.call(key[0], key[1], "Text", "GetText", "ii", [0, -1])
+            return await self.bus.whole_text(key[0], key[1])
         except AtspiCallError:
             return None
-        return str(body[0])
 
     async def deep_text(self, key: tuple[str, str], limit: int = 200) -> str | None:
         """The element's text with each embedded child (U+FFFC) replaced by that child's own
