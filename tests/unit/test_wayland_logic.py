@@ -36,6 +36,7 @@ def test_characters_become_latin1_or_unicode_keysyms() -> None:
         keysyms.keysym("Bogus_Key")
     # the wlroots keymap spells the same numbers
     assert keysym_for_char("=") == "0x0000003d" and keysym_for_char("€") == "0x010020ac"
+    assert keysym_for_char(" ") == "space" and Keymap().ensure(["space"]) is False  # fixed
 
 
 def test_keymap_keeps_fixed_keys_and_grows_for_new_characters() -> None:

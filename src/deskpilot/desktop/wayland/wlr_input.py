@@ -59,6 +59,11 @@ def keysym_for_char(char: str) -> str:
         return "Return"
     if char == "\t":
         return "Tab"
+    if char == " ":
+        # the fixed space key: Chromium on ozone-wayland dropped a space typed through a key
+        # the keymap added (measured with Chromium 120 on sway 1.7: "Lyon 69" arrived as
+        # "Lyon69")
+        return "space"
     cp = ord(char)
     if 0x20 <= cp <= 0x7E or 0xA0 <= cp <= 0xFF:
         return f"0x{cp:08x}"
