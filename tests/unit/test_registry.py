@@ -103,3 +103,11 @@ def test_a_backend_needs_a_plain_name() -> None:
         registry.register(registry.Backend("auto", open_toy, toy_session))
     with pytest.raises(ConfigError, match="backend must be"):
         load_settings(env={"DESKPILOT_BACKEND": "x11; rm -rf"})
+
+
+def test_a_named_backend_picks_the_sandbox_kind_auto_keeps_x11() -> None:
+    """``deskpilot --backend wlroots`` with a sandbox (eval trials, ``--sandbox``) starts a sway
+    one; with no backend named the sandbox stays X11 whatever the session is."""
+    assert registry.sandbox_kind(Settings(backend="wlroots")) == "sway"
+    assert registry.sandbox_kind(Settings(backend="x11")) == "x11"
+    assert registry.sandbox_kind(Settings(backend="auto")) == "x11"

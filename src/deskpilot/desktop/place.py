@@ -67,7 +67,10 @@ def sandbox_settings(base: Settings, info: SandboxInfo) -> Settings:
 async def start_sandbox(settings: Settings, *, size: tuple[int, int] = (1280, 800)) -> Sandbox:
     """A new sandbox desktop, started in a thread; stopped again when the caller is cancelled
     while it starts."""
-    box = Sandbox(width=size[0], height=size[1], base_env=settings.environ)
+    box = Sandbox(
+        width=size[0], height=size[1], base_env=settings.environ,
+        kind=registry.sandbox_kind(settings),
+    )  # fmt: skip
     starting = asyncio.ensure_future(asyncio.to_thread(box.start))
     try:
         await asyncio.shield(starting)

@@ -54,6 +54,10 @@ class Backend:
     #: the titles of a display's windows over a connection of their own (eval's checkers
     #: read the end state through a channel the agent's tools do not use); None: cannot
     titles: Callable[[str], list[str]] | None = None
+    #: the kind of sandbox desktop (``deskpilot.sandbox``: "x11", "sway", "gnome") whose
+    #: session this backend drives: what a surface starts when asked for a sandbox with this
+    #: backend named
+    sandbox: str = "x11"
 
 
 _REGISTERED: dict[str, Backend] = {}
@@ -103,6 +107,14 @@ def choose(settings: Settings) -> Backend:
         + ", ".join(known)
         + "); set backend in the config file or DESKPILOT_BACKEND"
     )
+
+
+def sandbox_kind(settings: Settings) -> str:
+    """The kind of sandbox to start for these settings: the named backend's ("wlroots" runs on
+    a sway sandbox); X11's when none is named (``auto``)."""
+    if settings.backend == "auto":
+        return "x11"
+    return choose(settings).sandbox
 
 
 def resolve(settings: Settings) -> Settings:

@@ -203,7 +203,14 @@ class Stage:
         before = await self.desktop.window_handles()
         log = f"{Path(argv[0]).name}.log"
         if step.capture is not None:
-            stdout = self.out / f"{step.capture}.stdout"
+            # absolute: the app starts in the task's home, and a run dir may be given relative
+            stdout = (self.out / f"{step.capture}.stdout").resolve()
+            if self.sandbox.user is not None and self.sandbox.info is not None:
+                # a Wayland sandbox's apps run as its user, who may not reach the run dir (a
+                # private one): the output goes where the user can write, read while it lasts
+                stdout = Path(self.sandbox.info.runtime_dir, f"{step.capture}.stdout")
+                stdout.touch()
+                self.sandbox.user.own(str(stdout))
             # stdout to its own file (the check reads it); exec keeps the app's exit code
             argv = ["sh", "-c", 'exec "$@" >"$0"', str(stdout), *argv]
         extra = {"PATH": self.cmd_env["PATH"]} if "PATH" in self.cmd_env else None

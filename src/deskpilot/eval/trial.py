@@ -36,6 +36,7 @@ from typing import Any
 from deskpilot.audit import AuditLog
 from deskpilot.audit.chain import new_run_id
 from deskpilot.config import Settings, load_settings
+from deskpilot.desktop.registry import sandbox_kind
 from deskpilot.errors import DeskpilotError, ProviderError, SetupFailed
 from deskpilot.eval.check_env import CheckEnv
 from deskpilot.eval.checks import evaluate_all
@@ -109,7 +110,12 @@ class Trial:
         start = time.perf_counter()
         base = load_settings()
         try:
-            with Sandbox(width=1280, height=800) as sandbox, contextlib.ExitStack() as stack:
+            kind = sandbox_kind(base)  # a named backend's desktop ("wlroots": sway)
+            self.result["sandbox"] = kind
+            with (
+                Sandbox(width=1280, height=800, kind=kind) as sandbox,
+                contextlib.ExitStack() as stack,
+            ):
                 try:
                     await self._in_sandbox(base, sandbox, stack)
                 finally:

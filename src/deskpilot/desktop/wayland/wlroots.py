@@ -395,6 +395,7 @@ BACKEND = Backend(
     detect=detect,
     resolve=resolve,
     priority=20,
+    sandbox="sway",
     summary="a wlroots compositor (sway): IPC windows, virtual keyboard/pointer, screencopy, "
     "with AT-SPI",
 )
