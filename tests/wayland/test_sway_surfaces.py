@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
 from deskpilot._wait import async_wait_for
 from deskpilot.desktop.base import WindowInfo
@@ -29,7 +29,7 @@ from deskpilot.tools.builtin import all_tools
 from deskpilot.tools.toolset import ToolSet
 from tests.desktop.native_targets import COLOURS, HALF, TITLE
 from tests.desktop.test_native_scaling import colour_box
-from tests.wayland.sway_rig import SwayRig, sway_rig
+from tests.wayland.sway_rig import FIXTURES, SwayRig, sway_rig
 
 __all__ = ["sway_rig"]
 
@@ -156,3 +156,60 @@ async def test_an_eval_trial_runs_on_a_sway_sandbox(tmp_path: Path) -> None:
                         .read_text())  # fmt: skip
     assert result["sandbox"] == "sway" and result["status"] == "passed"
     assert result["checks"][0]["detail"] == "dialog exited with 0 and printed 'Ada Lovelace'"
+
+
+async def test_the_console_preview_follows_a_window_as_it_draws(sway_rig: SwayRig) -> None:
+    """The console's capture thread (serve.capture.Capturer) on a sway session: a keyframe of
+    the window, then a patch where typed text was drawn; the keyframe's pixels are the
+    window's as the tools' own capture shows them."""
+    from deskpilot.serve.capture import Capturer, Frame, Seen
+
+    log = "preview-probe.txt"
+    probe = await sway_rig.spawn(
+        ["/usr/bin/python3", str(FIXTURES / "gtk4_probe.py"), str(Path(sway_rig.runtime_dir, log))],
+        match=lambda w: w.title == "GTK 4 probe",
+    )  # fmt: skip
+    frames: list[Frame] = []
+    seen: list[Seen] = []
+    assert sway_rig.sandbox.info is not None
+    capturer = Capturer("s1", sway_rig.sandbox.info.display, "root", lambda: probe.handle,
+                        frames.append, seen.append, backend="wlroots")  # fmt: skip
+    capturer.start()
+    try:
+        capturer.want(full=True, thumbs=False)
+
+        async def keyframe() -> Frame | None:
+            return next((f for f in frames if f.kind == "key"), None)
+
+        key = await async_wait_for(keyframe, timeout=20, what="a keyframe")
+        g = probe.geometry
+        assert (key.width, key.height, key.left, key.top) == (g.width, g.height, g.x, g.y)
+        shown = Image.open(io.BytesIO(key.jpeg)).convert("L")
+        truth = Image.open(io.BytesIO(await sway_rig.desktop.capture(probe))).convert("L")
+        assert shown.size == truth.size
+        diff = ImageChops.difference(shown, truth).point(lambda v: 255 if v > 48 else 0)
+        assert (diff.histogram()[255] / (g.width * g.height)) < 0.01  # JPEG, same picture
+        before = len(frames)
+        typed = await sway_rig.call("perform", {"windowID": probe.stable_id, "action": "type",
+                                                "text": "drawn"})  # fmt: skip
+        assert not typed.is_error, typed.text
+
+        def changed(frame: Frame) -> int:
+            """Pixels of a patch that differ from the keyframe (the typed text is ~200)."""
+            image = Image.open(io.BytesIO(frame.jpeg)).convert("L")
+            under = shown.crop((frame.x, frame.y, frame.x + frame.w, frame.y + frame.h))
+            return ImageChops.difference(image, under).point(lambda v: 255 if v > 96 else 0) \
+                .histogram()[255]  # fmt: skip
+
+        async def patched() -> Frame | None:
+            return next((f for f in frames[before:] if f.kind == "patch" and changed(f) > 100),
+                        None)  # fmt: skip
+
+        # sway 1.7 (headless, pixman) reports the whole output as drawn: each patch is the
+        # whole window; the one that shows the text is the proof
+        await async_wait_for(patched, timeout=20, what="a patch showing the typed text")
+        assert any(s.title == "GTK 4 probe" for s in seen)
+    finally:
+        capturer.stop()
+        capturer.join(timeout=10)
+        await sway_rig.close(probe)

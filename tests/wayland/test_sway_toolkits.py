@@ -108,15 +108,16 @@ async def test_libreoffice_writer_typed_into_and_saved_through_its_dialog(
             {"action": "type", "text": ", greetings from sway"},
         ]})  # fmt: skip
         assert 'para = "Dear reader, greetings from sway"' in typed.text, typed.text
-        saved = await sway_rig.call("perform", {
-            "windowID": writer.stable_id, "elementID": find_id(text, "button", "Save")})  # fmt: skip
+        save = find_id(text, "button", "Save")
+        saved = await sway_rig.call("perform", {"windowID": writer.stable_id, "elementID": save})
         assert not saved.is_error and "Confirm File Format" in saved.text, saved.text
         dialog = next(w for w in await sway_rig.desktop.list_windows()
                       if w.pid == writer.pid and w.title == "Confirm File Format")  # fmt: skip
         asked = await read_until(sway_rig, dialog, 'button "Use Text Format"')
-        keep = await sway_rig.call("perform", {"windowID": dialog.stable_id,
-                                               "elementID": find_id(asked, "button",
-                                                                    "Use Text Format")})  # fmt: skip
+        text_format = find_id(asked, "button", "Use Text Format")
+        keep = await sway_rig.call(
+            "perform", {"windowID": dialog.stable_id, "elementID": text_format}
+        )
         assert not keep.is_error, keep.text
         # the pointer was shown where the button is: inside the dialog, not its shadow
         at = re.search(r"the pointer on it at \((\d+), (\d+)\)", keep.text)

@@ -10,9 +10,12 @@ PNG that deskpilot would decode again).
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
-from dataclasses import dataclass
+import select
+import time
+from dataclasses import dataclass, field
 
 from PIL import Image
 
@@ -21,8 +24,8 @@ from deskpilot.desktop.wayland.wire import Args, Connection, Reader, WaylandErro
 MANAGER = "zwlr_screencopy_manager_v1"
 CAPTURE_OUTPUT, CAPTURE_OUTPUT_REGION = 0, 1
 #: frame requests / events
-COPY, FRAME_DESTROY = 0, 1
-EV_BUFFER, EV_FLAGS, EV_READY, EV_FAILED, EV_BUFFER_DONE = 0, 1, 2, 3, 6
+COPY, FRAME_DESTROY, COPY_WITH_DAMAGE = 0, 1, 2
+EV_BUFFER, EV_FLAGS, EV_READY, EV_FAILED, EV_DAMAGE, EV_BUFFER_DONE = 0, 1, 2, 3, 4, 6
 Y_INVERT = 1
 #: wl_shm formats → Pillow raw modes (little-endian memory order)
 SHM_FORMATS = {0: "BGRA", 1: "BGRX", 0x34324241: "RGBA", 0x34324258: "RGBX"}
@@ -38,6 +41,7 @@ class _Frame:
     described: bool = False
     ready: bool = False
     failed: bool = False
+    damage: list[tuple[int, int, int, int]] = field(default_factory=list)
 
 
 class ScreenCopy:
@@ -137,5 +141,79 @@ def _on_frame(frame: _Frame, opcode: int, body: bytes) -> None:
         frame.ready = True
     elif opcode == EV_FAILED:
         frame.failed = True
+    elif opcode == EV_DAMAGE:
+        frame.damage.append((r.uint(), r.uint(), r.uint(), r.uint()))
     elif opcode == EV_BUFFER_DONE:
         frame.described = True
+
+
+class OutputDamage:
+    """Where the compositor redraws the output: ``copy_with_damage`` frames (screencopy v2),
+    one outstanding at a time. The compositor answers a frame only once something on the
+    output was drawn, with the boxes drawn since the last one: a quiet screen costs nothing.
+    Used from one thread (the console's live preview)."""
+
+    def __init__(self, screencopy: ScreenCopy) -> None:
+        if screencopy.version < 2:
+            raise WaylandError("this compositor's screencopy reports no damage (version < 2)")
+        self.copy = screencopy
+        self.conn = screencopy.conn
+        self._pending: tuple[int, _Frame, int, int, int] | None = None  # fid, frame, fd, pool, buf
+
+    def wait(self, timeout: float) -> list[tuple[int, int, int, int]]:
+        """The boxes (x, y, width, height, output coordinates) drawn since the last call that
+        returned some, waiting up to ``timeout`` seconds for drawing; [] when nothing was."""
+        if self._pending is None:
+            self._start()
+        assert self._pending is not None
+        frame = self._pending[1]
+        deadline = time.monotonic() + timeout
+        while not (frame.ready or frame.failed):
+            left = max(0.0, deadline - time.monotonic())
+            readable, _, _ = select.select([self.conn.sock], [], [], left)
+            if not readable:
+                return []
+            self.conn.read_events()
+        self._finish()
+        if frame.failed:
+            return []
+        return list(frame.damage)
+
+    def _start(self) -> None:
+        frame = _Frame()
+        fid = self.conn.new_id(lambda op, body, _fds: _on_frame(frame, op, body))
+        self.conn.send(self.copy.manager, CAPTURE_OUTPUT,
+                       Args().uint(fid).int(0).uint(self.copy.output))  # fmt: skip
+        v3 = self.copy.version >= 3
+
+        def described() -> bool:
+            return frame.failed or (frame.described if v3 else frame.format >= 0)
+
+        self.conn.dispatch_until(described, 5.0, "the frame's buffer")
+        if frame.failed or frame.format not in SHM_FORMATS:
+            self.conn.send(fid, FRAME_DESTROY)
+            raise WaylandError("the compositor offers no frame to watch for drawing")
+        size = frame.stride * frame.height
+        fd = os.memfd_create("deskpilot-damage", os.MFD_CLOEXEC)
+        os.ftruncate(fd, size)
+        pool = self.conn.new_id()
+        self.conn.send(self.copy.shm, 0, Args().uint(pool).int(size), fds=[fd])
+        buffer = self.conn.new_id()
+        args = Args().uint(buffer).int(0).int(frame.width).int(frame.height)
+        self.conn.send(pool, 0, args.int(frame.stride).uint(frame.format))
+        self.conn.send(fid, COPY_WITH_DAMAGE, Args().uint(buffer))
+        self._pending = (fid, frame, fd, pool, buffer)
+
+    def _finish(self) -> None:
+        if self._pending is None:
+            return
+        fid, _frame, fd, pool, buffer = self._pending
+        self._pending = None
+        os.close(fd)
+        with contextlib.suppress(WaylandError, OSError):
+            self.conn.send(fid, FRAME_DESTROY)
+            self.conn.send(buffer, 0)  # wl_buffer.destroy
+            self.conn.send(pool, 1)  # wl_shm_pool.destroy
+
+    def close(self) -> None:
+        self._finish()

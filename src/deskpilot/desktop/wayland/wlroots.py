@@ -30,7 +30,7 @@ from deskpilot.config import Settings
 from deskpilot.desktop import apps as appcat
 from deskpilot.desktop.base import AppEntry, MouseButton, Rect, WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
-from deskpilot.desktop.ports.capture import Region
+from deskpilot.desktop.ports.capture import PixelWatch, Region
 from deskpilot.desktop.ports.identity import WindowHandle
 from deskpilot.desktop.ports.input import WheelDirection
 from deskpilot.desktop.registry import Backend
@@ -389,6 +389,13 @@ def resolve(settings: Settings) -> Settings:
     )
 
 
+def open_preview(display: str, mode: str) -> PixelWatch:
+    """The console's live preview on the sway session of ``display`` (:mod:`.wlr_preview`)."""
+    from deskpilot.desktop.wayland.wlr_preview import open_preview as open_sway_preview
+
+    return open_sway_preview(display, mode)
+
+
 BACKEND = Backend(
     name="wlroots",
     open=open_ports,
@@ -396,6 +403,7 @@ BACKEND = Backend(
     resolve=resolve,
     priority=20,
     sandbox="sway",
+    preview=open_preview,
     summary="a wlroots compositor (sway): IPC windows, virtual keyboard/pointer, screencopy, "
     "with AT-SPI",
 )
