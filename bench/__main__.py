@@ -38,6 +38,7 @@ BENCHMARKS = (
     "frames",
     "judging",
     "pages",
+    "backends",
 )
 
 #: An exception line of a traceback ("deskpilot._wait.WaitTimeout: timed out ..."), or an
