@@ -15,10 +15,13 @@ from deskpilot.desktop.wayland.portal import TokenStore
 from deskpilot.desktop.wayland.sway import SwayRect, views
 from deskpilot.desktop.wayland.wire import Args, Reader, fixed
 from deskpilot.desktop.wayland.wlr_input import (
-    FIRST_FREE,
+    BASE,
+    EXTRA_CODES,
     LAST_CODE,
     MODIFIER_KEYS,
+    PRINTABLE_CODES,
     Keymap,
+    VirtualInput,
     keysym_for_char,
 )
 from deskpilot.errors import DesktopError
@@ -42,21 +45,56 @@ def test_characters_become_latin1_or_unicode_keysyms() -> None:
 def test_keymap_keeps_fixed_keys_and_grows_for_new_characters() -> None:
     km = Keymap()
     fixed_return = km.code("Return")
-    assert km.code("Control_L") == MODIFIER_KEYS["Control_L"][0]
+    assert fixed_return == 28 + 8 and km.code("Control_L") == MODIFIER_KEYS["Control_L"][0]
     assert km.ensure([keysym_for_char("a"), "Return"]) is False  # fixed keys need no change
     assert km.ensure([keysym_for_char("€")]) is True
     euro = km.code(keysym_for_char("€"))
-    assert euro > km.code(keysym_for_char("z")) and km.code("Return") == fixed_return
+    assert euro == EXTRA_CODES[0] and km.code("Return") == fixed_return
     text = km.text()
     assert f"<K{euro}> = {euro};" in text and "modifier_map Control" in text
     assert text.count("key <K") == len(MODIFIER_KEYS) + len(km.base) + 1
     # filling every free code starts the extra keys over; fixed keys never move
     many = [keysym_for_char(chr(0x4E00 + i)) for i in range(LAST_CODE)]
-    room = LAST_CODE - (FIRST_FREE + len(km.base)) + 1
-    assert km.ensure(many[:room]) is True and km.code("Return") == fixed_return
-    assert max(km.codes.values()) <= LAST_CODE
+    assert km.ensure(many[: km.room]) is True and km.code("Return") == fixed_return
+    assert sorted(km.codes.values()) == sorted(EXTRA_CODES)
     with pytest.raises(DesktopError, match="too many distinct characters"):
         km.ensure(many)
+
+
+def test_every_key_has_a_code_of_its_own_and_characters_sit_on_printable_keys() -> None:
+    """Chromium drops a character (other than a letter or digit) sent on a key that prints
+    nothing on a keyboard: punctuation and added characters use printable codes."""
+    codes = [c for _k, _s, c in BASE] + [c for c, _m in MODIFIER_KEYS.values()]
+    assert len(set(codes + list(EXTRA_CODES))) == len(codes) + len(EXTRA_CODES)
+    assert max(codes + list(EXTRA_CODES)) <= LAST_CODE and len(EXTRA_CODES) >= 20
+    printable = {c + 8 for c in PRINTABLE_CODES}
+    km = Keymap()
+    assert all(km.code(keysym_for_char(ch)) in printable for ch in "!,.;/[]~")
+    assert set(EXTRA_CODES) <= printable and km.code("space") == 57 + 8
+
+
+def test_long_texts_with_many_distinct_characters_type_in_parts() -> None:
+    """More distinct characters than one keymap holds: the text is typed in parts, the keymap
+    sent again before each (a fake connection records what was sent)."""
+
+    class Wire:
+        def __init__(self) -> None:
+            self.sent: list[tuple[int, int]] = []
+
+        def send(self, oid: int, opcode: int, args: object = None, fds: object = ()) -> None:
+            self.sent.append((oid, opcode))
+
+        def roundtrip(self) -> None:
+            pass
+
+    vi = VirtualInput.__new__(VirtualInput)
+    vi.conn, vi.keyboard, vi.keymap, vi._start = Wire(), 7, Keymap(), 0.0  # type: ignore[assignment]
+    text = "".join(chr(0x4E00 + i) for i in range(2 * len(EXTRA_CODES) + 3))
+    vi.type_text(text)
+    sent = vi.conn.sent  # type: ignore[attr-defined]
+    keymaps = sum(1 for _o, op in sent if op == 0)
+    keys = sum(1 for _o, op in sent if op == 1)
+    assert keymaps == 3 and keys == 2 * len(text)
 
 
 def test_sway_tree_views_with_content_rects() -> None:

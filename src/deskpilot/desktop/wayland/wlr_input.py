@@ -6,10 +6,13 @@ input device at all (its seat's capabilities are 0), and a keyboard that appears
 keys and vanishes after them loses keys (measured: ``wtype`` into a GTK 4 calculator typed
 nothing until given a delay). Keys go to the focused window, as on any desktop.
 
-The keyboard carries deskpilot's own keymap (as ``wtype`` does): four modifier keys on fixed
-keycodes plus one keycode per keysym needed so far, so any Unicode character types without
-layout tricks. The keymap grows when a new symbol is needed and is sent again (clients receive
-it); it never exceeds keycode 255, which X11 clients on Xwayland cannot go beyond.
+The keyboard carries deskpilot's own keymap (as ``wtype`` does): modifiers, named keys,
+letters, digits and ASCII punctuation on fixed keycodes, plus one keycode per other keysym
+needed so far, so any Unicode character types without layout tricks. The keymap grows when a
+new symbol is needed and is sent again (clients receive it); a text with more distinct other
+characters than it holds is typed in parts. Which keycode carries what matters to Chromium,
+which takes a key's meaning from its code (``_layout``); no code exceeds 255, which X11 clients
+on Xwayland cannot go beyond.
 Modifiers are sent as state (``modifiers``), not derived from key presses.
 
 Pointer positions are in the compositor's layout (screen) coordinates, given with the layout's
@@ -33,18 +36,19 @@ MOTION_ABSOLUTE, BUTTON, AXIS, FRAME, AXIS_SOURCE, AXIS_STOP, AXIS_DISCRETE = 1,
 KEYMAP_FORMAT_XKB_V1 = 1
 PRESSED, RELEASED = 1, 0
 BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112, "back": 0x116, "forward": 0x115}
-#: modifier keysym → (keycode, real-modifier mask) in deskpilot's keymap
+#: modifier keysym → (keycode, real-modifier mask) in deskpilot's keymap: where a keyboard has
+#: them (XKB keycode = evdev code + 8)
 MODIFIER_KEYS: dict[str, tuple[int, int]] = {
-    "Shift_L": (9, 1 << 0),
-    "Control_L": (10, 1 << 2),
-    "Alt_L": (11, 1 << 3),
-    "Super_L": (12, 1 << 6),
+    "Shift_L": (42 + 8, 1 << 0),
+    "Control_L": (29 + 8, 1 << 2),
+    "Alt_L": (56 + 8, 1 << 3),
+    "Super_L": (125 + 8, 1 << 6),
 }
 #: right-hand and alias modifiers → the one deskpilot's keymap has
 RIGHT_MODIFIERS = {"Control_R": "Control_L", "Shift_R": "Shift_L", "Alt_R": "Alt_L",
                    "Super_R": "Super_L", "Meta_L": "Alt_L", "Meta_R": "Alt_L"}  # fmt: skip
 _MODIFIER_MAP = {"Shift_L": "Shift", "Control_L": "Control", "Alt_L": "Mod1", "Super_L": "Mod4"}
-FIRST_FREE, LAST_CODE = 13, 255
+LAST_CODE = 255
 #: Scroll: one wheel notch as libinput reports it (15 units, one discrete step).
 NOTCH = 15.0
 
@@ -60,41 +64,68 @@ def keysym_for_char(char: str) -> str:
     if char == "\t":
         return "Tab"
     if char == " ":
-        # the fixed space key: Chromium on ozone-wayland dropped a space typed through a key
-        # the keymap added (measured with Chromium 120 on sway 1.7: "Lyon 69" arrived as
-        # "Lyon69")
-        return "space"
+        return "space"  # the fixed space key
     cp = ord(char)
     if 0x20 <= cp <= 0x7E or 0xA0 <= cp <= 0xFF:
         return f"0x{cp:08x}"
     return f"0x{0x01000000 + cp:08x}"
 
 
-#: Keys every deskpilot keymap has, on fixed keycodes from FIRST_FREE on: GTK 3 matches its key
-#: bindings (Return in a dialog, Escape, Ctrl+A) by keycode, and a keymap that only grew the
-#: key after the app had read it left those bindings dead (measured: a zenity entry typed text
-#: but ignored Return and Escape). Letters carry their capital on level 2.
-NAMED_KEYS = (
-    *("Return", "Escape", "Tab", "BackSpace", "Delete", "Insert", "Home", "End", "Page_Up"),
-    *("Page_Down", "Left", "Right", "Up", "Down", "Menu", "Print", "Pause", "Scroll_Lock"),
-    *("Caps_Lock", "Num_Lock", "KP_Enter", "space"),
-    *(f"F{n}" for n in range(1, 13)),
-)
+#: Named keys on the evdev codes a keyboard has them on (XKB keycode = evdev + 8).
+NAMED_KEYS: dict[str, int] = {
+    "Escape": 1, "BackSpace": 14, "Tab": 15, "Return": 28, "space": 57, "Caps_Lock": 58,
+    "Num_Lock": 69, "Scroll_Lock": 70, "KP_Enter": 96, "Print": 99, "Home": 102, "Up": 103,
+    "Page_Up": 104, "Left": 105, "Right": 106, "End": 107, "Down": 108, "Page_Down": 109,
+    "Insert": 110, "Delete": 111, "Pause": 119, "Menu": 127,
+    **{f"F{n}": 58 + n for n in range(1, 11)}, "F11": 87, "F12": 88,
+}  # fmt: skip
+#: evdev codes of the keys that print a character on a keyboard (the letter, digit and
+#: punctuation block, the international keys, the keypad). Chromium (ozone-wayland) takes a
+#: key's physical meaning from its code: a character other than a letter or digit on another
+#: key's code (End, Down, a browser key) is dropped, or runs that key's command (measured with
+#: Chromium 120 on sway 1.7: a space typed on Down's code vanished, ü on End's, one character
+#: opened a new tab); on these 68 codes every character arrived.
+PRINTABLE_CODES = (
+    *range(2, 14), *range(16, 28), *range(30, 42), *range(43, 54), 86, 89, 124, 121,
+    *range(71, 84), 55, 98, 117,
+)  # fmt: skip
+#: evdev codes the letters sit on: keys that print nothing on a keyboard (the printable ones
+#: are needed for other characters) but that Chromium knows, so it types the letter a key
+#: sends (measured with Chromium 120 on sway 1.7: a letter on a code Chromium does not know —
+#: 84, 95, 101, 112, 130, 139, 141, 145-148 — never arrived; on these it did)
+LETTER_CODES = (
+    85, 90, 91, 92, 93, 94, 113, 114, 115, 118, 120, 122, 123, 128, 129, 131, 132, 133, 134,
+    135, 136, 137, 138, 140, 144, 183,
+)  # fmt: skip
 LETTERS = tuple("abcdefghijklmnopqrstuvwxyz")
-PUNCTUATION = tuple("0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+#: digits where a keyboard has them (evdev 2-11)
+DIGIT_CODES = dict(zip("1234567890", range(2, 12), strict=True))
+PUNCTUATION = tuple("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
-def _base_symbols() -> list[tuple[str, str]]:
-    """(keysym used to find the key, its symbols in the keymap) of the fixed keys."""
-    out = [(k, k) for k in NAMED_KEYS]
-    out += [
-        (keysym_for_char(c), f"{keysym_for_char(c)}, {keysym_for_char(c.upper())}") for c in LETTERS
-    ]
-    out += [(keysym_for_char(c), keysym_for_char(c)) for c in PUNCTUATION]
-    return out
+def _layout() -> tuple[list[tuple[str, str, int]], tuple[int, ...]]:
+    """The fixed keys — (keysym used to find the key, its symbols in the keymap, keycode) —
+    and the keycodes left for other characters.
+
+    Every deskpilot keymap has them on the same keycodes: GTK 3 matches its key bindings
+    (Return in a dialog, Escape, Ctrl+A) by keycode, and a keymap that only grew the key after
+    the app had read it left those bindings dead (measured: a zenity entry typed text but
+    ignored Return and Escape). Named keys, modifiers and digits sit where a keyboard has them;
+    letters (their capital on level 2) on ``LETTER_CODES``; punctuation and the characters
+    added later on the printable codes left (Chromium, above)."""
+    fixed = [(k, k, code + 8) for k, code in NAMED_KEYS.items()]
+    fixed += [(keysym_for_char(d), keysym_for_char(d), code + 8) for d, code in DIGIT_CODES.items()]
+    for char, code in zip(LETTERS, LETTER_CODES, strict=True):
+        syms = f"{keysym_for_char(char)}, {keysym_for_char(char.upper())}"
+        fixed.append((keysym_for_char(char), syms, code + 8))
+    used = {code for _k, _s, code in fixed} | {c for c, _m in MODIFIER_KEYS.values()}
+    printable = [c + 8 for c in PRINTABLE_CODES if c + 8 not in used]
+    for char in PUNCTUATION:
+        fixed.append((keysym_for_char(char), keysym_for_char(char), printable.pop(0)))
+    return fixed, tuple(printable)
 
 
-BASE = _base_symbols()
+BASE, EXTRA_CODES = _layout()
 
 
 def _normal(name: str) -> str:
@@ -104,12 +135,16 @@ def _normal(name: str) -> str:
 
 class Keymap:
     """deskpilot's keymap: the modifiers and the fixed keys, then one keycode per other keysym
-    used so far."""
+    used so far (on the printable codes left: ``EXTRA_CODES``)."""
 
     def __init__(self) -> None:
-        self.base = {sym: FIRST_FREE + i for i, (sym, _s) in enumerate(BASE)}
-        self._first_extra = FIRST_FREE + len(BASE)
+        self.base = {sym: code for sym, _s, code in BASE}
         self.codes: dict[str, int] = {}
+
+    @property
+    def room(self) -> int:
+        """How many other characters one keymap holds."""
+        return len(EXTRA_CODES)
 
     def ensure(self, keysyms: Iterable[str]) -> bool:
         """Give every keysym a keycode; True when the keymap changed (send it again)."""
@@ -118,14 +153,13 @@ class Keymap:
         new = [k for k in wanted if k not in self.codes]
         if not new:
             return False
-        room = LAST_CODE - self._first_extra + 1
-        if len(self.codes) + len(new) > room:
+        if len(self.codes) + len(new) > self.room:
             self.codes = {}  # start the extra keys over with what this request needs
             new = wanted
-            if len(new) > room:
+            if len(new) > self.room:
                 raise WaylandError(f"too many distinct characters in one request ({len(new)})")
         for keysym in new:
-            self.codes[keysym] = self._first_extra + len(self.codes)
+            self.codes[keysym] = EXTRA_CODES[len(self.codes)]
         return True
 
     def code(self, keysym: str) -> int:
@@ -138,7 +172,7 @@ class Keymap:
     def text(self) -> str:
         """The keymap in XKB's text format (the compositor compiles it with xkbcommon)."""
         symbols = [(c, sym) for sym, (c, _m) in MODIFIER_KEYS.items()]
-        symbols += [(self.base[sym], syms) for sym, syms in BASE]
+        symbols += [(code, syms) for _sym, syms, code in BASE]
         symbols += [(c, sym) for sym, c in self.codes.items()]
         names = "\n".join(f"    <K{c}> = {c};" for c, _s in symbols)
         keys = "\n".join(f"    key <K{c}> {{ [ {syms} ] }};" for c, syms in symbols)
@@ -258,13 +292,17 @@ class VirtualInput:
         self.conn.roundtrip()
 
     def type_text(self, text: str) -> None:
-        """Type ``text`` character by character into the focused window."""
+        """Type ``text`` character by character into the focused window: in parts, when it has
+        more distinct characters than one keymap holds (the keymap is sent again between)."""
         syms = [keysym_for_char(c) for c in text]
-        self._prepare(syms)
-        for keysym in syms:
-            self._key(keysym, PRESSED)
-            self._key(keysym, RELEASED)
-        self.conn.roundtrip()
+        while syms:
+            part = _fitting(syms, self.keymap)
+            self._prepare(part)
+            for keysym in part:
+                self._key(keysym, PRESSED)
+                self._key(keysym, RELEASED)
+            self.conn.roundtrip()
+            syms = syms[len(part) :]
 
     # -- pointer ---------------------------------------------------------------------------
 
@@ -303,3 +341,15 @@ class VirtualInput:
             self.conn.send(self.pointer, AXIS_DISCRETE, args)
             self.conn.send(self.pointer, FRAME)
         self.conn.roundtrip()
+
+
+def _fitting(keysyms: Sequence[str], keymap: Keymap) -> list[str]:
+    """The longest start of ``keysyms`` whose characters one keymap holds (at least one)."""
+    fixed = MODIFIER_KEYS.keys() | keymap.base.keys()
+    others: set[str] = set()
+    for i, keysym in enumerate(keysyms):
+        if keysym not in fixed:
+            others.add(keysym)
+            if len(others) > keymap.room:
+                return list(keysyms[: max(i, 1)])
+    return list(keysyms)
