@@ -193,7 +193,8 @@ async def test_a_gtk4_app_typed_into_and_its_button_clicked(sway_rig: SwayRig) -
 async def test_an_x11_app_on_xwayland_listed_read_clicked_and_typed_into(
     sway_rig: SwayRig,
 ) -> None:
-    """A GTK 3 app pinned to X11 (as an X11-only app is): an Xwayland window in sway's tree."""
+    """A GTK 3 app pinned to X11 (as an X11-only app is), then GTK 2's demo (X11 only): Xwayland
+    windows in sway's tree."""
     log = "x11-probe.txt"
     probe = await sway_rig.spawn(
         [PYTHON, str(FIXTURES / "actions_probe.py"), str(Path(sway_rig.runtime_dir, log))],
@@ -214,3 +215,23 @@ async def test_an_x11_app_on_xwayland_listed_read_clicked_and_typed_into(
         assert "Notes=über X" in sway_rig.log(log)
     finally:
         await sway_rig.close(probe)
+    if shutil.which("gtk-demo") is None:
+        return
+    # GTK 2 has no Wayland backend at all: its demo's row double-clicked with the pointer
+    demo = await sway_rig.spawn(["gtk-demo"], match=lambda w: w.title == "GTK+ Code Demos")
+    try:
+        assert await shell_of(sway_rig, demo) == "xwayland"
+        text = await read_until(sway_rig, demo, "row 4: Button Boxes @")
+        row = next(ln for ln in text.splitlines() if "row 4: Button Boxes @" in ln)
+        done = await sway_rig.call("perform", {"windowID": demo.stable_id,
+                                               "action": "double_click",
+                                               "elementID": row.rsplit("@", 1)[1]})  # fmt: skip
+        assert not done.is_error, done.text
+
+        async def opened() -> bool:
+            return any(v.title == "Button Boxes" and v.shell == "xwayland"
+                       for v in await sway_rig.views())  # fmt: skip
+
+        await async_wait_for(opened, timeout=20, what="the Button Boxes demo in sway's tree")
+    finally:
+        await sway_rig.close(demo)
