@@ -91,7 +91,8 @@ async def test_a_java_swing_app_is_read_and_driven(
     log.unlink(missing_ok=True)
     probe = await apps.spawn(
         # java runs a one-file program from its source (JEP 330): the JRE is enough, no javac
-        ["java", str(FIXTURES / "SwingProbe.java")], match=lambda w: w.title == "Swing Probe"
+        ["java", str(FIXTURES / "SwingProbe.java")],
+        match=lambda w: w.title == "Swing Probe",
     )
     read = await call("read_screen_ax", {"windowID": probe.stable_id})
     assert not read.is_error, read.text

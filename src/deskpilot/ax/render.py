@@ -330,6 +330,9 @@ class Renderer:
             target = wrapped_target(node) if node.role in WRAPPERS else shell_target(node)
             if target is not None and node.role not in WRAPPERS:
                 shown_name = own_name(target)  # a shell's name is its button's, not its menu's
+                hint = target.hint or node.hint
+                if not shown_name and hint and not shown_role.endswith(f"({hint})"):
+                    shown_role = f"{shown_role} ({hint})"  # what it opens (atspi/details.py)
             if target is not None:  # the part acted on: its states are what the act meets
                 states, shown_role = wrapped_line(node, target, states, shown_role)
                 shown_name = shown_name or own_name(target) or folded_text(target) or ""

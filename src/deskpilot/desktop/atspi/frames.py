@@ -30,6 +30,7 @@ from deskpilot.desktop.atspi.range import read_range
 from deskpilot.desktop.atspi.tree import TreeReader
 from deskpilot.desktop.base import NOT_ANSWERING, LiveElement, Node, Rect, WindowInfo
 from deskpilot.desktop.cell_refs import Place
+from deskpilot.desktop.toolkit_names import is_class_name
 from deskpilot.errors import DesktopError
 
 #: Toolkits whose AT-SPI events miss changes (Chromium: scrolling moves nothing it reports).
@@ -205,7 +206,8 @@ class WindowTrees:
         await self.details.fill_text(app, textual, deadline=deadline)
         unnamed = [
             p for p in shown
-            if not app.nodes[p].name and app.nodes[p].role_name in LABELLED_ROLES
+            if (not app.nodes[p].name or is_class_name(app.nodes[p].name))
+            and app.nodes[p].role_name in LABELLED_ROLES
         ]  # fmt: skip
         await self.details.fill_labels(app, unnamed, deadline=deadline)
         await self.actions.fill_actions(app, shown)
