@@ -1,0 +1,63 @@
+"""GTK 4 popovers read where they are drawn (issue 26 item 5: "GTK 4 popover items placed by
+wrong extents").
+
+GTK 4.8 reports a popover's extents from its anchor's origin, not from its own surface. The
+probe (tests/fixtures/apps/popover_probe.py) has a menu button at its window's bottom whose menu
+opens above it: the reported places put four of its six items below the window, and the read
+dropped them (opening the menu even read as "No visible effect"). Each item the probe's menu
+activates is written to its log, a channel the tools never use.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from deskpilot.sandbox import Sandbox
+from tests.desktop.conftest import Apps, Call
+from tests.desktop.helpers import find_id
+from tests.desktop.probe_apps import start_probe
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+ITEMS = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"]
+
+
+def mapped_popups(sandbox: Sandbox) -> set[str]:
+    """The mapped override-redirect windows on the sandbox's screen (a popover's surface is
+    one), read with xwininfo, not the tools."""
+    assert sandbox.info is not None
+    display = ["-display", sandbox.info.display]
+    tree = subprocess.run(["xwininfo", *display, "-root", "-children"], capture_output=True,
+                          text=True, check=True).stdout  # fmt: skip
+    found = set()
+    for xid in re.findall(r"^\s+(0x[0-9a-f]+) ", tree, re.M):
+        info = subprocess.run(["xwininfo", *display, "-id", xid], capture_output=True, text=True)
+        if "IsViewable" in info.stdout and "Override Redirect State: yes" in info.stdout:
+            found.add(xid)
+    return found
+
+
+async def test_a_gtk4_menu_opening_above_its_button_reads_every_item(
+    call: Call, apps: Apps, tmp_path: Path, sandbox: Sandbox
+) -> None:
+    probe = await start_probe(apps, tmp_path, "popover_probe.py", "Popover probe")
+    read = await call("read_screen_ax", {"windowID": probe.window.stable_id})
+    assert not read.is_error, read.text
+    button = re.search(r"^button \(opens a menu\).* @(\S+)$", read.text, re.M)
+    assert button, read.text
+    before = mapped_popups(sandbox)
+    opened = await call("perform", {"elementID": button.group(1)})
+    assert not opened.is_error, opened.text
+    assert mapped_popups(sandbox) - before, "the menu's popover is not on screen"
+    # the result says what opened, every item of it (it said "No visible effect")
+    assert "opened" in opened.text and all(f'"{i}"' in opened.text for i in ITEMS), opened.text
+    text = (await call("read_screen_ax", {"windowID": probe.window.stable_id})).text
+    assert re.findall(r'^\s+menuitem "(\w+)"', text, re.M) == ITEMS, text
+    # the lowest item, placed below the window by its reported extents, is chosen
+    done = await call("perform", {"elementID": find_id(text, "menuitem", "Foxtrot")})
+    assert not done.is_error, done.text
+    await probe.wait_for("chose Foxtrot")
