@@ -24,6 +24,7 @@ from deskpilot.desktop.atspi.consts import ROOT_PATH, S_ACTIVE, role_name, state
 from deskpilot.desktop.atspi.details import DetailReader
 from deskpilot.desktop.atspi.elements import ElementActions
 from deskpilot.desktop.atspi.focus import FocusTracker
+from deskpilot.desktop.atspi.folds import folded
 from deskpilot.desktop.atspi.model import AppTree
 from deskpilot.desktop.atspi.nodes import WindowTree, build_nodes, rendered, wants_text
 from deskpilot.desktop.atspi.popovers import place_popovers
@@ -203,6 +204,13 @@ class WindowTrees:
         for popup, _ in over:
             shown += rendered(app, popup)
         await self.details.fill_extents(app, shown, deadline=deadline)
+        for fold in folded(app, shown):  # a bar folded away: its hidden content read too
+            await self.reader.read_whole(app, fold, deadline=deadline)
+            inside = inside | frozenset(app.subtree(fold))
+            hidden = [p for p in app.subtree(fold) if p not in known]
+            known.update(hidden)
+            shown += hidden
+            await self.details.fill_extents(app, hidden, deadline=deadline)
         textual = [p for p in shown if wants_text(app.nodes[p])]
         await self.details.fill_text(app, textual, deadline=deadline)
         unnamed = [
