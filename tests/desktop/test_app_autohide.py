@@ -51,3 +51,5 @@ async def test_a_hidden_transport_bar_is_shown_by_the_read_and_its_controls_act(
     done = await call("perform", {"elementID": play})
     assert not done.is_error, done.text
     await logged_again(probe, "play", start)
+    # hidden, they are not gone (the change summary said "- button" of them)
+    assert '- button "Play"' not in done.text, done.text

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
+from deskpilot.ax.render import Renderer
 from deskpilot.ax.revealers import hidden_bars, hover_point
 from deskpilot.desktop.base import Node, Rect
 
 SHOWING = frozenset({"showing", "visible"})
-HIDDEN = frozenset({"visible"})
+HIDDEN = frozenset({"visible", "enabled", "sensitive"})
 OFF = -2147483648
 
 
@@ -38,3 +41,9 @@ def test_an_open_bar_or_a_line_without_hidden_controls_is_not() -> None:
     assert hidden_bars(player(Rect(799, 340, 20, 1))[0]) == []  # too short for a bar
     sep = node("separator", Rect(799, 200, 480, 1), SHOWING)
     assert hidden_bars(node("frame", Rect(0, 0, 500, 400), SHOWING, sep)) == []
+
+
+def test_a_read_that_did_not_bring_the_bar_back_lists_its_controls_as_hidden() -> None:
+    root, _bar = player(Rect(799, 340, 480, 1))
+    text = Renderer(Rect(799, 20, 480, 320)).render(root).text
+    assert re.fullmatch(r'button "Play" \[hidden\] @\S+', text.strip()), text

@@ -5,7 +5,9 @@ when the pointer rests and comes back when it moves over the window. Hidden, it 
 container folded to a line (one pixel high or wide) whose content is still *visible* but not
 *showing*, off screen: the read left its controls out, and the model had no way to know they
 existed. :func:`hidden_bars` finds such folds; :func:`hover_point` is where a person's pointer
-would move to bring the bar back (on its line, inside the window and its parent's area).
+would move to bring the bar back (on its line, inside the window and its parent's area); a read
+that does not bring it back lists its controls marked ``hidden`` (:func:`hidden_controls`): they
+exist and act by ID (their AT-SPI actions), though not on screen.
 """
 
 from __future__ import annotations
@@ -19,6 +21,19 @@ FOLDED = 2
 BAR_LENGTH = 40
 
 
+def is_folded_bar(node: Node) -> bool:
+    """Whether ``node`` is a bar folded away with a named control hidden inside."""
+    return _folded(node) and any(_hidden_controls(c) for c in node.children)
+
+
+def hidden_controls(bar: Node) -> list[Node]:
+    """The named controls a folded bar holds, in order (what a read lists as ``[hidden]``)."""
+    return [
+        n for n in bar.walk()[1:]
+        if n.role in INTERACTIVE and clean_name(n.name or n.description) and "visible" in n.states
+    ]  # fmt: skip
+
+
 def hidden_bars(root: Node) -> list[tuple[Node, Node]]:
     """(bar, its parent) for each folded container whose hidden content holds a named control."""
     found: list[tuple[Node, Node]] = []
@@ -26,7 +41,7 @@ def hidden_bars(root: Node) -> list[tuple[Node, Node]]:
     while stack:
         node = stack.pop()
         for child in node.children:
-            if _folded(child) and any(_hidden_controls(c) for c in child.children):
+            if is_folded_bar(child):
                 found.append((child, node))
             else:
                 stack.append(child)
