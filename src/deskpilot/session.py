@@ -58,6 +58,8 @@ class Session:
     guided: list[str] = field(default_factory=list)  # xids whose app guidance was shown
     ticking: dict[str, list[str]] = field(default_factory=dict)  # window handle → lines that ticked
     chrome: list[str] = field(default_factory=list)  # xids last read with the browser's controls
+    #: folded bars a hover did not show (tools/revealing.py): not hovered again; not saved
+    unrevealed: set[str] = field(default_factory=set)
     path: Path | None = None
 
     def track(self, window_id: str) -> None:

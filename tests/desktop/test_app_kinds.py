@@ -4,8 +4,8 @@ client built on Gecko showing its own controls with true states.
 
 Each effect is checked through a channel the tools do not use: the file a command wrote, the
 PDF the test wrote, and the app's accessibility tree as Debian's own pyatspi walks it
-(scripts/atspi_exposed.py, run with /usr/bin/python3). Apps outside scripts/apt-packages.txt
-(a VTE terminal, a PDF viewer, a Qt calculator, a mail client) skip with what to install.
+(scripts/atspi_exposed.py, run with /usr/bin/python3). The apps are in scripts/apt-packages.txt
+(CI installs them); on a machine set up without them a test skips with what to install.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 def needs(program: str, package: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(
         shutil.which(program) is None,
-        reason=f"{program} is not installed (apt install {package}): not in CI's package set",
+        reason=f"{program} is not installed (apt install {package}; make setup installs it)",
     )
 
 

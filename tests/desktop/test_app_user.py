@@ -27,7 +27,7 @@ from tests.desktop.conftest import Apps, Call
 pytestmark = [
     pytest.mark.asyncio(loop_scope="session"),
     pytest.mark.skipif(shutil.which("vlc") is None,
-                       reason="VLC is not installed (apt install vlc): not in CI's package set"),
+                       reason="VLC is not installed (apt install vlc; make setup installs it)"),
     pytest.mark.skipif(os.geteuid() != 0, reason="deskpilot is not root: apps run as its user"),
     pytest.mark.skipif(shutil.which("pw-dump") is None,
                        reason="pw-dump is not installed (apt install pipewire-bin)"),

@@ -47,6 +47,7 @@ from deskpilot.ax.page import (
 from deskpilot.ax.panes import merge_panes
 from deskpilot.ax.popup import more_line, open_popup, scrolled_items
 from deskpilot.ax.prune import Line, prune
+from deskpilot.ax.revealers import hidden_controls, is_folded_bar
 from deskpilot.ax.roles import (
     ALWAYS_STRUCTURAL,
     DOCUMENT_PARTS,
@@ -232,6 +233,9 @@ class Renderer:
         element, whose block-level parts are items to click (see :mod:`actionable`)."""
         if not top and not is_displayed(node) and node is not self._root:
             return
+        if not top and self._root is None and is_folded_bar(node):
+            self._folded_bar(node, depth, out)
+            return
         visible_here = top or self._root is not None or on_screen(node, self.area)
         if node.grid is not None and node.grid.table and visible_here:
             self._table(node, node.grid, depth, out, top)
@@ -330,6 +334,9 @@ class Renderer:
             target = wrapped_target(node) if node.role in WRAPPERS else shell_target(node)
             if target is not None and node.role not in WRAPPERS:
                 shown_name = own_name(target)  # a shell's name is its button's, not its menu's
+                hint = target.hint or node.hint
+                if not shown_name and hint and not shown_role.endswith(f"({hint})"):
+                    shown_role = f"{shown_role} ({hint})"  # what it opens (atspi/details.py)
             if target is not None:  # the part acted on: its states are what the act meets
                 states, shown_role = wrapped_line(node, target, states, shown_role)
                 shown_name = shown_name or own_name(target) or folded_text(target) or ""
@@ -374,6 +381,16 @@ class Renderer:
         if self._whole is None or node.parent_key is None:
             return None
         return next((n for n in self._whole.walk() if n.key == node.parent_key), None)
+
+    def _folded_bar(self, bar: Node, depth: int, out: list[Line]) -> None:
+        """A bar folded away until the pointer moves (ax/revealers.py): its controls, marked
+        hidden (the read that brings it back shows them as they are)."""
+        for part in hidden_controls(bar):
+            name = clean_name(part.name) or clean_name(part.description)[:60]
+            role = INTERACTIVE.get(part.role, part.role)
+            value = part.value if part.role in ("slider", "spin-button", "scroll-bar") else None
+            states = [*states_shown(part), "hidden"]
+            out.append(Line(depth, part, role, name, value, states, True))
 
     def _popup(self, popup: Node, area: Rect, depth: int, parent: str, out: list[Line]) -> None:
         """An open drop-down's list: judged by its own rectangle (it may reach past the

@@ -9,9 +9,8 @@ to act (focused, checked, expanded, disabled…).
 
 from __future__ import annotations
 
-import re
-
 from deskpilot.desktop.base import Node, Rect
+from deskpilot.desktop.toolkit_names import is_class_name
 
 #: Roles a model can act on (issue 6's "widgets"), with the short name shown.
 INTERACTIVE: dict[str, str] = {
@@ -119,14 +118,13 @@ PARAGRAPH_LIMIT = 80
 
 ALWAYS_STRUCTURAL = {"dialog", "alert", "file-chooser", "popup-menu"}
 
-_CLASS_NAME = re.compile(r"^(Gtk|Adw|Gdk|Gsk|Hdy|Vte|Gnome|Gtk4)[A-Z][A-Za-z0-9]*$")
 TEXT_LIMIT = 120
 
 
 def clean_name(name: str) -> str:
     """Strip padding, GTK4 class-name fallbacks ("GtkButton") and doubled names ("4 4")."""
     name = " ".join(name.split())
-    if _CLASS_NAME.match(name):
+    if is_class_name(name):
         return ""
     words = name.split(" ")
     half = len(words) // 2

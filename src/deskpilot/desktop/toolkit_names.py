@@ -3,6 +3,8 @@ toolkits give elements that have none."""
 
 from __future__ import annotations
 
+import re
+
 #: AT-SPI action names that operate the element itself: Chromium's "click" (an element with
 #: its own click or mouse listener), "press", "jump" (links), "activate", "check"; GTK's
 #: "click", "press", "activate", "toggle". Chromium's "doDefault" (no handler of its own),
@@ -15,3 +17,11 @@ OWN_ACTIONS = frozenset(
 
 #: Names toolkits give elements that have none (Chromium's nameless images): they name nothing.
 PLACEHOLDER_NAMES = frozenset({"To get missing image descriptions, open the context menu."})
+
+#: GTK 4's fallback name for a node that has none: its widget's class ("GtkButton", "GtkImage").
+_CLASS_NAME = re.compile(r"^(Gtk|Adw|Gdk|Gsk|Hdy|Vte|Gnome|Gtk4)[A-Z][A-Za-z0-9]*$")
+
+
+def is_class_name(name: str) -> bool:
+    """Whether a name is only a toolkit's class name standing in for none ("GtkMenuButton")."""
+    return bool(_CLASS_NAME.match(name.strip()))

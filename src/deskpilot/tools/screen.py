@@ -30,6 +30,7 @@ from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup, remember, split_cell_ref, verify
 from deskpilot.tools.guidance import guidance_for
+from deskpilot.tools.revealing import reveal_bars
 from deskpilot.tools.windows import WindowIDArg, resolve_window
 
 
@@ -59,6 +60,7 @@ class Read:
     ids: dict[str, Node]  # element IDs shown
     lines: dict[str, str]  # every line by element identity (for diffs)
     previous: dict[str, str] | None  # the same for the last read of this window, if any
+    note: str = ""  # what the read did to see the window (a hidden bar shown by a hover)
 
 
 async def read_window(
@@ -89,6 +91,9 @@ async def read_window(
         else ctx.desktop.snapshot(window)
     )
     check_answered(snap)
+    note = ""
+    if element_id is None and baseline:  # a bar folded away until the pointer moves
+        snap, note = await reveal_bars(ctx, window, snap)
     root = snap.root
     if zoomed is not None and root is not None:
         eid, record = zoomed
@@ -118,7 +123,7 @@ async def read_window(
         ctx.session.last_read[xid] = rendered.lines
         ctx.session.chrome = [w for w in ctx.session.chrome if w != xid] + ([xid] if chrome else [])
     body = rendered.text or "(no visible elements in this window)"
-    return Read(body, snap, rendered.ids, rendered.lines, previous)
+    return Read(body, snap, rendered.ids, rendered.lines, previous, note)
 
 
 async def read_cells(ctx: ToolContext, window: WindowInfo, table_id: str, cells: str) -> Read:
@@ -256,6 +261,8 @@ async def read_screen_ax(
     if snap.partial:
         why = "; ".join(snap.problems[:3]) or "some parts did not answer"
         parts.append(f"(partial read: {why} — read again in a moment)")
+    if read.note:
+        parts.append(read.note)
     focused = [eid for eid, n in ids.items() if "focused" in n.states]
     if focused:
         parts.append(f"Focused: @{focused[0]}")

@@ -5,7 +5,8 @@ Owns: the bus connection and its bounded, timed calls (:mod:`.bus`, :mod:`.calls
 :mod:`.tree`, :mod:`.fetch`, :mod:`.virtual`, :mod:`.table`, :mod:`.lazy`, :mod:`.model`; nodes
 whose role undersells them: :mod:`.kinds`), the
 details of shown nodes (:mod:`.details`, :mod:`.actions`), the event cache (:mod:`.cache`,
-:mod:`.focus`), windows' frames (:mod:`.frames`), element checks and actions
+:mod:`.focus`), windows' frames (:mod:`.frames`; GTK 4 popovers moved to where they are
+drawn: :mod:`.popovers`), element checks and actions
 (:mod:`.elements`), and :class:`.port.AtspiAccessibility`, the port itself.
 
 May import: :mod:`deskpilot.desktop.base`, :mod:`deskpilot.desktop.ports`, the value helpers

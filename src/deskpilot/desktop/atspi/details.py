@@ -4,6 +4,11 @@ The tree walk (:mod:`.tree`) reads structure, names and states; what only the sh
 need is fetched here, once each (marked ``text_ok``/``label_ok`` until an event says otherwise):
 ``Component.GetExtents``, ``Text.GetText``, ``Value.CurrentValue`` and the ``LABELLED_BY``
 relation.
+
+A nameless button with no label but a ``CONTROLLER_FOR`` relation to a menu or a popover (GTK
+4's menu button holding only an icon: GTK 4.8 puts neither its icon name nor its action on the
+bus) gets a hint saying so, ``opens a menu``: the read shows it as ``button (opens a menu)``,
+what it does told apart from a name the app gave.
 """
 
 from __future__ import annotations
@@ -13,11 +18,19 @@ import time
 from collections.abc import Iterable
 
 from deskpilot.desktop.atspi.bus import AtspiBus
+from deskpilot.desktop.atspi.consts import role_name
 from deskpilot.desktop.atspi.model import AppTree, wants_value
 from deskpilot.desktop.atspi.partial import guard, note_failure, settled
+from deskpilot.desktop.toolkit_names import is_class_name
 
 #: AtspiRelationType LABELLED_BY
 RELATION_LABELLED_BY = 2
+#: AtspiRelationType CONTROLLER_FOR
+RELATION_CONTROLLER_FOR = 3
+#: Roles of what a button opens, as its hint says it: a menu, else a popup of another kind
+MENU_ROLES = frozenset({"menu", "popup-menu"})
+#: Buttons that may be named by what they open
+OPENER_ROLES = frozenset({"push-button", "toggle-button", "push-button-menu"})
 
 
 class DetailReader:
@@ -68,25 +81,71 @@ class DetailReader:
             )  # fmt: skip
             if body is None:
                 return
-            tree.nodes[path].label_ok = True
-            for rel_type, targets in body[0]:
-                if int(rel_type) != RELATION_LABELLED_BY or not targets:
+            node = tree.nodes[path]
+            node.label_ok = True
+            relations = [(int(kind), targets) for kind, targets in body[0] if targets]
+            labeller: tuple[str, str] | None = None
+            for rel_type, targets in relations:
+                if rel_type != RELATION_LABELLED_BY:
                     continue
                 tbus, tpath = targets[0]
+                labeller = (str(tbus), str(tpath))
                 target = tree.nodes.get(str(tpath)) if tbus == tree.bus else None
                 if target is not None:
-                    tree.nodes[path].label = target.name or (target.text or "")
-                    tree.nodes[path].label_ok = True
+                    node.label = target.name or (target.text or "")
                 else:
                     got = await guard(
                         tree, "label name",
                         self.bus.get_property(str(tbus), str(tpath), "Accessible", "Name"),
                     )  # fmt: skip
-                    tree.nodes[path].label = str(got or "")
-                    tree.nodes[path].label_ok = True
-                return
+                    node.label = str(got or "")
+                break
+            told = [node.label.strip(), node.description.strip()]
+            nameless = all(not t or is_class_name(t) for t in told)
+            if node.role_name in OPENER_ROLES and nameless:
+                opened = await self._opened(tree, relations, labeller)
+                if opened is not None:
+                    node.hint = await self._opener_hint(tree, opened)
 
         await asyncio.gather(*(one(p) for p in paths if not tree.nodes[p].label_ok))
+
+    async def _opened(
+        self,
+        tree: AppTree,
+        relations: list[tuple[int, list[tuple[str, str]]]],
+        labeller: tuple[str, str] | None,
+    ) -> tuple[str, str] | None:
+        """The node a nameless button opens (``CONTROLLER_FOR``): its own, else that of the
+        button labelling it (GTK 4's menu button: a shell that controls the popover, labelling
+        the focusable toggle inside it, which is what the read shows)."""
+        for kind, targets in relations:
+            if kind == RELATION_CONTROLLER_FOR:
+                return str(targets[0][0]), str(targets[0][1])
+        if labeller is None or labeller[0] != tree.bus:
+            return None
+        shell = tree.nodes.get(labeller[1])
+        if shell is None or shell.role_name not in OPENER_ROLES:
+            return None
+        body = await guard(
+            tree, "GetRelationSet",
+            self.bus.call(tree.bus, labeller[1], "Accessible", "GetRelationSet"),
+        )  # fmt: skip
+        for kind, targets in body[0] if body is not None else []:
+            if int(kind) == RELATION_CONTROLLER_FOR and targets:
+                return str(targets[0][0]), str(targets[0][1])
+        return None
+
+    async def _opener_hint(self, tree: AppTree, target: tuple[str, str]) -> str:
+        """What a button opens, by the role of the node it controls: ``opens a menu`` (a GTK 4
+        menu button's GtkPopoverMenu), else ``opens a popup`` (a GtkPopover)."""
+        tbus, tpath = target
+        known = tree.nodes.get(tpath) if tbus == tree.bus else None
+        if known is not None:
+            role = known.role_name
+        else:
+            got = await guard(tree, "GetRole", self.bus.call(tbus, tpath, "Accessible", "GetRole"))
+            role = role_name(int(got[0])) if got is not None else ""
+        return "opens a menu" if role in MENU_ROLES else "opens a popup"
 
     async def fill_text(
         self, tree: AppTree, paths: Iterable[str], *, deadline: float | None = None

@@ -24,12 +24,15 @@ from deskpilot.desktop.atspi.consts import ROOT_PATH, S_ACTIVE, role_name, state
 from deskpilot.desktop.atspi.details import DetailReader
 from deskpilot.desktop.atspi.elements import ElementActions
 from deskpilot.desktop.atspi.focus import FocusTracker
+from deskpilot.desktop.atspi.folds import folded
 from deskpilot.desktop.atspi.model import AppTree
 from deskpilot.desktop.atspi.nodes import WindowTree, build_nodes, rendered, wants_text
+from deskpilot.desktop.atspi.popovers import place_popovers
 from deskpilot.desktop.atspi.range import read_range
 from deskpilot.desktop.atspi.tree import TreeReader
 from deskpilot.desktop.base import NOT_ANSWERING, LiveElement, Node, Rect, WindowInfo
 from deskpilot.desktop.cell_refs import Place
+from deskpilot.desktop.toolkit_names import is_class_name
 from deskpilot.errors import DesktopError
 
 #: Toolkits whose AT-SPI events miss changes (Chromium: scrolling moves nothing it reports).
@@ -204,11 +207,19 @@ class WindowTrees:
         for popup, _ in over:
             shown += rendered(app, popup)
         await self.details.fill_extents(app, shown, deadline=deadline)
+        for fold in folded(app, shown):  # a bar folded away: its hidden content read too
+            await self.reader.read_whole(app, fold, deadline=deadline)
+            inside = inside | frozenset(app.subtree(fold))
+            hidden = [p for p in app.subtree(fold) if p not in known]
+            known.update(hidden)
+            shown += hidden
+            await self.details.fill_extents(app, hidden, deadline=deadline)
         textual = [p for p in shown if wants_text(app.nodes[p])]
         await self.details.fill_text(app, textual, deadline=deadline)
         unnamed = [
             p for p in shown
-            if not app.nodes[p].name and app.nodes[p].role_name in LABELLED_ROLES
+            if (not app.nodes[p].name or is_class_name(app.nodes[p].name))
+            and app.nodes[p].role_name in LABELLED_ROLES
         ]  # fmt: skip
         await self.details.fill_labels(app, unnamed, deadline=deadline)
         await self.actions.fill_actions(app, shown)
@@ -216,6 +227,7 @@ class WindowTrees:
         if app.partial:
             self.cache.drop(where.bus)  # do not build on an incomplete tree
         root = build_nodes(WindowTree(app, where.frame, where.offset, inside), window)
+        place_popovers(root, popups)  # GTK 4's, reported at their anchors (.popovers)
         for popup, offset in reversed(over):  # first: on top of the window, and never cut
             node = build_nodes(WindowTree(app, popup, offset), window)
             node.parent_key = root.key

@@ -138,7 +138,8 @@ class Aiming:
         return rect.offset(offset[0] + dx, offset[1] + dy).center
 
     async def in_popover(self, live: LiveElement) -> bool:
-        """Whether the element lies in a GTK 4 popover (an ancestor named "GtkPopover")."""
+        """Whether the element lies in a GTK 4 popover (an ancestor named "GtkPopover" or
+        "GtkPopoverMenu")."""
         return await self.popover_of(live) is not None
 
     async def popover_of(self, live: LiveElement, levels: int = 12) -> ElementKey | None:
@@ -147,7 +148,7 @@ class Aiming:
             now = await self.a11y.inspect(key) if key is not None else None
             if now is None:
                 return None
-            if now.name == "GtkPopover":
+            if now.name in ("GtkPopover", "GtkPopoverMenu"):  # a menu button's is a PopoverMenu
                 return now.key
             key = now.parent_key
         return None
