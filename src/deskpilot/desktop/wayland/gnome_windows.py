@@ -127,6 +127,11 @@ class GnomeWindows:
                 continue
             if not states & S_VISIBLE:
                 continue
+            if not title and (extents[0], extents[1]) != (0, 0):
+                # an unnamed frame placed somewhere is a popup surface placed against its
+                # parent (Chromium's omnibox and bubble frames: (109, 35) in the window); a
+                # Wayland toplevel knows no place, its "screen" extents start at (0, 0)
+                continue
             out.append(
                 Frame(
                     handle=frame_handle(bus_name, path),
