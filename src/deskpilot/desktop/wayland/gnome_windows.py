@@ -158,6 +158,7 @@ class GnomeWindows:
             geometry=Rect(0, 0, *f.size),
             active=f.active,
             hidden=f.handle in self._minimized,
+            placed=False,
         )
 
     async def list_windows(self) -> list[WindowInfo]:
