@@ -154,3 +154,15 @@ def test_a_window_gone_is_not_activated_and_minimize_needs_the_focus_to_leave(
 def test_each_gnome_port_has_every_member(impl: type, protocol: type) -> None:
     wanted = {n for n in vars(protocol) if not n.startswith("_")}
     assert wanted <= set(dir(impl))
+
+
+def test_a_windows_origin_in_its_stream_follows_the_toolkit() -> None:
+    from deskpilot.desktop.wayland.gnome_streams import content_origin
+
+    # GTK 4 counts from its opaque body: the box is the window's size
+    assert content_origin((61, 55, 421, 545), (360, 490)) == (61, 55)
+    # Qt 5 draws a title bar and thin borders around its content (measured: 706x533 box)
+    assert content_origin((0, 0, 706, 533), (700, 500)) == (3, 30)
+    # GTK 3 and Chromium count from the surface's corner, the shadow included
+    assert content_origin((26, 23, 281, 182), (307, 211)) == (0, 0)
+    assert content_origin(None, (100, 100)) == (0, 0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import pytest
 from deskpilot._wait import wait_for
 from deskpilot.sandbox import Sandbox
 from tests.wayland import tool_scenarios as sc
-from tests.wayland.conftest import frames_by_pid, require, window_extents
+from tests.wayland.conftest import frames_by_pid, require, texts_of, window_extents
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.app]
 
@@ -103,6 +104,35 @@ def _try(fn):  # type: ignore[no-untyped-def]
         return fn()
     except LookupError:
         return None
+
+
+def test_a_qt_app_that_draws_its_own_title_bar_is_pointed_at_right(
+    gnome: tuple[Sandbox, sc.Env],
+) -> None:
+    """Qt 5 on Wayland draws its own title bar and borders (Mutter decorates no Wayland client),
+    and counts its coordinates from the content inside them: a click at the "Find" button's
+    place (AT-SPI read by the test) focuses the search field, and what is typed next lands
+    there — both texts read back over AT-SPI by the test."""
+    sb, env = gnome
+    assert sb.info is not None
+    bus = sb.info.session_bus
+    opened = sc.ok(sc.tool(env, "open_app", '{"bundleId": "FeatherPad"}'))
+    found = re.search(r"Stable Window ID: (\d+/\d+)", opened)
+    assert found, opened
+    wid = found.group(1)
+    pid = int(wid.split("/")[0])
+    sc.ok(sc.tool(env, "perform", json.dumps({"action": "type", "text": "hello gnome",
+                                             "windowID": wid})))  # fmt: skip
+    wait_for(lambda: "hello gnome" in texts_of(bus, pid), timeout=20, what="the typed text")
+    x, y, w, h = window_extents(bus, pid, "push button", "Find", coords=0)
+    click = {"action": "click", "x": x + w // 2, "y": y + h // 2, "windowID": wid}
+    sc.ok(sc.tool(env, "perform", json.dumps(click)))
+    sc.ok(sc.tool(env, "perform", json.dumps({"action": "type", "text": "needle",
+                                             "windowID": wid})))  # fmt: skip
+    wait_for(lambda: "needle" in texts_of(bus, pid), timeout=20, what="the search text")
+    assert "hello gnome" in texts_of(bus, pid)  # the editor kept its text: "needle" went apart
+    os.kill(pid, signal.SIGKILL)  # unsaved: quitting would ask
+    wait_for(lambda: not _mapped(sb)(pid), timeout=20, what="FeatherPad to be gone")
 
 
 def test_gtk_form_filled_and_submitted(gnome: tuple[Sandbox, sc.Env]) -> None:

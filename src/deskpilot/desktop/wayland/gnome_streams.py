@@ -7,8 +7,8 @@ focused: a covered window's pixels stay its own). Measured on mutter 43.8 headle
 is the monitor's size, the window's whole surface at its top left and transparent elsewhere;
 GTK 3 reports its AT-SPI window coordinates from the surface's corner (the client-side shadow
 included: a 307x211 dialog whose opaque body was 255x159 at (26, 23)), GTK 4 from its opaque
-body (a 360x490 calculator). :meth:`WindowStream.origin` tells which from the frame's alpha:
-the opaque box's corner when its size is the window's, else the surface's corner.
+body (a 360x490 calculator), Qt 5 from its content inside the decorations it draws itself.
+:func:`content_origin` tells which from the frame's alpha.
 
 A stream is one RemoteDesktop session (its own virtual pointer, moving in the stream's
 coordinates) and one frame reader (:mod:`.pipewire`); the streams of windows that are gone are
@@ -38,6 +38,28 @@ Activate = Callable[[WindowInfo], Awaitable[bool]]
 ActiveHandle = Callable[[], Awaitable[WindowHandle | None]]
 
 
+def content_origin(box: tuple[int, int, int, int] | None, size: tuple[int, int]) -> tuple[int, int]:
+    """Where a window's own (0, 0) lies in its stream, from the opaque box of the frame and
+    the size the window's frame reports over AT-SPI (measured on mutter 43.8):
+
+    * the box is that size: the toolkit counts from its opaque body (GTK 4);
+    * the box is larger: the client draws decorations around its content (Qt 5's title bar
+      on Wayland, which Mutter does not decorate: a 700x500 FeatherPad in a 706x533 box) —
+      a title bar on top, borders of one width on the other three sides;
+    * the box is smaller: the toolkit counts from its surface's corner, its client-side
+      shadow included (GTK 3, Chromium).
+    """
+    if box is None:
+        return 0, 0
+    width, height = box[2] - box[0], box[3] - box[1]
+    if (width, height) == size:
+        return box[0], box[1]
+    if width >= size[0] and height >= size[1]:
+        side = (width - size[0]) // 2
+        return box[0] + side, box[1] + height - size[1] - side
+    return 0, 0
+
+
 class WindowStream:
     """One window's recording: its session (pointer) and its frames."""
 
@@ -58,10 +80,7 @@ class WindowStream:
     ) -> tuple[int, int]:
         """Where the window's own (0, 0) lies in the stream (see the module docstring)."""
         image = frame if frame is not None else await self.frame(settle=0.0)
-        box = opaque_box(image)
-        if box is not None and (box[2] - box[0], box[3] - box[1]) == size:
-            return box[0], box[1]
-        return 0, 0
+        return content_origin(opaque_box(image), size)
 
     async def image(self, size: tuple[int, int]) -> Image.Image:
         """The window's ``size`` pixels from its own (0, 0), over white where translucent
