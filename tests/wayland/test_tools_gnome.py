@@ -194,3 +194,14 @@ def test_an_x11_app_is_reached_on_xwayland_with_the_x11_backend(
     finally:
         proc.kill()
         proc.wait(timeout=10)
+
+
+def test_a_session_deskpilot_did_not_start_is_found(gnome: tuple[Sandbox, sc.Env]) -> None:
+    sb, env = gnome
+    proc = sb.spawn(["zenity", "--info", "--title=found here", "--text=x"])
+    try:
+        wait_for(lambda: _mapped(sb)(proc.pid), timeout=30, what="the window")
+        sc.found_by_itself(sb, env, "gnome", "gnome", "found here")
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)

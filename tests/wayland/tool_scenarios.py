@@ -245,3 +245,18 @@ def through_run(env: Env, tmp_path: Path) -> None:
     assert len(results) == 5 and not any('"is_error": true' in r for r in results), results
     assert 'textbox = \\"42\\"' in results[-1], results[-1]  # what the model read back
     assert events[-1]["kind"] == "run.finished"
+
+
+def found_by_itself(sb: Sandbox, env: Env, compositor: str, backend: str, title: str) -> None:
+    """As an MCP client starts a server: no WAYLAND_DISPLAY, DISPLAY or session bus, only the
+    runtime dir where the session lives (a user's is /run/user/UID, the default); doctor finds
+    the session and the backend, and a tool lists the window titled ``title``."""
+    assert sb.info is not None
+    home = env["DESKPILOT_HOME"]
+    bare = {"PATH": env["PATH"], "HOME": home, "DESKPILOT_HOME": home,
+            "XDG_RUNTIME_DIR": sb.info.runtime_dir}  # fmt: skip
+    report = ok(doctor(bare))
+    assert "(found in the runtime dir)" in report and f"compositor: {compositor}" in report
+    assert f"auto picks: {backend}" in report, report
+    listed = ok(tool(bare, "list_windows"))
+    assert title in listed, listed
