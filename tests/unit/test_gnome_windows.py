@@ -166,3 +166,13 @@ def test_a_windows_origin_in_its_stream_follows_the_toolkit() -> None:
     # GTK 3 and Chromium count from the surface's corner, the shadow included
     assert content_origin((26, 23, 281, 182), (307, 211)) == (0, 0)
     assert content_origin(None, (100, 100)) == (0, 0)
+
+
+def test_an_x11_window_on_xwayland_keeps_its_place() -> None:
+    desk = Desk()
+    desk.add(":1.4", 40, "/a/1", "Calculator", (360, 490))
+    desk.apps[":1.4"][2].append(("/x/1", "on Xwayland", SHOWN, (546, 340, 188, 157)))
+    by_title = {w.title: w for w in asyncio.run(windows_of(desk).list_windows())}
+    x11, wayland = by_title["on Xwayland"], by_title["Calculator"]
+    assert x11.placed and (x11.geometry.x, x11.geometry.y) == (546, 340)
+    assert not wayland.placed and (wayland.geometry.x, wayland.geometry.y) == (0, 0)

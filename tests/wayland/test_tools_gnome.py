@@ -176,24 +176,39 @@ def test_the_same_through_run_with_a_stand_in_model(
     sc.through_run(env, tmp_path)
 
 
-def test_an_x11_app_is_reached_on_xwayland_with_the_x11_backend(
+def test_an_x11_app_on_xwayland_is_reached_by_both_backends(
     gnome: tuple[Sandbox, sc.Env],
 ) -> None:
+    """An X11 app in the GNOME session: the x11 backend reads it on Xwayland; the gnome backend
+    (the default) places it where its frame says — an X11 window knows its place — and a click
+    at its Yes button's place answers the question (zenity's exit code)."""
     sb, env = gnome
-    proc = sb.spawn(["zenity", "--info", "--title=on Xwayland", "--text=x"],
+    assert sb.info is not None
+    bus = sb.info.session_bus
+    proc = sb.spawn(["zenity", "--question", "--title=on Xwayland", "--text=x"],
                     env={"GDK_BACKEND": "x11"})  # fmt: skip
     x11 = {**env, "DESKPILOT_BACKEND": "x11"}
+    wid = f"{proc.pid}/on Xwayland"
     try:
 
         def listed() -> bool:
             return "on Xwayland" in sc.tool(x11, "list_windows").stdout
 
         wait_for(listed, timeout=60, what="the X11 window in the x11 backend's list")
-        read = sc.ok(sc.tool(x11, "read_screen_ax", f'{{"windowID": "{proc.pid}/on Xwayland"}}'))
-        assert 'button "OK"' in read, read
+        read = sc.ok(sc.tool(x11, "read_screen_ax", json.dumps({"windowID": wid})))
+        assert 'button "Yes"' in read, read
+        fx, fy, _w, _h = window_extents(bus, proc.pid, "dialog", "on Xwayland", coords=0)
+        assert (fx, fy) != (0, 0)  # on the screen, where Xwayland's window is
+        bx, by, bw, bh = window_extents(bus, proc.pid, "push button", "Yes", coords=0)
+        click = {"action": "click", "x": bx - fx + bw // 2, "y": by - fy + bh // 2,
+                 "windowID": wid}  # fmt: skip
+        done = sc.ok(sc.tool(env, "perform", json.dumps(click)))
+        assert 'on button "Yes"' in done, done
+        assert proc.wait(timeout=20) == 0  # "Yes"; "No" would be 1
     finally:
-        proc.kill()
-        proc.wait(timeout=10)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 def test_a_session_deskpilot_did_not_start_is_found(gnome: tuple[Sandbox, sc.Env]) -> None:

@@ -257,6 +257,6 @@ def found_by_itself(sb: Sandbox, env: Env, compositor: str, backend: str, title:
             "XDG_RUNTIME_DIR": sb.info.runtime_dir}  # fmt: skip
     report = ok(doctor(bare))
     assert "(found in the runtime dir)" in report and f"compositor: {compositor}" in report
-    assert f"auto picks: {backend}" in report, report
+    assert f"auto picks: {backend}" in report and "ok capture: 1280x800" in report, report
     listed = ok(tool(bare, "list_windows"))
     assert title in listed, listed

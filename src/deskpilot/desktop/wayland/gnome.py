@@ -6,11 +6,13 @@ session whose compositor is Mutter (GNOME) with ``org.gnome.Mutter.RemoteDesktop
 session bus — a session deskpilot started (the GNOME sandbox), where these APIs need no
 consent. X11 apps of the same session run on Xwayland; ``--backend x11`` drives them there.
 
-The coordinate contract: Mutter tells nobody where a window is, so a window's geometry is its
-own, ``(0, 0, width, height)`` (:mod:`.gnome_windows`), element extents are window-relative as
-every Wayland toolkit reports them, and a point is always in the **active** window's
-coordinates: the pointer moves in that window's own ``RecordWindow`` stream
-(:mod:`.gnome_streams`; the skills activate a window before pointing into it). Keys go to the
+The coordinate contract: Mutter tells nobody where a window is, so a Wayland client's window's
+geometry is its own, ``(0, 0, width, height)`` (:mod:`.gnome_windows`), element extents are
+window-relative as every Wayland toolkit reports them, and a point is in the **active**
+window's coordinates: the pointer moves in that window's own ``RecordWindow`` stream
+(:mod:`.gnome_streams`; the skills activate a window before pointing into it). An X11 app on
+Xwayland knows its place: its window is placed, and its points are screen points, aimed at in
+the monitor's stream. Keys go to the
 focused window through one RemoteDesktop session held for the desktop's life; a screen capture
 is its monitor stream.
 """
@@ -91,6 +93,11 @@ class MutterInput:
                 "no window is active: on GNOME the pointer moves in the active window's own "
                 "coordinates, so there is nowhere to point"
             )
+        if active.placed:  # an X11 window on Xwayland: screen coordinates, the monitor's stream
+            await self._send(lambda: self.keys.move(x, y))
+            self._aimed = self.keys
+            self._position = (x, y)
+            return
         if not active.geometry.contains(x, y):
             raise ActionFailed(
                 f"the point ({x}, {y}) is outside the active window {active.stable_id} "
@@ -160,6 +167,12 @@ class MutterCapture:
                 f"window {window.stable_id} is minimized: it cannot be captured. Activate it "
                 "first, then try again."
             )
+        if current.placed:  # an X11 window on Xwayland: its place in the monitor's frame
+            if not current.active and not await self.windows.activate(current):
+                raise ActionFailed(f"window {window.stable_id} could not be made active")
+            screen = await asyncio.to_thread(self._screen_frames().frame, timeout=10.0)
+            g = current.geometry
+            return screen.crop((g.x, g.y, g.x + g.width, g.y + g.height))
         stream = await self.streams.of(current)
         return await stream.image((current.geometry.width, current.geometry.height))
 

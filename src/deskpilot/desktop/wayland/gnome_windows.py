@@ -8,9 +8,11 @@ window here is one frame:
 * **handle**: derived from the app's bus name and the frame's object path (a hash, stable for
   the frame's life; a restarted app has another bus name, so handles are not reused);
 * **geometry**: the window's own coordinates, ``(0, 0, width, height)`` from the frame's
-  extents. A Wayland client does not know where its window is on the screen, and Mutter does
-  not say: points on this backend are always in a window's own coordinates, which is what the
-  input port aims in (a ``RecordWindow`` stream of the active window, :mod:`.gnome_streams`);
+  extents (``placed`` False). A Wayland client does not know where its window is on the
+  screen, and Mutter does not say: points in such a window are its own coordinates, which is
+  what the input port aims in (a ``RecordWindow`` stream of the active window,
+  :mod:`.gnome_streams`). An X11 app on Xwayland does know: its named frame reports its place
+  on the screen, which is then its geometry (``placed``), aimed at in the monitor's stream;
 * **active** from the frame's ACTIVE state; **hidden** for a window deskpilot minimized (GTK
   on Wayland is never told it was minimized) until it is active again.
 
@@ -79,6 +81,14 @@ class Frame:
     app_name: str
     states: int
     size: tuple[int, int]
+    #: where the frame says it is on the screen: (0, 0) for a Wayland client (which cannot
+    #: know), the true place for an X11 window on Xwayland
+    place: tuple[int, int] = (0, 0)
+
+    @property
+    def placed(self) -> bool:
+        """An X11 window on Xwayland: it knows where it is (a Wayland toplevel never does)."""
+        return self.place != (0, 0)
 
     @property
     def active(self) -> bool:
@@ -142,6 +152,7 @@ class GnomeWindows:
                     app_name=str(name),
                     states=states,
                     size=(int(extents[2]), int(extents[3])),
+                    place=(int(extents[0]), int(extents[1])),
                 )
             )
         return out
@@ -155,10 +166,10 @@ class GnomeWindows:
             pid=f.pid,
             title=f.title,
             app=appcat.identify(f.pid, (f.app_name, exe), exe, catalogue),
-            geometry=Rect(0, 0, *f.size),
+            geometry=Rect(*f.place, *f.size),
             active=f.active,
             hidden=f.handle in self._minimized,
-            placed=False,
+            placed=f.placed,
         )
 
     async def list_windows(self) -> list[WindowInfo]:
