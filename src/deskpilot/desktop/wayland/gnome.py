@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import os
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from deskpilot.config import Settings
@@ -62,15 +62,18 @@ class MutterInput:
         self._aimed: MutterSession | None = None
         self._position = (0, 0)
 
-    async def _send(self, call: Callable[[], object]) -> None:
+    async def _send(self, call: Callable[[], Awaitable[None]]) -> None:
         try:
-            await call()  # type: ignore[misc]
+            await call()
         except MutterError as exc:
             raise ActionFailed(str(exc)) from exc
 
     async def key_event(self, names: Sequence[str], down: bool) -> None:
-        for name in names if down else list(reversed(names)):
-            await self._send(lambda n=name: self.keys.keysym(keysym_of(n), down))  # type: ignore[misc]
+        async def send() -> None:
+            for name in names if down else list(reversed(names)):
+                await self.keys.keysym(keysym_of(name), down)
+
+        await self._send(send)
 
     async def press_combo(self, names: Sequence[str]) -> None:
         await self._send(lambda: self.keys.press(names))

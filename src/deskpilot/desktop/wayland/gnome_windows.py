@@ -221,12 +221,7 @@ class GnomeWindows:
                     return True
                 await self.press(SWITCH_BACKWARD)
                 try:
-                    await async_wait_for(
-                        lambda b=before: self._moved_from(b),  # type: ignore[misc]
-                        timeout=STEP_S,
-                        what="the switch to the next window",
-                        interval=0.02,
-                    )
+                    await self._switched_from(before)
                 except WaitTimeout:
                     break  # nothing moved (a single window, or a modal one holding focus)
                 frames = await self.frames()
@@ -235,9 +230,15 @@ class GnomeWindows:
                 return True
         return False
 
-    async def _moved_from(self, before: WindowHandle | None) -> bool:
-        now = await self.active_handle()
-        return now is not None and now != before
+    async def _switched_from(self, before: WindowHandle | None) -> None:
+        """Wait until another window than ``before`` is active (WaitTimeout if none gets)."""
+
+        async def moved() -> bool:
+            now = await self.active_handle()
+            return now is not None and now != before
+
+        await async_wait_for(moved, timeout=STEP_S, what="the switch to the next window",
+                             interval=0.02)  # fmt: skip
 
     async def _act_on(self, window: WindowInfo, keys: Sequence[str], what: str) -> None:
         if not await self.activate(window):
