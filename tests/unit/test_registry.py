@@ -90,7 +90,7 @@ def test_an_unknown_backend_is_a_config_error_naming_the_known_ones(
     toy: registry.Backend, env: dict[str, str]
 ) -> None:
     with pytest.raises(
-        ConfigError, match="'nope' is not known: use one of auto, toy, wlroots, x11"
+        ConfigError, match="'nope' is not known: use one of auto, gnome, toy, wlroots, x11"
     ):
         registry.choose(load_settings(env={**env, "DESKPILOT_BACKEND": "nope"}))
     result = tool(env, "--backend", "nope", "tool", "list_windows")

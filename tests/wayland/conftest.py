@@ -64,8 +64,12 @@ def frames_by_pid(session_bus: str) -> dict[int, list[str]]:
     return asyncio.run(_app_frames(session_bus))
 
 
-async def _find(session_bus: str, pid: int, role: str, name: str) -> tuple[int, int, int, int]:
-    """Window-relative extents of the first element of ``pid`` with ``role`` and ``name``."""
+async def _find(
+    session_bus: str, pid: int, role: str, name: str, coords: int = 1
+) -> tuple[int, int, int, int]:
+    """Extents of the first element of ``pid`` with ``role`` and ``name`` (``coords``: AT-SPI's
+    coordinate type, 1 = window, 0 = "screen" — window-relative too on Wayland, and the only
+    right ones for Qt 5 there)."""
     from deskpilot.desktop.atspi.bus import AtspiBus
     from deskpilot.desktop.atspi.consts import ROOT_PATH
 
@@ -86,7 +90,8 @@ async def _find(session_bus: str, pid: int, role: str, name: str) -> tuple[int, 
                     got_role = await bus.call(app, str(child), "Accessible", "GetRoleName")
                     got_name = await bus.get_property(app, str(child), "Accessible", "Name")
                     if got_role[0] == role and got_name == name:
-                        ext = await bus.call(app, str(child), "Component", "GetExtents", "u", [1])
+                        ext = await bus.call(app, str(child), "Component", "GetExtents", "u",
+                                             [coords])  # fmt: skip
                         x, y, w, h = (int(v) for v in ext[0])
                         return x, y, w, h
         raise LookupError(f"no {role} {name!r} in app {pid}")
@@ -94,9 +99,11 @@ async def _find(session_bus: str, pid: int, role: str, name: str) -> tuple[int, 
         await bus.close()
 
 
-def window_extents(session_bus: str, pid: int, role: str, name: str) -> tuple[int, int, int, int]:
+def window_extents(
+    session_bus: str, pid: int, role: str, name: str, coords: int = 1
+) -> tuple[int, int, int, int]:
     """(x, y, w, h) of an element relative to its window, read over AT-SPI."""
-    return asyncio.run(_find(session_bus, pid, role, name))
+    return asyncio.run(_find(session_bus, pid, role, name, coords))
 
 
 async def _act(session_bus: str, pid: int, role: str, name: str) -> bool:

@@ -87,6 +87,9 @@ class WindowInfo:
     active: bool = False
     hidden: bool = False  # minimized / iconic (_NET_WM_STATE_HIDDEN)
     desktop: int = 0
+    #: False where the compositor does not say where windows are (GNOME on Wayland):
+    #: ``geometry`` is then the window's own, at (0, 0), and a capture of it shows it alone
+    placed: bool = True
 
     @property
     def window_id(self) -> str:

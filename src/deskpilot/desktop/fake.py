@@ -81,6 +81,7 @@ class FakeDesktop:
             active=i.handle == self.active_xid,
             hidden=i.hidden,
             desktop=i.desktop,
+            placed=i.placed,
         )
 
     def close_window(self, xid: int) -> None:

@@ -26,7 +26,11 @@ from deskpilot.desktop.ports.capture import PixelWatch
 from deskpilot.errors import ConfigError, DesktopError, DisplayUnavailable
 
 #: Modules of the built-in backends, each with a ``BACKEND``.
-BUILTIN = ("deskpilot.desktop.x11.backend", "deskpilot.desktop.wayland.wlroots")
+BUILTIN = (
+    "deskpilot.desktop.x11.backend",
+    "deskpilot.desktop.wayland.wlroots",
+    "deskpilot.desktop.wayland.gnome",
+)
 
 
 def _as_is(settings: Settings) -> Settings:

@@ -131,7 +131,8 @@ class NativeExecutor:
                 break
         last = outcome.steps[-1] if outcome.steps else None
         if last is not None and last.ok and isinstance(last.action, Screenshot):
-            outcome.screenshot = last.result.images[0]
+            images = last.result.images  # none when the door withheld the image
+            outcome.screenshot = images[0] if images else None
         elif screenshot or not outcome.ok:
             shot = await self.call(Screenshot(), window=window, call_id=f"{call_id}.shot")
             outcome.screenshot = None if shot.is_error or not shot.images else shot.images[0]

@@ -23,7 +23,7 @@ from PIL import Image
 
 from deskpilot.desktop.base import Desktop, Rect, WindowInfo
 from deskpilot.desktop.window_ids import find_window
-from deskpilot.errors import InvalidArguments, WindowNotFound
+from deskpilot.errors import ActionFailed, InvalidArguments, WindowNotFound
 from deskpilot.events import Image as EventImage
 from deskpilot.native.actions import (
     KEYBOARD_TYPES,
@@ -179,7 +179,15 @@ async def computer(ctx: ToolContext, action: Action, window: str | None = None) 
         raise InvalidArguments(f"{action.type} is a computer_view action, not a computer action")
     info, rect = await target_of(ctx, window)
     roots = [to_root(rect, x, y, info) for x, y in points(action)]
-    if info is not None and action.type in KEYBOARD_TYPES and not info.active:
+    if info is None and roots and not await _screen_placed(ctx):
+        raise ActionFailed(
+            "this desktop does not say where windows are on the screen (GNOME on Wayland): "
+            "screen coordinates cannot be aimed at. Pass window (a window ID) and that "
+            "window's own coordinates."
+        )
+    # an unplaced window is pointed at in its own coordinates, which only the active one
+    # takes (the pointer moves in the active window's recording)
+    if info is not None and not info.active and (action.type in KEYBOARD_TYPES or not info.placed):
         await ctx.desktop.activate(info)
     await _perform(ctx.desktop, action, roots)
     return ToolResult(
@@ -190,6 +198,12 @@ async def computer(ctx: ToolContext, action: Action, window: str | None = None) 
             "root_points": [list(p) for p in roots],
         },
     )
+
+
+async def _screen_placed(ctx: ToolContext) -> bool:
+    """Whether screen points can be aimed at: the windows' places on it are known."""
+    active = await ctx.desktop.active_window()
+    return active is None or active.placed
 
 
 def _png(img: Image.Image) -> bytes:

@@ -184,7 +184,10 @@ async def refuse_blocked(scene: Scene, rules: Blocklist, reach: Reach) -> None:
         rules.check_window(window)
     for app in reach.apps:
         rules.check_app(app)
-    for point in reach.points:
+    # a window with no place on the screen (GNOME on Wayland) is pressed in its own
+    # coordinates once active: its points reach it alone (checked above)
+    placed = reach.window is None or reach.window.placed
+    for point in reach.points if placed else []:
         hit = await scene.desktop.window_at(point.x, point.y)
         if hit is not None:
             rules.check_window(hit)

@@ -215,8 +215,18 @@ async def _points(scene: Scene, rules: ConsequentialRules, reach: Reach) -> Judg
     for point in reach.points:
         if not point.presses:
             continue
-        window = await scene.desktop.window_at(point.x, point.y)
+        own = reach.window is not None and not reach.window.placed
+        window = reach.window if own else await scene.desktop.window_at(point.x, point.y)
         tree = await scene.tree(window)
+        if own:
+            # a window with no place on the screen (GNOME on Wayland) is pressed in its own
+            # coordinates, once made active: what is there comes from its own tree (the
+            # desktop cannot tell which window is under a point)
+            for hit in tree.at(point.x, point.y) if tree is not None else []:
+                found = judge.element(hit, tree) or judge.by_name(hit.name, hit.role)
+                if found is not None:
+                    return Judged(found, window)
+            continue
         for element in await scene.under(point.x, point.y):
             node = tree.find(element.key) if tree is not None else None
             found = judge.element(node, tree) if node is not None else None

@@ -70,6 +70,10 @@ def is_search(node: Node) -> bool:
     )
 
 
+#: Roles that only label or decorate the control around them (a press on one is the control's).
+WRAPPER_ROLES = {"label", "text", "icon", "image", "static", "filler", "panel"}
+
+
 class Tree:
     """One window's nodes with parent links (what a judgement looks around in)."""
 
@@ -92,6 +96,19 @@ class Tree:
         while parent is not None:
             yield parent
             parent = self._parent.get(parent.key)
+
+    def at(self, x: int, y: int) -> list[Node]:
+        """The deepest node whose bounds hold the point, then its ancestors up to a control
+        (at most three, innermost first): what a press there reaches."""
+        hits = [n for n in self._nodes if n.bounds is not None and n.bounds.contains(x, y)]
+        if not hits:
+            return []
+        chain = [hits[-1]]  # walk() is depth first: the last hit is the deepest
+        for up in self.ancestors(hits[-1]):
+            if len(chain) == 3 or chain[-1].role not in WRAPPER_ROLES:
+                break
+            chain.append(up)
+        return chain
 
     def focused(self) -> Node | None:
         """The deepest node with the focus (a document and its field may both say so)."""

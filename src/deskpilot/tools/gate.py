@@ -12,7 +12,9 @@ After it ran (:func:`screen_result`), nothing that reaches a model shows a block
 * every image is blacked out wherever a blocked window overlaps the part of the screen it
   shows (``Image.screen_rect``, or inferred from the call's window or the screen when the
   sizes match); an image whose place on screen cannot be told is withheld while a blocked
-  window is visible.
+  window is visible. Where the blocked window's own place is unknown (``WindowInfo.placed``
+  False: GNOME on Wayland), only a capture of one unplaced window — its pixels alone — goes
+  out; every other image is withheld.
 """
 
 from __future__ import annotations
@@ -127,20 +129,35 @@ async def _black_out(
     if not shown:
         return result.images
     screen = Rect(0, 0, *await ctx.desktop.screen_size())
+    # a window whose place on the screen is unknown (WindowInfo.placed) cannot be blacked out
+    # where it is: an image of an unplaced window shows that window alone, any other is withheld
+    placed = [w.geometry for w in shown if w.placed]
+    unplaced = any(not w.placed for w in shown)
+    own = reach.window if reach.window is not None and not reach.window.placed else None
     out: list[Image] = []
     withheld = 0
     for image in result.images:
+        if own is not None and _shows_only(image, own):
+            out.append(_covered(image, own.geometry, placed))
+            continue
         rect = image.screen_rect or _inferred_rect(image, reach.window, screen)
-        if rect is None:
+        if rect is None or unplaced:
             withheld += 1
             continue
-        out.append(_covered(image, rect, [w.geometry for w in shown]))
+        out.append(_covered(image, rect, placed))
     if withheld:
         result.text += (
             f"\n({withheld} image(s) withheld: deskpilot could not tell which part of the "
             "screen they show while a blocked app's window is open.)"
         )
     return out
+
+
+def _shows_only(image: Image, window: WindowInfo) -> bool:
+    """Whether ``image`` is the capture of an unplaced ``window`` (its own pixels alone)."""
+    g = window.geometry
+    return image.screen_rect == g or (image.screen_rect is None and (image.width, image.height)
+                                      == (g.width, g.height))  # fmt: skip
 
 
 def _inferred_rect(image: Image, window: WindowInfo | None, screen: Rect) -> Rect | None:

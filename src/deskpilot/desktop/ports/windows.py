@@ -15,8 +15,11 @@ What a backend must answer (all coroutines; a window is a
   returns none;
 * ``screen_size``; ``lost`` (why the connection is dead, without a round trip) and ``close``.
 
-Geometry is the client area in screen pixels. A backend that cannot see other apps' windows
-at all is not a backend: every tool starts from this list.
+Geometry is the client area in screen pixels. A backend whose compositor does not say where
+windows are (GNOME on Wayland) gives each window its own coordinates, ``(0, 0, width,
+height)``, aims pointer input at the active window's, and answers ``window_at`` with the
+active window or None — never a window it cannot tell is there. A backend that cannot see
+other apps' windows at all is not a backend: every tool starts from this list.
 """
 
 from __future__ import annotations

@@ -19,6 +19,14 @@ Low-level clients, one idea each, none importing the X11 backend:
 - :mod:`.portal` — xdg-desktop-portal RemoteDesktop/ScreenCast/Screenshot for a user's own
   session, consent asked once and its restore token kept.
 
+The backends built from them (each registered in :mod:`deskpilot.desktop.registry`, and so
+also importing the config, the ports, the AT-SPI port and the launcher):
+
+- :mod:`.wlroots` — sway: IPC windows, virtual devices, screencopy;
+- :mod:`.gnome` — Mutter: windows from AT-SPI frames (:mod:`.gnome_windows`), keys through
+  RemoteDesktop, the pointer and a window's pixels through its own recording
+  (:mod:`.gnome_streams`), the screen through the monitor's stream.
+
 May import: the standard library, ``dbus_fast``, ``PIL``, :mod:`deskpilot.errors`,
 :mod:`deskpilot._wait`, :mod:`deskpilot.desktop.a11yenv`. Nothing here reads ``os.environ``:
 callers pass addresses and environments in.
