@@ -109,5 +109,6 @@ def test_a_named_backend_picks_the_sandbox_kind_auto_keeps_x11() -> None:
     """``deskpilot --backend wlroots`` with a sandbox (eval trials, ``--sandbox``) starts a sway
     one; with no backend named the sandbox stays X11 whatever the session is."""
     assert registry.sandbox_kind(Settings(backend="wlroots")) == "sway"
+    assert registry.sandbox_kind(Settings(backend="gnome")) == "gnome"
     assert registry.sandbox_kind(Settings(backend="x11")) == "x11"
     assert registry.sandbox_kind(Settings(backend="auto")) == "x11"

@@ -322,6 +322,7 @@ BACKEND = Backend(
     detect=detect,
     resolve=resolve,
     priority=15,
+    sandbox="gnome",
     summary="GNOME on Wayland (Mutter): AT-SPI windows, RemoteDesktop input in the active "
     "window's stream, ScreenCast capture",
 )
