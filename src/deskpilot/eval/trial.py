@@ -164,8 +164,15 @@ class Trial:
             t0 = time.perf_counter()
             try:
                 store = Path(self.spec.get("store") or settings.osworld_store)
-                stage = Stage(self.task, sandbox, desktop, self.out, stack, store=store,
-                              private_fds=tuple(self.spec.get("private_fds", ())))  # fmt: skip
+                stage = Stage(
+                    self.task,
+                    sandbox,
+                    desktop,
+                    self.out,
+                    stack,
+                    store=store,
+                    private_fds=tuple(self.spec.get("private_fds", ())),
+                )
                 env = await stage.run()
             except SetupFailed as exc:
                 self.times["setup"] = time.perf_counter() - t0
