@@ -78,9 +78,18 @@ def deskpilot_eval(tmp_path_factory: pytest.TempPathFactory) -> Eval:
 
 
 #: one task of each family of the starter suite (the -j 1 run)
-J1_TASKS = ("gcalc.multiply", "zenity.question", "mousepad.append-line", "mousepad.save-copy",
-            "multi.web-to-note", "osworld.todo-append", "web.discount-code", "web.search",
-            "web.navigate", "writer.heading")  # fmt: skip
+J1_TASKS = (
+    "gcalc.multiply",
+    "zenity.question",
+    "mousepad.append-line",
+    "mousepad.save-copy",
+    "multi.web-to-note",
+    "osworld.todo-append",
+    "web.discount-code",
+    "web.search",
+    "web.navigate",
+    "writer.heading",
+)
 
 
 @pytest.fixture(scope="session")
@@ -92,8 +101,18 @@ def serial_started(
     the suite's wall time does not pay for it twice. (One task per family: -j 1 is the
     same scheduler with one slot; every app kind still runs one desktop at a time.)"""
     out = tmp_path_factory.mktemp("j1")
-    proc = deskpilot_eval.start("check", "starter", "--trials", "1", "-j", "1", "--out", str(out),
-                                "--tasks", ",".join(J1_TASKS))  # fmt: skip
+    proc = deskpilot_eval.start(
+        "check",
+        "starter",
+        "--trials",
+        "1",
+        "-j",
+        "1",
+        "--out",
+        str(out),
+        "--tasks",
+        ",".join(J1_TASKS),
+    )
     yield proc
     if proc.poll() is None:  # its test did not run: end it with its trials
         proc.terminate()
@@ -116,8 +135,19 @@ def proof(
     out = tmp_path_factory.mktemp("proof")
     # the oracle 3 times (it must pass every time); doing nothing once: nothing acts, so
     # each trial checks the same fresh setup (test_j1… runs it again, at -j 1, for a family)
-    data = deskpilot_eval.run("check", "starter", "--trials", "3", "--noop-trials", "1",
-                              "-j", "2", "--out", str(out), check=False)  # fmt: skip
+    data = deskpilot_eval.run(
+        "check",
+        "starter",
+        "--trials",
+        "3",
+        "--noop-trials",
+        "1",
+        "-j",
+        "2",
+        "--out",
+        str(out),
+        check=False,
+    )
     data["_out"] = out
     return data
 
