@@ -33,7 +33,6 @@ from deskpilot.native.actions import (
 )
 
 coord = st.integers(min_value=0, max_value=5000)
-maybe = st.one_of(st.none(), coord)
 mods = st.lists(
     st.sampled_from(["Control_L", "Shift_L", "Alt_L", "Super_L"]), max_size=3, unique=True
 ).map(tuple)
