@@ -89,6 +89,7 @@ COSTS: dict[str, tuple[str, ...]] = {
     "proof": ("trial",),
     "serial": ("trial",),
     "serial_started": ("trial",),
+    "proof_started": ("trial",),
 }
 #: fixture → the cost markers of a test that asks for it itself (not through autouse)
 ASKED: dict[str, tuple[str, ...]] = {"apps": ("app",)}

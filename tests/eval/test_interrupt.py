@@ -14,7 +14,7 @@ import pytest
 
 from deskpilot import _procfs
 from deskpilot._wait import wait_for
-from tests.eval.conftest import Eval
+from tests.eval_runs import Eval
 
 QUICK = """goal = "nothing"
 [[check]]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.eval.conftest import Eval, statuses
+from tests.eval_runs import Eval, statuses
 
 pytestmark = pytest.mark.skipif(
     not Path("/usr/bin/bwrap").exists(), reason="bubblewrap is in scripts/apt-packages.txt"

@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.desktop.helpers import find_id
 from tests.e2e.wire import Decision, ModelServer, View
-from tests.eval.conftest import Eval, statuses
+from tests.eval_runs import Eval, statuses
 
 
 def reply(n: int, content: list[dict[str, Any]], stop: str = "tool_use") -> dict[str, Any]:

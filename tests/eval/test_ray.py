@@ -26,7 +26,7 @@ import pytest
 
 from deskpilot import _procfs
 from deskpilot._wait import wait_for
-from tests.eval.conftest import Eval, statuses, trial_processes
+from tests.eval_runs import Eval, statuses, trial_processes
 
 pytest.importorskip("ray")
 

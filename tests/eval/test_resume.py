@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from deskpilot._wait import wait_for
-from tests.eval.conftest import Eval, trial_processes
+from tests.eval_runs import Eval, trial_processes
 
 TASKS = "zenity.entry,zenity.question,mousepad.append-line"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from deskpilot import _procfs
-from tests.eval.conftest import Eval, statuses
+from tests.eval_runs import Eval, statuses
 
 TASKS = {
     "s.passed": """goal = "nothing to do"
@@ -162,7 +162,7 @@ def test_a_trial_past_its_deadline_is_killed_with_its_process_group(tmp_path: Pa
     from deskpilot.eval.policies import PolicySpec
     from deskpilot.eval.store import TrialKey
     from deskpilot.eval.suite import load_suite
-    from tests.eval.conftest import trial_processes
+    from tests.eval_runs import trial_processes
 
     (tmp_path / "suite").mkdir()
     (tmp_path / "suite" / "hang.toml").write_text(
@@ -179,7 +179,9 @@ def test_a_trial_past_its_deadline_is_killed_with_its_process_group(tmp_path: Pa
     def sleeping() -> list[int]:
         return [p for p in _procfs.parents() if b"31.25" in _procfs.read(f"/proc/{p}/cmdline")]
 
-    result = run_attempt(Attempt(TrialKey("hang", 1), 1, spec), out, deadline_s=20)
+    # 10 s: the trial reaches its setup in 1-4 s on a loaded 2-core machine (python, bwrap,
+    # the desktop); the setup's sleep outlasts the deadline by 21 s
+    result = run_attempt(Attempt(TrialKey("hang", 1), 1, spec), out, deadline_s=10)
     assert result["status"] == "setup_error" and "killed at its deadline" in result["detail"]
     wait_for(lambda: not sleeping(), timeout=10, what="the setup's command to be killed")
     assert not trial_processes(str(out))
