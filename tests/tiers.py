@@ -95,10 +95,26 @@ COSTS: dict[str, tuple[str, ...]] = {
 ASKED: dict[str, tuple[str, ...]] = {"apps": ("app",)}
 #: what a test that is not fast starts: shadowed on PATH in the fast tier
 COSTLY_PROGRAMS = (
-    "Xvfb", "Xwayland", "sway", "mutter", "gnome-shell", "weston", "labwc", "cage",
-    "chromium", "chromium-browser", "openbox", "gnome-calculator", "gedit", "gnome-text-editor",
-    "libreoffice", "soffice", "keepassxc", "zenity", "xterm",
-)  # fmt: skip
+    "Xvfb",
+    "Xwayland",
+    "sway",
+    "mutter",
+    "gnome-shell",
+    "weston",
+    "labwc",
+    "cage",
+    "chromium",
+    "chromium-browser",
+    "openbox",
+    "gnome-calculator",
+    "gedit",
+    "gnome-text-editor",
+    "libreoffice",
+    "soffice",
+    "keepassxc",
+    "zenity",
+    "xterm",
+)
 TIERS = ("fast", "eval", "all")
 FAST_BUDGET = 60.0
 #: the fast tier's share of the safety suite's fuzzing examples
@@ -109,9 +125,13 @@ IDLE_OTHERS = 0.5
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("tiers", "test tiers by cost (tests/tiers.py)")
-    group.addoption("--tier", choices=TIERS, default="all",
-                    help="fast: no sandbox/app/browser/trial, within --budget; eval: the eval "
-                         "trials; all: everything (default)")  # fmt: skip
+    group.addoption(
+        "--tier",
+        choices=TIERS,
+        default="all",
+        help="fast: no sandbox/app/browser/trial, within --budget; eval: the eval "
+        "trials; all: everything (default)",
+    )
     group.addoption(
         "--budget",
         type=float,
