@@ -137,6 +137,8 @@ def proof_started(
     must pass every time), doing nothing once (nothing acts, so each trial checks the same
     fresh setup; test_j1… runs it again, at -j 1, for a family), at -j 2."""
     out = tmp_path_factory.mktemp("proof")
+    # read only when its tests collect it: what it prints (13 kB: a line a trial, the JSON
+    # summary) fits in its pipes (64 kB), so it never stops to wait for a reader
     proc = deskpilot_eval.start(
         "check", "starter", "--trials", "3", "--noop-trials", "1", "-j", "2", "--out", str(out)
     )
