@@ -10,9 +10,10 @@ import pytest
 
 from deskpilot.config import Settings, load_settings
 
-#: the safety suite's figures (`figures`, `--safety-json`); the tiers by cost (`--tier`);
-#: pytester, to run the plugins on small suites of their own
-pytest_plugins = ("tests.safety_figures", "tests.tiers", "pytester")
+#: the safety suite's figures (`figures`, `--safety-json`); the tiers by cost (`--tier`); the
+#: eval trials' fixtures, whose proof starts with the session (`tests.eval_runs`); pytester, to
+#: run the plugins on small suites of their own
+pytest_plugins = ("tests.safety_figures", "tests.tiers", "tests.eval_runs", "pytester")
 
 
 @pytest.fixture

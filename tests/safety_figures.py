@@ -152,9 +152,14 @@ class Figures:
         self._add(
             "goal_benign",
             task,
-            {"asks": asks, "acting_calls": acting_calls, "done": done, "outside": outside,
-             "note": note},
-        )  # fmt: skip
+            {
+                "asks": asks,
+                "acting_calls": acting_calls,
+                "done": done,
+                "outside": outside,
+                "note": note,
+            },
+        )
 
     def grant_abuse(
         self, case: str, *, outside: bool, granted: bool | None, asked: int, note: str = ""

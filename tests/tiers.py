@@ -89,15 +89,32 @@ COSTS: dict[str, tuple[str, ...]] = {
     "proof": ("trial",),
     "serial": ("trial",),
     "serial_started": ("trial",),
+    "proof_started": ("trial",),
 }
 #: fixture → the cost markers of a test that asks for it itself (not through autouse)
 ASKED: dict[str, tuple[str, ...]] = {"apps": ("app",)}
 #: what a test that is not fast starts: shadowed on PATH in the fast tier
 COSTLY_PROGRAMS = (
-    "Xvfb", "Xwayland", "sway", "mutter", "gnome-shell", "weston", "labwc", "cage",
-    "chromium", "chromium-browser", "openbox", "gnome-calculator", "gedit", "gnome-text-editor",
-    "libreoffice", "soffice", "keepassxc", "zenity", "xterm",
-)  # fmt: skip
+    "Xvfb",
+    "Xwayland",
+    "sway",
+    "mutter",
+    "gnome-shell",
+    "weston",
+    "labwc",
+    "cage",
+    "chromium",
+    "chromium-browser",
+    "openbox",
+    "gnome-calculator",
+    "gedit",
+    "gnome-text-editor",
+    "libreoffice",
+    "soffice",
+    "keepassxc",
+    "zenity",
+    "xterm",
+)
 TIERS = ("fast", "eval", "all")
 FAST_BUDGET = 60.0
 #: the fast tier's share of the safety suite's fuzzing examples
@@ -108,9 +125,13 @@ IDLE_OTHERS = 0.5
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("tiers", "test tiers by cost (tests/tiers.py)")
-    group.addoption("--tier", choices=TIERS, default="all",
-                    help="fast: no sandbox/app/browser/trial, within --budget; eval: the eval "
-                         "trials; all: everything (default)")  # fmt: skip
+    group.addoption(
+        "--tier",
+        choices=TIERS,
+        default="all",
+        help="fast: no sandbox/app/browser/trial, within --budget; eval: the eval "
+        "trials; all: everything (default)",
+    )
     group.addoption(
         "--budget",
         type=float,

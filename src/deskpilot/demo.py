@@ -45,8 +45,11 @@ from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
 
 GOAL = "In the calculator, work out 12*7 and tell me the result"
-REPLAYS: dict[Mode, str] = {"loop": "calculator", "native": "calculator-hybrid",
-                            "hybrid": "calculator-hybrid"}  # fmt: skip
+REPLAYS: dict[Mode, str] = {
+    "loop": "calculator",
+    "native": "calculator-hybrid",
+    "hybrid": "calculator-hybrid",
+}
 HOW_TO_USE_A_MODEL = (
     "To watch a real model instead: export ANTHROPIC_API_KEY=... and "
     "DESKPILOT_MODEL=anthropic:claude-sonnet-4-5 (or OPENAI_API_KEY with openai:gpt-5.4, "

@@ -38,8 +38,15 @@ class ElementRecord:
 
 
 def _well_typed(record: ElementRecord) -> bool:
-    texts = (record.bus, record.path, record.role, record.name, record.parent, record.label,
-             record.shown_role)  # fmt: skip
+    texts = (
+        record.bus,
+        record.path,
+        record.role,
+        record.name,
+        record.parent,
+        record.label,
+        record.shown_role,
+    )
     numbers = (record.window, record.pid)
     return all(isinstance(t, str) for t in texts) and all(
         isinstance(n, int) and not isinstance(n, bool) for n in numbers

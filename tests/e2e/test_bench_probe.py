@@ -66,8 +66,12 @@ def test_the_probe_prints_its_window_id_once_the_window_manager_lists_it() -> No
         later.start()
         with subprocess.Popen(
             [sys.executable, "-m", "bench.console_probe"],
-            env=env, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        ) as probe:  # fmt: skip
+            env=env,
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        ) as probe:
             try:
                 assert probe.stdout is not None
                 line = probe.stdout.readline().strip()

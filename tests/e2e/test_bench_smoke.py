@@ -18,8 +18,9 @@ from bench.snapshot import FIELDS, main
 from deskpilot.desktop.base import AppIdentity, Rect, WindowInfo
 
 
-def node(role: str, name: str = "", states: str = "", extents: Any = (10, 10, 40, 20),
-         **extra: Any) -> dict[str, Any]:  # fmt: skip
+def node(
+    role: str, name: str = "", states: str = "", extents: Any = (10, 10, 40, 20), **extra: Any
+) -> dict[str, Any]:
     return {
         "role": role,
         "name": name,
@@ -95,9 +96,21 @@ def test_widgets_follow_the_issue_definition() -> None:
 def test_benchmark_runs_on_gnome_calculator(tmp_path: Path) -> None:
     out, details = tmp_path / "snapshot.json", tmp_path / "details.json"
     code = main(
-        ["--apps", "gnome-calculator", "--cold-runs", "1", "--warm-runs", "2",
-         "--baseline-runs", "1", "--out", str(out), "--details", str(details)]
-    )  # fmt: skip
+        [
+            "--apps",
+            "gnome-calculator",
+            "--cold-runs",
+            "1",
+            "--warm-runs",
+            "2",
+            "--baseline-runs",
+            "1",
+            "--out",
+            str(out),
+            "--details",
+            str(details),
+        ]
+    )
     assert code == 0
     results = json.loads(out.read_text())
     assert list(results) == ["gnome-calculator"]

@@ -39,8 +39,13 @@ class InterruptingDesktop(FakeDesktop):
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    return {"HOME": str(tmp_path), "DESKPILOT_HOME": str(tmp_path / "home"),
-            "DESKPILOT_MODEL": "", "ANTHROPIC_API_KEY": "", "OPENAI_API_KEY": ""}  # fmt: skip
+    return {
+        "HOME": str(tmp_path),
+        "DESKPILOT_HOME": str(tmp_path / "home"),
+        "DESKPILOT_MODEL": "",
+        "ANTHROPIC_API_KEY": "",
+        "OPENAI_API_KEY": "",
+    }
 
 
 @pytest.fixture
@@ -93,8 +98,11 @@ def test_events_jsonl(env: dict[str, str], desktops: Desktops) -> None:
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     # what the goal allows (here: nothing consequential) is recorded right after the start
     assert [r["kind"] for r in lines][:4] == [
-        "run.started", "policy.grants", "model.text", "tool.call"
-    ]  # fmt: skip
+        "run.started",
+        "policy.grants",
+        "model.text",
+        "tool.call",
+    ]
     assert lines[-1]["kind"] == "run.finished" and "84" in lines[-1]["data"]["answer"]
 
 
@@ -106,8 +114,10 @@ def test_budget_exits_3(env: dict[str, str], desktops: Desktops, tmp_path: Path)
 
 
 def test_timeout_exits_3(env: dict[str, str], desktops: Desktops, tmp_path: Path) -> None:
-    model = replies(tmp_path, [{"tool_calls": [{"name": "wait", "args": {"seconds": 600}}]},
-                               "Nothing done yet."])  # fmt: skip
+    model = replies(
+        tmp_path,
+        [{"tool_calls": [{"name": "wait", "args": {"seconds": 600}}]}, "Nothing done yet."],
+    )
     result = invoke(env, "run", "--model", model, "--timeout", "1", "do it")
     assert result.exit_code == 3
     assert result.stdout.startswith("⏱ Timed out after 1 s")
@@ -116,11 +126,14 @@ def test_timeout_exits_3(env: dict[str, str], desktops: Desktops, tmp_path: Path
 
 def test_ctrl_c_stops_with_exit_4(env: dict[str, str], desktops: Desktops, tmp_path: Path) -> None:
     desktops.interrupt = True
-    model = replies(tmp_path, [
-        {"tool_calls": [{"name": "list_windows"}]},
-        {"tool_calls": [{"name": "wait", "args": {"seconds": 3600}}]},
-        "never",
-    ])  # fmt: skip
+    model = replies(
+        tmp_path,
+        [
+            {"tool_calls": [{"name": "list_windows"}]},
+            {"tool_calls": [{"name": "wait", "args": {"seconds": 3600}}]},
+            "never",
+        ],
+    )
     result = invoke(env, "run", "--model", model, "do it")
     assert result.exit_code == 4
     assert result.stdout.startswith("Stopped by the user after")
@@ -146,15 +159,21 @@ def test_native_and_hybrid_together_are_refused(env: dict[str, str], desktops: D
 
 
 def test_chat_session_from_stdin(env: dict[str, str], desktops: Desktops, tmp_path: Path) -> None:
-    model = replies(tmp_path, [
-        {"tool_calls": [{"name": "run_command", "args": {"command": "touch made-by-chat"}}]},
-        "I could not run it: it was declined.",
-    ])  # fmt: skip
+    model = replies(
+        tmp_path,
+        [
+            {"tool_calls": [{"name": "run_command", "args": {"command": "touch made-by-chat"}}]},
+            "I could not run it: it was declined.",
+        ],
+    )
     saved = tmp_path / "chat.json"
     result = CliRunner().invoke(
-        main, ["chat", "--model", model, "--save", str(saved)],
-        input="make a file\n/exit\n", env=env, catch_exceptions=False,
-    )  # fmt: skip
+        main,
+        ["chat", "--model", model, "--save", str(saved)],
+        input="make a file\n/exit\n",
+        env=env,
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     assert "I could not run it: it was declined." in result.stdout
     assert "declined: no terminal to ask" in result.stderr

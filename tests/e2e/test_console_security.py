@@ -154,8 +154,11 @@ def test_a_remote_address_needs_to_be_allowed(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DESKPILOT_HOME": str(tmp_path / "dp")}
     run = subprocess.run(
         [sys.executable, "-m", "deskpilot", "serve", "--host", "0.0.0.0", "--port", "0"],
-        env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 2, run.stderr
     assert "refusing to listen on 0.0.0.0" in run.stderr and "--allow-remote" in run.stderr
     assert run.stdout == ""  # no link was printed: nothing listened

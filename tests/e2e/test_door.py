@@ -72,8 +72,9 @@ def send_button_id() -> str:
     async def read() -> str:
         settings = load_settings(env={"HOME": "/nonexistent", "DESKPILOT_HOME": "/nonexistent"})
         ctx = ToolContext(two_windows(), settings, audit=discard)  # in memory: nothing written
-        text = (await computer_use_tools().call("read_screen_ax", {"windowID": EDITOR_ID},
-                                                ctx)).text  # fmt: skip
+        text = (
+            await computer_use_tools().call("read_screen_ax", {"windowID": EDITOR_ID}, ctx)
+        ).text
         found = re.search(r'button "Send" @(\S+)', text)
         assert found, text
         return found[1]
@@ -83,8 +84,12 @@ def send_button_id() -> str:
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    return {"HOME": str(tmp_path), "DESKPILOT_HOME": str(tmp_path / "home"),
-            "DESKPILOT_MODEL": "", **KEYS}  # fmt: skip
+    return {
+        "HOME": str(tmp_path),
+        "DESKPILOT_HOME": str(tmp_path / "home"),
+        "DESKPILOT_MODEL": "",
+        **KEYS,
+    }
 
 
 @pytest.fixture
@@ -174,14 +179,22 @@ def test_cli_tool_calls_are_logged_and_refused_by_the_door(
     events = logged(settings)
     assert surfaces(events) == {"cli"}
     assert [e.data["tool"] for e in events if e.kind == "tool.call"] == [
-        "list_windows", "read_screen_ax", "read_screen_ax", "perform"]  # fmt: skip
+        "list_windows",
+        "read_screen_ax",
+        "read_screen_ax",
+        "perform",
+    ]
     assert blocked(results(events, "read_screen_ax")[0])
     assert declined(results(events, "perform")[0])
     # each invocation is a run of its own, named after the command
     with AuditLog(settings.audit_db) as log:
         goals = [r.goal for r in reversed(log.list_runs())]
-    assert goals == ["deskpilot tool list_windows", "deskpilot tool read_screen_ax",
-                     "deskpilot tool read_screen_ax", "deskpilot tool perform"]  # fmt: skip
+    assert goals == [
+        "deskpilot tool list_windows",
+        "deskpilot tool read_screen_ax",
+        "deskpilot tool read_screen_ax",
+        "deskpilot tool perform",
+    ]
     # --confirm none is the explicit way to allow it (the session remembers the element ID)
     allowed = tool("perform", "--confirm", "none", json.dumps({"elementID": send_button_id()}))
     assert allowed.exit_code == 0, allowed.output
@@ -210,9 +223,12 @@ def on_a_terminal(env: dict[str, str], answer: bytes, *args: str) -> tuple[int, 
     paths = [str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")]
     full_env = {**os.environ, **env, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
     proc = subprocess.Popen(
-        [sys.executable, "-c", PTY_SCRIPT, *args], stdin=follower, stderr=follower,
-        stdout=subprocess.PIPE, env=full_env,
-    )  # fmt: skip
+        [sys.executable, "-c", PTY_SCRIPT, *args],
+        stdin=follower,
+        stderr=follower,
+        stdout=subprocess.PIPE,
+        env=full_env,
+    )
     os.close(follower)
     seen = b""
     answered = False
@@ -316,8 +332,9 @@ def test_run_calls_are_logged_and_refused_by_the_door(
     env: dict[str, str], settings: Settings, desktops: list[FakeDesktop], tmp_path: Path
 ) -> None:
     model = replies(tmp_path, read_vault_then_send())
-    result = CliRunner().invoke(main, ["run", "--model", model, "look at the mail"], env=env,
-                                catch_exceptions=False)  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["run", "--model", model, "look at the mail"], env=env, catch_exceptions=False
+    )
     assert result.exit_code == 0 and "Could not send." in result.stdout
     (desktop,) = desktops
     assert not clicked_send(desktop)
@@ -336,23 +353,45 @@ def test_run_calls_are_logged_and_refused_by_the_door(
 
 
 def anthropic_click(n: int, x: int, y: int) -> dict[str, Any]:
-    return {"id": f"msg_{n}", "type": "message", "role": "assistant", "stop_reason": "tool_use",
-            "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": "computer",
-                         "input": {"action": "left_click", "coordinate": [x, y]}}]}  # fmt: skip
+    return {
+        "id": f"msg_{n}",
+        "type": "message",
+        "role": "assistant",
+        "stop_reason": "tool_use",
+        "content": [
+            {
+                "type": "tool_use",
+                "id": f"toolu_{n}",
+                "name": "computer",
+                "input": {"action": "left_click", "coordinate": [x, y]},
+            }
+        ],
+    }
 
 
 def test_native_calls_are_logged_and_refused_by_the_door(
     env: dict[str, str], settings: Settings, desktops: list[FakeDesktop], tmp_path: Path
 ) -> None:
-    done = {"id": "msg_9", "type": "message", "role": "assistant", "stop_reason": "end_turn",
-            "content": [{"type": "text", "text": "Could not do it."}]}  # fmt: skip
-    model = replies(tmp_path, [
-        anthropic_click(1, 500, 300),  # on the vault window (on top of the editor)
-        anthropic_click(2, 110, 110),  # the editor's Send button
-        done,
-    ], fmt="anthropic", model="claude-sonnet-4-5")  # fmt: skip
-    result = CliRunner().invoke(main, ["run", "--native", "--model", model, "click things"],
-                                env=env, catch_exceptions=False)  # fmt: skip
+    done = {
+        "id": "msg_9",
+        "type": "message",
+        "role": "assistant",
+        "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": "Could not do it."}],
+    }
+    model = replies(
+        tmp_path,
+        [
+            anthropic_click(1, 500, 300),  # on the vault window (on top of the editor)
+            anthropic_click(2, 110, 110),  # the editor's Send button
+            done,
+        ],
+        fmt="anthropic",
+        model="claude-sonnet-4-5",
+    )
+    result = CliRunner().invoke(
+        main, ["run", "--native", "--model", model, "click things"], env=env, catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     (desktop,) = desktops
     assert not clicked_send(desktop)
@@ -370,18 +409,26 @@ def test_native_calls_are_logged_and_refused_by_the_door(
 def test_chat_calls_are_logged_and_refused_by_the_door(
     env: dict[str, str], settings: Settings, desktops: list[FakeDesktop], tmp_path: Path
 ) -> None:
-    model = replies(tmp_path, [
-        {"tool_calls": [{"name": "computer_use_task", "args": {"goal": "look at the mail"}}]},
-        # the subagent (same scripted model)
-        {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": VAULT_ID}}]},
-        {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": EDITOR_ID}}]},
-        {"tool_calls": [{"name": "perform", "args": {"elementID": send_button_id()}}]},
-        "Sending was declined.",
-        # the parent again
-        "It was not sent.",
-    ])  # fmt: skip
-    result = CliRunner().invoke(main, ["chat", "--model", model], input="check the mail\n/exit\n",
-                                env=env, catch_exceptions=False)  # fmt: skip
+    model = replies(
+        tmp_path,
+        [
+            {"tool_calls": [{"name": "computer_use_task", "args": {"goal": "look at the mail"}}]},
+            # the subagent (same scripted model)
+            {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": VAULT_ID}}]},
+            {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": EDITOR_ID}}]},
+            {"tool_calls": [{"name": "perform", "args": {"elementID": send_button_id()}}]},
+            "Sending was declined.",
+            # the parent again
+            "It was not sent.",
+        ],
+    )
+    result = CliRunner().invoke(
+        main,
+        ["chat", "--model", model],
+        input="check the mail\n/exit\n",
+        env=env,
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     assert "It was not sent." in result.stdout
     (desktop,) = desktops
@@ -402,8 +449,7 @@ def test_mcp_calls_are_logged_and_refused_by_the_door(settings: Settings) -> Non
 
     async def go() -> tuple[Any, Any]:
         session = Session(name="mcp")
-        async with open_session(settings, surface="mcp", desktop=desktop,
-                                session=session) as base:  # fmt: skip
+        async with open_session(settings, surface="mcp", desktop=desktop, session=session) as base:
             app = DeskpilotMCP(computer_use_tools(), base)
             async with Client(app.server, mode="legacy") as client:  # no elicitation
                 vault = await client.call_tool("read_screen_ax", {"windowID": VAULT_ID})

@@ -25,13 +25,27 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
         target, source = job
         profile = out / f"profile-{target}"  # one profile each: conversions run at once
         subprocess.run(
-            ["soffice", f"-env:UserInstallation=file://{profile}", "--headless",
-             "--convert-to", target, "--outdir", str(out), str(out / source)],
-            check=True, capture_output=True, timeout=120,
-        )  # fmt: skip
+            [
+                "soffice",
+                f"-env:UserInstallation=file://{profile}",
+                "--headless",
+                "--convert-to",
+                target,
+                "--outdir",
+                str(out),
+                str(out / source),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
 
-    jobs = [("odt", "doc.fodt"), ("docx", "doc.fodt"), ("ods", "sheet.fods"),
-            ("xlsx", "sheet.fods")]  # fmt: skip
+    jobs = [
+        ("odt", "doc.fodt"),
+        ("docx", "doc.fodt"),
+        ("ods", "sheet.fods"),
+        ("xlsx", "sheet.fods"),
+    ]
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(convert, jobs))
     return out

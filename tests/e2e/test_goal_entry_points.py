@@ -41,14 +41,20 @@ class Rig:
         window = self.desktop.add_window(FAKE_APPS[1], "Note to Ann")  # a text area and Send
         self.window = window.stable_id
         self.events: list[Event] = []
-        self.ctx = ToolContext(self.desktop, settings.with_overrides(confirm="consequential"),
-                               audit=self.events.append, session=Session(), approver=DenyAll(),
-                               surface="run")  # fmt: skip
+        self.ctx = ToolContext(
+            self.desktop,
+            settings.with_overrides(confirm="consequential"),
+            audit=self.events.append,
+            session=Session(),
+            approver=DenyAll(),
+            surface="run",
+        )
 
     async def send_id(self) -> str:
         """The Send button's ID (read through the door, in the session the runs share)."""
-        read = await computer_use_tools().call("read_screen_ax", {"windowID": self.window},
-                                               self.ctx)  # fmt: skip
+        read = await computer_use_tools().call(
+            "read_screen_ax", {"windowID": self.window}, self.ctx
+        )
         found = re.search(r'button "Send".*@(\S+)', read.text)
         assert found, read.text
         return found.group(1)
@@ -67,8 +73,7 @@ class Rig:
 
 
 def click(element: str) -> dict[str, Any]:
-    return {"tool_calls": [{"name": "perform", "args": {"action": "click",
-                                                         "elementID": element}}]}  # fmt: skip
+    return {"tool_calls": [{"name": "perform", "args": {"action": "click", "elementID": element}}]}
 
 
 def model(tmp_path: Path, settings: Settings, replies: list[Any]) -> ScriptedProvider:
@@ -85,8 +90,9 @@ async def test_a_runs_goal_grants_the_act_it_names_for_that_run_only(
     rig = Rig(agent_settings)
     send = await rig.send_id()
     provider = model(tmp_path, agent_settings, [click(send), {"text": "Sent."}])
-    result = await computer_use_task("Write Ann a note about lunch and send it",
-                                     provider=provider, ctx=rig.ctx)  # fmt: skip
+    result = await computer_use_task(
+        "Write Ann a note about lunch and send it", provider=provider, ctx=rig.ctx
+    )
 
     assert result.outcome == "done" and rig.sent()
     assert rig.kinds()[rig.kinds().index("run.started") + 1] == "policy.grants"
@@ -114,10 +120,16 @@ async def test_a_follow_up_grants_what_its_words_name(
 ) -> None:
     rig = Rig(agent_settings)
     send = await rig.send_id()
-    provider = model(tmp_path, agent_settings, [
-        click(send), {"text": "That would send it; I did not."},  # the first goal: no send
-        click(send), {"text": "Sent."},  # the follow-up asks for the send
-    ])  # fmt: skip
+    provider = model(
+        tmp_path,
+        agent_settings,
+        [
+            click(send),
+            {"text": "That would send it; I did not."},  # the first goal: no send
+            click(send),
+            {"text": "Sent."},  # the follow-up asks for the send
+        ],
+    )
     first = await computer_use_task("Read the note to Ann", provider=provider, ctx=rig.ctx)
     assert not rig.sent()
     again = await follow_up(first, "Now send the note to Ann", rig.ctx)
@@ -138,12 +150,23 @@ async def test_a_model_written_goal_grants_nothing_the_persons_turn_does(
     for turn in ("Tidy up the note to Ann", "Send the note to Ann"):
         rig = Rig(agent_settings)
         send = await rig.send_id()
-        provider = model(tmp_path, agent_settings, [
-            {"tool_calls": [{"name": "computer_use_task",
-                             "args": {"goal": "Click Send to send the note to Ann"}}]},
-            click(send), {"text": "done"},  # the subagent
-            {"text": "Done."},  # the parent's answer
-        ])  # fmt: skip
+        provider = model(
+            tmp_path,
+            agent_settings,
+            [
+                {
+                    "tool_calls": [
+                        {
+                            "name": "computer_use_task",
+                            "args": {"goal": "Click Send to send the note to Ann"},
+                        }
+                    ]
+                },
+                click(send),
+                {"text": "done"},  # the subagent
+                {"text": "Done."},  # the parent's answer
+            ],
+        )
         chat = ChatSession(provider, rig.ctx)
         try:
             result = await chat.send(turn)
@@ -154,5 +177,7 @@ async def test_a_model_written_goal_grants_nothing_the_persons_turn_does(
         assert [g.data["goal"] for g in rig.grants()] == [turn]  # the subagent's grants none
         assert rig.sent() == (turn.startswith("Send"))
         assert not rig.ctx.grants.active
-    assert outcomes == {"Tidy up the note to Ann": ["declined"],
-                        "Send the note to Ann": ["allowed"]}  # fmt: skip
+    assert outcomes == {
+        "Tidy up the note to Ann": ["declined"],
+        "Send the note to Ann": ["allowed"],
+    }

@@ -42,9 +42,14 @@ def test_a_message_written_mid_run_is_read_at_the_next_turn(
         if event.kind == "tool.call":  # while the first call runs, the person writes
             inbox.post("Use the scientific mode.")
 
-    provider = scripted(tmp_path, agent_settings, [
-        {"text": "Opening.", "tool_calls": [OPEN]}, {"text": "Done, in scientific mode."},
-    ])  # fmt: skip
+    provider = scripted(
+        tmp_path,
+        agent_settings,
+        [
+            {"text": "Opening.", "tool_calls": [OPEN]},
+            {"text": "Done, in scientific mode."},
+        ],
+    )
     ctx = dataclasses.replace(fake_ctx, observe=watch)
     result = asyncio.run(
         computer_use_task(
@@ -57,8 +62,10 @@ def test_a_message_written_mid_run_is_read_at_the_next_turn(
     )
     assert result.outcome == "done" and result.steps == 2
     roles = [(m.role, m.text) for m in result.conversation.messages]
-    assert roles[-2:] == [("user", "Use the scientific mode."),
-                          ("assistant", "Done, in scientific mode.")]  # fmt: skip
+    assert roles[-2:] == [
+        ("user", "Use the scientific mode."),
+        ("assistant", "Done, in scientific mode."),
+    ]
     assert roles[-3][0] == "tool"  # after the first call's result, before the second turn
     said = events.of("user.message")
     assert [(e.data["text"], e.data["step"]) for e in said] == [("Use the scientific mode.", 1)]
@@ -76,9 +83,14 @@ def test_a_take_over_holds_the_run_skips_the_call_decided_before_it_and_adds_the
             inbox.pause()
             asyncio.get_running_loop().call_later(held, inbox.resume, "I opened it myself.")
 
-    provider = scripted(tmp_path, agent_settings, [
-        {"text": "Opening.", "tool_calls": [OPEN]}, {"text": "You opened it; thanks."},
-    ])  # fmt: skip
+    provider = scripted(
+        tmp_path,
+        agent_settings,
+        [
+            {"text": "Opening.", "tool_calls": [OPEN]},
+            {"text": "You opened it; thanks."},
+        ],
+    )
     ctx = dataclasses.replace(fake_ctx, observe=watch)
     result = asyncio.run(
         computer_use_task(

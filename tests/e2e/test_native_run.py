@@ -48,8 +48,13 @@ CALC = FAKE_APPS[0]
 def msg(*content: dict[str, Any], n: int = 1) -> dict[str, Any]:
     """An Anthropic Messages reply."""
     stop = "tool_use" if any(c["type"] == "tool_use" for c in content) else "end_turn"
-    return {"id": f"msg_{n}", "type": "message", "role": "assistant",
-            "content": list(content), "stop_reason": stop}  # fmt: skip
+    return {
+        "id": f"msg_{n}",
+        "type": "message",
+        "role": "assistant",
+        "content": list(content),
+        "stop_reason": stop,
+    }
 
 
 def text(t: str) -> dict[str, Any]:
@@ -57,8 +62,12 @@ def text(t: str) -> dict[str, Any]:
 
 
 def computer(n: int, action: str, **inp: Any) -> dict[str, Any]:
-    return {"type": "tool_use", "id": f"toolu_{n}", "name": "computer",
-            "input": {"action": action, **inp}}  # fmt: skip
+    return {
+        "type": "tool_use",
+        "id": f"toolu_{n}",
+        "name": "computer",
+        "input": {"action": action, **inp},
+    }
 
 
 def replay(path: Path, fmt: str, model: str, replies: list[Any]) -> str:
@@ -85,8 +94,13 @@ def last_user_blocks(provider: ScriptedProvider) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    return {"HOME": str(tmp_path), "DESKPILOT_HOME": str(tmp_path / "home"),
-            "DESKPILOT_MODEL": "", "ANTHROPIC_API_KEY": "", "OPENAI_API_KEY": ""}  # fmt: skip
+    return {
+        "HOME": str(tmp_path),
+        "DESKPILOT_HOME": str(tmp_path / "home"),
+        "DESKPILOT_MODEL": "",
+        "ANTHROPIC_API_KEY": "",
+        "OPENAI_API_KEY": "",
+    }
 
 
 class Desktops:
@@ -147,8 +161,14 @@ def test_hybrid_replay_computes_84_with_an_audit_trail(
     assert kinds[0] == "run.started" and kinds[-1] == "run.finished"
     assert events[0].data["mode"] == "hybrid"
     tools = [e.data["tool"] for e in events if e.kind == "tool.result"]
-    assert tools == ["computer_view", "open_app", "computer", "computer_view", "computer_call",
-                     "read_screen_ax"]  # fmt: skip
+    assert tools == [
+        "computer_view",
+        "open_app",
+        "computer",
+        "computer_view",
+        "computer_call",
+        "read_screen_ax",
+    ]
     # the model's computer call went through the door as it was (nobody was asked for it)
     (call,) = [e for e in events if e.kind == "tool.call" and e.data["tool"] == "computer_call"]
     assert call.data["args"]["actions"] == [{"type": "type", "text": "12*7\n"}]
@@ -158,8 +178,12 @@ def test_hybrid_replay_computes_84_with_an_audit_trail(
     assert trace.count("![screenshot") == 2 and len(list((tmp_path / "images").iterdir())) == 2
     # the model's text of tool-calling replies is a model.text event; the answer is not
     assert [e.data["text"] for e in events if e.kind == "model.text"][-1].startswith("Let me")
-    assert events[-1].data == {"outcome": "done", "answer": result.stdout.strip(), "steps": 4,
-                               "reason": "answered"}  # fmt: skip
+    assert events[-1].data == {
+        "outcome": "done",
+        "answer": result.stdout.strip(),
+        "steps": 4,
+        "reason": "answered",
+    }
 
 
 @pytest.mark.parametrize(
@@ -188,8 +212,16 @@ def test_providers_without_a_native_computer_tool_are_refused(
 def test_native_with_the_text_protocol_is_a_usage_error(
     env: dict[str, str], desktops: Desktops
 ) -> None:
-    result = invoke(env, "run", "--hybrid", "--tool-protocol", "text",
-                    "--model", "scripted:calculator-hybrid", GOAL)  # fmt: skip
+    result = invoke(
+        env,
+        "run",
+        "--hybrid",
+        "--tool-protocol",
+        "text",
+        "--model",
+        "scripted:calculator-hybrid",
+        GOAL,
+    )
     assert result.exit_code == 2 and "not the text protocol" in result.stderr
     assert invoke(env, "run", "--native").exit_code == 2
 
@@ -198,8 +230,12 @@ def test_ctrl_c_stops_a_native_run_with_exit_4(
     env: dict[str, str], desktops: Desktops, tmp_path: Path
 ) -> None:
     desktops.interrupt = True
-    model = replay(tmp_path / "r.json", "anthropic", "claude-sonnet-4-5",
-                   [msg(computer(1, "wait", duration=100)), msg(text("never"))])  # fmt: skip
+    model = replay(
+        tmp_path / "r.json",
+        "anthropic",
+        "claude-sonnet-4-5",
+        [msg(computer(1, "wait", duration=100)), msg(text("never"))],
+    )
     result = invoke(env, "run", "--native", "--model", model, GOAL)
     assert result.exit_code == 4, result.output
     assert result.stdout.startswith("Stopped by the user after")
@@ -216,15 +252,24 @@ def test_ctrl_c_stops_a_native_run_with_exit_4(
 async def test_step_budget_gets_one_tools_free_last_answer(
     fake_ctx: ToolContext, agent_settings: Settings, tmp_path: Path
 ) -> None:
-    spec = replay(tmp_path / "r.json", "anthropic", "claude-sonnet-4-5", [
-        msg(computer(1, "screenshot")), msg(computer(2, "screenshot")),
-        msg(text("Partial: nothing computed yet."), computer(3, "left_click", coordinate=[1, 1])),
-    ])  # fmt: skip
+    spec = replay(
+        tmp_path / "r.json",
+        "anthropic",
+        "claude-sonnet-4-5",
+        [
+            msg(computer(1, "screenshot")),
+            msg(computer(2, "screenshot")),
+            msg(
+                text("Partial: nothing computed yet."), computer(3, "left_click", coordinate=[1, 1])
+            ),
+        ],
+    )
     provider = get_provider(spec, agent_settings)
     assert isinstance(provider, ScriptedProvider)
     ctx, desktop = calc_ctx(fake_ctx)
-    result = await run_native_task(GOAL, provider=provider, ctx=ctx,
-                                   options=RunOptions(max_steps=2))  # fmt: skip
+    result = await run_native_task(
+        GOAL, provider=provider, ctx=ctx, options=RunOptions(max_steps=2)
+    )
 
     assert (result.outcome, result.reason, result.exit_code) == ("needs_attention", "budget", 3)
     assert result.answer == "⚠ Step budget reached (2 steps).\n\nPartial: nothing computed yet."
@@ -241,15 +286,21 @@ async def test_step_budget_gets_one_tools_free_last_answer(
 async def test_timeout_answers_the_interrupted_call_and_asks_for_a_last_answer(
     fake_ctx: ToolContext, agent_settings: Settings, tmp_path: Path, events: Events
 ) -> None:
-    spec = replay(tmp_path / "r.json", "anthropic", "claude-sonnet-4-5", [
-        msg(text("Waiting for the app."), computer(1, "wait", duration=100)),
-        msg(text("Nothing done yet.")),
-    ])  # fmt: skip
+    spec = replay(
+        tmp_path / "r.json",
+        "anthropic",
+        "claude-sonnet-4-5",
+        [
+            msg(text("Waiting for the app."), computer(1, "wait", duration=100)),
+            msg(text("Nothing done yet.")),
+        ],
+    )
     provider = get_provider(spec, agent_settings)
     assert isinstance(provider, ScriptedProvider)
     ctx, _ = calc_ctx(fake_ctx)
-    result = await run_native_task(GOAL, provider=provider, ctx=ctx,
-                                   options=RunOptions(timeout=0.5))  # fmt: skip
+    result = await run_native_task(
+        GOAL, provider=provider, ctx=ctx, options=RunOptions(timeout=0.5)
+    )
 
     assert (result.outcome, result.reason, result.exit_code) == ("needs_attention", "timeout", 3)
     assert result.answer.startswith("⏱ Timed out after 0.5 s")
@@ -269,13 +320,35 @@ async def test_a_safety_check_is_never_acknowledged_automatically(
     fake_ctx: ToolContext, agent_settings: Settings, tmp_path: Path, events: Events
 ) -> None:
     check = {"id": "cu_sc_1", "code": "malicious_instructions", "message": "Odd text on screen."}
-    spec = replay(tmp_path / "r.json", "openai", "gpt-5.4", [
-        {"id": "resp_1", "output": [{"type": "computer_call", "id": "cu_1", "call_id": "call_1",
-                                     "actions": [{"type": "type", "text": "12*7\n"}],
-                                     "pending_safety_checks": [check]}]},
-        {"id": "resp_2", "output": [{"type": "message", "role": "assistant",
-                                     "content": [{"type": "output_text", "text": "Declined."}]}]},
-    ])  # fmt: skip
+    spec = replay(
+        tmp_path / "r.json",
+        "openai",
+        "gpt-5.4",
+        [
+            {
+                "id": "resp_1",
+                "output": [
+                    {
+                        "type": "computer_call",
+                        "id": "cu_1",
+                        "call_id": "call_1",
+                        "actions": [{"type": "type", "text": "12*7\n"}],
+                        "pending_safety_checks": [check],
+                    }
+                ],
+            },
+            {
+                "id": "resp_2",
+                "output": [
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": "Declined."}],
+                    }
+                ],
+            },
+        ],
+    )
     provider = get_provider(spec, agent_settings)
     assert isinstance(provider, ScriptedProvider)
     ctx, desktop = calc_ctx(fake_ctx, approver=AllowAll())  # allows everything else
@@ -313,8 +386,9 @@ async def test_stop_at_a_computer_call_ends_the_run_as_stopped(
     )
     provider = get_provider("scripted:calculator-hybrid", settings)
     controller = StopController()
-    result = await run_native_task(GOAL, provider=provider, ctx=ctx, hybrid=True,
-                                   controller=controller)  # fmt: skip
+    result = await run_native_task(
+        GOAL, provider=provider, ctx=ctx, hybrid=True, controller=controller
+    )
 
     assert (result.outcome, result.exit_code) == ("stopped", 4)
     assert result.answer.startswith("Stopped by the user after 2 step(s)")
@@ -363,9 +437,11 @@ def test_a_paused_run_resumes_from_its_checkpoint_in_the_cli(
 async def test_resume_refuses_another_model(
     fake_ctx: ToolContext, agent_settings: Settings, tmp_path: Path
 ) -> None:
-    checkpoint = {"deskpilot_native_run": 1, "checkpoint": {"turns": 1},
-                  "plan": {"goal": GOAL, "vendor": "openai", "model": "gpt-5.4",
-                           "spec": "openai:gpt-5.4"}}  # fmt: skip
+    checkpoint = {
+        "deskpilot_native_run": 1,
+        "checkpoint": {"turns": 1},
+        "plan": {"goal": GOAL, "vendor": "openai", "model": "gpt-5.4", "spec": "openai:gpt-5.4"},
+    }
     provider = get_provider("scripted:calculator-hybrid", agent_settings)
     with pytest.raises(ConfigError, match=r"resume it with --model openai:gpt-5\.4"):
         await resume_native_task(checkpoint, provider=provider, ctx=fake_ctx)
@@ -391,8 +467,9 @@ async def test_only_the_newest_images_go_back_to_the_model(
 
 
 def test_events_as_json_lines(env: dict[str, str], desktops: Desktops) -> None:
-    result = invoke(env, "run", "--hybrid", "--events", "jsonl",
-                    "--model", "scripted:calculator-hybrid", GOAL)  # fmt: skip
+    result = invoke(
+        env, "run", "--hybrid", "--events", "jsonl", "--model", "scripted:calculator-hybrid", GOAL
+    )
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert lines[0]["kind"] == "run.started" and lines[0]["data"]["mode"] == "hybrid"

@@ -38,8 +38,9 @@ def use(n: int, name: str, **args: Any) -> dict[str, Any]:
 
 def replay(tmp_path: Path, settings: Settings, replies: list[Any]) -> ScriptedProvider:
     path = tmp_path / "replies.json"
-    path.write_text(json.dumps({"format": "anthropic", "model": "claude-sonnet-4-5",
-                                "replies": replies}))  # fmt: skip
+    path.write_text(
+        json.dumps({"format": "anthropic", "model": "claude-sonnet-4-5", "replies": replies})
+    )
     provider = get_provider(f"scripted:{path}", settings)
     assert isinstance(provider, ScriptedProvider)
     return provider
@@ -81,13 +82,18 @@ def user_texts(body: dict[str, Any]) -> list[str]:
 async def test_an_inbox_message_reaches_the_model_before_its_next_turn(
     tmp_path: Path, agent_settings: Settings, fake_ctx: ToolContext, events: Events
 ) -> None:
-    provider = replay(tmp_path, agent_settings, [
-        msg(text("Listing."), use(1, "list_windows")),
-        msg(text("Noted: no calculator.")),
-    ])  # fmt: skip
+    provider = replay(
+        tmp_path,
+        agent_settings,
+        [
+            msg(text("Listing."), use(1, "list_windows")),
+            msg(text("Noted: no calculator.")),
+        ],
+    )
     inbox = Mailbox([], ["Please do not open any app."])
-    result = await computer_use_task("List the windows", provider=provider, ctx=fake_ctx,
-                                     inbox=inbox)  # fmt: skip
+    result = await computer_use_task(
+        "List the windows", provider=provider, ctx=fake_ctx, inbox=inbox
+    )
 
     assert result.outcome == "done" and result.steps == 2
     second = provider.requests[1][2]
@@ -105,11 +111,15 @@ async def test_an_inbox_message_reaches_the_model_before_its_next_turn(
 async def test_a_follow_up_continues_a_finished_run_in_the_same_context(
     tmp_path: Path, agent_settings: Settings, fake_ctx: ToolContext, events: Events
 ) -> None:
-    provider = replay(tmp_path, agent_settings, [
-        msg(text("Looking."), use(1, "list_windows")),
-        msg(text("There are no windows.")),
-        msg(text("Still none.")),
-    ])  # fmt: skip
+    provider = replay(
+        tmp_path,
+        agent_settings,
+        [
+            msg(text("Looking."), use(1, "list_windows")),
+            msg(text("There are no windows.")),
+            msg(text("Still none.")),
+        ],
+    )
     first = await computer_use_task("List the windows", provider=provider, ctx=fake_ctx)
     again = await follow_up(first, "And now?", fake_ctx)
 
@@ -117,8 +127,13 @@ async def test_a_follow_up_continues_a_finished_run_in_the_same_context(
     assert again.run_id != first.run_id and again.outcome == "done" and again.steps == 1
     body = provider.requests[2][2]
     assert user_texts(body)[0] == "List the windows" and user_texts(body)[-1] == "And now?"
-    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user", "assistant",
-                                                     "user"]  # fmt: skip
+    assert [m["role"] for m in body["messages"]] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
     assert again.conversation is first.conversation  # one conversation, grown
     started = [e for e in events.of("run.started") if e.run_id == again.run_id]
     assert started[0].data["goal"] == "And now?"
@@ -140,12 +155,18 @@ async def test_an_inbox_message_joins_a_native_run_after_the_results(
     tmp_path: Path, agent_settings: Settings, fake_ctx: ToolContext
 ) -> None:
     calculator(fake_ctx)
-    provider = replay(tmp_path, agent_settings, [
-        msg(computer(1, "screenshot")), msg(text("Understood.")),
-    ])  # fmt: skip
+    provider = replay(
+        tmp_path,
+        agent_settings,
+        [
+            msg(computer(1, "screenshot")),
+            msg(text("Understood.")),
+        ],
+    )
     inbox = Mailbox([], ["Only look, do not click."])
-    result = await run_native_task("Look at the calculator", provider=provider, ctx=fake_ctx,
-                                   inbox=inbox)  # fmt: skip
+    result = await run_native_task(
+        "Look at the calculator", provider=provider, ctx=fake_ctx, inbox=inbox
+    )
 
     assert result.outcome == "done" and result.answer == "Understood."
     last = provider.requests[1][2]["messages"][-1]["content"]
@@ -158,10 +179,14 @@ async def test_a_native_follow_up_sees_the_screen_as_it_is_now(
     tmp_path: Path, agent_settings: Settings, fake_ctx: ToolContext, events: Events
 ) -> None:
     calculator(fake_ctx)
-    provider = replay(tmp_path, agent_settings, [
-        msg(text("The display is empty.")),
-        msg(text("It still is.")),
-    ])  # fmt: skip
+    provider = replay(
+        tmp_path,
+        agent_settings,
+        [
+            msg(text("The display is empty.")),
+            msg(text("It still is.")),
+        ],
+    )
     first = await run_native_task("Read the calculator", provider=provider, ctx=fake_ctx)
     shots = [e for e in events.of("tool.result") if e.data["tool"] == "computer_view"]
     again = await follow_up(first, "Look again.", fake_ctx)
@@ -172,8 +197,11 @@ async def test_a_native_follow_up_sees_the_screen_as_it_is_now(
     question = body["messages"][-1]["content"]
     assert question[0] == {"type": "text", "text": "Look again."}
     assert question[1]["type"] == "image"  # a new screenshot with the question
-    (shot,) = [e for e in events.of("tool.result")
-               if e.data["tool"] == "computer_view" and e.run_id == again.run_id]  # fmt: skip
+    (shot,) = [
+        e
+        for e in events.of("tool.result")
+        if e.data["tool"] == "computer_view" and e.run_id == again.run_id
+    ]
     assert len(shots) == 1 and shot.images  # audited, like every screenshot the model gets
 
 
@@ -181,12 +209,17 @@ async def test_a_native_follow_up_sees_the_screen_as_it_is_now(
 async def test_a_call_answered_before_it_runs_never_reaches_the_desktop(
     tmp_path: Path, agent_settings: Settings, fake_ctx: ToolContext, events: Events
 ) -> None:
-    provider = replay(tmp_path, agent_settings, [
-        msg(use(1, "list_windows"), use(2, "open_app", bundleId="Calculator")),
-        msg(text("I will look again.")),
-    ])  # fmt: skip
-    result = await computer_use_task("Open the calculator", provider=provider, ctx=fake_ctx,
-                                     before_call=vetoes(None, TAKEN_OVER))  # fmt: skip
+    provider = replay(
+        tmp_path,
+        agent_settings,
+        [
+            msg(use(1, "list_windows"), use(2, "open_app", bundleId="Calculator")),
+            msg(text("I will look again.")),
+        ],
+    )
+    result = await computer_use_task(
+        "Open the calculator", provider=provider, ctx=fake_ctx, before_call=vetoes(None, TAKEN_OVER)
+    )
 
     assert result.outcome == "done"
     ran = [e.data["tool"] for e in events.of("tool.result") if e.data["ok"]]
@@ -203,11 +236,17 @@ async def test_a_computer_call_answered_before_it_runs_clicks_nothing(
     tmp_path: Path, agent_settings: Settings, fake_ctx: ToolContext
 ) -> None:
     desktop = calculator(fake_ctx)
-    provider = replay(tmp_path, agent_settings, [
-        msg(computer(1, "type", text="12*7\n")), msg(text("Understood.")),
-    ])  # fmt: skip
-    result = await run_native_task("Work out 12*7", provider=provider, ctx=fake_ctx,
-                                   before_call=vetoes(TAKEN_OVER))  # fmt: skip
+    provider = replay(
+        tmp_path,
+        agent_settings,
+        [
+            msg(computer(1, "type", text="12*7\n")),
+            msg(text("Understood.")),
+        ],
+    )
+    result = await run_native_task(
+        "Work out 12*7", provider=provider, ctx=fake_ctx, before_call=vetoes(TAKEN_OVER)
+    )
 
     assert result.outcome == "done" and desktop.typed == []
     (answer,) = provider.requests[1][2]["messages"][-1]["content"]

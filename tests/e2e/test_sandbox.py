@@ -60,29 +60,50 @@ def test_sandbox_run_exit_code_and_environment(tmp_path: Path) -> None:
         'test "$ACCESSIBILITY_ENABLED" = 1 && test "$QT_LINUX_ACCESSIBILITY_ALWAYS_ON" = 1 '
         '&& echo "$XDG_RUNTIME_DIR" && exit 7'
     )
-    done = subprocess.run([*CLI, "sandbox", "run", "--size", "640x480", "--", "sh", "-c", script],
-                          env=_env(tmp_path), capture_output=True, text=True, timeout=60,
-                          check=False)  # fmt: skip
+    done = subprocess.run(
+        [*CLI, "sandbox", "run", "--size", "640x480", "--", "sh", "-c", script],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 7, done.stderr
     runtime = done.stdout.strip()
     assert runtime and not Path(runtime).exists()
     assert processes_of(runtime) == []
-    missing = subprocess.run([*CLI, "sandbox", "run", "--", "no-such-command-xyz"],
-                             env=_env(tmp_path), capture_output=True, text=True, timeout=60,
-                             check=False)  # fmt: skip
+    missing = subprocess.run(
+        [*CLI, "sandbox", "run", "--", "no-such-command-xyz"],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert missing.returncode == 127 and "command not found" in missing.stderr
 
 
 @pytest.mark.sandbox
 def test_sandbox_run_interrupted_tears_down(tmp_path: Path) -> None:
-    argv = [*CLI, "sandbox", "run", "--", "sh", "-c",
-            'echo "$XDG_RUNTIME_DIR"; galculator & sleep 60']  # fmt: skip
-    with subprocess.Popen(argv, env=_env(tmp_path), stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True) as proc:  # fmt: skip
+    argv = [
+        *CLI,
+        "sandbox",
+        "run",
+        "--",
+        "sh",
+        "-c",
+        'echo "$XDG_RUNTIME_DIR"; galculator & sleep 60',
+    ]
+    with subprocess.Popen(
+        argv, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    ) as proc:
         assert proc.stdout is not None
         runtime = proc.stdout.readline().strip()
-        wait_for(lambda: any(_comm(p) == "galculator" for p in alive(processes_of(runtime))),
-                 timeout=20, what="galculator to start")  # fmt: skip
+        wait_for(
+            lambda: any(_comm(p) == "galculator" for p in alive(processes_of(runtime))),
+            timeout=20,
+            what="galculator to start",
+        )
         pids = processes_of(runtime)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 130
@@ -104,12 +125,12 @@ def test_owner_killed_reaper_cleans_up(tmp_path: Path) -> None:
         "sb = Sandbox().__enter__(); sb.spawn(['galculator'])\n"
         "print(sb.info.runtime_dir, sb.info.pgid, flush=True); time.sleep(120)\n"
     )
-    with subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
-                          env=_env(tmp_path)) as owner:  # fmt: skip
+    with subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=_env(tmp_path)
+    ) as owner:
         assert owner.stdout is not None
         runtime, pgid = owner.stdout.readline().split()
-        wait_for(lambda: len(processes_of(runtime, int(pgid))) >= 5, timeout=20,
-                 what="the desktop")  # fmt: skip
+        wait_for(lambda: len(processes_of(runtime, int(pgid))) >= 5, timeout=20, what="the desktop")
         pids = processes_of(runtime, int(pgid))
         owner.kill()
     wait_for(lambda: not alive(pids), timeout=20, what="the reaper to tear the desktop down")
@@ -118,41 +139,82 @@ def test_owner_killed_reaper_cleans_up(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("size", ["0x0", "abc", "99999x10"])
 def test_bad_size_is_refused(tmp_path: Path, size: str) -> None:
-    done = subprocess.run([*CLI, "sandbox", "run", "--size", size, "--", "true"],
-                          env=_env(tmp_path), capture_output=True, text=True, timeout=30,
-                          check=False)  # fmt: skip
+    done = subprocess.run(
+        [*CLI, "sandbox", "run", "--size", size, "--", "true"],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert done.returncode == 2 and "'--size'" in done.stderr
 
 
 @pytest.mark.sandbox
 def test_up_status_down(tmp_path: Path) -> None:
     env = _env(tmp_path)
-    up = subprocess.run([*CLI, "sandbox", "up", "--size", "800x600"], env=env,
-                        capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    up = subprocess.run(
+        [*CLI, "sandbox", "up", "--size", "800x600"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert up.returncode == 0, up.stderr
     exports = dict(line.removeprefix("export ").split("=", 1) for line in up.stdout.splitlines())
     assert set(exports) == {"DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "DESKPILOT_SANDBOX"}
     runtime = exports["DESKPILOT_SANDBOX"]
     try:
-        again = subprocess.run([*CLI, "sandbox", "up"], env=env, capture_output=True,
-                               text=True, timeout=60, check=False)  # fmt: skip
+        again = subprocess.run(
+            [*CLI, "sandbox", "up"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert again.returncode == 0 and "already up" in again.stderr
         assert again.stdout == up.stdout  # the same desktop, the same lines
-        status = subprocess.run([*CLI, "sandbox", "status"], env=env, capture_output=True,
-                                text=True, timeout=30, check=False)  # fmt: skip
+        status = subprocess.run(
+            [*CLI, "sandbox", "status"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
         assert status.returncode == 0 and "up" in status.stdout
         on_it = {**env, **exports}
-        listed = subprocess.run([*CLI, "tool", "list_windows"], env=on_it, capture_output=True,
-                                text=True, timeout=60, check=False)  # fmt: skip
+        listed = subprocess.run(
+            [*CLI, "tool", "list_windows"],
+            env=on_it,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.startswith("Open Windows (0 total):")
         pids = processes_of(runtime)
         assert pids
     finally:
-        down = subprocess.run([*CLI, "sandbox", "down"], env=env, capture_output=True,
-                              text=True, timeout=60, check=False)  # fmt: skip
+        down = subprocess.run(
+            [*CLI, "sandbox", "down"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     assert down.returncode == 0, down.stderr
     assert alive(pids) == [] and not Path(runtime).exists()
-    gone = subprocess.run([*CLI, "sandbox", "status"], env=env, capture_output=True, text=True,
-                          timeout=30, check=False)  # fmt: skip
+    gone = subprocess.run(
+        [*CLI, "sandbox", "status"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert gone.returncode == 1 and "no sandbox is running" in gone.stdout

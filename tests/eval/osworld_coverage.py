@@ -31,14 +31,29 @@ from pathlib import Path
 
 #: OSWorld's related_apps → the program that provides the app here (None: nothing needed)
 PROGRAMS: dict[str, str | None] = {
-    "libreoffice_calc": "libreoffice", "libreoffice_writer": "libreoffice",
-    "libreoffice_impress": "libreoffice", "libreoffice": "libreoffice", "calc": "libreoffice",
-    "writer": "libreoffice", "impress": "libreoffice", "chrome": "chromium",
-    "google_chrome": "chromium", "gimp": "gimp", "thunderbird": "thunderbird", "vlc": "vlc",
-    "vs_code": "code", "vscode": "code", "os": None, "terminal": "gnome-terminal",
-    "nautilus": "nautilus", "gedit": "gedit", "image": None, "pdf": None,
-    "libreoffice calc": "libreoffice", "browser": "chromium",
-}  # fmt: skip
+    "libreoffice_calc": "libreoffice",
+    "libreoffice_writer": "libreoffice",
+    "libreoffice_impress": "libreoffice",
+    "libreoffice": "libreoffice",
+    "calc": "libreoffice",
+    "writer": "libreoffice",
+    "impress": "libreoffice",
+    "chrome": "chromium",
+    "google_chrome": "chromium",
+    "gimp": "gimp",
+    "thunderbird": "thunderbird",
+    "vlc": "vlc",
+    "vs_code": "code",
+    "vscode": "code",
+    "os": None,
+    "terminal": "gnome-terminal",
+    "nautilus": "nautilus",
+    "gedit": "gedit",
+    "image": None,
+    "pdf": None,
+    "libreoffice calc": "libreoffice",
+    "browser": "chromium",
+}
 
 
 def app_programs(data: dict) -> list[str | None]:  # type: ignore[type-arg]
@@ -77,8 +92,10 @@ def main(argv: list[str]) -> int:
             missing.update(set(lacking))
         else:
             denominator.append(task_id)
-    print(f"{len(files)} Linux task files, {len(tasks)} tasks (a task filed under two domains "
-          f"counts once); {len(denominator)} with every app installed here")  # fmt: skip
+    print(
+        f"{len(files)} Linux task files, {len(tasks)} tasks (a task filed under two domains "
+        f"counts once); {len(denominator)} with every app installed here"
+    )
     print(f"  apps missing: {dict(missing.most_common())}")
     if len(argv) < 2:
         return 0
@@ -103,8 +120,10 @@ def main(argv: list[str]) -> int:
     print(f"  ran to a score: {len(scored)}/{len(denominator)} = {share:.1f}%")
     if len(argv) > 2 or len(ran) < len(denominator):  # a sample of the loadable ones
         lo, hi = wilson(len(scored), len(ran))
-        print(f"  as a sample: {len(scored)}/{len(ran)} = {len(scored) / max(len(ran), 1):.1%} "
-              f"(Wilson 95% {lo:.1%}-{hi:.1%}) of the tasks that load ran to a score")  # fmt: skip
+        print(
+            f"  as a sample: {len(scored)}/{len(ran)} = {len(scored) / max(len(ran), 1):.1%} "
+            f"(Wilson 95% {lo:.1%}-{hi:.1%}) of the tasks that load ran to a score"
+        )
     for t in ran:
         if results[t]["status"] not in ("failed", "passed"):
             print(f"  {results[t]['status']}: {t}: {str(results[t].get('detail'))[:160]}")

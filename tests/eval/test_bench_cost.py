@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from bench.eval_cost import main
 
-from tests.eval.conftest import Eval
+from tests.eval_runs import Eval
 
 
 def test_cost_per_task_is_measured_against_the_noop_baseline(

@@ -14,7 +14,7 @@ import pytest
 
 from deskpilot import _procfs
 from deskpilot._wait import wait_for
-from tests.eval.conftest import Eval
+from tests.eval_runs import Eval
 
 QUICK = """goal = "nothing"
 [[check]]
@@ -63,16 +63,24 @@ def test_a_signal_stops_the_run_at_once_and_keeps_what_finished(
         results = out / "results.jsonl"
         phase = out / "trials" / "b-slow" / "t1-a1" / "phase"
         wait_for(
-            lambda: results.is_file() and results.read_text().strip() != ""
-            and phase.is_file() and phase.read_text() == "setup",
-            timeout=300, what="the quick trial done and the slow one in its setup",
-        )  # fmt: skip
+            lambda: (
+                results.is_file()
+                and results.read_text().strip() != ""
+                and phase.is_file()
+                and phase.read_text() == "setup"
+            ),
+            timeout=300,
+            what="the quick trial done and the slow one in its setup",
+        )
         # the slow trial's processes: its bubblewrap, the trial, its desktop, the sleeps
         wait_for(
-            lambda: any(b"sleep\x00600" in _procfs.read(f"/proc/{p}/cmdline")
-                        for p in _procfs.descendants([proc.pid])),
-            timeout=60, what="the slow trial's setup command running",
-        )  # fmt: skip
+            lambda: any(
+                b"sleep\x00600" in _procfs.read(f"/proc/{p}/cmdline")
+                for p in _procfs.descendants([proc.pid])
+            ),
+            timeout=60,
+            what="the slow trial's setup command running",
+        )
         tree = _procfs.descendants([proc.pid]) - {proc.pid}
         assert len(tree) >= 4, tree
         start = time.monotonic()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.eval.conftest import Eval, statuses
+from tests.eval_runs import Eval, statuses
 
 pytestmark = pytest.mark.skipif(
     not Path("/usr/bin/bwrap").exists(), reason="bubblewrap is in scripts/apt-packages.txt"
@@ -63,8 +63,9 @@ def test_unisolated_runs_are_said_so(deskpilot_eval: Eval, tmp_path: Path) -> No
         '[[oracle]]\ntool = "list_windows"\n'
     )
     out = tmp_path / "run"
-    summary = deskpilot_eval.run(str(suite), "--policy", "oracle", "--isolation", "none",
-                                 "--out", str(out))  # fmt: skip
+    summary = deskpilot_eval.run(
+        str(suite), "--policy", "oracle", "--isolation", "none", "--out", str(out)
+    )
     assert statuses(summary) == {"plain": ["passed"]}
     assert json.loads((out / "results.jsonl").read_text())["isolated"] is False
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from deskpilot.audit import AuditLog
 from deskpilot.eval.suite import load_suite
-from tests.eval.conftest import Eval
+from tests.eval_runs import Eval
 
 
 def test_every_starter_task_passes_its_oracle_and_fails_doing_nothing(

@@ -26,7 +26,7 @@ import pytest
 
 from deskpilot import _procfs
 from deskpilot._wait import wait_for
-from tests.eval.conftest import Eval, statuses, trial_processes
+from tests.eval_runs import Eval, statuses, trial_processes
 
 pytest.importorskip("ray")
 
@@ -45,9 +45,14 @@ def _ray_processes(marker: str) -> set[int]:
     return {p for p in _procfs.descendants(roots, links) if not _procfs.is_zombie(p)}
 
 
-PORT_OPTIONS = ("--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
-                "--dashboard-agent-grpc-port", "--runtime-env-agent-port",
-                "--metrics-export-port")  # fmt: skip
+PORT_OPTIONS = (
+    "--node-manager-port",
+    "--object-manager-port",
+    "--dashboard-agent-listen-port",
+    "--dashboard-agent-grpc-port",
+    "--runtime-env-agent-port",
+    "--metrics-export-port",
+)
 
 
 def _ports() -> list[str]:
@@ -64,8 +69,13 @@ def cluster(deskpilot_eval: Eval) -> Iterator[Eval]:
     # TMPDIR: the slots' folders (and so their trials' command lines) are this cluster's own.
     # No prestarted Python workers: the slots are actors with workers of their own, and the
     # raylet's prestarted ones slowed its start past Ray's fixed 30 s on a busy machine
-    env = {**deskpilot_eval.env, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0",
-           "RAY_enable_worker_prestart": "0", "TMPDIR": temp}  # fmt: skip
+    env = {
+        **deskpilot_eval.env,
+        "RAY_AUTH_MODE": "disabled",
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_enable_worker_prestart": "0",
+        "TMPDIR": temp,
+    }
 
     def kill() -> None:
         for pid in _ray_processes(temp):
@@ -74,12 +84,27 @@ def cluster(deskpilot_eval: Eval) -> Iterator[Eval]:
         wait_for(lambda: not _ray_processes(temp), timeout=30, what="the Ray processes to end")
 
     def start(port: int) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([ray, "start", "--head", f"--port={port}", "--num-cpus=2",
-                               '--resources={"deskpilot_desktop": 2}', f"--temp-dir={temp}",
-                               "--node-ip-address=127.0.0.1", "--disable-usage-stats",
-                               "--include-dashboard=false", "--include-log-monitor=false",
-                               *_ports()], env=env, text=True, capture_output=True,
-                              timeout=300, check=False)  # fmt: skip
+        return subprocess.run(
+            [
+                ray,
+                "start",
+                "--head",
+                f"--port={port}",
+                "--num-cpus=2",
+                '--resources={"deskpilot_desktop": 2}',
+                f"--temp-dir={temp}",
+                "--node-ip-address=127.0.0.1",
+                "--disable-usage-stats",
+                "--include-dashboard=false",
+                "--include-log-monitor=false",
+                *_ports(),
+            ],
+            env=env,
+            text=True,
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
 
     try:
         done = start(port)
@@ -97,9 +122,16 @@ def cluster(deskpilot_eval: Eval) -> Iterator[Eval]:
 
 #: one task of each family of the starter suite: each app kind (calculators, dialogs, Mousepad,
 #: Chromium with its loopback server, LibreOffice, two apps, an OSWorld task file) on a Ray slot
-RAY_TASKS = ("galculator.sqrt", "gcalc.multiply", "mousepad.append-line",
-             "multi.web-to-note", "osworld.todo-append", "web.navigate", "writer.heading",
-             "zenity.question")  # fmt: skip
+RAY_TASKS = (
+    "galculator.sqrt",
+    "gcalc.multiply",
+    "mousepad.append-line",
+    "multi.web-to-note",
+    "osworld.todo-append",
+    "web.navigate",
+    "writer.heading",
+    "zenity.question",
+)
 
 
 def test_the_suite_on_a_ray_cluster_gives_the_local_results(cluster: Eval, tmp_path: Path) -> None:
@@ -108,9 +140,19 @@ def test_the_suite_on_a_ray_cluster_gives_the_local_results(cluster: Eval, tmp_p
     proof of every starter task requires (test_proof; its -j 2 run is not needed here, so
     this module runs on its own in minutes)."""
     out = tmp_path / "ray"
-    summary = cluster.run("check", "starter", "--trials", "1", "--backend", "ray",
-                          "--tasks", ",".join(RAY_TASKS), "--out", str(out),
-                          check=False)  # fmt: skip
+    summary = cluster.run(
+        "check",
+        "starter",
+        "--trials",
+        "1",
+        "--backend",
+        "ray",
+        "--tasks",
+        ",".join(RAY_TASKS),
+        "--out",
+        str(out),
+        check=False,
+    )
     on_ray = {r["id"]: (r["oracle"], r["noop"]) for r in summary["tasks"]}
     assert on_ray == {t: (["passed"], ["failed"]) for t in RAY_TASKS}, summary["_stderr"][-3000:]
     assert summary["proved"] is True and summary["_code"] == 0
@@ -129,10 +171,25 @@ def test_a_worker_killed_mid_trial_is_retried_once_and_reported(
 ) -> None:
     out = tmp_path / "killed"
     # a quick task (a dialog): the kill and the retry are the point, not the app
-    args = ["starter", "--policy", "oracle", "--tasks", "zenity.question", "--backend", "ray",
-            "--out", str(out), "--json"]  # fmt: skip
-    driver = subprocess.Popen(cluster.command(*args), env=cluster.env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    args = [
+        "starter",
+        "--policy",
+        "oracle",
+        "--tasks",
+        "zenity.question",
+        "--backend",
+        "ray",
+        "--out",
+        str(out),
+        "--json",
+    ]
+    driver = subprocess.Popen(
+        cluster.command(*args),
+        env=cluster.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     output: dict[str, str] = {}
     reader = threading.Thread(
         target=lambda: output.update(zip(("out", "err"), driver.communicate(), strict=True))
@@ -140,8 +197,9 @@ def test_a_worker_killed_mid_trial_is_retried_once_and_reported(
     reader.start()
     try:
         slots = str(Path(cluster.env["TMPDIR"]) / "deskpilot-slots")
-        trial = wait_for(lambda: trial_processes(slots) or None, timeout=120,
-                         what="the trial on a worker")[0]  # fmt: skip
+        trial = wait_for(
+            lambda: trial_processes(slots) or None, timeout=120, what="the trial on a worker"
+        )[0]
         worker = _procfs.parents()[trial]  # the Ray worker process of the desktop slot
         assert b"DesktopSlot" in _procfs.read(f"/proc/{worker}/cmdline")
         os.kill(worker, signal.SIGKILL)
@@ -164,9 +222,12 @@ def test_a_worker_killed_mid_trial_is_retried_once_and_reported(
 
 @pytest.mark.parametrize(
     ("address", "message"),
-    [("127.0.0.1:1", "cannot reach the Ray cluster at 127.0.0.1:1"),
-     ("not an address", "is malformed"), ("gopher://x:1", "is malformed")],
-)  # fmt: skip
+    [
+        ("127.0.0.1:1", "cannot reach the Ray cluster at 127.0.0.1:1"),
+        ("not an address", "is malformed"),
+        ("gopher://x:1", "is malformed"),
+    ],
+)
 def test_an_unreachable_or_malformed_ray_address_ends_fast_naming_it(
     deskpilot_eval: Eval, address: str, message: str
 ) -> None:
@@ -175,8 +236,11 @@ def test_an_unreachable_or_malformed_ray_address_ends_fast_naming_it(
     start = time.monotonic()
     done = subprocess.run(
         deskpilot_eval.command("starter", "--policy", "noop", "--backend", "ray"),
-        env={**deskpilot_eval.env, "RAY_ADDRESS": address}, capture_output=True, text=True,
-        timeout=60, check=False,
-    )  # fmt: skip
+        env={**deskpilot_eval.env, "RAY_ADDRESS": address},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert time.monotonic() - start < 30
     assert done.returncode != 0 and message in done.stderr, done.stderr

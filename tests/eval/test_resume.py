@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from deskpilot._wait import wait_for
-from tests.eval.conftest import Eval, trial_processes
+from tests.eval_runs import Eval, trial_processes
 
 TASKS = "zenity.entry,zenity.question,mousepad.append-line"
 
@@ -22,10 +22,25 @@ def test_a_killed_run_resumes_without_losing_or_repeating_a_trial(
     deskpilot_eval: Eval, tmp_path: Path
 ) -> None:
     run = tmp_path / "run"
-    args = ["starter", "--policy", "oracle", "--tasks", TASKS, "--trials", "2", "-j", "1",
-            "--out", str(run)]  # fmt: skip
-    driver = subprocess.Popen(deskpilot_eval.command(*args), env=deskpilot_eval.env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    args = [
+        "starter",
+        "--policy",
+        "oracle",
+        "--tasks",
+        TASKS,
+        "--trials",
+        "2",
+        "-j",
+        "1",
+        "--out",
+        str(run),
+    ]
+    driver = subprocess.Popen(
+        deskpilot_eval.command(*args),
+        env=deskpilot_eval.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         # killed while a trial runs: two results written, the third trial under way
         wait_for(lambda: len(lines(run)) >= 2, timeout=120, what="two finished trials")

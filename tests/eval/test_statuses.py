@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from deskpilot import _procfs
-from tests.eval.conftest import Eval, statuses
+from tests.eval_runs import Eval, statuses
 
 TASKS = {
     "s.passed": """goal = "nothing to do"
@@ -99,8 +99,17 @@ def test_an_infrastructure_failure_is_retried_then_reported(
 ) -> None:
     broken = Eval(deskpilot_eval.home, {**deskpilot_eval.env, "PATH": str(tmp_path)})  # no Xvfb
     out = tmp_path / "run"
-    summary = broken.run(str(suite), "--policy", "oracle", "--tasks", "s.passed",
-                         "--isolation", "none", "--out", str(out))  # fmt: skip
+    summary = broken.run(
+        str(suite),
+        "--policy",
+        "oracle",
+        "--tasks",
+        "s.passed",
+        "--isolation",
+        "none",
+        "--out",
+        str(out),
+    )
     assert statuses(summary) == {"s.passed": ["infra_error"]}
     assert summary["overall"]["scored"] == 0
     lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
@@ -123,16 +132,26 @@ def test_bad_invocations_say_what_to_do(
     deskpilot_eval: Eval, args: list[str], message: str
 ) -> None:
     env = {k: v for k, v in deskpilot_eval.env.items() if not k.endswith("_API_KEY")}
-    done = subprocess.run(deskpilot_eval.command(*args), env=env, capture_output=True, text=True,
-                          timeout=60, check=False)  # fmt: skip
+    done = subprocess.run(
+        deskpilot_eval.command(*args),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 2 and message in done.stderr, done.stderr
 
 
 def test_resume_needs_a_run(deskpilot_eval: Eval, tmp_path: Path) -> None:
     done = subprocess.run(
         deskpilot_eval.command("starter", "--policy", "noop", "--resume", "--out", str(tmp_path)),
-        env=deskpilot_eval.env, capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        env=deskpilot_eval.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1 and "nothing to resume" in done.stderr
 
 
@@ -143,21 +162,26 @@ def test_a_trial_past_its_deadline_is_killed_with_its_process_group(tmp_path: Pa
     from deskpilot.eval.policies import PolicySpec
     from deskpilot.eval.store import TrialKey
     from deskpilot.eval.suite import load_suite
-    from tests.eval.conftest import trial_processes
+    from tests.eval_runs import trial_processes
 
     (tmp_path / "suite").mkdir()
     (tmp_path / "suite" / "hang.toml").write_text(
         'goal = "x"\n[[setup]]\nrun = ["sleep", "31.25"]\n[[check]]\nkind = "file"\npath = "~/a"\n'
     )
     task = load_suite(tmp_path / "suite").tasks[0]
-    spec = {"task": task.model_dump(mode="json", by_alias=True), "policy_label": "oracle",
-            "policy": PolicySpec("oracle").to_dict()}  # fmt: skip
+    spec = {
+        "task": task.model_dump(mode="json", by_alias=True),
+        "policy_label": "oracle",
+        "policy": PolicySpec("oracle").to_dict(),
+    }
     out = tmp_path / "trial"
 
     def sleeping() -> list[int]:
         return [p for p in _procfs.parents() if b"31.25" in _procfs.read(f"/proc/{p}/cmdline")]
 
-    result = run_attempt(Attempt(TrialKey("hang", 1), 1, spec), out, deadline_s=20)
+    # 10 s: the trial reaches its setup in 1-4 s on a loaded 2-core machine (python, bwrap,
+    # the desktop); the setup's sleep outlasts the deadline by 21 s
+    result = run_attempt(Attempt(TrialKey("hang", 1), 1, spec), out, deadline_s=10)
     assert result["status"] == "setup_error" and "killed at its deadline" in result["detail"]
     wait_for(lambda: not sleeping(), timeout=10, what="the setup's command to be killed")
     assert not trial_processes(str(out))

@@ -118,8 +118,10 @@ def test_a_delegated_listener_makes_its_blocks_items() -> None:
 
 
 def test_a_listener_on_the_body_is_not_a_control() -> None:
-    blocks = [node("paragraph", "", static(f"Para {i}"), actions=VIA, at=(10, 20 * i, 100, 20))
-              for i in range(1, 3)]  # fmt: skip
+    blocks = [
+        node("paragraph", "", static(f"Para {i}"), actions=VIA, at=(10, 20 * i, 100, 20))
+        for i in range(1, 3)
+    ]
     body = node("section", "", *blocks, actions=CLICK, hint="body", at=(0, 0, 1000, 100))
     text = read(page(body))
     assert "body" not in text and text.count("@") == 0
@@ -127,8 +129,9 @@ def test_a_listener_on_the_body_is_not_a_control() -> None:
 
 
 def test_a_labelled_widget_over_its_link_is_one_line_acting_on_the_link() -> None:
-    link = node("link", "Invoice 2", static("Invoice 2"), actions=("jump",),
-                states=SHOWN | {"focusable"})  # fmt: skip
+    link = node(
+        "link", "Invoice 2", static("Invoice 2"), actions=("jump",), states=SHOWN | {"focusable"}
+    )
     cell = node("table-cell", "Invoice 2", link)
     renderer = Renderer(AREA, 10000)
     rendered = renderer.render(page(cell))
@@ -139,10 +142,16 @@ def test_a_labelled_widget_over_its_link_is_one_line_acting_on_the_link() -> Non
 
 
 def test_readonly_is_not_disabled() -> None:
-    readonly = node("entry", "", states=frozenset({"showing", "visible", "read-only", "focusable"}),
-                    text="ro")  # fmt: skip
-    disabled = node("entry", "", states=frozenset({"showing", "visible", "editable"}), text="x",
-                    at=(10, 40, 100, 20))  # fmt: skip
+    readonly = node(
+        "entry", "", states=frozenset({"showing", "visible", "read-only", "focusable"}), text="ro"
+    )
+    disabled = node(
+        "entry",
+        "",
+        states=frozenset({"showing", "visible", "editable"}),
+        text="x",
+        at=(10, 40, 100, 20),
+    )
     lines = read(page(readonly, disabled)).splitlines()
     assert lines[1].strip().startswith('textbox = "ro" [readonly] @')
     assert lines[2].strip().startswith('textbox = "x" [disabled] @')

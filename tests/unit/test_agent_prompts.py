@@ -40,15 +40,21 @@ def test_system_prompt_teaches_the_workflow_and_carries_context() -> None:
     prompt = computer_use_system_prompt(live, ["do not submit it"])
     assert prompt.startswith(COMPUTER_USE_PROMPT)
     for needle in (
-        "read_screen_ax", "@elementID", "Element IDs",
-        "perform_sequence runs several perform steps", "same read_screen_ax result",
-        "Extraction", "Blocked or partial", "Declined", "no file or shell access",
+        "read_screen_ax",
+        "@elementID",
+        "Element IDs",
+        "perform_sequence runs several perform steps",
+        "same read_screen_ax result",
+        "Extraction",
+        "Blocked or partial",
+        "Declined",
+        "no file or shell access",
         "- Today: Monday 2026-11-02",
         '- The user\'s frontmost window: 81/4194305 — "Calculator" (org.gnome.Calculator)',
         "- The user's app preferences: browser: Chromium; editor: Mousepad",
         'Pass windowID="81/4194305" to every tool',
         "# Constraints from the task (never break them)\n- do not submit it",
-    ):  # fmt: skip
+    ):
         assert needle in prompt, needle
 
 
@@ -62,15 +68,24 @@ def test_final_call_note_restates_goal_and_constraints() -> None:
 def test_progress_summary_lists_each_call_with_its_outcome() -> None:
     messages = [
         Message("user", text="goal"),
-        Message("assistant", text="Opening.", tool_calls=[
-            ToolCall("a", "open_app", {"bundleId": "Calculator"}),
-            ToolCall("b", "perform", {"action": "type", "text": "x" * 200}),
-        ]),
-        Message("tool", results=[
-            ToolResultPart("a", "open_app", "\nTarget window: Calculator\nWindow ID: 1/2"),
-            ToolResultPart("b", "perform", "Element @a.1 is no longer available", is_error=True),
-        ]),
-    ]  # fmt: skip
+        Message(
+            "assistant",
+            text="Opening.",
+            tool_calls=[
+                ToolCall("a", "open_app", {"bundleId": "Calculator"}),
+                ToolCall("b", "perform", {"action": "type", "text": "x" * 200}),
+            ],
+        ),
+        Message(
+            "tool",
+            results=[
+                ToolResultPart("a", "open_app", "\nTarget window: Calculator\nWindow ID: 1/2"),
+                ToolResultPart(
+                    "b", "perform", "Element @a.1 is no longer available", is_error=True
+                ),
+            ],
+        ),
+    ]
     summary = progress_summary(messages)
     lines = summary.splitlines()
     assert lines[0] == "Progress so far:"

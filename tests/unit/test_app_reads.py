@@ -74,8 +74,9 @@ def test_a_viewers_page_reads_from_its_top() -> None:
 def test_a_named_empty_container_reads_as_the_value_it_shows() -> None:
     display = node("frame", "84", states=FOCUSABLE, at=(10, 30, 300, 40))
     empty_list = node("list", "Results", at=(10, 80, 300, 40))
-    group = node("panel", "Keys", node("push-button", "7", at=(10, 130, 40, 40)),
-                 at=(10, 130, 300, 200))  # fmt: skip
+    group = node(
+        "panel", "Keys", node("push-button", "7", at=(10, 130, 40, 40)), at=(10, 130, 300, 200)
+    )
     text = Renderer(AREA, 10000).render(window(display, empty_list, group)).text
     assert 'text "84"' in text.splitlines()
     assert "Results" not in text  # an empty list is empty, not a value
@@ -84,8 +85,13 @@ def test_a_named_empty_container_reads_as_the_value_it_shows() -> None:
 def test_a_list_item_around_a_disabled_button_reads_as_that_button_disabled() -> None:
     button = node("push-button", "Continue", states=frozenset({"showing", "visible"}))
     item = node("list-item", "Continue", button)
-    tab = node("page-tab", "Inbox", node("link", "Inbox"),
-               states=SHOWN | {"selected"}, at=(200, 10, 80, 20))  # fmt: skip
+    tab = node(
+        "page-tab",
+        "Inbox",
+        node("link", "Inbox"),
+        states=SHOWN | {"selected"},
+        at=(200, 10, 80, 20),
+    )
     text = Renderer(AREA, 10000).render(window(node("list", "", item), tab)).text
     line = next(ln.strip() for ln in text.splitlines() if "Continue" in ln)
     assert line.startswith('button "Continue" [disabled] @'), text
@@ -103,11 +109,21 @@ def test_a_browser_engine_app_reads_its_own_controls() -> None:
     spaces = node("tool-bar", "Spaces Toolbar", node("push-button", "Mail", at=(0, 100, 30, 30)))
     search = node("entry", "Search", text="", states=SHOWN | {"editable"}, at=(300, 10, 200, 20))
     # a mail client: the message pane's web document inside the app's own document
-    own = node("panel", "about:3pane", new, _web("Message", node("push-button", "Reply")),
-               at=(40, 40, 960, 760))  # fmt: skip
+    own = node(
+        "panel",
+        "about:3pane",
+        new,
+        _web("Message", node("push-button", "Reply")),
+        at=(40, 40, 960, 760),
+    )
     # its account form's "Email address" field is not an address bar
-    email = node("entry", "Email address", text="ada@example.org",
-                 states=SHOWN | {"editable"}, at=(300, 40, 200, 20))  # fmt: skip
+    email = node(
+        "entry",
+        "Email address",
+        text="ada@example.org",
+        states=SHOWN | {"editable"},
+        at=(300, 40, 200, 20),
+    )
     form = node("form", "", email, at=(300, 40, 200, 40))
     mail = (
         Renderer(AREA, 10000, chrome=False, browser=False)
@@ -117,8 +133,10 @@ def test_a_browser_engine_app_reads_its_own_controls() -> None:
     assert 'button "New Message" @' in mail and 'button "Mail" @' in mail
     assert "browser" not in mail.split("\n", 1)[0]
     # an Electron app: one web document, no address bar
-    app = window(node("push-button", "Minimize", at=(900, 0, 20, 20)),
-                 _web("Notes", node("push-button", "Add note")))  # fmt: skip
+    app = window(
+        node("push-button", "Minimize", at=(900, 0, 20, 20)),
+        _web("Notes", node("push-button", "Add note")),
+    )
     electron = Renderer(AREA, 10000, chrome=False, browser=False).render(app).text
     assert 'button "Minimize" @' in electron and 'button "Add note" @' in electron
     assert not electron.startswith("browser")
@@ -133,8 +151,9 @@ def test_a_browser_is_told_by_its_program() -> None:
 def test_a_tabs_nameless_close_button_is_its_own_control() -> None:
     label = node("label", "Report.txt", actions=(), at=(200, 10, 60, 20))
     close = node("push-button", "", at=(265, 10, 16, 16))
-    tab = node("page-tab", "Report.txt", label, close, states=SHOWN | {"selected"},
-               at=(200, 10, 90, 20))  # fmt: skip
+    tab = node(
+        "page-tab", "Report.txt", label, close, states=SHOWN | {"selected"}, at=(200, 10, 90, 20)
+    )
     out = Renderer(AREA, 10000).render(window(node("page-tab-list", "", tab))).text
     lines = [ln.strip() for ln in out.splitlines()]
     tab_line = next(ln for ln in lines if ln.startswith('tab "Report.txt"'))
@@ -147,11 +166,14 @@ def test_a_tabs_nameless_close_button_is_its_own_control() -> None:
 
 def test_a_nameless_item_around_one_named_swatch_reads_once() -> None:
     swatches = [
-        node("list-item", "", node("drawing-area", colour, states=FOCUSABLE,
-                                   at=(10 + 20 * i, 700, 16, 16)),
-             at=(10 + 20 * i, 700, 18, 18))
+        node(
+            "list-item",
+            "",
+            node("drawing-area", colour, states=FOCUSABLE, at=(10 + 20 * i, 700, 16, 16)),
+            at=(10 + 20 * i, 700, 18, 18),
+        )
         for i, colour in enumerate(["Black", "White", "Red (#FF0000)"])
-    ]  # fmt: skip
+    ]
     rendered = Renderer(AREA, 10000).render(window(node("list-box", "", *swatches)))
     lines = [ln.strip() for ln in rendered.text.splitlines()]
     assert sum("Black" in ln for ln in lines) == 1, rendered.text

@@ -11,8 +11,9 @@ from deskpilot.config import load_settings
 from deskpilot.desktop.base import AppIdentity
 from deskpilot.tools.blocklist import Blocklist
 
-KEEPASS = AppIdentity("KeePassXC", "org.keepassxc.KeePassXC", ("keepassxc", "KeePassXC"),
-                      "keepassxc")  # fmt: skip
+KEEPASS = AppIdentity(
+    "KeePassXC", "org.keepassxc.KeePassXC", ("keepassxc", "KeePassXC"), "keepassxc"
+)
 GIMP = AppIdentity("GNU Image Manipulation Program", "gimp", ("gimp", "Gimp"), "gimp")
 
 

@@ -70,8 +70,12 @@ class Rig:
 
     def click(self, call_id: str, key: str) -> dict[str, Any]:
         """An Anthropic ``left_click`` at the fake calculator's ``key``."""
-        return {"type": "tool_use", "id": call_id, "name": "computer",
-                "input": {"action": "left_click", "coordinate": list(self.at[key])}}  # fmt: skip
+        return {
+            "type": "tool_use",
+            "id": call_id,
+            "name": "computer",
+            "input": {"action": "left_click", "coordinate": list(self.at[key])},
+        }
 
     async def viewport(self) -> Viewport:
         """The viewport the run will have: the vendor's for the screen."""
@@ -123,14 +127,28 @@ async def test_openai_batch_runs_after_a_person_acknowledges_its_check(
     script = Script()
     rig = await setup(settings, "openai", "gpt-5.5", script, yes(asked), 0)
     desktop, at, events = rig.desktop, rig.at, rig.events
-    clicks = [{"type": "click", "button": "left", "x": at[k][0], "y": at[k][1]}
-              for k in ("7", "×", "6", "=")]  # fmt: skip
+    clicks = [
+        {"type": "click", "button": "left", "x": at[k][0], "y": at[k][1]}
+        for k in ("7", "×", "6", "=")
+    ]
     script.replies = [
-        {"id": "resp_1", "output": [{"type": "computer_call", "id": "cu_1", "call_id": "call_1",
-                                     "actions": clicks, "pending_safety_checks": [check]}]},
-        {"id": "resp_2", "output": [{"type": "message",
-                                     "content": [{"type": "output_text", "text": "42"}]}]},
-    ]  # fmt: skip
+        {
+            "id": "resp_1",
+            "output": [
+                {
+                    "type": "computer_call",
+                    "id": "cu_1",
+                    "call_id": "call_1",
+                    "actions": clicks,
+                    "pending_safety_checks": [check],
+                }
+            ],
+        },
+        {
+            "id": "resp_2",
+            "output": [{"type": "message", "content": [{"type": "output_text", "text": "42"}]}],
+        },
+    ]
     result = await rig.run("compute 7×6")
     assert (result.outcome, result.answer, result.steps) == ("done", "42", 2)
     assert desktop.display_text(desktop.windows[0].info.handle) == "42"
@@ -154,15 +172,17 @@ async def test_anthropic_turn_stops_at_the_first_failure_and_keeps_call_order(
     seven = (115, at["7"][1])  # the left edge of "7": the vault window covers the rest
     member = {"type": "tool_use", "toolset_name": "computer"}
     script.replies = [
-        {"content": [
-            {**member, "id": "t1", "name": "left_click", "input": {"coordinate": list(seven)}},
-            {"type": "tool_use", "id": "t2", "name": "echo", "input": {"text": "hi"}},
-            {**member, "id": "t3", "name": "left_click", "input": {"coordinate": list(vault)}},
-            {**member, "id": "t4", "name": "type", "input": {"text": "x"}},
-            {"type": "tool_use", "id": "t5", "name": "echo", "input": {"text": "after"}},
-        ]},
+        {
+            "content": [
+                {**member, "id": "t1", "name": "left_click", "input": {"coordinate": list(seven)}},
+                {"type": "tool_use", "id": "t2", "name": "echo", "input": {"text": "hi"}},
+                {**member, "id": "t3", "name": "left_click", "input": {"coordinate": list(vault)}},
+                {**member, "id": "t4", "name": "type", "input": {"text": "x"}},
+                {"type": "tool_use", "id": "t5", "name": "echo", "input": {"text": "after"}},
+            ]
+        },
         {"content": [{"type": "text", "text": "Blocked."}], "stop_reason": "end_turn"},
-    ]  # fmt: skip
+    ]
     result = await rig.run("go")
     assert result.outcome == "done"
     blocks = script.bodies[1]["messages"][-1]["content"]
@@ -183,11 +203,26 @@ async def test_gemini_safety_decision_declined_tells_the_model(settings: Setting
         gx, gy = (await rig.viewport()).to_space(*rig.at["7"])
         decision = {"decision": "require_confirmation", "explanation": "Sure?"}
         script.replies = [
-            {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {
-                "id": "fc-1", "name": "click",
-                "args": {"x": gx, "y": gy, "safety_decision": decision}}}]}}]},
+            {
+                "candidates": [
+                    {
+                        "content": {
+                            "role": "model",
+                            "parts": [
+                                {
+                                    "functionCall": {
+                                        "id": "fc-1",
+                                        "name": "click",
+                                        "args": {"x": gx, "y": gy, "safety_decision": decision},
+                                    }
+                                }
+                            ],
+                        }
+                    }
+                ]
+            },
             {"candidates": [{"content": {"role": "model", "parts": [{"text": "Stopped."}]}}]},
-        ]  # fmt: skip
+        ]
         result = await rig.run("go")
         assert result.outcome == "done"
         response = script.bodies[1]["contents"][-1]["parts"][0]["functionResponse"]
@@ -204,10 +239,24 @@ async def test_gemini_acknowledges_a_check_a_person_approved(settings: Settings)
     gx, gy = (await rig.viewport()).to_space(*rig.at["7"])
     decision = {"decision": "require_confirmation", "explanation": "Sure?"}
     script.replies = [
-        {"candidates": [{"content": {"parts": [{"functionCall": {
-            "name": "click", "args": {"x": gx, "y": gy, "safety_decision": decision}}}]}}]},
+        {
+            "candidates": [
+                {
+                    "content": {
+                        "parts": [
+                            {
+                                "functionCall": {
+                                    "name": "click",
+                                    "args": {"x": gx, "y": gy, "safety_decision": decision},
+                                }
+                            }
+                        ]
+                    }
+                }
+            ]
+        },
         {"candidates": [{"content": {"parts": [{"text": "Done."}]}}]},
-    ]  # fmt: skip
+    ]
     await rig.run("go")
     response = script.bodies[1]["contents"][-1]["parts"][0]["functionResponse"]
     assert response["response"] == {"status": "ok", "safety_acknowledgement": "true"}
@@ -228,18 +277,28 @@ async def test_cancelling_a_request_ends_the_run_and_keeps_finished_results(
         return True
 
     script = Script()
-    rig = await setup(settings, "anthropic", "claude-opus-4-6", script,
-                      CallbackApprover(approve, person=True), 0, confirm="all")  # fmt: skip
+    rig = await setup(
+        settings,
+        "anthropic",
+        "claude-opus-4-6",
+        script,
+        CallbackApprover(approve, person=True),
+        0,
+        confirm="all",
+    )
     desktop, use = rig.desktop, rig.click
 
-    script.replies = [{"content": [use("t1", "7"), use("t2", "8"), use("t3", "9"),
-                                   use("t4", "+")]}]  # fmt: skip
+    script.replies = [{"content": [use("t1", "7"), use("t2", "8"), use("t3", "9"), use("t4", "+")]}]
     result = await rig.run("go")
     assert (result.outcome, result.exit_code) == ("stopped", 4) and seen == ["t1", "t2", "t3"]
     assert rig.acting.session is not None
     outputs = rig.acting.session.results()  # the cancelled turn
-    assert [type(o).__name__ for o in outputs] == ["ComputerResult", "ComputerResult",
-                                                   "CallError", "CallError"]  # fmt: skip
+    assert [type(o).__name__ for o in outputs] == [
+        "ComputerResult",
+        "ComputerResult",
+        "CallError",
+        "CallError",
+    ]
     assert isinstance(outputs[2], CallError) and outputs[2].cancelled_computer_call
     assert outputs[3].message == "Computer call t4 was cancelled without a result."  # type: ignore[union-attr]
     assert desktop.display_text(desktop.windows[0].info.handle) == "78"
@@ -251,11 +310,19 @@ async def test_openai_decline_sends_the_screen_without_acknowledging(settings: S
     script = Script()
     rig = await setup(settings, "openai", "gpt-5.5", script, DenyAll(), 0, confirm="all")
     script.replies = [
-        {"id": "r1", "output": [{"type": "computer_call", "id": "cu", "call_id": "c1",
-                                 "actions": [{"type": "click", "button": "left", "x": 1,
-                                              "y": 1}]}]},
+        {
+            "id": "r1",
+            "output": [
+                {
+                    "type": "computer_call",
+                    "id": "cu",
+                    "call_id": "c1",
+                    "actions": [{"type": "click", "button": "left", "x": 1, "y": 1}],
+                }
+            ],
+        },
         {"id": "r2", "output": []},
-    ]  # fmt: skip
+    ]
     assert (await rig.run("go")).outcome == "done"
     first, second = script.bodies[1]["input"]
     assert first["type"] == "computer_call_output" and first["acknowledged_safety_checks"] == []
@@ -270,10 +337,18 @@ async def test_cursor_position_is_reported_in_screenshot_pixels(settings: Settin
     desktop.width, desktop.height = 2560, 1600
     await desktop.pointer_move(1001, 501)
     script.replies = [
-        {"content": [{"type": "tool_use", "id": "t1", "name": "computer",
-                      "input": {"action": "cursor_position"}}]},
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "computer",
+                    "input": {"action": "cursor_position"},
+                }
+            ]
+        },
         {"content": []},
-    ]  # fmt: skip
+    ]
     await rig.run("where")
     block = script.bodies[1]["messages"][-1]["content"][0]
     assert block["content"][0] == {"type": "text", "text": "X=500,Y=250"}  # WXGA, factor 2
@@ -287,8 +362,15 @@ async def test_a_paused_run_resumes_from_its_checkpoint_in_a_new_run(settings: S
         return True
 
     script = Script()
-    rig = await setup(settings, "anthropic", "claude-opus-4-6", script,
-                      CallbackApprover(pause_at_t3, person=True), 0, confirm="all")  # fmt: skip
+    rig = await setup(
+        settings,
+        "anthropic",
+        "claude-opus-4-6",
+        script,
+        CallbackApprover(pause_at_t3, person=True),
+        0,
+        confirm="all",
+    )
     desktop, use = rig.desktop, rig.click
 
     echo_use = {"type": "tool_use", "id": "t2", "name": "echo", "input": {"text": "mid"}}

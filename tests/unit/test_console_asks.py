@@ -17,8 +17,15 @@ from deskpilot.serve.approver import Answer, Confirmations, ConsoleApprover
 
 
 def request(call_id: str, offer: str = "") -> ApprovalRequest:
-    return ApprovalRequest("perform", {"elementID": "e1"}, Risk.CONSEQUENTIAL, "Send", call_id,
-                           sentence='Click "Send" in “Postbox”', offer=offer)  # fmt: skip
+    return ApprovalRequest(
+        "perform",
+        {"elementID": "e1"},
+        Risk.CONSEQUENTIAL,
+        "Send",
+        call_id,
+        sentence='Click "Send" in “Postbox”',
+        offer=offer,
+    )
 
 
 async def opened(cards: Confirmations, session: str) -> None:
@@ -78,8 +85,9 @@ def test_a_sessions_grants_are_listed_and_revoked() -> None:
     cards = Confirmations(lambda s: None)
     ledger = TaskGrants()
     recorded: list[str] = []
-    ledger.begin("Delete the Globex order", source="console",
-                 record=lambda kind, data: recorded.append(kind))  # fmt: skip
+    ledger.begin(
+        "Delete the Globex order", source="console", record=lambda kind, data: recorded.append(kind)
+    )
     cards.track("s1", ledger)
     (grant,) = cards.grants_of("s1")
     assert grant["acts"] == ["delete"] and grant["objects"] == ["Globex"]

@@ -25,12 +25,20 @@ from deskpilot.serve.takeover import TakeOver, hand_back_note, keysym_for
 
 
 def test_tokens_are_read_from_each_providers_usage_object() -> None:
-    anthropic = {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 1000,
-                 "cache_creation_input_tokens": 50}  # fmt: skip
+    anthropic = {
+        "input_tokens": 100,
+        "output_tokens": 20,
+        "cache_read_input_tokens": 1000,
+        "cache_creation_input_tokens": 50,
+    }
     assert tokens(anthropic) == Tokens(1150, 20, 1000, 50)
-    openai = {"input_tokens": 900, "output_tokens": 30, "total_tokens": 930,
-              "input_tokens_details": {"cached_tokens": 512},
-              "output_tokens_details": {"reasoning_tokens": 10}}  # fmt: skip
+    openai = {
+        "input_tokens": 900,
+        "output_tokens": 30,
+        "total_tokens": 930,
+        "input_tokens_details": {"cached_tokens": 512},
+        "output_tokens_details": {"reasoning_tokens": 10},
+    }
     assert tokens(openai) == Tokens(900, 30, 512)
     chat = {
         "prompt_tokens": 77,
@@ -38,8 +46,13 @@ def test_tokens_are_read_from_each_providers_usage_object() -> None:
         "prompt_tokens_details": {"cached_tokens": 5},
     }
     assert tokens(chat) == Tokens(77, 7, 5)
-    gemini = {"promptTokenCount": 300, "candidatesTokenCount": 40, "thoughtsTokenCount": 60,
-              "cachedContentTokenCount": 100, "toolUsePromptTokenCount": 4}  # fmt: skip
+    gemini = {
+        "promptTokenCount": 300,
+        "candidatesTokenCount": 40,
+        "thoughtsTokenCount": 60,
+        "cachedContentTokenCount": 100,
+        "toolUsePromptTokenCount": 4,
+    }
     assert tokens(gemini) == Tokens(304, 100, 100)
     assert tokens({}) == Tokens()
     assert tokens({"input_tokens": "many", "output_tokens": True}) == Tokens()  # not counts
@@ -60,13 +73,21 @@ def test_the_price_table_is_checked_saved_as_toml_and_read_again_when_edited(
     path = tmp_path / "config" / "prices.toml"
     table = PriceTable(path)
     assert table.find("openai:gpt-5") is None and table.as_dict()["prices"] == {}
-    table.replace({"openai:gpt-5": {"input": 1.25, "output": 10}, "anthropic:*": {"input": 3,
-                   "output": 15, "cached_input": 0.3}})  # fmt: skip
+    table.replace(
+        {
+            "openai:gpt-5": {"input": 1.25, "output": 10},
+            "anthropic:*": {"input": 3, "output": 15, "cached_input": 0.3},
+        }
+    )
     assert '[prices."openai:gpt-5"]' in path.read_text()
     assert PriceTable(path).find("openai:gpt-5") == Price(1.25, 10.0)
     assert table.find("anthropic:claude-sonnet-4-5") == Price(3.0, 15.0, 0.3)  # the pattern
-    table.replace({**{k: v.as_dict() for k, v in table.prices.items()},
-                   "anthropic:claude-opus-*": {"input": 5, "output": 25}})  # fmt: skip
+    table.replace(
+        {
+            **{k: v.as_dict() for k, v in table.prices.items()},
+            "anthropic:claude-opus-*": {"input": 5, "output": 25},
+        }
+    )
     assert table.find("anthropic:claude-opus-4-1") == Price(5.0, 25.0)  # the longer match
     for bad, why in [
         ({"m": {"input": 1}}, "needs output"),
@@ -87,9 +108,10 @@ def test_the_price_table_is_checked_saved_as_toml_and_read_again_when_edited(
 
 def test_raw_exchanges_leave_out_images_and_keep_only_the_newest_bodies() -> None:
     picture = "data:image/png;base64," + "iVBORw0KGgo" * 100
-    body: dict[str, Any] = {"messages": [{"content": [{"image_url": {"url": picture}},
-                                                      {"text": "word " * 200}]}],
-                            "raw": "A" * 4000}  # fmt: skip
+    body: dict[str, Any] = {
+        "messages": [{"content": [{"image_url": {"url": picture}}, {"text": "word " * 200}]}],
+        "raw": "A" * 4000,
+    }
     shown = elide(body)
     assert shown["messages"][0]["content"][0]["image_url"]["url"].startswith(
         "[image/png data URL, 1,122 characters"
@@ -150,14 +172,23 @@ def test_take_over_refuses_what_it_must_and_releases_what_the_page_left_pressed(
                 {"t": "key", "key": "Dead", "down": True},
             ]
         )
-        for bad in ([{"t": "move", "x": 100, "y": 0}], [{"t": "fly"}], "nope",
-                    [{"t": "wheel", "x": 1, "y": 1, "dy": 99}]):  # fmt: skip
+        for bad in (
+            [{"t": "move", "x": 100, "y": 0}],
+            [{"t": "fly"}],
+            "nope",
+            [{"t": "wheel", "x": 1, "y": 1, "dy": 99}],
+        ):
             with pytest.raises(ConfigError):
                 await over.send(bad)
         said = await over.hand_back("done")
-        assert desk.log == [("move", 5, 6), ("button", "left", True), ("key", "Shift_L", True),
-                            ("text", "é"), ("button", "left", False),
-                            ("key", "Shift_L", False)]  # fmt: skip
+        assert desk.log == [
+            ("move", 5, 6),
+            ("button", "left", True),
+            ("key", "Shift_L", True),
+            ("text", "é"),
+            ("button", "left", False),
+            ("key", "Shift_L", False),
+        ]
         assert not inbox.paused and inbox.take() == [said] and marks[-1] == "takeover.ended"
         refused = TakeOver(desk, Inbox(), lambda k, d: None, allowed=False, why_not="no")  # type: ignore[arg-type]
         with pytest.raises(ConfigError, match="no"):
@@ -183,8 +214,10 @@ def test_a_failed_login_says_why_and_pages_without_one_go_to_the_login_page(
 
 def test_the_run_settings_a_new_session_may_ask_for(tmp_path: Path) -> None:
     settings = load_settings(env={"HOME": str(tmp_path), "DESKPILOT_MODEL": "openai:gpt-5"})
-    ask = NewSession.parse({"goal": "g", "max_steps": 7, "timeout": 90, "tool_protocol": "text",
-                            "mode": "hybrid"}, settings)  # fmt: skip
+    ask = NewSession.parse(
+        {"goal": "g", "max_steps": 7, "timeout": 90, "tool_protocol": "text", "mode": "hybrid"},
+        settings,
+    )
     assert ask.run == RunSettings(7, 90.0, "text", "hybrid")
     plain = NewSession.parse({"goal": "g"}, settings)
     assert plain.run == RunSettings(settings.max_steps, settings.timeout, None, "elements")

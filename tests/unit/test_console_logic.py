@@ -192,19 +192,36 @@ def test_sessions_sharing_a_display_take_turns_for_input_only() -> None:
 
 #: Desktop methods that send no keyboard or pointer input and move no focus (reads).
 NOT_INPUT = {
-    "active_window", "apps", "capture", "cell_at", "close", "covering", "element_at",
-    "element_point", "focused_element", "inspect", "list_windows", "pointer_position",
-    "read_cells", "read_text", "screen_size", "settle", "snapshot", "text_caret", "window_at",
-}  # fmt: skip
+    "active_window",
+    "apps",
+    "capture",
+    "cell_at",
+    "close",
+    "covering",
+    "element_at",
+    "element_point",
+    "focused_element",
+    "inspect",
+    "list_windows",
+    "pointer_position",
+    "read_cells",
+    "read_text",
+    "screen_size",
+    "settle",
+    "snapshot",
+    "text_caret",
+    "window_at",
+}
 
 
 def test_every_desktop_method_is_classed_as_input_or_not() -> None:
     """A method added to the Desktop protocol must be put on one side: input that takes turns
     (point_at and drag_in were once missed: two sessions' clicks interleaved)."""
     methods = {
-        name for name, member in vars(Desktop).items()
+        name
+        for name, member in vars(Desktop).items()
         if inspect.iscoroutinefunction(member) and not name.startswith("_")
-    }  # fmt: skip
+    }
     assert methods >= INPUT_METHODS
     assert not INPUT_METHODS & NOT_INPUT
     assert methods - INPUT_METHODS - NOT_INPUT == set(), "class these as input or not"
@@ -213,8 +230,9 @@ def test_every_desktop_method_is_classed_as_input_or_not() -> None:
 def test_a_preview_stops_following_a_window_id_once_its_process_has_ended() -> None:
     """X gives a closed window's id to the next app: a kept session must not show that app."""
     owners = WindowOwners()
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
-                            stdin=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
     stable = f"{proc.pid}/4194313"
     assert owners.handle(stable) == 4194313  # its process runs: the id is its window's
     assert proc.stdin is not None

@@ -55,24 +55,48 @@ def effect(node: Node, tree: Tree | None = None) -> str | None:
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("Send", Effect.SEND), ("Senden", Effect.SEND), ("Envoyer", Effect.SEND),
-        ("Enviar", Effect.SEND), ("Invia", Effect.SEND), ("Verzenden", Effect.SEND),
-        ("Wyślij", Effect.SEND), ("Skicka", Effect.SEND), ("Publish now", Effect.SEND),
-        ("Veröffentlichen", Effect.SEND), ("Répondre à tous", Effect.SEND),
-        ("Delete", Effect.DELETE), ("Löschen", Effect.DELETE), ("Supprimer", Effect.DELETE),
-        ("Eliminar", Effect.DELETE), ("Elimina", Effect.DELETE), ("Verwijderen", Effect.DELETE),
-        ("Usuń", Effect.DELETE), ("Ta bort", Effect.DELETE), ("Empty Trash", Effect.DELETE),
-        ("Pay now", Effect.PAY), ("Jetzt kaufen", Effect.PAY), ("Zahlungspflichtig bestellen",
-                                                              Effect.PAY),
-        ("Acheter", Effect.PAY), ("Comprar", Effect.PAY), ("Acquista", Effect.PAY),
-        ("Afrekenen", Effect.PAY), ("Zapłać", Effect.PAY), ("Transfer", Effect.PAY),
-        ("Überweisen", Effect.PAY), ("Place order", Effect.PAY),
-        ("Change password", Effect.ACCOUNT), ("Passwort ändern", Effect.ACCOUNT),
-        ("Disable two-factor authentication", Effect.ACCOUNT), ("Autoriser", Effect.ACCOUNT),
-        ("Install", Effect.RUN), ("Installieren", Effect.RUN), ("Exécuter", Effect.RUN),
-        ("Run anyway", Effect.RUN), ("Uitvoeren", Effect.RUN),
+        ("Send", Effect.SEND),
+        ("Senden", Effect.SEND),
+        ("Envoyer", Effect.SEND),
+        ("Enviar", Effect.SEND),
+        ("Invia", Effect.SEND),
+        ("Verzenden", Effect.SEND),
+        ("Wyślij", Effect.SEND),
+        ("Skicka", Effect.SEND),
+        ("Publish now", Effect.SEND),
+        ("Veröffentlichen", Effect.SEND),
+        ("Répondre à tous", Effect.SEND),
+        ("Delete", Effect.DELETE),
+        ("Löschen", Effect.DELETE),
+        ("Supprimer", Effect.DELETE),
+        ("Eliminar", Effect.DELETE),
+        ("Elimina", Effect.DELETE),
+        ("Verwijderen", Effect.DELETE),
+        ("Usuń", Effect.DELETE),
+        ("Ta bort", Effect.DELETE),
+        ("Empty Trash", Effect.DELETE),
+        ("Pay now", Effect.PAY),
+        ("Jetzt kaufen", Effect.PAY),
+        ("Zahlungspflichtig bestellen", Effect.PAY),
+        ("Acheter", Effect.PAY),
+        ("Comprar", Effect.PAY),
+        ("Acquista", Effect.PAY),
+        ("Afrekenen", Effect.PAY),
+        ("Zapłać", Effect.PAY),
+        ("Transfer", Effect.PAY),
+        ("Überweisen", Effect.PAY),
+        ("Place order", Effect.PAY),
+        ("Change password", Effect.ACCOUNT),
+        ("Passwort ändern", Effect.ACCOUNT),
+        ("Disable two-factor authentication", Effect.ACCOUNT),
+        ("Autoriser", Effect.ACCOUNT),
+        ("Install", Effect.RUN),
+        ("Installieren", Effect.RUN),
+        ("Exécuter", Effect.RUN),
+        ("Run anyway", Effect.RUN),
+        ("Uitvoeren", Effect.RUN),
     ],
-)  # fmt: skip
+)
 def test_a_button_named_with_a_consequential_verb(name: str, expected: Effect) -> None:
     assert effect(n("push-button", name)) == expected.value
 
@@ -119,13 +143,17 @@ def test_a_generic_button_takes_the_effect_of_its_place() -> None:
 
 def test_checkout_and_account_pages_make_continue_consequential() -> None:
     go = n("push-button", "Continue")
-    checkout = window(n("document-web", "Checkout", n("form", "", n("entry", "Card number"),
-                                                      go)))  # fmt: skip
+    checkout = window(n("document-web", "Checkout", n("form", "", n("entry", "Card number"), go)))
     assert effect(go, checkout) == "buy, pay or transfer"
     save = n("push-button", "Save changes")
-    settings = window(n("document-web", "", n("form", "Mail forwarding",
-                                              n("entry", "Forward all mail to"), save)),
-                      title="Example - Account settings")  # fmt: skip
+    settings = window(
+        n(
+            "document-web",
+            "",
+            n("form", "Mail forwarding", n("entry", "Forward all mail to"), save),
+        ),
+        title="Example - Account settings",
+    )
     assert effect(save, settings) == "change account or security settings"
     login = n("push-button", "Weiter")
     form = window(n("form", "", n("entry", "E-Mail"), n("password-text", "Passwort"), login))
@@ -134,8 +162,9 @@ def test_checkout_and_account_pages_make_continue_consequential() -> None:
 
 def test_saving_a_draft_in_a_compose_window_is_not_sending() -> None:
     save = n("push-button", "Save")
-    compose = window(n("entry", "To"), n("entry", "Subject"), n("push-button", "Send"), save,
-                     title="New message")  # fmt: skip
+    compose = window(
+        n("entry", "To"), n("entry", "Subject"), n("push-button", "Send"), save, title="New message"
+    )
     assert effect(save, compose) is None
 
 
@@ -150,8 +179,9 @@ def compose(**states: str) -> tuple[Tree, dict[str, Node]]:
         "send": n("push-button", "Send", states=states.get("send", "")),
         "attach": n("push-button", "Attach"),
     }
-    form = n("form", "", parts["to"], parts["subject"], parts["body"], parts["attach"],
-             parts["send"])  # fmt: skip
+    form = n(
+        "form", "", parts["to"], parts["subject"], parts["body"], parts["attach"], parts["send"]
+    )
     return window(form, title="New message - Mail"), parts
 
 
@@ -200,8 +230,9 @@ def test_enter_in_a_search_box_fires_search_only() -> None:
 
 def test_enter_with_no_field_focused_fires_the_default_button() -> None:
     ok = n("push-button", "Send report", states="is-default")
-    tree = window(n("dialog", "Crash", n("label", "Crash report ready."), ok,
-                    n("push-button", "Keep")))  # fmt: skip
+    tree = window(
+        n("dialog", "Crash", n("label", "Crash report ready."), ok, n("push-button", "Keep"))
+    )
     found = JUDGE.keys("enter", None, tree)
     assert found is not None and "default button" in found.reason
 
@@ -232,9 +263,17 @@ def test_shift_enter_is_a_new_line_in_a_text_area() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["Order by price", "Remove filter", "Alle Filter entfernen", "Trier par prix",
-     "Ordenar por precio", "Order history", "Format", "Format Cells…"],
-)  # fmt: skip
+    [
+        "Order by price",
+        "Remove filter",
+        "Alle Filter entfernen",
+        "Trier par prix",
+        "Ordenar por precio",
+        "Order history",
+        "Format",
+        "Format Cells…",
+    ],
+)
 def test_a_verb_inside_a_harmless_phrase_or_a_noun_is_not(name: str) -> None:
     tree = window(button := n("push-button", name), title="Shop")
     assert effect(button, tree) is None
@@ -252,9 +291,13 @@ def test_reply_opens_a_draft_unless_it_submits_a_text_box() -> None:
     )
     assert effect(reply, mail) is None  # the toolbar/mail view's Reply: a draft opens
     answer = n("push-button", "Antworten")
-    thread = window(n("document-web", "Forum", n("section", "", n("entry", "Your answer",
-                                                                  states="multi-line"),
-                                                 answer)))  # fmt: skip
+    thread = window(
+        n(
+            "document-web",
+            "Forum",
+            n("section", "", n("entry", "Your answer", states="multi-line"), answer),
+        )
+    )
     assert effect(answer, thread) == "send, post or publish"  # it posts the box's text
     default = n("push-button", "Reply", states="is-default")
     assert effect(default, window(default)) == "send, post or publish"  # a form's submit
@@ -269,10 +312,16 @@ def test_a_search_box_next_to_the_form_is_not_its_text_box() -> None:
 
 def test_save_in_a_toolbar_saves_the_document_whatever_it_says() -> None:
     save = n("push-button", "Save")
-    writer = window(n("tool-bar", "Standard", save),
-                    n("document-text", "", n("paragraph", "", text="Change your password now"),
-                      states="editable"),
-                    title="Security review.odt - LibreOffice Writer")  # fmt: skip
+    writer = window(
+        n("tool-bar", "Standard", save),
+        n(
+            "document-text",
+            "",
+            n("paragraph", "", text="Change your password now"),
+            states="editable",
+        ),
+        title="Security review.odt - LibreOffice Writer",
+    )
     assert effect(save, writer) is None
     ok = n("push-button", "OK")
     dialog = window(n("dialog", "Change password", n("password-text", "New password"), ok))
@@ -281,8 +330,14 @@ def test_save_in_a_toolbar_saves_the_document_whatever_it_says() -> None:
 
 def test_enter_in_a_multi_line_web_text_box_is_a_new_line() -> None:
     body = n("entry", "Message", states="multi-line focused")  # Chromium's <textarea>
-    form = n("landmark", "New message", n("entry", "To"), n("entry", "Subject"), body,
-             n("push-button", "Send", states="is-default"))  # fmt: skip
+    form = n(
+        "landmark",
+        "New message",
+        n("entry", "To"),
+        n("entry", "Subject"),
+        body,
+        n("push-button", "Send", states="is-default"),
+    )
     mail = window(n("document-web", "Mail", form))
     assert JUDGE.typed("Hi Sam,\nlunch at noon?", body, mail) is None
     assert JUDGE.keys("shift+enter", body, mail) is None
@@ -299,8 +354,7 @@ def test_enter_fires_the_nearest_forms_default_button_not_another_forms() -> Non
 
 
 def test_enter_on_a_page_with_nothing_focused_fires_nothing() -> None:
-    doc = n("document-web", "Mail", n("push-button", "Send", states="is-default"),
-            states="focused")  # fmt: skip
+    doc = n("document-web", "Mail", n("push-button", "Send", states="is-default"), states="focused")
     assert JUDGE.keys("enter", doc, window(doc)) is None
 
 
@@ -323,9 +377,23 @@ def test_a_login_form_submitted_with_enter_asks() -> None:
 
 # -- never a crash, whatever the tree ------------------------------------------------------------
 
-ROLES = ["push-button", "entry", "text", "password-text", "dialog", "form", "landmark",
-         "document-web", "frame", "tool-bar", "label", "link", "terminal", "panel",
-         "check-box"]  # fmt: skip
+ROLES = [
+    "push-button",
+    "entry",
+    "text",
+    "password-text",
+    "dialog",
+    "form",
+    "landmark",
+    "document-web",
+    "frame",
+    "tool-bar",
+    "label",
+    "link",
+    "terminal",
+    "panel",
+    "check-box",
+]
 STATES = ["focused", "is-default", "multi-line", "single-line", "editable"]
 
 
@@ -354,13 +422,18 @@ def trees(depth: int = 3) -> st.SearchStrategy[Node]:
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(trees(), st.text(max_size=20), st.sampled_from(["enter", "shift+enter", "space",
-                                                        "ctrl+enter"]))  # fmt: skip
+@given(
+    trees(), st.text(max_size=20), st.sampled_from(["enter", "shift+enter", "space", "ctrl+enter"])
+)
 def test_the_judge_never_raises(root: Node, text: str, key: str) -> None:
     tree = Tree(root, "Window")
     for node in root.walk():
-        for found in (JUDGE.element(node, tree), JUDGE.keys(key, node, tree),
-                      JUDGE.typed(text, node, tree), JUDGE.fill(node, text, tree)):  # fmt: skip
+        for found in (
+            JUDGE.element(node, tree),
+            JUDGE.keys(key, node, tree),
+            JUDGE.typed(text, node, tree),
+            JUDGE.fill(node, text, tree),
+        ):
             assert found is None or (found.effect and found.reason)
     JUDGE.keys(key, None, tree)
     JUDGE.typed(text + "\n", None, tree)
@@ -368,31 +441,61 @@ def test_the_judge_never_raises(root: Node, text: str, key: str) -> None:
 
 def test_ctrl_enter_sends_where_a_send_button_is_and_is_a_page_break_elsewhere() -> None:
     body = n("text", "Message body", states="multi-line editable focused")
-    compose = window(n("tool-bar", "", n("push-button", "Send"), n("push-button", "Attach")),
-                     n("panel", "", n("tool-bar", "Format", n("toggle-button", "Bold")), body),
-                     title="Write: Q3 numbers")  # fmt: skip
+    compose = window(
+        n("tool-bar", "", n("push-button", "Send"), n("push-button", "Attach")),
+        n("panel", "", n("tool-bar", "Format", n("toggle-button", "Bold")), body),
+        title="Write: Q3 numbers",
+    )
     found = JUDGE.keys("ctrl+enter", body, compose)
     assert found is not None and '"Send"' in found.reason  # the compose toolbar's Send
     page = n("paragraph", "", states="editable focused")
-    writer = window(n("menu-bar", "", n("menu", "File", n("menu-item", "Send"))),
-                    n("document-text", "", page, states="editable"),
-                    title="Notes.odt - LibreOffice Writer")  # fmt: skip
+    writer = window(
+        n("menu-bar", "", n("menu", "File", n("menu-item", "Send"))),
+        n("document-text", "", page, states="editable"),
+        title="Notes.odt - LibreOffice Writer",
+    )
     assert JUDGE.keys("ctrl+enter", page, writer) is None  # File > Send is not what it fires
 
 
 def test_other_buttons_links_and_files_do_not_make_a_place_consequential() -> None:
     save = n("push-button", "Save")
-    display = window(n("document-web", "Preferences", n("link", "Security and passwords"),
-                       n("section", "", n("heading", "Display"), n("entry", "Font size"), save,
-                         n("push-button", "Change password"))))  # fmt: skip
+    display = window(
+        n(
+            "document-web",
+            "Preferences",
+            n("link", "Security and passwords"),
+            n(
+                "section",
+                "",
+                n("heading", "Display"),
+                n("entry", "Font size"),
+                save,
+                n("push-button", "Change password"),
+            ),
+        )
+    )
     assert effect(save, display) is None
     keep = n("push-button", "Save")
-    chooser = window(n("file-chooser", "Save File", n("list-item", "security-passwords.txt"),
-                       n("entry", "Name"), keep))  # fmt: skip
+    chooser = window(
+        n(
+            "file-chooser",
+            "Save File",
+            n("list-item", "security-passwords.txt"),
+            n("entry", "Name"),
+            keep,
+        )
+    )
     assert effect(keep, chooser) is None
     ok = n("push-button", "OK")
-    tabs = window(n("dialog", "Preferences", n("page-tab", "Security", states="selected"),
-                    n("label", "Lock the screen after 5 minutes"), ok))  # fmt: skip
+    tabs = window(
+        n(
+            "dialog",
+            "Preferences",
+            n("page-tab", "Security", states="selected"),
+            n("label", "Lock the screen after 5 minutes"),
+            ok,
+        )
+    )
     assert effect(ok, tabs) == "change account or security settings"  # the tab shown
 
 
@@ -400,8 +503,9 @@ def test_a_documents_title_and_what_is_typed_are_not_place_words() -> None:
     cell = n("table-cell", "B2", states="focused")
     line = n("paragraph", "", states="editable", text="Payment to the security deposit")
     title = "payments-security.ods - LibreOffice Calc"
-    calc = window(n("panel", "", n("entry", "Name Box"), line), n("table", "Sheet1", cell),
-                  title=title)  # fmt: skip
+    calc = window(
+        n("panel", "", n("entry", "Name Box"), line), n("table", "Sheet1", cell), title=title
+    )
     assert JUDGE.keys("enter", cell, calc) is None  # Enter in a spreadsheet moves down
     ok = n("push-button", "OK")
     dialog = Tree(n("dialog", "Delete sheet", n("label", "Delete the sheet permanently?"), ok))

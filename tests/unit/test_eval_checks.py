@@ -23,8 +23,12 @@ CHECK: TypeAdapter[Any] = TypeAdapter(Check)
 def env(tmp_path: Path) -> CheckEnv:
     home = tmp_path / "home"
     home.mkdir()
-    return CheckEnv(home=home, app_env={"PATH": os.environ.get("PATH", "")}, display=":99",
-                    variables={"home": str(home)})  # fmt: skip
+    return CheckEnv(
+        home=home,
+        app_env={"PATH": os.environ.get("PATH", "")},
+        display=":99",
+        variables={"home": str(home)},
+    )
 
 
 def check(env: CheckEnv, **spec: Any) -> tuple[bool, str]:
@@ -62,10 +66,17 @@ def test_http_checks_match_method_path_form_query_and_count(env: CheckEnv) -> No
     env.http = RequestLog()
     with pytest.raises(CheckBroken):
         evaluate(CHECK.validate_python({"kind": "http", "path": "/x"}), CheckEnv(env.home, {}, ""))
-    env.http.add({"method": "GET", "path": "/results.html", "query": {"q": ["quantum"]},
-                  "form": {}})  # fmt: skip
-    env.http.add({"method": "POST", "path": "/submit", "query": {},
-                  "form": {"name": ["Ada"], "news": ["on"]}})  # fmt: skip
+    env.http.add(
+        {"method": "GET", "path": "/results.html", "query": {"q": ["quantum"]}, "form": {}}
+    )
+    env.http.add(
+        {
+            "method": "POST",
+            "path": "/submit",
+            "query": {},
+            "form": {"name": ["Ada"], "news": ["on"]},
+        }
+    )
     assert check(env, kind="http", path="/results.html", query={"q": "quantum"})[0]
     assert not check(env, kind="http", path="/results.html", query={"q": "quant"})[0]
     assert check(env, kind="http", method="post", path="/submit", form={"name": "Ada"}, count=1)[0]
@@ -87,8 +98,13 @@ def test_command_and_osworld_checks_read_command_output(env: CheckEnv) -> None:
     exact = {"type": "rule", "rules": {"expected": "buy milk\n"}}
     assert check(env, kind="osworld", func="exact_match", result=cat, expected=exact)[0]
     vm_file = {"type": "vm_file", "path": "~/gone.txt"}
-    ok, why = check(env, kind="osworld", func="file_contains", result=vm_file,
-                    expected={"type": "rule", "rules": {"expected": ["x"]}})  # fmt: skip
+    ok, why = check(
+        env,
+        kind="osworld",
+        func="file_contains",
+        result=vm_file,
+        expected={"type": "rule", "rules": {"expected": ["x"]}},
+    )
     assert not ok and "does not exist" in why
 
 

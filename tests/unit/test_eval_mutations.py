@@ -79,13 +79,23 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def env(made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CheckEnv:
     home = tmp_path / "home"
     shutil.copytree(made, home)
-    e = CheckEnv(home=home, app_env={"PATH": os.environ.get("PATH", ""), "HOME": str(home)},
-                 display=":99", variables={"home": str(home)})  # fmt: skip
+    e = CheckEnv(
+        home=home,
+        app_env={"PATH": os.environ.get("PATH", ""), "HOME": str(home)},
+        display=":99",
+        variables={"home": str(home)},
+    )
     e.written[str(home / "keep.txt")] = sha256_file(home / "keep.txt")
     e.written[str(home / "a.txt")] = "0" * 64  # setup wrote something else there
     e.http = RequestLog()
-    e.http.add({"method": "POST", "path": "/order", "query": {"ref": ["mail"]},
-                "form": {"product": ["Blue Kettle"], "amount": ["34.90"]}})  # fmt: skip
+    e.http.add(
+        {
+            "method": "POST",
+            "path": "/order",
+            "query": {"ref": ["mail"]},
+            "form": {"product": ["Blue Kettle"], "amount": ["34.90"]},
+        }
+    )
     proc = subprocess.Popen(["sh", "-c", "echo picked; exit 3"], stdout=subprocess.PIPE)
     out, _ = proc.communicate()
     (tmp_path / "dialog.stdout").write_bytes(out)
@@ -306,14 +316,16 @@ def mutations() -> list[tuple[str, type, dict[str, Any], dict[str, Any]]]:
     ]
 
 
-@pytest.mark.parametrize(("model", "base"), [(m, b) for m, b, _ in CASES],
-                         ids=[m.__name__ for m, _, _ in CASES])  # fmt: skip
+@pytest.mark.parametrize(
+    ("model", "base"), [(m, b) for m, b, _ in CASES], ids=[m.__name__ for m, _, _ in CASES]
+)
 def test_each_base_check_holds(env: CheckEnv, model: type, base: dict[str, Any]) -> None:
     assert holds(env, base), base
 
 
-@pytest.mark.parametrize(("label", "model", "base", "change"), mutations(),
-                         ids=[m[0] for m in mutations()])  # fmt: skip
+@pytest.mark.parametrize(
+    ("label", "model", "base", "change"), mutations(), ids=[m[0] for m in mutations()]
+)
 def test_each_field_changed_makes_the_check_fail(
     env: CheckEnv, label: str, model: type, base: dict[str, Any], change: dict[str, Any]
 ) -> None:
@@ -325,8 +337,9 @@ def test_each_field_changed_makes_the_check_fail(
     assert not holds(env, spec), f"{label}: {change} still holds"
 
 
-@pytest.mark.parametrize("model", sorted({m for m, _, _ in CASES}, key=lambda m: m.__name__),
-                         ids=lambda m: m.__name__)  # fmt: skip
+@pytest.mark.parametrize(
+    "model", sorted({m for m, _, _ in CASES}, key=lambda m: m.__name__), ids=lambda m: m.__name__
+)
 def test_the_mutations_reach_every_field_of_each_kind(model: type) -> None:
     accepted = set(model.model_fields) - {"kind"}
     mutated = {name for m, _, fields in CASES if m is model for name in fields}
@@ -335,8 +348,12 @@ def test_the_mutations_reach_every_field_of_each_kind(model: type) -> None:
 
 def test_the_index_of_a_paragraph_does_not_excuse_its_text(env: CheckEnv) -> None:
     """The false pass researchers found: index + text held on a document without the text."""
-    spec = {"kind": "paragraph", "path": "~/r.docx", "index": 0,
-            "text": "THIS TEXT IS NOT IN THE DOCUMENT"}  # fmt: skip
+    spec = {
+        "kind": "paragraph",
+        "path": "~/r.docx",
+        "index": 0,
+        "text": "THIS TEXT IS NOT IN THE DOCUMENT",
+    }
     result = evaluate(CHECK.validate_python(spec), env)
     assert not result.ok and "THIS TEXT" in result.detail
 

@@ -43,9 +43,17 @@ def test_only_infrastructure_errors_leave_a_trial_open_until_retries_are_used() 
     assert done[TrialKey("b", 1)]["attempts"] == 2
 
 
-MANIFEST = {"created": "t0", "suite_digest": "d", "tasks": ["a", "b"], "trials": 2,
-            "policy": {"kind": "oracle"}, "policy_label": "oracle", "suite": "s",
-            "backend": "local", "retries": 1}  # fmt: skip
+MANIFEST = {
+    "created": "t0",
+    "suite_digest": "d",
+    "tasks": ["a", "b"],
+    "trials": 2,
+    "policy": {"kind": "oracle"},
+    "policy_label": "oracle",
+    "suite": "s",
+    "backend": "local",
+    "retries": 1,
+}
 
 
 def test_the_store_is_single_writer_drops_torn_lines_and_checks_resumes(tmp_path: Path) -> None:
@@ -115,9 +123,17 @@ def test_pass_at_k_pass_hat_k_and_the_clustered_interval() -> None:
 
 
 def test_families_and_trial_numbers_in_the_report(tmp_path: Path) -> None:
-    rows = [result(t, k, 1, s) for t, k, s in [("w.a", 1, "passed"), ("w.a", 2, "passed"),
-            ("w.b", 1, "failed"), ("w.b", 2, "checker_error"), ("z.c", 1, "passed"),
-            ("z.c", 2, "failed")]]  # fmt: skip
+    rows = [
+        result(t, k, 1, s)
+        for t, k, s in [
+            ("w.a", 1, "passed"),
+            ("w.a", 2, "passed"),
+            ("w.b", 1, "failed"),
+            ("w.b", 2, "checker_error"),
+            ("z.c", 1, "passed"),
+            ("z.c", 2, "failed"),
+        ]
+    ]
     for r in rows:
         r["family"] = r["task"].split(".")[0]
     manifest = {**MANIFEST, "tasks": ["w.a", "w.b", "z.c"], "trials": 2}
@@ -138,8 +154,12 @@ def test_families_and_trial_numbers_in_the_report(tmp_path: Path) -> None:
 def test_a_task_without_an_oracle_is_not_proved_and_says_so() -> None:
     from deskpilot.cli.eval_cmd import prove
 
-    noop = {"tasks": [{"id": "a", "statuses": ["failed"], "done": 1, "trials": 1},
-                      {"id": "b", "statuses": ["failed"], "done": 1, "trials": 1}]}  # fmt: skip
+    noop = {
+        "tasks": [
+            {"id": "a", "statuses": ["failed"], "done": 1, "trials": 1},
+            {"id": "b", "statuses": ["failed"], "done": 1, "trials": 1},
+        ]
+    }
     oracle = {"tasks": [{"id": "a", "statuses": ["passed"], "done": 1, "trials": 1}]}
     verdict = prove(oracle, noop, ["b"])
     rows = {r["id"]: r for r in verdict["tasks"]}

@@ -69,11 +69,16 @@ def test_every_problem_of_a_broken_file_is_listed(tmp_path: Path) -> None:
     text = str(info.value)
     assert str(path) in text
     for part in (
-        "setup.0.window", "setup.1.from: the fixture", "check.0.of: no launch step captures",
-        "check.1: an http check needs a 'serve'", "oracle.0: no tool 'no_such_tool'",
-        "oracle.1.args.elementID.find: nmae: unknown key", "oracle.1.args.action (perform)",
-        "oracle.2.args (wait): 'seconds' is a required property", "oracle.3",
-    ):  # fmt: skip
+        "setup.0.window",
+        "setup.1.from: the fixture",
+        "check.0.of: no launch step captures",
+        "check.1: an http check needs a 'serve'",
+        "oracle.0: no tool 'no_such_tool'",
+        "oracle.1.args.elementID.find: nmae: unknown key",
+        "oracle.1.args.action (perform)",
+        "oracle.2.args (wait): 'seconds' is a required property",
+        "oracle.3",
+    ):
         assert part in text, f"{part!r} not in:\n{text}"
 
 
@@ -102,24 +107,34 @@ def test_eval_run_refuses_a_broken_suite_before_any_desktop_and_exits_non_zero(
     for cmd in ("run", "check"):
         done = subprocess.run(
             [sys.executable, "-m", "deskpilot", "eval", cmd, str(tmp_path), "--policy", "noop"]
-            if cmd == "run" else
-            [sys.executable, "-m", "deskpilot", "eval", cmd, str(tmp_path)],
-            env=env, capture_output=True, text=True, timeout=60, check=False,
-        )  # fmt: skip
+            if cmd == "run"
+            else [sys.executable, "-m", "deskpilot", "eval", cmd, str(tmp_path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert done.returncode != 0 and "1 of 2 task file(s) do not load" in done.stderr
         assert "no_such_tool" in done.stderr and not (tmp_path / "deskpilot-eval").exists()
 
 
 def test_programs_started_through_commands_are_needed_apps(tmp_path: Path) -> None:
     assert list(command_programs(["sh", "-c", "cd ~ && gimp a.png | tee x; VAR=1 vlc"])) == [
-        "gimp", "tee", "vlc"
-    ]  # fmt: skip
+        "gimp",
+        "tee",
+        "vlc",
+    ]
     assert list(command_programs(["timeout", "5", "soffice", "--calc"])) == ["soffice"]
     task = Task.model_validate(
-        {"id": "t", "goal": "g", "apps": ["mousepad"],
-         "setup": [{"launch": ["localc"]}, {"run": ["bash", "-c", "xdg-open x; thunar y"]}],
-         "check": [{"kind": "file", "path": "~/a"}]}
-    )  # fmt: skip
+        {
+            "id": "t",
+            "goal": "g",
+            "apps": ["mousepad"],
+            "setup": [{"launch": ["localc"]}, {"run": ["bash", "-c", "xdg-open x; thunar y"]}],
+            "check": [{"kind": "file", "path": "~/a"}],
+        }
+    )
     assert needed_apps(task) == ["mousepad", "localc", "xdg-open", "thunar"]
 
 
@@ -132,19 +147,29 @@ def test_osworld_files_list_all_their_problems(tmp_path: Path) -> None:
     data = {
         "id": "x",
         "instruction": "do it",
-        "config": [{"type": "googledrive", "parameters": {}},
-                   {"type": "execute", "parameters": {"command": 5}}],
-        "evaluator": {"func": ["compare_table", "vlc_thing"], "result": [
-            {"type": "vm_file", "path": "/home/user/a.xlsx"}, {"type": "vlc_playing_info"}],
+        "config": [
+            {"type": "googledrive", "parameters": {}},
+            {"type": "execute", "parameters": {"command": 5}},
+        ],
+        "evaluator": {
+            "func": ["compare_table", "vlc_thing"],
+            "result": [
+                {"type": "vm_file", "path": "/home/user/a.xlsx"},
+                {"type": "vlc_playing_info"},
+            ],
             "expected": [{"type": "rule", "rules": {}}, {"type": "rule", "rules": {}}],
-            "options": [{"rules": [{"type": "chart"}]}, {}]},
-    }  # fmt: skip
+            "options": [{"rules": [{"type": "chart"}]}, {}],
+        },
+    }
     write(tmp_path, "x.json", json.dumps(data))
     with pytest.raises(TaskError) as info:
         load_suite(tmp_path)
     text = str(info.value)
-    for part in ("config.0: OSWorld step 'googledrive'", "config.1: 'command' must be",
-                 "getter 'vlc_playing_info' is not supported"):  # fmt: skip
+    for part in (
+        "config.0: OSWorld step 'googledrive'",
+        "config.1: 'command' must be",
+        "getter 'vlc_playing_info' is not supported",
+    ):
         assert part in text, text
 
 
@@ -159,7 +184,7 @@ def test_find_by_value_and_by_relation() -> None:
         {"id": "g", "role": "table cell", "name": "", "text": "Globex", "bounds": [0, 20, 100, 20]},
         {"id": "d2", "role": "push button", "name": "Delete", "bounds": [300, 20, 80, 20]},
         {"id": "n", "role": "spin button", "name": "Qty", "value": 3.0, "bounds": [0, 50, 9, 9]},
-    ]  # fmt: skip
+    ]
     assert find_element(nodes, Find(role="push button", name="Delete", in_row="^Globex$")) == "d2"
     assert find_element(nodes, Find(role="push button", name="Delete", in_group="Acme")) == "d1"
     assert find_element(nodes, Find(role="push button", in_row="Initech")) is None
@@ -170,9 +195,16 @@ def test_find_by_value_and_by_relation() -> None:
 
 
 def test_an_osworld_file_with_bad_steps_names_its_unknown_metric_too(tmp_path: Path) -> None:
-    data = {"id": "y", "instruction": "do it", "config": [{"type": "login", "parameters": {}}],
-            "evaluator": {"func": "vlc_thing", "result": {"type": "vm_file", "path": "/a"},
-                          "expected": {"type": "rule", "rules": {}}}}  # fmt: skip
+    data = {
+        "id": "y",
+        "instruction": "do it",
+        "config": [{"type": "login", "parameters": {}}],
+        "evaluator": {
+            "func": "vlc_thing",
+            "result": {"type": "vm_file", "path": "/a"},
+            "expected": {"type": "rule", "rules": {}},
+        },
+    }
     write(tmp_path, "y.json", json.dumps(data))
     with pytest.raises(TaskError) as info:
         load_suite(tmp_path)
@@ -183,8 +215,10 @@ def test_an_osworld_file_with_bad_steps_names_its_unknown_metric_too(tmp_path: P
 def test_an_app_started_on_the_hidden_task_folder_is_refused_at_load(tmp_path: Path) -> None:
     """The task's folder and the file store are hidden from a trial's apps (they hold the
     answers): an app launched on one could not read it, so the task is refused, saying why."""
-    peek = GOOD.replace("[[check]]", '[[setup]]\nlaunch = ["mousepad", "{task_dir}/a.txt"]\n'
-                                     'ready = "none"\n[[check]]')  # fmt: skip
+    peek = GOOD.replace(
+        "[[check]]",
+        '[[setup]]\nlaunch = ["mousepad", "{task_dir}/a.txt"]\nready = "none"\n[[check]]',
+    )
     write(tmp_path, "peek.toml", peek)
     with pytest.raises(TaskError, match=r"setup.0.launch: an app cannot read \{task_dir\}"):
         load_suite(tmp_path)

@@ -24,11 +24,18 @@ def lines(root: object, **kw: object) -> list[str]:
 
 def test_a_read_only_text_that_takes_the_focus_reads_by_its_value() -> None:
     # galculator's display: role text, focusable, not editable, its text the result
-    display = node("text", "", text="84", actions=(),
-                   states=SHOWN | {"focusable", "focused", "multi-line"})  # fmt: skip
+    display = node(
+        "text", "", text="84", actions=(), states=SHOWN | {"focusable", "focused", "multi-line"}
+    )
     # gnome-calculator's second display: read-only, named by its GTK class, empty
-    answer = node("text", "GtkTextView", text="", actions=(),
-                  states=SHOWN | {"focusable", "read-only"}, at=(10, 40, 100, 20))  # fmt: skip
+    answer = node(
+        "text",
+        "GtkTextView",
+        text="",
+        actions=(),
+        states=SHOWN | {"focusable", "read-only"},
+        at=(10, 40, 100, 20),
+    )
     out = lines(node("frame", "Calculator", display, answer, at=(0, 0, 1000, 800)))
     assert re.fullmatch(r'textbox = "84" \[focused readonly\] @\S+', out[0]), out
     assert re.fullmatch(r'textbox = "" \[readonly\] @\S+', out[1]), out
@@ -38,15 +45,21 @@ def test_inline_pieces_join_as_rendered() -> None:
     # <p>Enter "<b>Michel</b>" in the field, then <a>save</a>.</p>: the bold run is a text
     # run of its own, flush against the quotes
     para = node(
-        "paragraph", "",
+        "paragraph",
+        "",
         static('Enter "', at=(10, 100, 44, 18)),
         static("Michel", at=(54, 100, 48, 18)),
         static('" in the field, then ', at=(102, 100, 140, 18)),
-        node("link", "save", static("save", at=(242, 100, 30, 18)), actions=("jump",),
-             at=(242, 100, 30, 18)),
+        node(
+            "link",
+            "save",
+            static("save", at=(242, 100, 30, 18)),
+            actions=("jump",),
+            at=(242, 100, 30, 18),
+        ),
         static(".", at=(272, 100, 4, 18)),
         at=(10, 100, 600, 18),
-    )  # fmt: skip
+    )
     assert sentence(para) == 'Enter "Michel" in the field, then save.'
 
 
@@ -60,29 +73,43 @@ def test_a_gap_or_a_new_line_between_pieces_is_a_space() -> None:
 
 def test_icons_in_a_sentence_read_by_their_names() -> None:
     # an SVG icon named by aria-label, its shapes inside; an <img alt> icon
-    gear = node("image", "Settings", node("image", "", at=(90, 100, 10, 10)), actions=(),
-                at=(88, 100, 16, 16))  # fmt: skip
+    gear = node(
+        "image",
+        "Settings",
+        node("image", "", at=(90, 100, 10, 10)),
+        actions=(),
+        at=(88, 100, 16, 16),
+    )
     star = node("image", "star", actions=(), at=(200, 100, 16, 16))
     para = node(
-        "paragraph", "",
-        static("Open ", at=(10, 100, 78, 18)), gear,
-        static(" and mark it with ", at=(104, 100, 96, 18)), star,
+        "paragraph",
+        "",
+        static("Open ", at=(10, 100, 78, 18)),
+        gear,
+        static(" and mark it with ", at=(104, 100, 96, 18)),
+        star,
         static(".", at=(216, 100, 4, 18)),
         at=(10, 100, 600, 18),
-    )  # fmt: skip
+    )
     assert sentence(para) == "Open [image: Settings] and mark it with [image: star]."
     # an icon inside a clickable span's text is kept too (folded into its line)
-    button = node("section", "", static("Save ", at=(10, 200, 40, 18)),
-                  node("image", "disk", node("image", ""), actions=()),
-                  actions=CLICK, at=(10, 200, 80, 18))  # fmt: skip
+    button = node(
+        "section",
+        "",
+        static("Save ", at=(10, 200, 40, 18)),
+        node("image", "disk", node("image", ""), actions=()),
+        actions=CLICK,
+        at=(10, 200, 80, 18),
+    )
     out = lines(page(button))
     assert any(ln.startswith('clickable "Save disk"') for ln in out), out
 
 
 def test_a_long_text_is_cut_with_an_id_that_reads_it_in_full() -> None:
     words = " ".join(f"word{i}" for i in range(200))
-    para = node("paragraph", "", static(words, at=(10, 100, 900, 200)), actions=(),
-                at=(10, 100, 900, 200))  # fmt: skip
+    para = node(
+        "paragraph", "", static(words, at=(10, 100, 900, 200)), actions=(), at=(10, 100, 900, 200)
+    )
     para.children[0].name = words
     rendered = Renderer(AREA, 10000).render(page(para))
     line = next(ln for ln in rendered.text.splitlines() if "word0" in ln)

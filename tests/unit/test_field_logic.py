@@ -23,8 +23,10 @@ def test_iso_dates_and_times_give_each_segment_its_value() -> None:
     assert both == {"year": 2026, "month": 3, "day": 7, "hours": 9, "minutes": 15, "seconds": 30}
     assert wanted_parts("next Tuesday", date) == {}
     assert [keys_for(k, v) for k, v in [("month", 3), ("year", 26), ("am/pm", 2)]] == [
-        "03", "0026", "P"
-    ]  # fmt: skip
+        "03",
+        "0026",
+        "P",
+    ]
 
 
 def test_a_caret_as_line_and_column_and_the_selection_cut() -> None:
@@ -72,9 +74,13 @@ def test_which_steps_may_open_a_window() -> None:
     def key(s: str) -> list[Step]:
         return [Step(action="shortcut", shortcut=s)]
 
-    assert all(may_open_window(key(s)) for s in ("ctrl+s", "ctrl+shift+s", "alt+f4", "f12",
-                                                    "enter", "ctrl+o"))  # fmt: skip
-    assert not any(may_open_window(key(s)) for s in ("ctrl+c", "ctrl+shift+right", "shift+tab",
-                                                        "escape", "down"))  # fmt: skip
+    assert all(
+        may_open_window(key(s))
+        for s in ("ctrl+s", "ctrl+shift+s", "alt+f4", "f12", "enter", "ctrl+o")
+    )
+    assert not any(
+        may_open_window(key(s))
+        for s in ("ctrl+c", "ctrl+shift+right", "shift+tab", "escape", "down")
+    )
     assert presses_enter([Step(action="type", text="/tmp/a.odp\n")])
     assert not presses_enter([Step(action="type", text="12*7")])

@@ -20,8 +20,13 @@ def one(goal: str, act: str) -> dict[str, object]:
     found = [g for g in derive(goal).grants if act in g.acts]
     assert len(found) == 1, (goal, [g.data() for g in derive(goal).grants])
     g = found[0]
-    return {"objects": set(g.objects), "recipients": set(g.recipients), "every": g.every,
-            "amounts": set(g.amounts), "content": " ".join(g.content)}  # fmt: skip
+    return {
+        "objects": set(g.objects),
+        "recipients": set(g.recipients),
+        "every": g.every,
+        "amounts": set(g.amounts),
+        "content": " ".join(g.content),
+    }
 
 
 GRANTS = [

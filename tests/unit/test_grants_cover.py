@@ -17,15 +17,26 @@ _keys = itertools.count(1)
 
 
 def n(role: str, name: str = "", *children: Node, text: str | None = None, **kw: object) -> Node:
-    node = Node(key=(":1.1", f"/n/{next(_keys)}"), role=role, name=name, text=text,
-                children=list(children), **kw)  # type: ignore[arg-type]  # fmt: skip
+    node = Node(
+        key=(":1.1", f"/n/{next(_keys)}"),
+        role=role,
+        name=name,
+        text=text,
+        children=list(children),
+        **kw,
+    )  # type: ignore[arg-type]
     for child in children:
         child.parent_key = node.key
     return node
 
 
-WINDOW = WindowInfo(7, 70, "Orders - Shop admin - Chromium", AppIdentity("Chromium", "chromium"),
-                    Rect(0, 0, 1000, 800))  # fmt: skip
+WINDOW = WindowInfo(
+    7,
+    70,
+    "Orders - Shop admin - Chromium",
+    AppIdentity("Chromium", "chromium"),
+    Rect(0, 0, 1000, 800),
+)
 OTHER = WindowInfo(8, 80, "Bank", AppIdentity("Chromium", "chromium"), Rect(0, 0, 1000, 800))
 
 
@@ -52,8 +63,14 @@ def orders() -> tuple[Tree, dict[str, Node]]:
 
 def compose(to: str, body: str) -> tuple[Tree, Node]:
     send = n("push-button", "Send")
-    form = n("form", "Write", n("entry", "To", text=to), n("entry", "Subject", text="Report"),
-             n("entry", "Message", text=body), send)  # fmt: skip
+    form = n(
+        "form",
+        "Write",
+        n("entry", "To", text=to),
+        n("entry", "Subject", text="Report"),
+        n("entry", "Message", text=body),
+        send,
+    )
     root = n("frame", "Postbox", n("document-web", "Postbox", form))
     return Tree(root, "Postbox"), send
 
@@ -113,8 +130,14 @@ def test_a_transfer_goes_only_to_the_account_and_sum_named() -> None:
 
     def form(iban: str, amount: str) -> tuple[Tree, Node]:
         go = n("push-button", "Transfer")
-        f = n("form", "New transfer", n("entry", "Recipient name", text="Bob Stone"),
-              n("entry", "IBAN", text=iban), n("entry", "Amount", text=amount), go)  # fmt: skip
+        f = n(
+            "form",
+            "New transfer",
+            n("entry", "Recipient name", text="Bob Stone"),
+            n("entry", "IBAN", text=iban),
+            n("entry", "Amount", text=amount),
+            go,
+        )
         return Tree(n("frame", "Bank", n("document-web", "Bank", f)), "Bank"), go
 
     assert check(g, finding(*form("DE02 1203 0000 0000 2020 51", "25.00")), OTHER) is None  # type: ignore[arg-type]
@@ -175,8 +198,11 @@ def test_a_label_the_page_changed_does_not_widen_the_item() -> None:
     why = check(grant("Publish the Spring sale post"), finding(tree, other), WINDOW)  # type: ignore[arg-type]
     assert why is not None and "Spring" in why
     yoga = n("push-button", "Delete event")
-    events = n("landmark", "Friday",
-               n("section", "", n("heading", "Dentist"), n("push-button", "Remove it")),
-               n("section", "", n("heading", "Yoga"), yoga))  # fmt: skip
+    events = n(
+        "landmark",
+        "Friday",
+        n("section", "", n("heading", "Dentist"), n("push-button", "Remove it")),
+        n("section", "", n("heading", "Yoga"), yoga),
+    )
     tree = Tree(n("frame", "Agenda", n("document-web", "Agenda", events)), "Agenda")
     assert check(grant("Delete the Dentist event"), finding(tree, yoga), WINDOW) is not None  # type: ignore[arg-type]

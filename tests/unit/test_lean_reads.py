@@ -18,10 +18,18 @@ AREA = Rect(0, 0, 1000, 800)
 
 def browser(*page: Node) -> Node:
     selected = frozenset({"showing", "visible", "enabled", "selected"})
-    tabs = node("page-tab-list", "", node("page-tab", "Inbox", states=selected),
-                node("page-tab", "Other", at=(200, 0, 90, 20)))  # fmt: skip
-    address = node("entry", "Address and search bar", text="example.org/inbox",
-                   states=frozenset({"showing", "visible", "enabled", "editable"}))  # fmt: skip
+    tabs = node(
+        "page-tab-list",
+        "",
+        node("page-tab", "Inbox", states=selected),
+        node("page-tab", "Other", at=(200, 0, 90, 20)),
+    )
+    address = node(
+        "entry",
+        "Address and search bar",
+        text="example.org/inbox",
+        states=frozenset({"showing", "visible", "enabled", "editable"}),
+    )
     reload_ = node("push-button", "Reload", at=(0, 30, 20, 20))
     doc = node("document-web", "Inbox", *page, at=(0, 100, 1000, 700))
     doc.states = doc.states | {"showing"}
@@ -48,8 +56,16 @@ def test_what_the_browser_pops_up_still_reads() -> None:
 def test_a_sentence_split_by_inline_markup_reads_as_one_line() -> None:
     link = node("section", "", static("unread"), actions=CLICK, at=(60, 120, 50, 20))
     bold = node("section", "", static("now"), at=(140, 120, 30, 20))
-    para = node("paragraph", "", static("Show "), link, static(" ones "), bold, static("."),
-                at=(10, 120, 400, 20))  # fmt: skip
+    para = node(
+        "paragraph",
+        "",
+        static("Show "),
+        link,
+        static(" ones "),
+        bold,
+        static("."),
+        at=(10, 120, 400, 20),
+    )
     lines = Renderer(AREA, 10000).render(browser(para)).text.splitlines()
     at = next(i for i, ln in enumerate(lines) if ln.strip().startswith("para"))
     assert lines[at].strip() == 'para "Show unread ones now."'
@@ -86,8 +102,13 @@ def test_app_guidance_comes_once_per_window_and_when_asked(settings: Settings) -
 
 
 def test_a_table_reads_by_rows_with_the_cells_to_operate_under_them() -> None:
-    link = node("link", "Invoice 2", static("Invoice 2"), actions=("jump",),
-                states=frozenset({"showing", "visible", "enabled", "focusable"}))  # fmt: skip
+    link = node(
+        "link",
+        "Invoice 2",
+        static("Invoice 2"),
+        actions=("jump",),
+        states=frozenset({"showing", "visible", "enabled", "focusable"}),
+    )
     head = node("table-row", "", node("column-header", "Item"), node("column-header", "Price"))
     row = node("table-row", "", node("table-cell", "Invoice 2", link), node("table-cell", "$35"))
     table = node("table", "", head, row, at=(10, 120, 300, 60))
@@ -98,8 +119,12 @@ def test_a_table_reads_by_rows_with_the_cells_to_operate_under_them() -> None:
 
 
 def test_a_frame_s_document_reads_once_inside_its_page() -> None:
-    inner = node("document-web", "Frame", node("push-button", "Open", at=(20, 300, 60, 20)),
-                 at=(10, 280, 400, 90))  # fmt: skip
+    inner = node(
+        "document-web",
+        "Frame",
+        node("push-button", "Open", at=(20, 300, 60, 20)),
+        at=(10, 280, 400, 90),
+    )
     inner.states = inner.states | {"showing"}
     frame = node("internal-frame", "Same-site frame", inner, at=(10, 280, 400, 90))
     lines = Renderer(AREA, 10000, chrome=False).render(browser(frame)).text.splitlines()
@@ -108,10 +133,14 @@ def test_a_frame_s_document_reads_once_inside_its_page() -> None:
 
 
 def test_a_label_over_its_field_says_its_text_once() -> None:
-    field = node("entry", "Account number", text="ACC-1234", at=(120, 120, 100, 20),
-                 states=frozenset({"showing", "visible", "read-only", "focusable"}))  # fmt: skip
-    label = node("label", "Account number", static("Account number"), field,
-                 at=(10, 120, 300, 20))  # fmt: skip
+    field = node(
+        "entry",
+        "Account number",
+        text="ACC-1234",
+        at=(120, 120, 100, 20),
+        states=frozenset({"showing", "visible", "read-only", "focusable"}),
+    )
+    label = node("label", "Account number", static("Account number"), field, at=(10, 120, 300, 20))
     lines = Renderer(AREA, 10000, chrome=False).render(browser(label)).text.splitlines()
     at = next(i for i, ln in enumerate(lines) if "Account number" in ln)
     assert lines[at].strip() == 'text "Account number"'
@@ -120,14 +149,30 @@ def test_a_label_over_its_field_says_its_text_once() -> None:
 
 def test_editable_areas_nameless_buttons_and_closed_selects() -> None:
     editable = frozenset({"showing", "visible", "enabled", "editable", "focusable"})
-    area = node("entry", "Biography", node("static", "Hello", states=editable), text="Hello",
-                states=editable, at=(10, 120, 300, 40))  # fmt: skip
-    icon = node("push-button", "", node("image", "", at=(10, 200, 24, 24)), hint="div.tool",
-                at=(10, 200, 24, 24))  # fmt: skip
+    area = node(
+        "entry",
+        "Biography",
+        node("static", "Hello", states=editable),
+        text="Hello",
+        states=editable,
+        at=(10, 120, 300, 40),
+    )
+    icon = node(
+        "push-button",
+        "",
+        node("image", "", at=(10, 200, 24, 24)),
+        hint="div.tool",
+        at=(10, 200, 24, 24),
+    )
     chosen = node("menu-item", "Small", states=frozenset({"showing", "visible", "selected"}))
     popup = node("menu", "", chosen)
-    select = node("combo-box", "Size", popup, at=(10, 260, 100, 20),
-                  states=frozenset({"showing", "visible", "enabled", "collapsed"}))  # fmt: skip
+    select = node(
+        "combo-box",
+        "Size",
+        popup,
+        at=(10, 260, 100, 20),
+        states=frozenset({"showing", "visible", "enabled", "collapsed"}),
+    )
     text = Renderer(AREA, 10000, chrome=False).render(browser(area, icon, select)).text
     assert 'textbox "Biography" = "Hello" @' in text and "static" not in text
     assert "button (div.tool) @" in text

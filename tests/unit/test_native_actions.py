@@ -33,11 +33,15 @@ from deskpilot.native.actions import (
 )
 
 coord = st.integers(min_value=0, max_value=5000)
-maybe = st.one_of(st.none(), coord)
-mods = st.lists(st.sampled_from(["Control_L", "Shift_L", "Alt_L", "Super_L"]), max_size=3,
-                unique=True).map(tuple)  # fmt: skip
-keysyms = st.lists(st.sampled_from(["Control_L", "a", "Return", "F5", "Down", "KP_0"]),
-                   min_size=1, max_size=4, unique=True).map(tuple)  # fmt: skip
+mods = st.lists(
+    st.sampled_from(["Control_L", "Shift_L", "Alt_L", "Super_L"]), max_size=3, unique=True
+).map(tuple)
+keysyms = st.lists(
+    st.sampled_from(["Control_L", "a", "Return", "F5", "Down", "KP_0"]),
+    min_size=1,
+    max_size=4,
+    unique=True,
+).map(tuple)
 buttons = st.sampled_from(["left", "right", "middle", "back", "forward"])
 
 
@@ -54,11 +58,19 @@ def scroll_deltas(draw: st.DrawFn) -> tuple[int, int]:
 
 
 actions = st.one_of(
-    st.builds(lambda p, b, c, m: Click(*p, button=b, count=c, modifiers=m),
-              point_pairs(), buttons, st.integers(1, 3), mods),
+    st.builds(
+        lambda p, b, c, m: Click(*p, button=b, count=c, modifiers=m),
+        point_pairs(),
+        buttons,
+        st.integers(1, 3),
+        mods,
+    ),
     st.builds(Move, coord, coord, mods),
-    st.builds(lambda pts, m: Drag(tuple(pts), m),
-              st.lists(st.tuples(coord, coord), min_size=2, max_size=6), mods),
+    st.builds(
+        lambda pts, m: Drag(tuple(pts), m),
+        st.lists(st.tuples(coord, coord), min_size=2, max_size=6),
+        mods,
+    ),
     st.builds(lambda p, b: MouseDown(*p, button=b), point_pairs(), buttons),
     st.builds(lambda p, b: MouseUp(*p, button=b), point_pairs(), buttons),
     st.builds(lambda p, d, m: Scroll(*p, *d, modifiers=m), point_pairs(), scroll_deltas(), mods),
@@ -69,10 +81,15 @@ actions = st.one_of(
     st.builds(HoldKey, keysyms, st.floats(0.01, MAX_SECONDS)),
     st.builds(Wait, st.floats(0, MAX_SECONDS)),
     st.just(Screenshot()),
-    st.builds(lambda a, b, w, h: Zoom(a, b, a + w, b + h), coord, coord,
-              st.integers(1, 500), st.integers(1, 500)),
+    st.builds(
+        lambda a, b, w, h: Zoom(a, b, a + w, b + h),
+        coord,
+        coord,
+        st.integers(1, 500),
+        st.integers(1, 500),
+    ),
     st.just(CursorPosition()),
-)  # fmt: skip
+)
 
 
 @given(actions)

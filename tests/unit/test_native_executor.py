@@ -48,8 +48,9 @@ def make(
     settings: Settings, desktop: FakeDesktop, approver: Approver | None = None
 ) -> tuple[NativeExecutor, list[Event]]:
     events: list[Event] = []
-    ctx = ToolContext(desktop=desktop, settings=settings, approver=approver or AllowAll(),
-                      audit=events.append)  # fmt: skip
+    ctx = ToolContext(
+        desktop=desktop, settings=settings, approver=approver or AllowAll(), audit=events.append
+    )
     return NativeExecutor(ToolSet(), ctx), events
 
 
@@ -174,8 +175,9 @@ async def test_looking_never_needs_a_yes_even_when_everything_asks(settings: Set
     calc = desktop.add_window(CALC)
     ex, _ = make(settings.with_overrides(confirm="all"), desktop, DenyAll())
     await desktop.pointer_move(calc.geometry.x + 7, calc.geometry.y + 9)
-    looked = await ex.run([Wait(0), CursorPosition(), Zoom(10, 20, 110, 70), Screenshot()],
-                          window=calc.stable_id)  # fmt: skip
+    looked = await ex.run(
+        [Wait(0), CursorPosition(), Zoom(10, 20, 110, 70), Screenshot()], window=calc.stable_id
+    )
     assert looked.ok
     assert looked.steps[1].result.text == "X=7,Y=9"
     zoom = looked.steps[2].result.images[0]
@@ -195,6 +197,9 @@ async def test_an_unknown_window_is_reported(settings: Settings) -> None:
 def test_the_callers_toolset_is_not_changed(settings: Settings) -> None:
     mine = ToolSet()
     ex, _ = make(settings, FakeDesktop())
-    assert NativeExecutor(mine, ex.ctx).toolset.names() == ["computer", "computer_view",
-                                                             "computer_call"]  # fmt: skip
+    assert NativeExecutor(mine, ex.ctx).toolset.names() == [
+        "computer",
+        "computer_view",
+        "computer_call",
+    ]
     assert mine.names() == []

@@ -30,8 +30,10 @@ def test_to_target_lands_in_the_pixel_under_the_footprint_centre(
     y = data.draw(st.integers(0, vp.space.height - 1))
     tx, ty = vp.to_target(x, y)
     # the centre of the model cell's footprint, (v + 1/2)·T/M, lies in target pixel [t, t+1)
-    for v, t, space, target in ((x, tx, vp.space.width, vp.target.width),
-                                (y, ty, vp.space.height, vp.target.height)):  # fmt: skip
+    for v, t, space, target in (
+        (x, tx, vp.space.width, vp.target.width),
+        (y, ty, vp.space.height, vp.target.height),
+    ):
         assert 2 * space * t <= (2 * v + 1) * target < 2 * space * (t + 1)
         assert 0 <= t < target
 

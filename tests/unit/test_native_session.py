@@ -81,15 +81,27 @@ def test_a_result_must_match_exactly_one_pending_call() -> None:
 
 
 def test_calls_and_results_round_trip_through_dicts() -> None:
-    call = ComputerCall("cu_1", "call_1", (Drag(((1, 2), (3, 4))), TypeText("a\u200bb")),
-                        (CHECK_A,), window="42/123", meta={"toolset_name": "computer"})  # fmt: skip
+    call = ComputerCall(
+        "cu_1",
+        "call_1",
+        (Drag(((1, 2), (3, 4))), TypeText("a\u200bb")),
+        (CHECK_A,),
+        window="42/123",
+        meta={"toolset_name": "computer"},
+    )
     outputs = [
-        ComputerResult("call_1", ScreenshotRef(data=PNG), (CHECK_A,), "X=1,Y=2", False,
-                       (ScreenshotRef(uri="https://example.test/z.png"),)),
+        ComputerResult(
+            "call_1",
+            ScreenshotRef(data=PNG),
+            (CHECK_A,),
+            "X=1,Y=2",
+            False,
+            (ScreenshotRef(uri="https://example.test/z.png"),),
+        ),
         ComputerResult("call_2", ScreenshotRef(file_id="file_123")),
         FunctionResult("call_3", "ok", images=(ScreenshotRef(data=PNG, mime="image/jpeg"),)),
         CallError("call_4", "Computer call call_4 was cancelled without a result.", True),
-    ]  # fmt: skip
+    ]
     assert item_from_dict(json.loads(json.dumps(call.to_dict()))) == call
     fc = FunctionCall("call_3", "read_screen_ax", {"windowID": "1/2"})
     assert item_from_dict(json.loads(json.dumps(fc.to_dict()))) == fc
@@ -108,8 +120,9 @@ def test_a_screenshot_is_exactly_one_of_bytes_uri_or_file() -> None:
 
 def test_a_paused_batch_resumes_from_a_checkpoint_intact() -> None:
     session = ComputerSession()
-    session.receive([FunctionCall("f_1", "list_windows"), computer("call_1", CHECK_A),
-                     computer("call_2")])  # fmt: skip
+    session.receive(
+        [FunctionCall("f_1", "list_windows"), computer("call_1", CHECK_A), computer("call_2")]
+    )
     session.submit_function(FunctionResult("f_1", "Open Windows (0 total):"))
     saved = json.dumps(session.to_dict())
 
@@ -127,8 +140,9 @@ def test_a_paused_batch_resumes_from_a_checkpoint_intact() -> None:
 
 def test_results_come_back_in_the_original_call_order() -> None:
     session = ComputerSession()
-    session.receive([FunctionCall("f_a", "a"), computer("c_1"), FunctionCall("f_b", "b"),
-                     computer("c_2")])  # fmt: skip
+    session.receive(
+        [FunctionCall("f_a", "a"), computer("c_1"), FunctionCall("f_b", "b"), computer("c_2")]
+    )
     session.submit(result("c_2"))
     session.submit_function(FunctionResult("f_b", "B"))
     session.submit(result("c_1"))
@@ -138,8 +152,15 @@ def test_results_come_back_in_the_original_call_order() -> None:
 
 def test_cancelling_one_request_cancels_the_rest_of_its_batch() -> None:
     session = ComputerSession()
-    session.receive([computer("c_1"), FunctionCall("f_1", "list_windows"), computer("c_2"),
-                     computer("c_3"), FunctionCall("f_2", "wait")])  # fmt: skip
+    session.receive(
+        [
+            computer("c_1"),
+            FunctionCall("f_1", "list_windows"),
+            computer("c_2"),
+            computer("c_3"),
+            FunctionCall("f_2", "wait"),
+        ]
+    )
     session.submit(result("c_1"))
     session.submit_function(FunctionResult("f_1", "listed"))
     errors = session.cancel("c_2")
@@ -170,9 +191,13 @@ def test_cancel_needs_a_pending_request() -> None:
 
 
 def test_the_request_shows_every_action_and_warning_exactly() -> None:
-    call = ComputerCall("cu", "c_1", (Click(10, 20, count=2), TypeText("rm -rf /\u202e\n")),
-                        (SafetyCheck("sc_1", "malicious_instructions", "Odd\u200btext"),),
-                        window="7/99")  # fmt: skip
+    call = ComputerCall(
+        "cu",
+        "c_1",
+        (Click(10, 20, count=2), TypeText("rm -rf /\u202e\n")),
+        (SafetyCheck("sc_1", "malicious_instructions", "Odd\u200btext"),),
+        window="7/99",
+    )
     verdict = call_verdict(call.actions, call.window, call.pending_safety_checks)
     assert verdict.details == (
         "1. left double click at (10, 20)",
@@ -190,8 +215,12 @@ def decide(
     import asyncio
 
     events: list[Event] = []
-    ctx = ToolContext(FakeDesktop(), settings.with_overrides(confirm=confirm),
-                      audit=events.append, approver=approver)  # fmt: skip
+    ctx = ToolContext(
+        FakeDesktop(),
+        settings.with_overrides(confirm=confirm),
+        audit=events.append,
+        approver=approver,
+    )
     executor = NativeExecutor(ToolSet(), ctx)
     return asyncio.run(executor.decide(call, window=None, screenshot=False)), events
 
@@ -204,11 +233,18 @@ def test_safety_checks_are_never_acknowledged_automatically(settings: Settings) 
     flagged = computer("c_1", CHECK_A)
     for mode in ("consequential", "none"):  # in every confirm mode
         result, events = decide(settings, flagged, AllowAll(), mode)
-        assert result.data == {"refused": "declined", "why": (
-            "only a person may approve it; the approver is automatic")}  # fmt: skip
+        assert result.data == {
+            "refused": "declined",
+            "why": ("only a person may approve it; the approver is automatic"),
+        }
         assert not isinstance(result.value, BatchOutcome)
-        assert [e.kind for e in events] == ["tool.call", "confirm.asked", "confirm.answered",
-                                            "policy.decided", "tool.result"]  # fmt: skip
+        assert [e.kind for e in events] == [
+            "tool.call",
+            "confirm.asked",
+            "confirm.answered",
+            "policy.decided",
+            "tool.result",
+        ]
         assert answered(events) == [False]
         assert events[-1].data["refused"] == "declined"
 
@@ -234,11 +270,19 @@ def test_safety_checks_are_never_acknowledged_automatically(settings: Settings) 
 
 def test_confirm_all_asks_once_per_computer_call(settings: Settings) -> None:
     seen: list[str] = []
-    _result, events = decide(settings, computer("c_1"), CallbackApprover(
-        lambda r: seen.append(r.tool) or True, person=True), "all")  # fmt: skip
+    _result, events = decide(
+        settings,
+        computer("c_1"),
+        CallbackApprover(lambda r: seen.append(r.tool) or True, person=True),
+        "all",
+    )
     assert seen == ["computer_call"]  # its three actions were shown in it, and covered
     assert [e.data["tool"] for e in events if e.kind == "tool.call"] == [
-        "computer_call", "computer", "computer", "computer"]  # fmt: skip
+        "computer_call",
+        "computer",
+        "computer",
+        "computer",
+    ]
 
 
 def test_an_approver_can_cancel_instead_of_declining(settings: Settings) -> None:
@@ -247,8 +291,9 @@ def test_an_approver_can_cancel_instead_of_declining(settings: Settings) -> None
 
     events: list[Event] = []
     person = CallbackApprover(cancel, person=True)
-    ctx = ToolContext(FakeDesktop(), settings.with_overrides(confirm="all"),
-                      audit=events.append, approver=person)  # fmt: skip
+    ctx = ToolContext(
+        FakeDesktop(), settings.with_overrides(confirm="all"), audit=events.append, approver=person
+    )
     import asyncio
 
     with pytest.raises(CancelRequest):

@@ -53,22 +53,51 @@ def test_which_models_have_a_native_computer_tool(spec: str, native: bool) -> No
 
 
 def image(n: int) -> dict[str, Any]:
-    return {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                        "data": f"IMG{n}"}}  # fmt: skip
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": f"IMG{n}"},
+    }
 
 
 def anthropic_body() -> dict[str, Any]:
-    return {"model": "claude-sonnet-4-5", "messages": [
-        {"role": "user", "content": [{"type": "text", "text": "goal"}, image(1)]},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "computer",
-                                           "input": {"action": "screenshot"}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
-                                      "content": [image(2)]}]},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "computer",
-                                           "input": {"action": "zoom"}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2",
-                                      "content": [image(3), image(4)]}]},
-    ]}  # fmt: skip
+    return {
+        "model": "claude-sonnet-4-5",
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "goal"}, image(1)]},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "computer",
+                        "input": {"action": "screenshot"},
+                    }
+                ],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [image(2)]}],
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t2",
+                        "name": "computer",
+                        "input": {"action": "zoom"},
+                    }
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t2", "content": [image(3), image(4)]}
+                ],
+            },
+        ],
+    }
 
 
 def test_anthropic_keeps_the_newest_images_and_leaves_the_history_alone() -> None:
@@ -88,15 +117,37 @@ def test_anthropic_keeps_the_newest_images_and_leaves_the_history_alone() -> Non
 def test_gemini_drops_old_inline_images_and_notes_it_in_the_response() -> None:
     shot = {"inlineData": {"mimeType": "image/png", "data": "OLD"}}
     new = {"inlineData": {"mimeType": "image/png", "data": "NEW"}}
-    body = {"contents": [
-        {"role": "user", "parts": [{"text": "goal"}, dict(shot)]},
-        {"role": "model", "parts": [{"functionCall": {"name": "click_at", "args": {}}}]},
-        {"role": "user", "parts": [{"functionResponse": {"name": "click_at", "response": {
-            "status": "ok"}, "parts": [dict(shot)]}}]},
-        {"role": "model", "parts": [{"functionCall": {"name": "click_at", "args": {}}}]},
-        {"role": "user", "parts": [{"functionResponse": {"name": "click_at", "response": {
-            "status": "ok"}, "parts": [new]}}]},
-    ]}  # fmt: skip
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "goal"}, dict(shot)]},
+            {"role": "model", "parts": [{"functionCall": {"name": "click_at", "args": {}}}]},
+            {
+                "role": "user",
+                "parts": [
+                    {
+                        "functionResponse": {
+                            "name": "click_at",
+                            "response": {"status": "ok"},
+                            "parts": [dict(shot)],
+                        }
+                    }
+                ],
+            },
+            {"role": "model", "parts": [{"functionCall": {"name": "click_at", "args": {}}}]},
+            {
+                "role": "user",
+                "parts": [
+                    {
+                        "functionResponse": {
+                            "name": "click_at",
+                            "response": {"status": "ok"},
+                            "parts": [new],
+                        }
+                    }
+                ],
+            },
+        ]
+    }
     pruned = gemini.prune_images(body, keep=1)
     assert "OLD" not in json.dumps(pruned) and "NEW" in json.dumps(pruned)
     assert pruned["contents"][0]["parts"][1] == {"text": OMITTED_IMAGE}

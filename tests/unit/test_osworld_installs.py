@@ -37,8 +37,10 @@ def test_clauses(clause: str, installs: list[Install] | None) -> None:
 
 
 def test_installed_software_drops_its_clauses_and_keeps_the_rest() -> None:
-    cmd = ("echo password | sudo -S apt-get update -y && echo password | sudo -S apt-get install "
-           "unzip -y && unzip ~/x.zip -d ~/Desktop/ && rm ~/x.zip")  # fmt: skip
+    cmd = (
+        "echo password | sudo -S apt-get update -y && echo password | sudo -S apt-get install "
+        "unzip -y && unzip ~/x.zip -d ~/Desktop/ && rm ~/x.zip"
+    )
     judged = judge(cmd, CHECKS)
     assert judged is not None and not judged.missing
     assert judged.rest == "unzip ~/x.zip -d ~/Desktop/ && rm ~/x.zip"
@@ -58,18 +60,21 @@ def test_missing_software_is_named_and_other_commands_are_left_alone() -> None:
 
 def _task(command: Any) -> dict[str, Any]:
     return {
-        "id": "t", "instruction": "do it", "snapshot": "os",
+        "id": "t",
+        "instruction": "do it",
+        "snapshot": "os",
         "config": [{"type": "execute", "parameters": {"command": command, "shell": True}}],
         "evaluator": {"func": "infeasible"},
-    }  # fmt: skip
+    }
 
 
 def test_a_task_loads_without_its_installs_or_is_refused_naming_them(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(osworld_installs, "CHECKS", CHECKS)
-    done = osworld.convert(_task("echo password | sudo -S apt install xsel && xsel -bc"),
-                           tmp_path / "t.json")  # fmt: skip
+    done = osworld.convert(
+        _task("echo password | sudo -S apt install xsel && xsel -bc"), tmp_path / "t.json"
+    )
     runs = [s for s in done["setup"] if "run" in s]
     assert [s["run"] for s in runs] == [["sh", "-c", "xsel -bc"]]
     bare = osworld.convert(_task(["pip", "install", "cssselect"]), tmp_path / "t.json")

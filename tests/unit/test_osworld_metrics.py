@@ -48,13 +48,31 @@ def test_compare_table_rules(tmp_path: Path) -> None:
     assert file_kind(gold) == ".xlsx"  # the store's files have no suffix
     assert score("compare_table", same, gold, data) == 1.0  # rounded to 4 digits
     assert score("compare_table", other, gold, data) == 0.0
-    chart = {"rules": [{"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0",
-                        "chart_props": ["type", "title"]}]}  # fmt: skip
+    chart = {
+        "rules": [
+            {
+                "type": "chart",
+                "sheet_idx0": 0,
+                "sheet_idx1": "EI0",
+                "chart_props": ["type", "title"],
+            }
+        ]
+    }
     assert score("compare_table", same, gold, chart) == 1.0
     assert score("compare_table", other, gold, chart) == 0.0  # no chart at all
-    cell = {"rules": [{"type": "check_cell", "sheet_idx": 0, "coordinate": "A1",
-                       "props": {"font_bold": {"method": "eq", "ref": True},
-                                 "value": {"method": "eq", "ref": "Name"}}}]}  # fmt: skip
+    cell = {
+        "rules": [
+            {
+                "type": "check_cell",
+                "sheet_idx": 0,
+                "coordinate": "A1",
+                "props": {
+                    "font_bold": {"method": "eq", "ref": True},
+                    "value": {"method": "eq", "ref": "Name"},
+                },
+            }
+        ]
+    }
     assert score("compare_table", same, None, cell) == 1.0
     assert score("compare_table", other, None, cell) == 0.0
     with pytest.raises(FileNotFoundError):
@@ -68,15 +86,25 @@ def test_documents_and_slides(tmp_path: Path) -> None:
     from pptx import Presentation
     from pptx.util import Inches
 
-    for name, text in (("gold", "Quarterly  report"), ("same.docx", "Quarterly report"),
-                       ("other.docx", "Annual report")):  # fmt: skip
+    for name, text in (
+        ("gold", "Quarterly  report"),
+        ("same.docx", "Quarterly report"),
+        ("other.docx", "Annual report"),
+    ):
         doc = Document()
         doc.add_paragraph(text)
         doc.save(str(tmp_path / name))
     assert score("compare_docx_files", tmp_path / "same.docx", tmp_path / "gold", {}) == 1.0
     assert score("compare_docx_files", tmp_path / "other.docx", tmp_path / "gold", {}) == 0.0
-    assert score("compare_docx_files", tmp_path / "same.docx", tmp_path / "gold",
-                 {"ignore_blanks": False}) == 0.0  # fmt: skip
+    assert (
+        score(
+            "compare_docx_files",
+            tmp_path / "same.docx",
+            tmp_path / "gold",
+            {"ignore_blanks": False},
+        )
+        == 0.0
+    )
 
     def deck(name: str, title: str, left: float) -> Path:
         prs = Presentation()
@@ -129,47 +157,72 @@ OSWORLD = {
     "snapshot": "libreoffice_calc",
     "instruction": "Add a Net Income column.",
     "config": [
-        {"type": "download", "parameters": {"files": [
-            {"url": "https://example.org/files/NetIncome.xlsx", "path": "/home/user/N.xlsx"}]}},
+        {
+            "type": "download",
+            "parameters": {
+                "files": [
+                    {"url": "https://example.org/files/NetIncome.xlsx", "path": "/home/user/N.xlsx"}
+                ]
+            },
+        },
         {"type": "open", "parameters": {"path": "/home/user/N.xlsx"}},
         {"type": "execute", "parameters": {"command": "echo pw | sudo -S true", "shell": True}},
-        {"type": "launch", "parameters": {"command": ["google-chrome",
-                                                      "--remote-debugging-port=1337"]}},
-        {"type": "launch", "parameters": {"command": ["socat", "tcp-listen:9222,fork",
-                                                      "tcp:localhost:1337"]}},
+        {
+            "type": "launch",
+            "parameters": {"command": ["google-chrome", "--remote-debugging-port=1337"]},
+        },
+        {
+            "type": "launch",
+            "parameters": {"command": ["socat", "tcp-listen:9222,fork", "tcp:localhost:1337"]},
+        },
         {"type": "chrome_open_tabs", "parameters": {"urls_to_open": ["https://drugs.com"]}},
     ],
     "evaluator": {
         "postconfig": [
-            {"type": "activate_window",
-             "parameters": {"window_name": "N.xlsx - LibreOffice Calc", "strict": True}},
-            {"type": "execute", "parameters": {"command": [
-                "python", "-c", "import pyautogui; pyautogui.hotkey('ctrl', 's')"]}},
+            {
+                "type": "activate_window",
+                "parameters": {"window_name": "N.xlsx - LibreOffice Calc", "strict": True},
+            },
+            {
+                "type": "execute",
+                "parameters": {
+                    "command": ["python", "-c", "import pyautogui; pyautogui.hotkey('ctrl', 's')"]
+                },
+            },
         ],
         "func": "compare_table",
         "result": {"type": "vm_file", "path": "/home/user/N.xlsx", "dest": "N.xlsx"},
-        "expected": {"type": "cloud_file", "path": "https://example.org/gold/N.xlsx",
-                     "dest": "N_gt.xlsx"},
+        "expected": {
+            "type": "cloud_file",
+            "path": "https://example.org/gold/N.xlsx",
+            "dest": "N_gt.xlsx",
+        },
         "options": {"rules": [{"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}]},
     },
-}  # fmt: skip
+}
 
 
 def test_an_osworld_file_converts_for_the_trial(tmp_path: Path) -> None:
     (tmp_path / "t.json").write_text(json.dumps(OSWORLD))
     (task,) = load_suite(tmp_path).tasks
-    assert task.downloads == ["https://example.org/files/NetIncome.xlsx",
-                              "https://example.org/gold/N.xlsx"]  # fmt: skip
-    assert task.setup[0] == {"write": "~/N.xlsx",
-                             "from": "{store}/example.org/files/NetIncome.xlsx"}  # fmt: skip
+    assert task.downloads == [
+        "https://example.org/files/NetIncome.xlsx",
+        "https://example.org/gold/N.xlsx",
+    ]
+    assert task.setup[0] == {
+        "write": "~/N.xlsx",
+        "from": "{store}/example.org/files/NetIncome.xlsx",
+    }
     assert task.setup[1]["launch"] == ["libreoffice", "--calc", "~/N.xlsx"]
     assert task.setup[3]["launch"] == ["google-chrome", "--remote-debugging-port={cdp_port}"]
     assert task.setup[4] == {"open_tab": "https://drugs.com"}  # socat is dropped
     assert [next(iter(s)) for s in task.postconfig] == ["activate", "run"]
     assert task.postconfig[0]["required"] is False and task.settle > 0
     check = task.check[0]
-    assert check.expected == {"type": "cloud_file",  # type: ignore[union-attr]
-                              "path": "{store}/example.org/gold/N.xlsx"}  # fmt: skip
+    assert check.expected == {
+        "type": "cloud_file",  # type: ignore[union-attr]
+        "path": "{store}/example.org/gold/N.xlsx",
+    }
     infeasible = {**OSWORLD, "id": "inf", "evaluator": {"func": "infeasible"}}
     (tmp_path / "t.json").write_text(json.dumps(infeasible))
     (task,) = load_suite(tmp_path).tasks
@@ -182,22 +235,41 @@ def test_fetch_list_prints_what_the_store_lacks(tmp_path: Path) -> None:
     store = tmp_path / "store"
     (store / "example.org" / "gold").mkdir(parents=True)
     (store / "example.org" / "gold" / "N.xlsx").write_text("x")
-    env = {**os.environ, "DESKPILOT_OSWORLD_STORE": str(store),
-           "DESKPILOT_HOME": str(tmp_path / "home")}  # fmt: skip
+    env = {
+        **os.environ,
+        "DESKPILOT_OSWORLD_STORE": str(store),
+        "DESKPILOT_HOME": str(tmp_path / "home"),
+    }
     fetch = [sys.executable, "-m", "deskpilot", "eval", "osworld", "fetch-list"]
     done = subprocess.run(
         [*fetch, str(tmp_path / "suite")],
-        env=env, capture_output=True, text=True, timeout=60, check=True,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert done.stdout.splitlines() == [
         f"https://example.org/files/NetIncome.xlsx\t{store}/example.org/files/NetIncome.xlsx"
     ]
     assert "1 of 2 file(s) listed" in done.stderr
     script = subprocess.run(
-        [sys.executable, "-m", "deskpilot", "eval", "osworld", "fetch-list", "--script",
-         str(tmp_path / "suite")], env=env, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "deskpilot",
+            "eval",
+            "osworld",
+            "fetch-list",
+            "--script",
+            str(tmp_path / "suite"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
         check=True,
-    )  # fmt: skip
+    )
     assert script.stdout.startswith("curl -fL") and "--create-dirs" in script.stdout
 
 

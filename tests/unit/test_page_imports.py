@@ -52,10 +52,14 @@ def test_a_malformed_stylus_export_is_refused_whole_with_every_problem_named(
         {"name": "Regex", "sections": [{"code": "e{}", "regexps": ["("]}]},
         {"name": "Override", "sections": [{"code": "f{}"}], "exclusions": [5]},
         {"name": "UserCSS", "usercssData": {"name": "UserCSS"}, "sections": [{"code": ""}]},
-        {"name": "Less", "usercssData": {"preprocessor": "less"}, "sections": [{"code": ""}],
-         "sourceCode": "/* ==UserStyle==\n@name Less\n==/UserStyle== */\n@c: red; a{color:@c}"},
+        {
+            "name": "Less",
+            "usercssData": {"preprocessor": "less"},
+            "sections": [{"code": ""}],
+            "sourceCode": "/* ==UserStyle==\n@name Less\n==/UserStyle== */\n@c: red; a{color:@c}",
+        },
         "not a style",
-    ]  # fmt: skip
+    ]
     path = tmp_path / "stylus-2026-12-01.json"
     path.write_text(json.dumps(export))
     problems = refused(path)
@@ -95,9 +99,19 @@ def test_usercss_settings_apply_as_stylus_applies_them(tmp_path: Path) -> None:
   body { background: var(--bg); font-size: var(--size); font-family: var(--font); }
 }
 """
-    export = [{"name": "Dark", "sourceCode": source, "enabled": True, "sections": [{"code": ""}],
-               "usercssData": {"name": "Dark", "preprocessor": "default",
-                               "vars": {"bg": {"type": "color", "value": "#222222"}}}}]  # fmt: skip
+    export = [
+        {
+            "name": "Dark",
+            "sourceCode": source,
+            "enabled": True,
+            "sections": [{"code": ""}],
+            "usercssData": {
+                "name": "Dark",
+                "preprocessor": "default",
+                "vars": {"bg": {"type": "color", "value": "#222222"}},
+            },
+        }
+    ]
     path = tmp_path / "stylus.json"
     path.write_text(json.dumps(export))
     plan = plan_import(path)
@@ -176,10 +190,17 @@ def test_a_violentmonkey_backup_carries_its_values(tmp_path: Path) -> None:
 
 def test_a_tampermonkey_zip_brings_its_settings_and_storage(tmp_path: Path) -> None:
     path = tmp_path / "tampermonkey-backup-chrome.zip"
-    options = {"settings": {"enabled": False, "position": 2},
-               "options": {"run_at": "document-start",
-                           "override": {"use_matches": ["https://extra.test/*"],
-                                        "merge_matches": True, "noframes": True}}}  # fmt: skip
+    options = {
+        "settings": {"enabled": False, "position": 2},
+        "options": {
+            "run_at": "document-start",
+            "override": {
+                "use_matches": ["https://extra.test/*"],
+                "merge_matches": True,
+                "noframes": True,
+            },
+        },
+    }
     path.write_bytes(
         _zip(
             {
@@ -224,12 +245,32 @@ def test_a_malformed_violentmonkey_backup_names_every_script(tmp_path: Path) -> 
 def test_a_deskpilot_export_lists_every_problem(tmp_path: Path) -> None:
     path = tmp_path / "rules.json"
     rule = {"name": "r", "css": "a{}"}
-    path.write_text(json.dumps({"format": "deskpilot-rules", "version": 2, "folders": [
-        {"name": "A", "label": "TOOLONG", "groups": [{"name": "g", "rules": [
-            {**rule, "css": 5}, {**rule, "include": ["match:http://exa*mple.com/x"]},
-            {**rule, "values": [1]}]}]},
-        {"groups": []},
-    ], "resources": [{"url": "https://x/y.js", "base64": "%%%"}]}))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "format": "deskpilot-rules",
+                "version": 2,
+                "folders": [
+                    {
+                        "name": "A",
+                        "label": "TOOLONG",
+                        "groups": [
+                            {
+                                "name": "g",
+                                "rules": [
+                                    {**rule, "css": 5},
+                                    {**rule, "include": ["match:http://exa*mple.com/x"]},
+                                    {**rule, "values": [1]},
+                                ],
+                            }
+                        ],
+                    },
+                    {"groups": []},
+                ],
+                "resources": [{"url": "https://x/y.js", "base64": "%%%"}],
+            }
+        )
+    )
     problems = refused(path)
     assert "folder 1 / group 1 / rule 1: 'css' must be text or null, not int" in problems
     assert any(p.startswith("folder 1 / group 1 / rule 2: match pattern") for p in problems)
@@ -249,12 +290,13 @@ def test_a_userscript_file_needs_its_require_from_the_cache_or_a_local_file(
     script.write_text(SCRIPT.replace("// @grant", lines, 1))
     problems = refused(script)
     assert problems == [
-        "uses-lib.user.js: @require: https://cdn.test/x.js#sha256=" + "0" * 64
+        "uses-lib.user.js: @require: https://cdn.test/x.js#sha256="
+        + "0" * 64
         + " is not in deskpilot's cache: fill it with `deskpilot rules cache add "
         "https://cdn.test/x.js#sha256=" + "0" * 64 + " FILE` (a copy you have) or `deskpilot "
         "rules cache fetch https://cdn.test/x.js#sha256=" + "0" * 64 + "` (online), or import "
         "with --fetch"
-    ]  # fmt: skip
+    ]
     wrong = Resource("https://cdn.test/x.js", b"var X = 1;")
     problems = refused(script, cached=lambda url: wrong if "cdn.test" in url else None)
     assert "its sha256 hash does not match the file" in problems[0]
@@ -273,13 +315,17 @@ def test_the_generated_script_gets_exactly_its_grants(tmp_path: Path) -> None:
         f = lib.create_folder("F")
         g = lib.create_group(f.id, "G")
         mk = lambda js: lib.create_rule(g.id, "s", js=js)  # noqa: E731
-        full = script_file(lib, mk(SCRIPT.replace("// @grant       GM_setValue\n",
-                                                  "// @grant GM.setValue\n")), "k")  # fmt: skip
+        full = script_file(
+            lib, mk(SCRIPT.replace("// @grant       GM_setValue\n", "// @grant GM.setValue\n")), "k"
+        )
         assert full is not None
         assert full.params == ["GM_info", "GM", "unsafeWindow", "GM_getValue"]  # GM.x: no GM_x
         assert full.spec["values"] is True and "GM.setValue" in full.spec["grants"]
-        none = script_file(lib, mk(SCRIPT.replace("GM_getValue", "none").replace(
-            "// @grant       GM_setValue\n", "")), "k")  # fmt: skip
+        none = script_file(
+            lib,
+            mk(SCRIPT.replace("GM_getValue", "none").replace("// @grant       GM_setValue\n", "")),
+            "k",
+        )
         assert none is not None and none.params == ["GM_info", "GM", "unsafeWindow"]
         assert none.spec["none"] and not none.spec["values"]
         gone = SCRIPT.replace("// @grant", "// @require https://cdn.test/gone.js\n// @grant", 1)
@@ -327,19 +373,33 @@ def test_a_library_from_before_userscripts_is_upgraded(tmp_path: Path) -> None:
 def test_rules_add_from_a_userscript_file_and_from_css(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path), "DESKPILOT_HOME": str(tmp_path), "DESKPILOT_SANDBOX": ""}
     script = tmp_path / "counter.user.js"
-    script.write_text(SCRIPT.replace("// @match", "// @run-at document-start\n// @noframes\n"
-                                     "// @match", 1))  # fmt: skip
+    script.write_text(
+        SCRIPT.replace("// @match", "// @run-at document-start\n// @noframes\n// @match", 1)
+    )
     run = CliRunner().invoke
     done = run(main, ["rules", "add", str(script)], env=env)
     assert done.exit_code == 0, done.output
     assert "added rule r_" in done.output and "'Counter'" in done.output
     css = tmp_path / "hide.css"
     css.write_text(".ad { display: none }")
-    done = run(main, ["rules", "add", "--css", str(css), "--name", "Hide ads",
-                      "--include", "https://news.example/*"], env=env)  # fmt: skip
+    done = run(
+        main,
+        [
+            "rules",
+            "add",
+            "--css",
+            str(css),
+            "--name",
+            "Hide ads",
+            "--include",
+            "https://news.example/*",
+        ],
+        env=env,
+    )
     assert done.exit_code == 0, done.output
-    done = run(main, ["rules", "add", str(script), "--include", "match:http://exa*mple.com/x"],
-               env=env)  # fmt: skip
+    done = run(
+        main, ["rules", "add", str(script), "--include", "match:http://exa*mple.com/x"], env=env
+    )
     assert done.exit_code == 1 and "is invalid" in done.output
     with open_library(load_settings(env=env)) as lib:
         scripts, rules = lib.tree()
@@ -352,8 +412,21 @@ def test_rules_add_from_a_userscript_file_and_from_css(tmp_path: Path) -> None:
         assert counter.js == script.read_text()
         assert rules.groups[0].rules[0].css == ".ad { display: none }"
     # flags replace what the metadata says
-    done = run(main, ["rules", "add", str(script), "--include", "https://other.test/*",
-                      "--run-at", "document-idle", "--name", "Mine"], env=env)  # fmt: skip
+    done = run(
+        main,
+        [
+            "rules",
+            "add",
+            str(script),
+            "--include",
+            "https://other.test/*",
+            "--run-at",
+            "document-idle",
+            "--name",
+            "Mine",
+        ],
+        env=env,
+    )
     assert done.exit_code == 0, done.output
     with open_library(load_settings(env=env)) as lib:
         mine = lib.tree()[0].groups[0].rules[1]
@@ -396,10 +469,19 @@ def test_vm_values_decode_as_violentmonkey_stores_them() -> None:
 def test_what_stylus_and_violentmonkey_store_beside_the_code(tmp_path: Path) -> None:
     # Stylus: url-prefix("") matches nothing; a section of only that applies nowhere
     path = tmp_path / "stylus.json"
-    path.write_text(json.dumps([{"name": "S", "sections": [
-        {"code": "a{}", "urlPrefixes": [""]},
-        {"code": "b{}", "urlPrefixes": ["", "https://a.com/"]},
-    ]}]))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "name": "S",
+                    "sections": [
+                        {"code": "a{}", "urlPrefixes": [""]},
+                        {"code": "b{}", "urlPrefixes": ["", "https://a.com/"]},
+                    ],
+                }
+            ]
+        )
+    )
     plan = plan_import(path)
     (rule,) = plan.folders[0].groups[0].rules
     assert rule.css == "b{}" and [p.value for p in rule.include] == ["https://a.com/"]

@@ -140,26 +140,37 @@ RULE = {"name": "r", "css": "a{}"}
         ({"name": "X", "label": "TOOLONG"}, "label 'TOOLONG' must be 1 to 3 characters"),
         ({"name": "  "}, "folder 2 '  ': the folder needs a name"),
         ({"name": "X", "enabled": "no"}, "folder 2: 'enabled' must be true or false"),
-        ({"name": "X", "groups": [{"name": "g", "rules": [{**RULE, "css": 5}]}]},
-         "folder 2 / group 1 / rule 1: 'css' must be text or null, not int"),
-        ({"name": "X", "groups": [{"name": "g", "rules": [{**RULE, "include": [5]}]}]},
-         "'include' must be a list of patterns"),
-        ({"name": "X", "groups": [{"name": "g", "rules": [{**RULE, "include": ["regex:("]}]}]},
-         "rule 1: regex pattern '(' does not compile"),
-        ({"name": "X", "groups": [{"name": "g", "rules": [{**RULE, "run_at": "soon"}]}]},
-         "rule 1 'r': run_at must be one of"),
-        ({"name": "X", "groups": [{"name": "g", "rules": [{"name": "r", "css": " "}]}]},
-         "rule 1 'r': a rule needs CSS, JS or both"),
+        (
+            {"name": "X", "groups": [{"name": "g", "rules": [{**RULE, "css": 5}]}]},
+            "folder 2 / group 1 / rule 1: 'css' must be text or null, not int",
+        ),
+        (
+            {"name": "X", "groups": [{"name": "g", "rules": [{**RULE, "include": [5]}]}]},
+            "'include' must be a list of patterns",
+        ),
+        (
+            {"name": "X", "groups": [{"name": "g", "rules": [{**RULE, "include": ["regex:("]}]}]},
+            "rule 1: regex pattern '(' does not compile",
+        ),
+        (
+            {"name": "X", "groups": [{"name": "g", "rules": [{**RULE, "run_at": "soon"}]}]},
+            "rule 1 'r': run_at must be one of",
+        ),
+        (
+            {"name": "X", "groups": [{"name": "g", "rules": [{"name": "r", "css": " "}]}]},
+            "rule 1 'r': a rule needs CSS, JS or both",
+        ),
         ({"name": "X", "groups": ["g"]}, "folder 2: item 1 of 'groups' is not an object"),
     ],
-)  # fmt: skip
+)
 def test_a_malformed_export_names_the_item_and_changes_nothing(
     tmp_path: Path, folder: dict[str, object], says: str
 ) -> None:
     file = tmp_path / "export.json"
     good = {"name": "Kept", "groups": [{"name": "g", "rules": [RULE]}]}
-    file.write_text(json.dumps({"format": "deskpilot-rules", "version": 1,
-                                "folders": [good, folder]}))  # fmt: skip
+    file.write_text(
+        json.dumps({"format": "deskpilot-rules", "version": 1, "folders": [good, folder]})
+    )
     with Library(tmp_path / "rules.sqlite3") as lib:
         revision = lib.revision
         with pytest.raises(RulesError) as caught:

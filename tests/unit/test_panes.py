@@ -14,8 +14,14 @@ def pane(
     n: int, rows: range, cols: range, y: int, *, cursor: tuple[int, int] | None = None
 ) -> Node:
     grid = Grid(1000, 50, rows.start, rows.stop - 1, cols.start, cols.stop - 1, addressed=True)
-    table = Node(key=("b", f"/t{n}"), role="table", name="Sheet S", grid=grid,
-                 bounds=Rect(0, y, 500, 20 * len(rows)), states={"showing"})  # fmt: skip
+    table = Node(
+        key=("b", f"/t{n}"),
+        role="table",
+        name="Sheet S",
+        grid=grid,
+        bounds=Rect(0, y, 500, 20 * len(rows)),
+        states={"showing"},
+    )
     for r in rows:
         for c in cols:
             states = {"showing"} | ({"focused"} if (r, c) == cursor else set())
@@ -29,8 +35,9 @@ def pane(
                     states=states,
                 )
             )
-    doc = Node(key=("b", f"/d{n}"), role="document-spreadsheet", states={"showing"},
-               bounds=table.bounds)  # fmt: skip
+    doc = Node(
+        key=("b", f"/d{n}"), role="document-spreadsheet", states={"showing"}, bounds=table.bounds
+    )
     doc.children.append(table)
     return doc
 
@@ -50,9 +57,19 @@ def test_frozen_panes_read_as_one_table_each_cell_once_in_sheet_order() -> None:
     assert [d.key for d in root.children] == [("b", "/d2")]
     table = root.children[0].children[0]
     assert [c.cell for c in table.children] == [
-        (0, 0), (0, 5), (0, 6), (60, 0), (60, 5), (60, 6), (61, 0), (61, 5), (61, 6),
-        (62, 0), (62, 5), (62, 6),
-    ]  # fmt: skip
+        (0, 0),
+        (0, 5),
+        (0, 6),
+        (60, 0),
+        (60, 5),
+        (60, 6),
+        (61, 0),
+        (61, 5),
+        (61, 6),
+        (62, 0),
+        (62, 5),
+        (62, 6),
+    ]
     assert table.grid is not None and table.grid.panes == 5
     text = Renderer(Rect(0, 0, 800, 600)).render(root).text
     assert "rows 1, 61–63 of 1000, columns A, F–G of 50 (in 5 panes" in text, text

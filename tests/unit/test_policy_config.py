@@ -38,8 +38,14 @@ async def outcomes(settings: Settings, calls: list[tuple[str, dict[str, Any]]]) 
     window = desktop.add_window(FAKE_APPS[1], "Note to Ann").stable_id
     events: list[Event] = []
     tools = computer_use_tools()
-    async with open_session(settings, surface="python", approver=DenyAll(), desktop=desktop,
-                            session=Session(), observe=events.append) as ctx:  # fmt: skip
+    async with open_session(
+        settings,
+        surface="python",
+        approver=DenyAll(),
+        desktop=desktop,
+        session=Session(),
+        observe=events.append,
+    ) as ctx:
         read = await tools.call("read_screen_ax", {"windowID": window}, ctx)
         found = re.search(r'button "Send".*@(\S+)', read.text)
         assert found, read.text
@@ -50,8 +56,11 @@ async def outcomes(settings: Settings, calls: list[tuple[str, dict[str, Any]]]) 
             else:
                 step["windowID"] = window
             await tools.call("perform", step, ctx)
-    return [e.data["outcome"] for e in events
-            if e.kind == "policy.decided" and e.data.get("tool") == "perform"]  # fmt: skip
+    return [
+        e.data["outcome"]
+        for e in events
+        if e.kind == "policy.decided" and e.data.get("tool") == "perform"
+    ]
 
 
 SEND = ("click", {})

@@ -34,9 +34,15 @@ def setup(settings: Settings, approver: Any = None) -> tuple[ToolContext, list[E
     desktop = FakeDesktop()
     window = desktop.add_window(FAKE_APPS[1], "Note to Ann")  # a text area and a Send button
     events: list[Event] = []
-    ctx = ToolContext(desktop, settings.with_overrides(confirm="consequential"),
-                      audit=events.append, session=Session(), approver=approver or DenyAll(),
-                      surface="python", run_id="r1")  # fmt: skip
+    ctx = ToolContext(
+        desktop,
+        settings.with_overrides(confirm="consequential"),
+        audit=events.append,
+        session=Session(),
+        approver=approver or DenyAll(),
+        surface="python",
+        run_id="r1",
+    )
     return ctx, events, window.stable_id
 
 
@@ -137,8 +143,7 @@ async def _by_name(ctx: ToolContext, values: Mapping[str, Any]) -> Reach:
     """The new tool's reach: the element of that name in the session's last read."""
     window = next(w for w in await ctx.desktop.list_windows() if w.stable_id == values["window"])
     ids = [eid for eid, r in ctx.session.elements.items() if r.name == values["name"]]
-    return Reach(window=window, windows=[window],
-                 activations=[Activation(eid) for eid in ids[:1]])  # fmt: skip
+    return Reach(window=window, windows=[window], activations=[Activation(eid) for eid in ids[:1]])
 
 
 @tool(risk=Risk.ACTS, title="Press a button by its name", reach=_by_name, name="press_named")

@@ -12,11 +12,17 @@ from deskpilot.events import Event
 from deskpilot.policy.records import decided_sentence, grants_sentence, sentence
 
 ASKED = {
-    "tool": "perform", "outcome": "asked", "risk": "consequential", "effect": "delete",
-    "act": "place", "evidence": {"why": 'activates "OK" in a dialog that says "cannot be '
-                                        'undone": delete', "window": "Delete file"},
+    "tool": "perform",
+    "outcome": "asked",
+    "risk": "consequential",
+    "effect": "delete",
+    "act": "place",
+    "evidence": {
+        "why": 'activates "OK" in a dialog that says "cannot be undone": delete',
+        "window": "Delete file",
+    },
     "answer": {"by": "TerminalApprover", "person": True, "approved": True, "scope": "task"},
-}  # fmt: skip
+}
 
 
 def test_each_outcome_is_one_sentence() -> None:
@@ -24,18 +30,30 @@ def test_each_outcome_is_one_sentence() -> None:
         'asked: activates "OK" in a dialog that says "cannot be undone": delete (in “Delete '
         "file”) — approved by TerminalApprover (a person), for the rest of the task"
     )
-    allowed = {**ASKED, "outcome": "allowed", "answer": None,
-               "grant": {"source": "goal", "words": "delete draft-old.txt"}}  # fmt: skip
+    allowed = {
+        **ASKED,
+        "outcome": "allowed",
+        "answer": None,
+        "grant": {"source": "goal", "words": "delete draft-old.txt"},
+    }
     assert decided_sentence(allowed).endswith("— granted by the goal (“delete draft-old.txt”)")
-    declined = {**ASKED, "outcome": "declined", "answer": {"by": "TerminalApprover"},
-                "refused": "Declined: perform needs a person's yes (…) and there is no terminal "
-                           "to ask. Nothing was done."}  # fmt: skip
+    declined = {
+        **ASKED,
+        "outcome": "declined",
+        "answer": {"by": "TerminalApprover"},
+        "refused": "Declined: perform needs a person's yes (…) and there is no terminal "
+        "to ask. Nothing was done.",
+    }
     assert decided_sentence(declined).endswith(
         "— declined by TerminalApprover: nobody could be asked (no terminal)"
     )
     refused = "KeePassXC is blocked: deskpilot does not open, read or control it."
-    blocked = {"tool": "read_screen_ax", "outcome": "blocked", "risk": "read-only",
-               "refused": refused}  # fmt: skip
+    blocked = {
+        "tool": "read_screen_ax",
+        "outcome": "blocked",
+        "risk": "read-only",
+        "refused": refused,
+    }
     assert decided_sentence(blocked).startswith("blocked: KeePassXC is blocked")
     plain = {"tool": "scroll", "outcome": "allowed", "risk": "acts"}
     assert decided_sentence(plain) == "allowed: scroll (acts, nothing consequential)"

@@ -8,9 +8,19 @@ from deskpilot.policy import ConsequentialRules
 
 
 @pytest.mark.parametrize(
-    "shortcut", ["ctrl+enter", "ctrl+return", "cmd+enter", "control+Return", "ctl+return",
-                 "ctrl+KP_Enter", "CTRL + ENTER", "alt+s", "Alt+S"],
-)  # fmt: skip
+    "shortcut",
+    [
+        "ctrl+enter",
+        "ctrl+return",
+        "cmd+enter",
+        "control+Return",
+        "ctl+return",
+        "ctrl+KP_Enter",
+        "CTRL + ENTER",
+        "alt+s",
+        "Alt+S",
+    ],
+)
 def test_every_spelling_of_a_sending_shortcut_is_consequential(shortcut: str) -> None:
     assert ConsequentialRules().shortcut_reason(shortcut) == (
         f"shortcut {shortcut} may send or submit"

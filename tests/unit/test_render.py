@@ -95,8 +95,9 @@ def test_editable_values_states_and_passwords() -> None:
 def test_an_empty_field_shows_empty_but_a_document_with_paragraphs_does_not() -> None:
     empty = node("entry", "Name", text="", states=SHOWN | {"editable"})
     para = node("paragraph", text="Hello there", states=SHOWN | {"editable"}, at=(10, 60))
-    doc = node("document-text", "Report", text="", states=SHOWN | {"editable"}, at=(10, 50),
-               kids=[para])  # fmt: skip
+    doc = node(
+        "document-text", "Report", text="", states=SHOWN | {"editable"}, at=(10, 50), kids=[para]
+    )
     text = render(node("frame", "F", kids=[empty, doc]))
     assert 'textbox "Name" = ""' in text
     assert 'textbox "Report" [editable]' in text and 'textbox "Report" =' not in text

@@ -11,11 +11,23 @@ SHOWN = frozenset({"showing", "visible", "enabled"})
 
 
 def sheet(values: dict[tuple[int, int], str], focused: tuple[int, int] = (0, 0)) -> Node:
-    grid = Grid(rows=1048576, columns=16384, first_row=0, last_row=32, first_column=0,
-                last_column=15, addressed=True)  # fmt: skip
-    table = Node(key=(":1.5", "/t"), role="table", name="Sheet Sheet1",
-                 states=SHOWN | {"focused"}, bounds=Rect(40, 150, 1100, 560),
-                 grid=grid)  # fmt: skip
+    grid = Grid(
+        rows=1048576,
+        columns=16384,
+        first_row=0,
+        last_row=32,
+        first_column=0,
+        last_column=15,
+        addressed=True,
+    )
+    table = Node(
+        key=(":1.5", "/t"),
+        role="table",
+        name="Sheet Sheet1",
+        states=SHOWN | {"focused"},
+        bounds=Rect(40, 150, 1100, 560),
+        grid=grid,
+    )
     for r in range(33):
         for c in range(16):
             states = SHOWN | ({"focused"} if (r, c) == focused else set())
@@ -53,8 +65,15 @@ def test_a_spreadsheet_reads_as_rows_of_its_non_empty_cells() -> None:
 
 
 def test_a_tree_view_reads_as_rows_with_one_id_each_under_its_headers() -> None:
-    grid = Grid(rows=3, columns=2, first_row=0, last_row=2, first_column=0, last_column=1,
-                headers=((0, "Name"), (1, "Size")))  # fmt: skip
+    grid = Grid(
+        rows=3,
+        columns=2,
+        first_row=0,
+        last_row=2,
+        first_column=0,
+        last_column=1,
+        headers=((0, "Name"), (1, "Size")),
+    )
     table = Node(key=(":1.5", "/files"), role="table", name="Files", states=SHOWN, grid=grid)
     for r, (name, size) in enumerate([("a.txt", "1 kB"), ("b.txt", "2 kB"), ("c.txt", "")]):
         for c, text in enumerate((name, size)):
@@ -84,15 +103,30 @@ def test_a_tree_view_reads_as_rows_with_one_id_each_under_its_headers() -> None:
 
 
 def test_headers_that_sort_on_a_click_are_lines_with_ids() -> None:
-    grid = Grid(rows=1, columns=2, first_row=0, last_row=0, first_column=0, last_column=1,
-                headers=((0, "Name"), (1, "Size")))  # fmt: skip
+    grid = Grid(
+        rows=1,
+        columns=2,
+        first_row=0,
+        last_row=0,
+        first_column=0,
+        last_column=1,
+        headers=((0, "Name"), (1, "Size")),
+    )
     table = Node(key=(":1.5", "/files"), role="table", name="Files", states=SHOWN, grid=grid)
     for c, (title, clicks) in enumerate((("Name", ("click",)), ("Size", ()))):
-        table.children.append(Node(key=(":1.5", f"/h{c}"), role="table-column-header",
-                                   name=title, states=SHOWN, actions=clicks))  # fmt: skip
+        table.children.append(
+            Node(
+                key=(":1.5", f"/h{c}"),
+                role="table-column-header",
+                name=title,
+                states=SHOWN,
+                actions=clicks,
+            )
+        )
     for c, text in enumerate(("a.txt", "1 kB")):
-        table.children.append(Node(key=(":1.5", f"/f{c}"), role="table-cell", name=text,
-                                   states=SHOWN, cell=(0, c)))  # fmt: skip
+        table.children.append(
+            Node(key=(":1.5", f"/f{c}"), role="table-cell", name=text, states=SHOWN, cell=(0, c))
+        )
     out = Renderer(AREA).render(window_with(table))
     lines = [ln.strip() for ln in out.text.splitlines()]
     assert lines[2].startswith('colheader "Name" @'), lines

@@ -83,10 +83,14 @@ def test_no_surface_names_a_concrete_desktop_class() -> None:
 #: the stand-in for OSWorld's ``pyautogui`` that a trial's setup commands import (it drives the
 #: trial's X display as the VM's own pyautogui would: harness setup, never an agent's act).
 PLATFORM_HELPERS = {
-    "deskpilot/sandbox/lifecycle.py", "deskpilot/sandbox/compositors.py",
-    "deskpilot/sandbox/info.py", "deskpilot/discovery.py", "deskpilot/config.py",
-    "deskpilot/cli/doctor_cmd.py", "deskpilot/eval/vm_python/pyautogui.py",
-}  # fmt: skip
+    "deskpilot/sandbox/lifecycle.py",
+    "deskpilot/sandbox/compositors.py",
+    "deskpilot/sandbox/info.py",
+    "deskpilot/discovery.py",
+    "deskpilot/config.py",
+    "deskpilot/cli/doctor_cmd.py",
+    "deskpilot/eval/vm_python/pyautogui.py",
+}
 
 
 def test_surfaces_reach_backends_only_through_the_registry() -> None:

@@ -201,9 +201,33 @@ def test_tool_arguments_never_reach_the_model_as_a_traceback(figures: Figures) -
 # -- shortcuts --------------------------------------------------------------------------------
 
 SHORTCUT_PARTS = st.sampled_from(
-    ["ctrl", "shift", "alt", "super", "cmd", "meta", "enter", "Return", "KP_Enter", "space",
-     "a", "Z", "F5", "f13", "+", "-", " ", "", "ctrl+", "++", "é", "\t", "plus", "Delete"]
-)  # fmt: skip
+    [
+        "ctrl",
+        "shift",
+        "alt",
+        "super",
+        "cmd",
+        "meta",
+        "enter",
+        "Return",
+        "KP_Enter",
+        "space",
+        "a",
+        "Z",
+        "F5",
+        "f13",
+        "+",
+        "-",
+        " ",
+        "",
+        "ctrl+",
+        "++",
+        "é",
+        "\t",
+        "plus",
+        "Delete",
+    ]
+)
 SHORTCUTS = st.lists(SHORTCUT_PARTS, max_size=5).map("+".join) | st.text(max_size=30)
 
 
@@ -231,10 +255,22 @@ def test_shortcuts_parse_or_name_the_problem(figures: Figures) -> None:
 # -- the text protocol --------------------------------------------------------------------------
 
 BLOCK_BITS = st.sampled_from(
-    ["@@TOOL@@", "@@END@@", "@@RESULT r-1 tool=x status=ok@@", "@@END_RESULT r-1@@", "```json",
-     "```", '{"tool": "perform", "args": {"action": "type", "text": "x"}}', '{"tool": 1}',
-     '{"name": "wait", "arguments": "{\\"seconds\\": 1}"}', "{", "}", '"args": [1]', "\n"]
-)  # fmt: skip
+    [
+        "@@TOOL@@",
+        "@@END@@",
+        "@@RESULT r-1 tool=x status=ok@@",
+        "@@END_RESULT r-1@@",
+        "```json",
+        "```",
+        '{"tool": "perform", "args": {"action": "type", "text": "x"}}',
+        '{"tool": 1}',
+        '{"name": "wait", "arguments": "{\\"seconds\\": 1}"}',
+        "{",
+        "}",
+        '"args": [1]',
+        "\n",
+    ]
+)
 
 
 def test_text_protocol_blocks_parse_or_tell_the_model(figures: Figures) -> None:
@@ -317,70 +353,191 @@ def test_provider_replies_parse_or_fail_as_provider_errors(figures: Figures) -> 
 NATIVE_SAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "openai": (
         "gpt-5.5",
-        {"output": [
-            {"type": "computer_call", "id": "cu_1", "call_id": "call_1", "status": "completed",
-             "actions": [{"type": "click", "button": "left", "x": 40, "y": 15, "keys": ["shift"]},
-                         {"type": "type", "text": "hi"},
-                         {"type": "keypress", "keys": ["ctrl", "c"]},
-                         {"type": "scroll", "x": 1, "y": 1, "scroll_x": 0, "scroll_y": -300},
-                         {"type": "drag", "path": [{"x": 1, "y": 1}, {"x": 9, "y": 9}]},
-                         {"type": "wait"}, {"type": "screenshot"}],
-             "pending_safety_checks": [{"id": "sc", "code": "malicious_instructions",
-                                        "message": "Check."}]},
-            {"type": "function_call", "id": "fc", "call_id": "call_2", "name": "list_windows",
-             "arguments": "{}"},
-            {"type": "message", "content": [{"type": "output_text", "text": "Working."}]}]},
+        {
+            "output": [
+                {
+                    "type": "computer_call",
+                    "id": "cu_1",
+                    "call_id": "call_1",
+                    "status": "completed",
+                    "actions": [
+                        {"type": "click", "button": "left", "x": 40, "y": 15, "keys": ["shift"]},
+                        {"type": "type", "text": "hi"},
+                        {"type": "keypress", "keys": ["ctrl", "c"]},
+                        {"type": "scroll", "x": 1, "y": 1, "scroll_x": 0, "scroll_y": -300},
+                        {"type": "drag", "path": [{"x": 1, "y": 1}, {"x": 9, "y": 9}]},
+                        {"type": "wait"},
+                        {"type": "screenshot"},
+                    ],
+                    "pending_safety_checks": [
+                        {"id": "sc", "code": "malicious_instructions", "message": "Check."}
+                    ],
+                },
+                {
+                    "type": "function_call",
+                    "id": "fc",
+                    "call_id": "call_2",
+                    "name": "list_windows",
+                    "arguments": "{}",
+                },
+                {"type": "message", "content": [{"type": "output_text", "text": "Working."}]},
+            ]
+        },
     ),
     "openai-preview": (
         "computer-use-preview",
-        {"output": [{"type": "computer_call", "id": "cu_1", "call_id": "call_1",
-                     "action": {"type": "double_click", "x": 3, "y": 4},
-                     "pending_safety_checks": []}]},
+        {
+            "output": [
+                {
+                    "type": "computer_call",
+                    "id": "cu_1",
+                    "call_id": "call_1",
+                    "action": {"type": "double_click", "x": 3, "y": 4},
+                    "pending_safety_checks": [],
+                }
+            ]
+        },
     ),
     "anthropic": (
         "claude-sonnet-4-5",
-        {"content": [
-            {"type": "text", "text": "Clicking."},
-            {"type": "tool_use", "id": "t1", "name": "computer",
-             "input": {"action": "left_click", "coordinate": [100, 50], "text": "shift"}},
-            {"type": "tool_use", "id": "t2", "name": "computer",
-             "input": {"action": "key", "text": "ctrl+a Delete", "repeat": 2}},
-            {"type": "tool_use", "id": "t3", "name": "computer",
-             "input": {"action": "scroll", "coordinate": [1, 1], "scroll_direction": "up",
-                       "scroll_amount": 3}},
-            {"type": "tool_use", "id": "t4", "name": "computer",
-             "input": {"action": "left_click_drag", "start_coordinate": [1, 1],
-                       "coordinate": [2, 2]}},
-            {"type": "tool_use", "id": "t5", "name": "computer",
-             "input": {"action": "hold_key", "text": "shift", "duration": 1}},
-            {"type": "tool_use", "id": "t6", "name": "read_screen_ax", "input": {}}]},
+        {
+            "content": [
+                {"type": "text", "text": "Clicking."},
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "computer",
+                    "input": {"action": "left_click", "coordinate": [100, 50], "text": "shift"},
+                },
+                {
+                    "type": "tool_use",
+                    "id": "t2",
+                    "name": "computer",
+                    "input": {"action": "key", "text": "ctrl+a Delete", "repeat": 2},
+                },
+                {
+                    "type": "tool_use",
+                    "id": "t3",
+                    "name": "computer",
+                    "input": {
+                        "action": "scroll",
+                        "coordinate": [1, 1],
+                        "scroll_direction": "up",
+                        "scroll_amount": 3,
+                    },
+                },
+                {
+                    "type": "tool_use",
+                    "id": "t4",
+                    "name": "computer",
+                    "input": {
+                        "action": "left_click_drag",
+                        "start_coordinate": [1, 1],
+                        "coordinate": [2, 2],
+                    },
+                },
+                {
+                    "type": "tool_use",
+                    "id": "t5",
+                    "name": "computer",
+                    "input": {"action": "hold_key", "text": "shift", "duration": 1},
+                },
+                {"type": "tool_use", "id": "t6", "name": "read_screen_ax", "input": {}},
+            ]
+        },
     ),
     "anthropic-toolset": (
         "claude-opus-5-5",
-        {"content": [
-            {"type": "tool_use", "id": "t1", "toolset_name": "computer", "name": "left_click",
-             "input": {"coordinate": [5, 5]}},
-            {"type": "tool_use", "id": "t2", "toolset_name": "computer", "name": "zoom",
-             "input": {"region": [0, 0, 10, 10]}}]},
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "toolset_name": "computer",
+                    "name": "left_click",
+                    "input": {"coordinate": [5, 5]},
+                },
+                {
+                    "type": "tool_use",
+                    "id": "t2",
+                    "toolset_name": "computer",
+                    "name": "zoom",
+                    "input": {"region": [0, 0, 10, 10]},
+                },
+            ]
+        },
     ),
     "gemini": (
         "gemini-3.5-flash",
-        {"candidates": [{"content": {"role": "model", "parts": [
-            {"text": "On it."},
-            {"functionCall": {"id": "f1", "name": "click_at", "args": {"x": 500, "y": 250}}},
-            {"functionCall": {"name": "type_text_at",
-                              "args": {"x": 0, "y": 0, "text": "hi", "press_enter": True}}},
-            {"functionCall": {"name": "key_combination", "args": {"keys": "Control+C"}}},
-            {"functionCall": {"name": "scroll_at", "args": {"x": 9, "y": 9, "direction": "down",
-                                                            "magnitude": 100}}},
-            {"functionCall": {"name": "drag_and_drop",
-                              "args": {"x": 0, "y": 0, "destination_x": 10, "destination_y": 10}}},
-            {"functionCall": {"name": "hotkey", "args": {"keys": ["ctrl", "shift", "t"]}}},
-            {"functionCall": {"name": "click_at", "args": {
-                "x": 1, "y": 1, "safety_decision": {"decision": "require_confirmation",
-                                                    "explanation": "Pay?"}}}}]}}]},
+        {
+            "candidates": [
+                {
+                    "content": {
+                        "role": "model",
+                        "parts": [
+                            {"text": "On it."},
+                            {
+                                "functionCall": {
+                                    "id": "f1",
+                                    "name": "click_at",
+                                    "args": {"x": 500, "y": 250},
+                                }
+                            },
+                            {
+                                "functionCall": {
+                                    "name": "type_text_at",
+                                    "args": {"x": 0, "y": 0, "text": "hi", "press_enter": True},
+                                }
+                            },
+                            {
+                                "functionCall": {
+                                    "name": "key_combination",
+                                    "args": {"keys": "Control+C"},
+                                }
+                            },
+                            {
+                                "functionCall": {
+                                    "name": "scroll_at",
+                                    "args": {"x": 9, "y": 9, "direction": "down", "magnitude": 100},
+                                }
+                            },
+                            {
+                                "functionCall": {
+                                    "name": "drag_and_drop",
+                                    "args": {
+                                        "x": 0,
+                                        "y": 0,
+                                        "destination_x": 10,
+                                        "destination_y": 10,
+                                    },
+                                }
+                            },
+                            {
+                                "functionCall": {
+                                    "name": "hotkey",
+                                    "args": {"keys": ["ctrl", "shift", "t"]},
+                                }
+                            },
+                            {
+                                "functionCall": {
+                                    "name": "click_at",
+                                    "args": {
+                                        "x": 1,
+                                        "y": 1,
+                                        "safety_decision": {
+                                            "decision": "require_confirmation",
+                                            "explanation": "Pay?",
+                                        },
+                                    },
+                                }
+                            },
+                        ],
+                    }
+                }
+            ]
+        },
     ),
-}  # fmt: skip
+}
 
 
 def test_native_vendor_actions_translate_or_tell_the_model(figures: Figures) -> None:
@@ -440,14 +597,42 @@ CONFIG_KEYS = st.sampled_from(
     ["model", "base_url", "confirm", "max_steps", "timeout", "tool_protocol", "browser", "session"]
 )
 TOML_VALUES = st.sampled_from(
-    ['"consequential"', '"none"', '"all"', "30", "0", "-1", "1e999", "nan", "inf", "true",
-     '"anthropic:claude"', "[1, 2]", '["a"]', "{}", '""', '"x"', "3.5", "'''multi\nline'''"]
-)  # fmt: skip
+    [
+        '"consequential"',
+        '"none"',
+        '"all"',
+        "30",
+        "0",
+        "-1",
+        "1e999",
+        "nan",
+        "inf",
+        "true",
+        '"anthropic:claude"',
+        "[1, 2]",
+        '["a"]',
+        "{}",
+        '""',
+        '"x"',
+        "3.5",
+        "'''multi\nline'''",
+    ]
+)
 TABLES = st.sampled_from(["blocklist", "preferences", "keys", "consequential"])
 TABLE_LINES = st.sampled_from(
-    ['add = ["gedit"]', "add = 1", 'remove = ["KeePassXC", 2]', 'words = ["Send"]', "words = []",
-     'browser = "Chromium"', "editor = 3", 'openai = "sk-1"', "openai = []", "x = {a = 1}"]
-)  # fmt: skip
+    [
+        'add = ["gedit"]',
+        "add = 1",
+        'remove = ["KeePassXC", 2]',
+        'words = ["Send"]',
+        "words = []",
+        'browser = "Chromium"',
+        "editor = 3",
+        'openai = "sk-1"',
+        "openai = []",
+        "x = {a = 1}",
+    ]
+)
 
 
 @st.composite
@@ -497,11 +682,23 @@ def test_config_files_load_or_name_the_bad_entry(figures: Figures, tmp_path: Pat
 IDS = st.sampled_from(
     ["1a.2", "@1a.2", " 1a.2 ", "1A.2", "1a", ".", "@", "1a..2", "zz.zz"]
 ) | st.text(max_size=16)
-WINDOW_IDS = (
-    st.sampled_from(["4000/4194305", "4000/Calculator", "0x400001", "4194305", "/", "4000/",
-                     "x/y", "-1/2", "99999999999999999999/1", "0x", "0xzz", " ", "4000/4194305 "])
-    | st.text(max_size=16)
-)  # fmt: skip
+WINDOW_IDS = st.sampled_from(
+    [
+        "4000/4194305",
+        "4000/Calculator",
+        "0x400001",
+        "4194305",
+        "/",
+        "4000/",
+        "x/y",
+        "-1/2",
+        "99999999999999999999/1",
+        "0x",
+        "0xzz",
+        " ",
+        "4000/4194305 ",
+    ]
+) | st.text(max_size=16)
 
 
 def test_element_and_window_ids_resolve_or_say_what_to_do(figures: Figures) -> None:
@@ -539,10 +736,18 @@ SESSION = {
     "target": "4000/4194305",
     "history": ["4000/4194305"],
     "elements": {
-        "1a.2": {"bus": ":1.10", "path": "/org/a11y/atspi/accessible/2", "role": "push-button",
-                 "name": "7", "parent": "", "window": 4194305, "pid": 4000, "label": ""}
+        "1a.2": {
+            "bus": ":1.10",
+            "path": "/org/a11y/atspi/accessible/2",
+            "role": "push-button",
+            "name": "7",
+            "parent": "",
+            "window": 4194305,
+            "pid": 4000,
+            "label": "",
+        }
     },
-}  # fmt: skip
+}
 
 
 def test_session_and_replay_files_load_or_name_the_problem(

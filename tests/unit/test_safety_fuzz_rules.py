@@ -53,12 +53,23 @@ def _backup(script_meta: dict[str, Any], sources: dict[str, str]) -> bytes:
 
 META_LINES = st.lists(
     st.sampled_from(
-        ["// @name x", "// @match *://a.com/*", "// @match", "// @include /a(/", "// @include *",
-         "// @exclude-match bad", "// @exclude *x*", "// @run-at nope", "// @run-at document-start",
-         "// @noframes", "// @grant GM_x", "// @name"]
+        [
+            "// @name x",
+            "// @match *://a.com/*",
+            "// @match",
+            "// @include /a(/",
+            "// @include *",
+            "// @exclude-match bad",
+            "// @exclude *x*",
+            "// @run-at nope",
+            "// @run-at document-start",
+            "// @noframes",
+            "// @grant GM_x",
+            "// @name",
+        ]
     ),
     max_size=6,
-)  # fmt: skip
+)
 
 
 def test_rule_import_files_import_or_name_the_problem(figures: Figures, tmp_path: Path) -> None:

@@ -58,8 +58,11 @@ def test_claimed_user_is_known_inside_its_namespace_only(open_tmp: Path) -> None
         user.own(work)
         out = subprocess.run(
             user.wrap(["sh", "-c", 'id -u; id -un; id -Gn; touch "$0/made"', work]),
-            capture_output=True, text=True, timeout=30, check=True,
-        ).stdout.split("\n")  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.split("\n")
         assert out[0] == str(user.uid) and out[1] == user.name
         assert "audio" in out[2].split()
         assert os.stat(os.path.join(work, "made")).st_uid == user.uid

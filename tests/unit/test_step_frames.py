@@ -27,15 +27,19 @@ TOOLS = computer_use_tools()
 CALCULATOR, EDITOR, VAULT = FAKE_APPS[0], FAKE_APPS[1], FAKE_APPS[2]
 
 
-def session(settings: Settings, tmp_path: Path, *, frames: bool = True) -> tuple[
-    ToolContext, FakeDesktop, AuditLog
-]:  # fmt: skip
+def session(
+    settings: Settings, tmp_path: Path, *, frames: bool = True
+) -> tuple[ToolContext, FakeDesktop, AuditLog]:
     log = AuditLog(tmp_path / "audit.db")
     desk = FakeDesktop()
     ctx = ToolContext(
-        desktop=desk, settings=settings, audit=log, session=Session(), run_id="run1",
+        desktop=desk,
+        settings=settings,
+        audit=log,
+        session=Session(),
+        run_id="run1",
         step_frames=frames,
-    )  # fmt: skip
+    )
     return ctx, desk, log
 
 

@@ -103,6 +103,8 @@ def test_the_rule_library_listing_validates(settings: Settings) -> None:
     assert checked == data
     jsonschema.validate(checked, output_schema(spec))
     # a PaneSet keeps only the fields the pane gave (no nulls for the other kind's fields)
-    pane = structured(all_tools().get("set_temp_pane_code"), ToolResult("", data={"ok": True,
-                      "applied": True, "rules_parsed": 2}))  # fmt: skip
+    pane = structured(
+        all_tools().get("set_temp_pane_code"),
+        ToolResult("", data={"ok": True, "applied": True, "rules_parsed": 2}),
+    )
     assert pane == {"ok": True, "applied": True, "rules_parsed": 2}

@@ -55,9 +55,16 @@ def test_schemas_are_derived_and_closed() -> None:
         assert spec.description and "$defs" not in json.dumps(schema)
     perform = TOOLS.get("perform").input_schema["properties"]
     assert perform["action"]["enum"] == [
-        "click", "double_click", "right_click", "hover", "drag", "fill", "type", "shortcut",
+        "click",
+        "double_click",
+        "right_click",
+        "hover",
+        "drag",
+        "fill",
+        "type",
+        "shortcut",
         "select",
-    ]  # fmt: skip
+    ]
     assert {"x", "y", "toElementID", "toX", "toY", "dx", "dy"} <= set(perform)
     assert TOOLS.get("scroll").input_schema["properties"]["milliseconds"]["default"] == 3000
 
@@ -165,11 +172,24 @@ def test_consequential_rule_uses_the_name_the_model_saw(settings: Settings) -> N
     call(ctx, "open_app", {"bundleId": "Calculator"})
     frame = desk.windows[0].root
     b = frame.children[1].bounds
-    button = Node(key=(":1.10", "/org/gnome/x/a11y/ff01"), role="push-button", name="GtkButton",
-                  bounds=b, states=frame.children[1].states, parent_key=frame.key)  # fmt: skip
-    button.children.append(Node(key=(":1.10", "/org/gnome/x/a11y/ff02"), role="label",
-                                name="Delete", bounds=b, states=button.states,
-                                parent_key=button.key))  # fmt: skip
+    button = Node(
+        key=(":1.10", "/org/gnome/x/a11y/ff01"),
+        role="push-button",
+        name="GtkButton",
+        bounds=b,
+        states=frame.children[1].states,
+        parent_key=frame.key,
+    )
+    button.children.append(
+        Node(
+            key=(":1.10", "/org/gnome/x/a11y/ff02"),
+            role="label",
+            name="Delete",
+            bounds=b,
+            states=button.states,
+            parent_key=button.key,
+        )
+    )
     frame.children.append(button)
     text = call(ctx, "read_screen_ax").text
     line = next(ln for ln in text.splitlines() if '"Delete"' in ln)

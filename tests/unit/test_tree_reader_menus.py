@@ -74,12 +74,15 @@ async def test_a_menu_that_opens_gets_its_items_read() -> None:
 async def test_a_sensitivity_change_re_reads_the_states_of_what_it_holds() -> None:
     """GTK 3 announces a tool item made sensitive, not its button (which changes with it)."""
     shown = {"visible", "showing"}
-    app = InMemoryApp({
-        ROOT_PATH: Obj("application", "app", set(), ["/frame"]),
-        "/frame": Obj("frame", "Viewer", shown | {"active", "sensitive"}, ["/item"], ROOT_PATH),
-        "/item": Obj("panel", "", set(shown), ["/up"], "/frame"),
-        "/up": Obj("push-button", "Up", set(shown), [], "/item"),
-    }, cached={ROOT_PATH, "/frame", "/item", "/up"})  # fmt: skip
+    app = InMemoryApp(
+        {
+            ROOT_PATH: Obj("application", "app", set(), ["/frame"]),
+            "/frame": Obj("frame", "Viewer", shown | {"active", "sensitive"}, ["/item"], ROOT_PATH),
+            "/item": Obj("panel", "", set(shown), ["/up"], "/frame"),
+            "/up": Obj("push-button", "Up", set(shown), [], "/item"),
+        },
+        cached={ROOT_PATH, "/frame", "/item", "/up"},
+    )
     reader = TreeReader(AtspiBus(app))  # type: ignore[arg-type]
     tree = await reader.read_app(APP, lazy_hidden=True)
     assert "sensitive" not in state_names(tree.nodes["/up"].states)

@@ -156,8 +156,14 @@ async def test_an_app_that_stops_answering_ends_the_read_after_one_timeout() -> 
 
 def test_spreadsheet_addresses() -> None:
     assert [column_letters(c) for c in (0, 25, 26, 51, 701, 702, 16383)] == [
-        "A", "Z", "AA", "AZ", "ZZ", "AAA", "XFD",
-    ]  # fmt: skip
+        "A",
+        "Z",
+        "AA",
+        "AZ",
+        "ZZ",
+        "AAA",
+        "XFD",
+    ]
     assert address(0, 0) == "A1" and address(1048575, 16383) == "XFD1048576"
     assert parse_cell("b7") == (6, 1) and parse_cell("$AA$10") == (9, 26)
     assert parse_cell("R7C2") == (6, 1) and parse_cell("r1c1") == (0, 0)

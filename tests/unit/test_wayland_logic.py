@@ -108,23 +108,37 @@ def test_sway_tree_views_with_content_rects() -> None:
                         "type": "workspace",
                         "name": "1",
                         "nodes": [
-                            {"type": "con", "id": 5, "pid": 10, "app_id": "zenity",
-                             "name": "Entry", "focused": True, "shell": "xdg_shell",
-                             "rect": {"x": 0, "y": 0, "width": 1280, "height": 800},
-                             "window_rect": {"x": 2, "y": 0, "width": 1276, "height": 773}},
+                            {
+                                "type": "con",
+                                "id": 5,
+                                "pid": 10,
+                                "app_id": "zenity",
+                                "name": "Entry",
+                                "focused": True,
+                                "shell": "xdg_shell",
+                                "rect": {"x": 0, "y": 0, "width": 1280, "height": 800},
+                                "window_rect": {"x": 2, "y": 0, "width": 1276, "height": 773},
+                            },
                         ],
                         "floating_nodes": [
-                            {"type": "floating_con", "id": 7, "pid": 11, "app_id": None,
-                             "window_properties": {"class": "XTerm"}, "window": 4194307,
-                             "name": "xterm", "shell": "xwayland",
-                             "rect": {"x": 551, "y": 315, "width": 178, "height": 147},
-                             "window_rect": {"x": 2, "y": 0, "width": 174, "height": 120}},
+                            {
+                                "type": "floating_con",
+                                "id": 7,
+                                "pid": 11,
+                                "app_id": None,
+                                "window_properties": {"class": "XTerm"},
+                                "window": 4194307,
+                                "name": "xterm",
+                                "shell": "xwayland",
+                                "rect": {"x": 551, "y": 315, "width": 178, "height": 147},
+                                "window_rect": {"x": 2, "y": 0, "width": 174, "height": 120},
+                            },
                         ],
                     }
                 ],
             }
         ],
-    }  # fmt: skip
+    }
     tiled, floating = list(views(tree))
     assert (tiled.con_id, tiled.pid, tiled.app_id, tiled.focused) == (5, 10, "zenity", True)
     assert tiled.rect == SwayRect(2, 25, 1276, 773)  # under the 25 px title bar
@@ -163,11 +177,18 @@ def _probes(files: dict[str, int | None], comms: dict[int, str]) -> session.Prob
 
 
 def test_session_found_in_the_runtime_dir_names_its_compositor() -> None:
-    files = {"/run/user/1000/wayland-0": 42, "/run/user/1000/wayland-0.lock": None,
-             "/run/user/1000/sway-ipc.1000.42.sock": 42, "/run/user/1000/bus": 7}  # fmt: skip
+    files = {
+        "/run/user/1000/wayland-0": 42,
+        "/run/user/1000/wayland-0.lock": None,
+        "/run/user/1000/sway-ipc.1000.42.sock": 42,
+        "/run/user/1000/bus": 7,
+    }
     found = session.find_session({}, 1000, _probes(files, {42: "sway"}))
     assert (found.wayland_display, found.compositor, found.found_by) == (
-        "/run/user/1000/wayland-0", "sway", "runtime dir")  # fmt: skip
+        "/run/user/1000/wayland-0",
+        "sway",
+        "runtime dir",
+    )
     assert found.swaysock == "/run/user/1000/sway-ipc.1000.42.sock"
     assert found.env()["DBUS_SESSION_BUS_ADDRESS"] == "unix:path=/run/user/1000/bus"
 

@@ -84,7 +84,7 @@ class ChatSession:
         acting = ElementTools(
             self.provider, self.tools, self.conversation, protocol=self.tool_protocol
         )
-        # policy (#22): the turn's message is the person's own; it grants what it names
+        # policy: the turn's message is the person's own; it grants what it names
         with persons_goal(dataclasses.replace(self.ctx, run_id=""), text) as turn_ctx:
             run = AgentRun(acting, turn_ctx, options, goal=text, controller=self.controller)
             return await run.run()

@@ -20,9 +20,14 @@ from deskpilot.policy.records import sentence
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 _OUTCOME_STYLE = {"done": "bold green", "needs_attention": "bold yellow", "stopped": "bold red"}
 _POLICY_STYLE = {
-    "allowed": "dim", "asked": "yellow", "declined": "red", "blocked": "red",
-    "policy.grants": "cyan", "grant.added": "cyan", "grant.revoked": "cyan",
-}  # fmt: skip
+    "allowed": "dim",
+    "asked": "yellow",
+    "declined": "red",
+    "blocked": "red",
+    "policy.grants": "cyan",
+    "grant.added": "cyan",
+    "grant.revoked": "cyan",
+}
 
 
 def clean(text: object) -> str:

@@ -267,7 +267,7 @@ class AgentRun:
                 **self.started,
             },
         )
-        self.ctx.grants.announce()  # policy (#22): what the person's goal allows, once, here
+        self.ctx.grants.announce()  # policy: what the person's goal allows, once, here
         with self.controller.track(self) if self.controller else contextlib.nullcontext():
             if self._stopping:
                 return await self._stopped()
@@ -454,7 +454,7 @@ async def follow_up(
     if previous.acting is None:
         raise ValueError("this result has no way of acting to continue (it was not run here)")
     previous.acting.say(text)
-    # policy (#22): the follow-up is the person's own words; it grants what it names
+    # policy: the follow-up is the person's own words; it grants what it names
     with persons_goal(dataclasses.replace(ctx, run_id=""), text) as run_ctx:
         run = AgentRun(
             previous.acting,

@@ -75,7 +75,7 @@ async def run_native_task(
         constraints,
     )
     acting = ComputerCalls(provider, plan, tools=computer_use_toolset(tools))
-    with persons_goal(ctx, goal) as task_ctx:  # policy (#22): the goal grants what it names
+    with persons_goal(ctx, goal) as task_ctx:  # policy: the goal grants what it names
         run = AgentRun(
             acting,
             task_ctx,
@@ -134,7 +134,7 @@ async def resume_native_task(
         ctx = dataclasses.replace(ctx, run_id=plan.run_id)
     tools = computer_use_toolset(tools)
     acting = ComputerCalls(provider, plan, tools=tools, checkpoint=checkpoint["checkpoint"])
-    with persons_goal(ctx, plan.goal) as task_ctx:  # policy (#22): the same grants again
+    with persons_goal(ctx, plan.goal) as task_ctx:  # policy: the same grants again
         run = AgentRun(
             acting,
             task_ctx,

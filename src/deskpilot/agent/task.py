@@ -112,7 +112,7 @@ async def computer_use_task(
     conversation.add_user(goal)
     options = options or default_options(ctx)
     acting = ElementTools(provider, toolset, conversation, protocol=options.tool_protocol)
-    # policy (#22): the person's goal grants what it names until the run ends
+    # policy: the person's goal grants what it names until the run ends
     with persons_goal(ctx, goal) if persons else contextlib.nullcontext(ctx) as run_ctx:
         run = AgentRun(
             acting,

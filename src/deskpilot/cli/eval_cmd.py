@@ -33,8 +33,9 @@ if TYPE_CHECKING:
     from deskpilot.eval.policies import PolicySpec
 
 #: programs an OSWorld task's commands find in its trial (deskpilot.eval.vm_shims)
-VM_PROGRAMS = frozenset({"python", "python3", "sudo", "google-chrome", "google-chrome-stable",
-                         "pkill", "killall"})  # fmt: skip
+VM_PROGRAMS = frozenset(
+    {"python", "python3", "sudo", "google-chrome", "google-chrome-stable", "pkill", "killall"}
+)
 
 DEFAULT_ROOT = Path("deskpilot-eval")
 
@@ -76,28 +77,63 @@ def eval_group() -> None:
 
 def _common(func: Callable[..., Any]) -> Callable[..., Any]:
     options = [
-        click.option("--tasks", metavar="GLOB[,GLOB]", default=None,
-                     help="Only tasks whose id matches (e.g. 'mousepad.*,web.signup')."),
-        click.option("-j", "--jobs", type=click.IntRange(1, 256), default=None,
-                     help="Sandbox desktops at once (local; default 1), or at most this many "
-                     "Ray slots (default: every desktop the cluster offers)."),
-        click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
-                     show_default=True, help="local: this machine. ray: a Ray cluster "
-                     "(ray.init() honours RAY_ADDRESS; see --ray-address)."),
-        click.option("--ray-address", metavar="ADDR", default=None,
-                     help="Ray cluster to join (HOST:6379, auto, ray://HOST:10001)."),
-        click.option("--retry-infra", type=click.IntRange(0, 10), default=1, show_default=True,
-                     help="Retries of a trial that ended in an infrastructure error."),
-        click.option("--json", "as_json", is_flag=True,
-                     help="Print the summary as JSON on stdout (progress stays on stderr)."),
-        click.option("--isolation", type=click.Choice(["bwrap", "none"]), default="bwrap",
-                     show_default=True, help="bwrap: each trial in its own namespaces (the "
-                     "host read-only, its own home and temp; bubblewrap). none: trials share "
-                     "the host's file system (only for machines without user namespaces)."),
-        click.option("--skip-broken", is_flag=True,
-                     help="Run the tasks that load and list the task files that do not (the "
-                     "exit code is still non-zero). Default: refuse to start."),
-    ]  # fmt: skip
+        click.option(
+            "--tasks",
+            metavar="GLOB[,GLOB]",
+            default=None,
+            help="Only tasks whose id matches (e.g. 'mousepad.*,web.signup').",
+        ),
+        click.option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(1, 256),
+            default=None,
+            help="Sandbox desktops at once (local; default 1), or at most this many "
+            "Ray slots (default: every desktop the cluster offers).",
+        ),
+        click.option(
+            "--backend",
+            type=click.Choice(["local", "ray"]),
+            default="local",
+            show_default=True,
+            help="local: this machine. ray: a Ray cluster "
+            "(ray.init() honours RAY_ADDRESS; see --ray-address).",
+        ),
+        click.option(
+            "--ray-address",
+            metavar="ADDR",
+            default=None,
+            help="Ray cluster to join (HOST:6379, auto, ray://HOST:10001).",
+        ),
+        click.option(
+            "--retry-infra",
+            type=click.IntRange(0, 10),
+            default=1,
+            show_default=True,
+            help="Retries of a trial that ended in an infrastructure error.",
+        ),
+        click.option(
+            "--json",
+            "as_json",
+            is_flag=True,
+            help="Print the summary as JSON on stdout (progress stays on stderr).",
+        ),
+        click.option(
+            "--isolation",
+            type=click.Choice(["bwrap", "none"]),
+            default="bwrap",
+            show_default=True,
+            help="bwrap: each trial in its own namespaces (the "
+            "host read-only, its own home and temp; bubblewrap). none: trials share "
+            "the host's file system (only for machines without user namespaces).",
+        ),
+        click.option(
+            "--skip-broken",
+            is_flag=True,
+            help="Run the tasks that load and list the task files that do not (the "
+            "exit code is still non-zero). Default: refuse to start.",
+        ),
+    ]
     for option in reversed(options):
         func = option(func)
     return func
@@ -214,9 +250,13 @@ def _execute(
         with contextlib.redirect_stdout(sys.stderr), _interruptible():
             return execute(plan, run, back, resume=resume, progress=_progress)
     except KeyboardInterrupt:
-        click.secho(f"deskpilot: interrupted: the trials running were stopped, those that "
-                    f"finished are kept (report: {run / 'summary.md'}); continue with --out "
-                    f"{run} --resume", fg="yellow", err=True)  # fmt: skip
+        click.secho(
+            f"deskpilot: interrupted: the trials running were stopped, those that "
+            f"finished are kept (report: {run / 'summary.md'}); continue with --out "
+            f"{run} --resume",
+            fg="yellow",
+            err=True,
+        )
         sys.exit(130)
 
 
@@ -241,22 +281,42 @@ def _interruptible() -> Iterator[None]:
 
 @eval_group.command("run", epilog=STATUS_HELP)
 @click.argument("suite")
-@click.option("--model", metavar="PROVIDER:MODEL", default=None,
-              help="The model under test: openai:, anthropic:, gemini:, compatible:, "
-              "scripted:FILE (default: the configured model).")  # fmt: skip
-@click.option("--policy", type=click.Choice(["oracle", "noop"]), default=None,
-              help="Instead of a model: each task's oracle, or doing nothing.")  # fmt: skip
+@click.option(
+    "--model",
+    metavar="PROVIDER:MODEL",
+    default=None,
+    help="The model under test: openai:, anthropic:, gemini:, compatible:, "
+    "scripted:FILE (default: the configured model).",
+)
+@click.option(
+    "--policy",
+    type=click.Choice(["oracle", "noop"]),
+    default=None,
+    help="Instead of a model: each task's oracle, or doing nothing.",
+)
 @click.option("--base-url", metavar="URL", default=None, help="API endpoint (compatible:).")
-@click.option("--tool-protocol", type=click.Choice(["native", "text"]), default=None,
-              help="native function calling (default) or the @@TOOL@@ text protocol.")  # fmt: skip
-@click.option("--trials", type=click.IntRange(1, 1000), default=1, show_default=True,
-              help="Trials per task.")  # fmt: skip
+@click.option(
+    "--tool-protocol",
+    type=click.Choice(["native", "text"]),
+    default=None,
+    help="native function calling (default) or the @@TOOL@@ text protocol.",
+)
+@click.option(
+    "--trials", type=click.IntRange(1, 1000), default=1, show_default=True, help="Trials per task."
+)
 @_common
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help=f"Run directory (default: {DEFAULT_ROOT}/SUITE-POLICY-TIME).")  # fmt: skip
-@click.option("--resume", is_flag=True,
-              help="Continue the run in --out (default: the latest one): finished trials "
-              "are kept, the others run.")  # fmt: skip
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help=f"Run directory (default: {DEFAULT_ROOT}/SUITE-POLICY-TIME).",
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue the run in --out (default: the latest one): finished trials "
+    "are kept, the others run.",
+)
 @pass_context
 def run_command(
     ctx: Context,
@@ -292,8 +352,9 @@ def run_command(
         spec = _policy(settings, policy, model, base_url, tool_protocol)
         run = _out(out, resume, loaded, spec.label)
         plan = Plan(loaded, chosen, spec, trials, retry_infra, isolation)
-        summary = _execute(settings, plan, run, backend=backend, jobs=jobs,
-                           address=ray_address, resume=resume)  # fmt: skip
+        summary = _execute(
+            settings, plan, run, backend=backend, jobs=jobs, address=ray_address, resume=resume
+        )
     except DeskpilotError as exc:
         fail(exc)
     _finish(summary, run, as_json)
@@ -330,11 +391,20 @@ def _finish(summary: dict[str, Any], run: Path, as_json: bool) -> None:
 
 @eval_group.command("check", epilog=STATUS_HELP)
 @click.argument("suite")
-@click.option("--trials", type=click.IntRange(1, 100), default=3, show_default=True,
-              help="Trials per task and policy.")  # fmt: skip
-@click.option("--noop-trials", type=click.IntRange(1, 100), default=None,
-              help="Trials of doing nothing per task (default: --trials). Doing nothing "
-              "starts from the same state each time: one trial often proves it fails.")  # fmt: skip
+@click.option(
+    "--trials",
+    type=click.IntRange(1, 100),
+    default=3,
+    show_default=True,
+    help="Trials per task and policy.",
+)
+@click.option(
+    "--noop-trials",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Trials of doing nothing per task (default: --trials). Doing nothing "
+    "starts from the same state each time: one trial often proves it fails.",
+)
 @_common
 @click.option(
     "--out",
@@ -377,8 +447,15 @@ def check_command(
                 continue
             n = trials if policy == "oracle" else (noop_trials or trials)
             plan = Plan(loaded, todo, PolicySpec(policy), n, retry_infra, isolation)  # type: ignore[arg-type]
-            runs[policy] = _execute(settings, plan, root / policy, backend=backend, jobs=jobs,
-                                    address=ray_address, resume=False)  # fmt: skip
+            runs[policy] = _execute(
+                settings,
+                plan,
+                root / policy,
+                backend=backend,
+                jobs=jobs,
+                address=ray_address,
+                resume=False,
+            )
     except DeskpilotError as exc:
         fail(exc)
     no_oracle = [t.id for t in chosen if not t.oracle]
@@ -386,8 +463,9 @@ def check_command(
     for row in verdict["tasks"]:
         mark = "✓" if row["proved"] else "✗"
         oracle = "no oracle (cannot be proved)" if row["no_oracle"] else " ".join(row["oracle"])
-        click.echo(f"{mark} {row['id']:<32} oracle {oracle}  ·  noop {' '.join(row['noop'])}",
-                   err=True)  # fmt: skip
+        click.echo(
+            f"{mark} {row['id']:<32} oracle {oracle}  ·  noop {' '.join(row['noop'])}", err=True
+        )
     bad = [r["id"] for r in verdict["tasks"] if not r["proved"]]
     click.echo(
         f"{len(verdict['tasks']) - len(bad)}/{len(verdict['tasks'])} tasks proved · runs in {root}",
@@ -416,9 +494,14 @@ def prove(oracle: dict[str, Any], noop: dict[str, Any], no_oracle: list[str]) ->
             and all(s == "failed" for s in n["statuses"])
         )
         rows.append(
-            {"id": n["id"], "oracle": t["statuses"] if t else [], "noop": n["statuses"],
-             "proved": proved, "no_oracle": n["id"] in no_oracle}
-        )  # fmt: skip
+            {
+                "id": n["id"],
+                "oracle": t["statuses"] if t else [],
+                "noop": n["statuses"],
+                "proved": proved,
+                "no_oracle": n["id"] in no_oracle,
+            }
+        )
     return {"proved": all(r["proved"] for r in rows), "tasks": rows}
 
 

@@ -29,8 +29,12 @@ SETUP_BUDGET_S = 180.0
 CHECK_BUDGET_S = 90.0
 KILL_GRACE_S = 5.0
 #: a trial killed at its deadline in this phase gets this status
-KILLED_IN = {"setup": "setup_error", "agent": "timeout", "postconfig": "setup_error",
-             "check": "checker_error"}  # fmt: skip
+KILLED_IN = {
+    "setup": "setup_error",
+    "agent": "timeout",
+    "postconfig": "setup_error",
+    "check": "checker_error",
+}
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,7 @@ def run_attempt(
                     stderr=log,
                     start_new_session=True,
                     env=env,
-                )  # fmt: skip
+                )
             finally:
                 os.close(read_end)
                 fds.close()  # the trial holds its own copies
@@ -139,8 +143,13 @@ def _private_spec(
         fds.callback(os.close, fd)
         return fd
 
-    spec = {**attempt.spec, "out": str(out), "trial": attempt.key.trial,
-            "attempt": attempt.number, "private_fds": []}  # fmt: skip
+    spec = {
+        **attempt.spec,
+        "out": str(out),
+        "trial": attempt.key.trial,
+        "attempt": attempt.number,
+        "private_fds": [],
+    }
     task = dict(spec["task"])
     base = Path(task.get("base_dir") or ".").resolve()
     root = Path(spec.get("suite_root") or base).resolve()

@@ -85,9 +85,10 @@ def check_paragraph(c: ParagraphCheck, env: CheckEnv) -> str:
     if not chosen:
         shown = [_norm(p.text)[:40] for p in paragraphs if p.text.strip()][:8]
         which = ", ".join(
-            f"{k} {v!r}" for k, v in (("index", c.index), ("text", c.text),
-                                      ("contains", c.contains)) if v is not None
-        )  # fmt: skip
+            f"{k} {v!r}"
+            for k, v in (("index", c.index), ("text", c.text), ("contains", c.contains))
+            if v is not None
+        )
         raise CheckFailed(f"{path.name} has no paragraph with {which} (it has {shown!r})")
     para = chosen[0]
     if c.style is not None and para.style.casefold() != c.style.casefold():

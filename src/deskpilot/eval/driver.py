@@ -84,8 +84,11 @@ def _version() -> str:
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         done = subprocess.run(
             ["git", "-C", str(here), "describe", "--always", "--dirty"],
-            capture_output=True, text=True, timeout=5, check=False,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
         if done.returncode == 0 and done.stdout.strip():
             version += f" ({done.stdout.strip()})"
     return version
@@ -149,10 +152,13 @@ def execute(
         if isinstance(exc, KeyboardInterrupt) and (run / MANIFEST).is_file():
             # Ctrl-C, SIGTERM: what finished is kept (results.jsonl is fsynced line by
             # line); the trials cut short are named in the report, and run on --resume
-            write_json(run / INTERRUPTED, {
-                "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "trials": sorted(k.label() for k in running),
-            })  # fmt: skip
+            write_json(
+                run / INTERRUPTED,
+                {
+                    "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                    "trials": sorted(k.label() for k in running),
+                },
+            )
             store.close()
             write_report(run)
         raise

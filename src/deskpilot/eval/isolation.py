@@ -70,9 +70,22 @@ def bwrap_argv(
     else:
         who = ["--unshare-user", "--uid", str(TRIAL_UID), "--gid", str(TRIAL_UID)]
     argv = [
-        bwrap, *who, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "trial",
-        "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-    ]  # fmt: skip
+        bwrap,
+        *who,
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--hostname",
+        "trial",
+        "--die-with-parent",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+    ]
     for folder in PRIVATE:
         argv += ["--tmpfs", folder]
     with contextlib.suppress(OSError):  # the host's users: readable, as on the host
@@ -104,8 +117,11 @@ def needed_paths() -> list[Path]:
     """What a trial reads from deskpilot's own installation (bound back when under /tmp)."""
     import deskpilot
 
-    return [Path(sys.prefix), Path(sys.executable).parent,
-            Path(deskpilot.__file__).resolve().parent.parent]  # fmt: skip
+    return [
+        Path(sys.prefix),
+        Path(sys.executable).parent,
+        Path(deskpilot.__file__).resolve().parent.parent,
+    ]
 
 
 @functools.cache
@@ -116,8 +132,11 @@ def probe(bwrap: str) -> str | None:
         try:
             done = subprocess.run(
                 [*argv, "sh", "-c", f"touch {tmp}/ok && [ ! -w /usr ] && [ ! -w /etc ]"],
-                capture_output=True, text=True, timeout=30, check=False,
-            )  # fmt: skip
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
         except (OSError, subprocess.SubprocessError) as exc:
             return f"{bwrap} did not run: {exc}"
         if done.returncode != 0 or not (Path(tmp) / "ok").exists():
@@ -141,8 +160,12 @@ def isolation_command(
             f"bubblewrap cannot isolate a trial here ({why}): user namespaces may be off "
             "(sysctl kernel.unprivileged_userns_clone=1), or run with --isolation none"
         )
-    return [*bwrap_argv(writable=writable, readable=[*readable, *needed_paths()],
-                        hidden=hidden, bwrap=bwrap), *command]  # fmt: skip
+    return [
+        *bwrap_argv(
+            writable=writable, readable=[*readable, *needed_paths()], hidden=hidden, bwrap=bwrap
+        ),
+        *command,
+    ]
 
 
 def keep_private(fds: Iterable[int]) -> None:

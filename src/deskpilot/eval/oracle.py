@@ -65,32 +65,44 @@ def _related(nodes: list[dict[str, Any]], node: dict[str, Any], find: Find) -> b
     if find.in_row is not None:
         row = re.compile(find.in_row)
         if not any(
-            (b := _box(n)) is not None and n is not node and b[1] <= cy <= b[1] + b[3]
+            (b := _box(n)) is not None
+            and n is not node
+            and b[1] <= cy <= b[1] + b[3]
             and any(row.search(t) for t in _shown(n))
             for n in nodes
-        ):  # fmt: skip
+        ):
             return False
     if find.in_group is not None:
         group = re.compile(find.in_group)
 
         def inside(inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> bool:
-            return (outer[0] <= inner[0] and outer[1] <= inner[1]
-                    and inner[0] + inner[2] <= outer[0] + outer[2]
-                    and inner[1] + inner[3] <= outer[1] + outer[3])  # fmt: skip
+            return (
+                outer[0] <= inner[0]
+                and outer[1] <= inner[1]
+                and inner[0] + inner[2] <= outer[0] + outer[2]
+                and inner[1] + inner[3] <= outer[1] + outer[3]
+            )
 
         holders = sorted(
-            (b for n in nodes if _role(str(n.get("role", ""))) in GROUP_ROLES
-             and (b := _box(n)) is not None and inside(box, b)),
+            (
+                b
+                for n in nodes
+                if _role(str(n.get("role", ""))) in GROUP_ROLES
+                and (b := _box(n)) is not None
+                and inside(box, b)
+            ),
             key=lambda b: b[2] * b[3],
-        )  # fmt: skip
+        )
         if not holders:
             return False
         tight = holders[0]  # the smallest group around it
         if not any(
-            (b := _box(n)) is not None and inside(b, tight) and n is not node
+            (b := _box(n)) is not None
+            and inside(b, tight)
+            and n is not node
             and any(group.search(t) for t in _shown(n))
             for n in nodes
-        ):  # fmt: skip
+        ):
             return False
     return True
 

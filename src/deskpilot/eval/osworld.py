@@ -74,12 +74,29 @@ GUI_APPS = frozenset(
     ]
 )
 OFFICE = {
-    ".xlsx": "--calc", ".xls": "--calc", ".ods": "--calc", ".csv": "--calc",
-    ".docx": "--writer", ".doc": "--writer", ".odt": "--writer", ".rtf": "--writer",
-    ".pptx": "--impress", ".ppt": "--impress", ".odp": "--impress",
-}  # fmt: skip
-SETUP_TYPES = ("launch", "execute", "command", "open", "download", "activate_window",
-               "close_window", "chrome_open_tabs", "sleep")  # fmt: skip
+    ".xlsx": "--calc",
+    ".xls": "--calc",
+    ".ods": "--calc",
+    ".csv": "--calc",
+    ".docx": "--writer",
+    ".doc": "--writer",
+    ".odt": "--writer",
+    ".rtf": "--writer",
+    ".pptx": "--impress",
+    ".ppt": "--impress",
+    ".odp": "--impress",
+}
+SETUP_TYPES = (
+    "launch",
+    "execute",
+    "command",
+    "open",
+    "download",
+    "activate_window",
+    "close_window",
+    "chrome_open_tabs",
+    "sleep",
+)
 
 
 def is_osworld(data: dict[str, Any]) -> bool:
@@ -179,8 +196,10 @@ class Converter:
                 # done before the next step starts (a browser started next is not killed);
                 # nothing to end is no error
                 return [{"run": ["sh", "-c", shlex.join(argv) + "; true"], "timeout": 30}]
-            argv = [re.sub(r"^--remote-debugging-port=\d+$", "--remote-debugging-port="
-                           "{cdp_port}", a) for a in argv]  # fmt: skip
+            argv = [
+                re.sub(r"^--remote-debugging-port=\d+$", "--remote-debugging-port={cdp_port}", a)
+                for a in argv
+            ]
             gui = PurePosixPath(argv[0]).name in GUI_APPS
             return [{"launch": argv, "ready": "window" if gui else "none", "timeout": 90}]
         if kind in ("execute", "command"):
@@ -191,8 +210,12 @@ class Converter:
             if PurePosixPath(argv[0]).name in ("libreoffice", "soffice") and any(
                 a.startswith("--convert-to") for a in argv
             ):  # beside the running LibreOffice, which would take the job and not answer
-                argv = [argv[0], "--headless", "-env:UserInstallation=file://{cache}/lo-convert",
-                        *argv[1:]]  # fmt: skip
+                argv = [
+                    argv[0],
+                    "--headless",
+                    "-env:UserInstallation=file://{cache}/lo-convert",
+                    *argv[1:],
+                ]
             step: dict[str, Any] = {"run": argv, "timeout": 120}
             if params.get("stdout"):
                 step["stdout"] = str(params["stdout"])
@@ -204,18 +227,26 @@ class Converter:
             flag = OFFICE.get(PurePosixPath(path).suffix.lower())
             if flag:  # ready when the document's window shows (not LibreOffice's splash)
                 name = re.escape(PurePosixPath(path).name)
-                return [{"launch": ["libreoffice", flag, path], "ready": "window",
-                         "window": name, "timeout": 90}]  # fmt: skip
+                return [
+                    {
+                        "launch": ["libreoffice", flag, path],
+                        "ready": "window",
+                        "window": name,
+                        "timeout": 90,
+                    }
+                ]
             return [{"launch": ["xdg-open", path], "ready": "none"}]
         if kind == "download":
             files = params.get("files") or []
             if not isinstance(files, list) or not files:
                 raise TaskError(f"{at}: a download lists its files")
             return [
-                {"write": _home(str(f.get("path", ""))),
-                 "from": self.source(str(f.get("url", "")), f"{at}.files.{j}")}
+                {
+                    "write": _home(str(f.get("path", ""))),
+                    "from": self.source(str(f.get("url", "")), f"{at}.files.{j}"),
+                }
                 for j, f in enumerate(files)
-            ]  # fmt: skip
+            ]
         if kind in ("activate_window", "close_window"):
             name = str(params.get("window_name", ""))
             if params.get("by_class"):
@@ -275,9 +306,10 @@ class Converter:
         listed = paths if many and isinstance(paths, list) else [paths]
         gives = spec.get("gives", [0]) if many else [0]
         chosen = [
-            str(listed[i]) for i in gives
+            str(listed[i])
+            for i in gives
             if isinstance(i, int) and i < len(listed) and isinstance(listed[i], str) and listed[i]
-        ]  # fmt: skip
+        ]
         if not chosen:
             raise TaskError(f"{where}: {kind} needs a path")
         if kind == "vm_file":

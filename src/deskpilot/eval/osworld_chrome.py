@@ -23,11 +23,25 @@ import httpx
 from deskpilot.errors import CheckBroken
 
 #: getters of the browser's settings, read from its profile (Chromium's, for Google Chrome's)
-PREF_GETTERS = ("enable_do_not_track", "enable_enhanced_safety_browsing", "new_startup_page",
-                "data_delete_automacally", "chrome_font_size", "default_search_engine",
-                "profile_name", "enabled_experiments", "bookmarks")  # fmt: skip
-GETTERS = ("active_tab_info", "active_url_from_accessTree", "open_tabs_info",
-           "active_tab_url_parse", "url_dashPart", *PREF_GETTERS)  # fmt: skip
+PREF_GETTERS = (
+    "enable_do_not_track",
+    "enable_enhanced_safety_browsing",
+    "new_startup_page",
+    "data_delete_automacally",
+    "chrome_font_size",
+    "default_search_engine",
+    "profile_name",
+    "enabled_experiments",
+    "bookmarks",
+)
+GETTERS = (
+    "active_tab_info",
+    "active_url_from_accessTree",
+    "open_tabs_info",
+    "active_tab_url_parse",
+    "url_dashPart",
+    *PREF_GETTERS,
+)
 PROFILE = ".config/chromium"
 
 
@@ -51,8 +65,9 @@ def pref(kind: str, home: Path) -> Any:
     data = _json(profile / "Default" / "Preferences")
     fallback: dict[str, Any] = {
         "chrome_font_size": {"default_fixed_font_size": 13, "default_font_size": 16},
-        "profile_name": None, "enable_do_not_track": "false",
-    }  # fmt: skip
+        "profile_name": None,
+        "enable_do_not_track": "false",
+    }
     if data is None:
         return fallback.get(kind, "Google")
     if kind == "enable_do_not_track":
@@ -69,8 +84,11 @@ def pref(kind: str, home: Path) -> Any:
     if kind == "chrome_font_size":
         return data.get("webkit", {}).get("webprefs", fallback["chrome_font_size"])
     if kind == "default_search_engine":
-        return (data.get("default_search_provider_data", {}).get("template_url_data", {})
-                .get("short_name", "Google"))  # fmt: skip
+        return (
+            data.get("default_search_provider_data", {})
+            .get("template_url_data", {})
+            .get("short_name", "Google")
+        )
     if kind == "profile_name":
         return data.get("profile", {}).get("name")
     raise CheckBroken(f"getter {kind!r} is not supported")
@@ -197,15 +215,19 @@ def is_expected_bookmarks(result: Any, expected: Any) -> float:
         urls = {b.get("url") for b in bar if b.get("type") == "url"}
         return 1.0 if urls == set(rules.get("urls", [])) else 0.0
     if kind == "liked_authors_websites_urls":
-        folder = next((b for b in bar if b.get("type") == "folder"
-                       and b.get("name") == "Liked Authors"), None)  # fmt: skip
+        folder = next(
+            (b for b in bar if b.get("type") == "folder" and b.get("name") == "Liked Authors"), None
+        )
         if folder is None:
             return 0.0
         got = {c.get("url") for c in folder.get("children", []) if c.get("type") == "url"}
         choices = [u if isinstance(u, list) else [u] for u in rules.get("urls", [])]
-        return 1.0 if len(got) == len(choices) and all(
-            any(u in got for u in options) for options in choices
-        ) else 0.0  # fmt: skip
+        return (
+            1.0
+            if len(got) == len(choices)
+            and all(any(u in got for u in options) for options in choices)
+            else 0.0
+        )
     raise CheckBroken(f"is_expected_bookmarks: rule type {kind!r} is not supported")
 
 

@@ -7,9 +7,10 @@ import zipfile
 from pathlib import Path
 
 ZIP_KINDS = (
-    ("xl/workbook.xml", ".xlsx"), ("word/document.xml", ".docx"),
+    ("xl/workbook.xml", ".xlsx"),
+    ("word/document.xml", ".docx"),
     ("ppt/presentation.xml", ".pptx"),
-)  # fmt: skip
+)
 ODF_KINDS = {
     "application/vnd.oasis.opendocument.spreadsheet": ".ods",
     "application/vnd.oasis.opendocument.text": ".odt",

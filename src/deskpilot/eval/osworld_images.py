@@ -108,8 +108,11 @@ def check_saturation_increase_and_structure_sim(result: Any, expected: Any) -> f
 
 METRICS = {
     f.__name__: f
-    for f in (check_structure_sim, check_file_exists_and_structure_sim,
-              check_brightness_decrease_and_structure_sim,
-              check_contrast_increase_and_structure_sim,
-              check_saturation_increase_and_structure_sim)
-}  # fmt: skip
+    for f in (
+        check_structure_sim,
+        check_file_exists_and_structure_sim,
+        check_brightness_decrease_and_structure_sim,
+        check_contrast_increase_and_structure_sim,
+        check_saturation_increase_and_structure_sim,
+    )
+}

@@ -88,8 +88,11 @@ def apt_installed(package: str) -> bool:
     try:
         status = subprocess.run(
             ["dpkg-query", "-W", "-f=${Status}", package],
-            capture_output=True, text=True, timeout=10, check=False,
-        ).stdout  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        ).stdout
     except (OSError, subprocess.TimeoutExpired):
         status = ""
     return status.endswith("install ok installed") or shutil.which(package) is not None
@@ -104,8 +107,9 @@ def pip_installed(package: str) -> bool:
         if exe is None:
             continue
         try:
-            done = subprocess.run([exe, "-c", probe, package], capture_output=True, timeout=20,
-                                  check=False)  # fmt: skip
+            done = subprocess.run(
+                [exe, "-c", probe, package], capture_output=True, timeout=20, check=False
+            )
         except (OSError, subprocess.TimeoutExpired):
             continue
         if done.returncode == 0:

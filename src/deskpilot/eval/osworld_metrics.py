@@ -316,16 +316,19 @@ def compare_docx_files(
 def compare_docx_files_and_ignore_new_lines(
     result: Any, expected: Any, ignore_blanks: bool = True
 ) -> float:
-    return compare_docx_files(result, expected, ignore_blanks=ignore_blanks,
-                              delete_empty_lines=True)  # fmt: skip
+    return compare_docx_files(
+        result, expected, ignore_blanks=ignore_blanks, delete_empty_lines=True
+    )
 
 
 def compare_docx_tables(result: Any, expected: Any) -> float:
     from docx import Document
 
     def tables(path: Path) -> list[list[list[str]]]:
-        return [[[c.text.strip() for c in row.cells] for row in t.rows]
-                for t in Document(str(path)).tables]  # fmt: skip
+        return [
+            [[c.text.strip() for c in row.cells] for row in t.rows]
+            for t in Document(str(path)).tables
+        ]
 
     return _score(tables(_path(result)) == tables(_path(expected)))
 
@@ -334,8 +337,7 @@ def compare_line_spacing(result: Any, expected: Any) -> float:
     from docx import Document
 
     def spacing(path: Path) -> list[tuple[str, Any]]:
-        return [(p.text, p.paragraph_format.line_spacing)
-                for p in Document(str(path)).paragraphs]  # fmt: skip
+        return [(p.text, p.paragraph_format.line_spacing) for p in Document(str(path)).paragraphs]
 
     return _score(spacing(_path(result)) == spacing(_path(expected)))
 
@@ -364,8 +366,7 @@ def compare_images(result: Any, expected: Any) -> float:
     with Image.open(_path(result)) as a, Image.open(_path(expected)) as b:
         if a.size != b.size:
             return 0.0
-        return _score(ImageChops.difference(a.convert("RGBA"), b.convert("RGBA")).getbbox()
-                      is None)  # fmt: skip
+        return _score(ImageChops.difference(a.convert("RGBA"), b.convert("RGBA")).getbbox() is None)
 
 
 def check_image_size(result: Any, expected: Any) -> float:
@@ -451,31 +452,86 @@ VLC_METRICS: dict[str, Metric] = {
 
 
 #: every metric deskpilot has, by OSWorld's name
-METRICS: dict[str, Metric] = {
-    f.__name__: f
-    for f in (
-        exact_match, literal_match, check_include_exclude, match_in_list, is_in_list,
-        fuzzy_match, file_contains, check_line_number, compare_text_file, diff_text_file,
-        check_direct_json_object, check_json, check_list, compare_csv, check_csv,
-        compare_table, compare_docx_files, compare_docx_files_and_ignore_new_lines,
-        compare_docx_tables, compare_line_spacing, compare_pptx_files, compare_images,
-        check_image_size, compare_zip_files, check_config_status, is_vlc_recordings_folder,
-        is_expected_active_tab, is_expected_url_pattern_match, is_expected_tabs,
-        is_expected_bookmarks, check_enabled_experiments, check_font_size,
-    )
-} | VLC_METRICS | IMAGE_METRICS  # fmt: skip
+METRICS: dict[str, Metric] = (
+    {
+        f.__name__: f
+        for f in (
+            exact_match,
+            literal_match,
+            check_include_exclude,
+            match_in_list,
+            is_in_list,
+            fuzzy_match,
+            file_contains,
+            check_line_number,
+            compare_text_file,
+            diff_text_file,
+            check_direct_json_object,
+            check_json,
+            check_list,
+            compare_csv,
+            check_csv,
+            compare_table,
+            compare_docx_files,
+            compare_docx_files_and_ignore_new_lines,
+            compare_docx_tables,
+            compare_line_spacing,
+            compare_pptx_files,
+            compare_images,
+            check_image_size,
+            compare_zip_files,
+            check_config_status,
+            is_vlc_recordings_folder,
+            is_expected_active_tab,
+            is_expected_url_pattern_match,
+            is_expected_tabs,
+            is_expected_bookmarks,
+            check_enabled_experiments,
+            check_font_size,
+        )
+    }
+    | VLC_METRICS
+    | IMAGE_METRICS
+)
 #: metrics whose expected value is a rule (the others compare two files or values)
 RULE_METRICS = frozenset(
-    {"exact_match", "literal_match", "check_include_exclude", "match_in_list", "is_in_list",
-     "fuzzy_match", "file_contains", "check_line_number", "check_direct_json_object",
-     "check_json", "check_list", "check_csv", "check_image_size", "check_config_status",
-     "is_vlc_recordings_folder", *VLC_METRICS, "is_expected_active_tab",
-     "is_expected_url_pattern_match", "is_expected_tabs", "is_expected_bookmarks",
-     "check_enabled_experiments", "check_font_size"}
-)  # fmt: skip
+    {
+        "exact_match",
+        "literal_match",
+        "check_include_exclude",
+        "match_in_list",
+        "is_in_list",
+        "fuzzy_match",
+        "file_contains",
+        "check_line_number",
+        "check_direct_json_object",
+        "check_json",
+        "check_list",
+        "check_csv",
+        "check_image_size",
+        "check_config_status",
+        "is_vlc_recordings_folder",
+        *VLC_METRICS,
+        "is_expected_active_tab",
+        "is_expected_url_pattern_match",
+        "is_expected_tabs",
+        "is_expected_bookmarks",
+        "check_enabled_experiments",
+        "check_font_size",
+    }
+)
 #: getters deskpilot reads (see :mod:`deskpilot.eval.check_live`)
-GETTERS = ("vm_file", "cloud_file", "cache_file", "vm_command_line", "vm_command_error", "rule",
-           "vlc_config", "gimp_config_file", *CHROME_GETTERS)  # fmt: skip
+GETTERS = (
+    "vm_file",
+    "cloud_file",
+    "cache_file",
+    "vm_command_line",
+    "vm_command_error",
+    "rule",
+    "vlc_config",
+    "gimp_config_file",
+    *CHROME_GETTERS,
+)
 
 
 def options_of(func: str) -> list[str]:
@@ -487,14 +543,17 @@ def options_of(func: str) -> list[str]:
 def osworld_problems(check: Any) -> Iterator[str]:
     """What is wrong with an ``osworld`` check, found at load."""
     if check.func not in METRICS:
-        yield (f"OSWorld metric {check.func!r} is not supported (supported: "
-               f"{', '.join(sorted(METRICS))})")  # fmt: skip
+        yield (
+            f"OSWorld metric {check.func!r} is not supported (supported: "
+            f"{', '.join(sorted(METRICS))})"
+        )
         return
     allowed = options_of(check.func)
     for key in check.options:
         if key not in allowed:
-            yield (f"{check.func} has no option {key!r} (its options: "
-                   f"{', '.join(allowed) or 'none'})")  # fmt: skip
+            yield (
+                f"{check.func} has no option {key!r} (its options: {', '.join(allowed) or 'none'})"
+            )
     if check.func == "compare_table":
         yield from _table_rule_problems(check.options.get("rules"))
     if check.func == "check_json" and check.options.get("is_yaml"):
@@ -505,8 +564,10 @@ def osworld_problems(check: Any) -> Iterator[str]:
                 yield f"{check.func} needs an expected 'rule'"
             continue
         if spec.get("type") not in GETTERS:
-            yield (f"{role}: OSWorld getter {spec.get('type')!r} is not supported (supported: "
-                   f"{', '.join(GETTERS)})")  # fmt: skip
+            yield (
+                f"{role}: OSWorld getter {spec.get('type')!r} is not supported (supported: "
+                f"{', '.join(GETTERS)})"
+            )
     if check.func in RULE_METRICS and check.expected and check.expected.get("type") != "rule":
         yield f"{check.func} compares with a 'rule', not a {check.expected.get('type')!r}"
 
@@ -518,8 +579,10 @@ def _table_rule_problems(rules: Any) -> Iterator[str]:
     for i, rule in enumerate(rules):
         kind = rule.get("type") if isinstance(rule, dict) else None
         if kind not in TABLE_RULES:
-            yield (f"compare_table rule {i}: {kind!r} is not supported (supported: "
-                   f"{', '.join(TABLE_RULES)})")  # fmt: skip
+            yield (
+                f"compare_table rule {i}: {kind!r} is not supported (supported: "
+                f"{', '.join(TABLE_RULES)})"
+            )
             continue
         unknown = set(rule) - {"type"} - set(TABLE_RULES[kind])
         if unknown:
@@ -527,8 +590,10 @@ def _table_rule_problems(rules: Any) -> Iterator[str]:
         for key, known in (("chart_props", CHART_PROPS), ("pivot_props", PIVOT_PROPS)):
             bad = [p for p in rule.get(key, []) if p not in known]
             if bad:
-                yield (f"compare_table rule {i} ({kind}): {key} {bad[0]!r} is not supported "
-                       f"(supported: {', '.join(known)})")  # fmt: skip
+                yield (
+                    f"compare_table rule {i} ({kind}): {key} {bad[0]!r} is not supported "
+                    f"(supported: {', '.join(known)})"
+                )
         if kind in ("row_props", "col_props"):
             bad = [p for p in rule.get("props", []) if p not in DIMENSION_PROPS]
             if bad:
@@ -542,8 +607,10 @@ def _table_rule_problems(rules: Any) -> Iterator[str]:
             names = props if isinstance(props, list) else list(props)
             bad = [p for p in names if p != "value" and p not in STYLE_PROPS]
             if bad:
-                yield (f"compare_table rule {i} ({kind}): property {bad[0]!r} is not "
-                       f"supported (supported: value, {', '.join(STYLE_PROPS)})")  # fmt: skip
+                yield (
+                    f"compare_table rule {i} ({kind}): property {bad[0]!r} is not "
+                    f"supported (supported: value, {', '.join(STYLE_PROPS)})"
+                )
 
 
 def score(func: str, result: Any, expected: Any, options: dict[str, Any]) -> float:

@@ -37,16 +37,61 @@ TABLE_RULES: dict[str, tuple[str, ...]] = {
     "col_props": ("sheet_idx0", "sheet_idx1", "props"),
     "data_validation": ("sheet_idx", "dv_props"),
 }
-DIMENSION_PROPS = ("hidden", "height", "width", "outlineLevel", "outline_level", "collapsed",
-                   "customHeight", "customWidth")  # fmt: skip
-DV_PROPS = ("ranges", "type", "formula1", "formula2", "operator", "allowBlank", "allow_blank",
-            "showDropDown", "showInputMessage", "showErrorMessage", "error", "errorTitle",
-            "errorStyle", "prompt", "promptTitle", "imeMode")  # fmt: skip
-CHART_PROPS = ("title", "legend", "anchor", "width", "height", "type", "direction", "xtitle",
-               "ytitle", "ztitle")  # fmt: skip
-PIVOT_PROPS = ("name", "show_total", "show_empty_row", "show_empty_col", "show_headers",
-               "location", "filter", "selection", "ordered", "col_fields", "row_fields",
-               "data_fields", "data_fields_name")  # fmt: skip
+DIMENSION_PROPS = (
+    "hidden",
+    "height",
+    "width",
+    "outlineLevel",
+    "outline_level",
+    "collapsed",
+    "customHeight",
+    "customWidth",
+)
+DV_PROPS = (
+    "ranges",
+    "type",
+    "formula1",
+    "formula2",
+    "operator",
+    "allowBlank",
+    "allow_blank",
+    "showDropDown",
+    "showInputMessage",
+    "showErrorMessage",
+    "error",
+    "errorTitle",
+    "errorStyle",
+    "prompt",
+    "promptTitle",
+    "imeMode",
+)
+CHART_PROPS = (
+    "title",
+    "legend",
+    "anchor",
+    "width",
+    "height",
+    "type",
+    "direction",
+    "xtitle",
+    "ytitle",
+    "ztitle",
+)
+PIVOT_PROPS = (
+    "name",
+    "show_total",
+    "show_empty_row",
+    "show_empty_col",
+    "show_headers",
+    "location",
+    "filter",
+    "selection",
+    "ordered",
+    "col_fields",
+    "row_fields",
+    "data_fields",
+    "data_fields_name",
+)
 
 Grid = list[list[Any]]
 
@@ -123,8 +168,10 @@ def _trim(rows: Grid) -> Grid:
     rows = [list(r) for r in rows]
     while rows and all(v in (None, "") for v in rows[-1]):
         rows.pop()
-    width = max((max((i + 1 for i, v in enumerate(r) if v not in (None, "")), default=0)
-                 for r in rows), default=0)  # fmt: skip
+    width = max(
+        (max((i + 1 for i, v in enumerate(r) if v not in (None, "")), default=0) for r in rows),
+        default=0,
+    )
     return [[(r[i] if i < len(r) else None) for i in range(width)] for r in rows]
 
 
@@ -202,8 +249,9 @@ def match_rule(value: Any, rule: dict[str, Any]) -> bool:
     """OSWorld's ``{method, ref}``: re[.FLAG…], eq, ne, le, lt, ge, gt, approx:THRESHOLD."""
     method, ref = str(rule.get("method", "eq")), rule.get("ref")
     if method.startswith("re"):
-        flags = functools.reduce(operator.or_, (getattr(re, f) for f in method.split(".")[1:]),
-                                 re.RegexFlag(0))  # fmt: skip
+        flags = functools.reduce(
+            operator.or_, (getattr(re, f) for f in method.split(".")[1:]), re.RegexFlag(0)
+        )
         return re.search(str(ref), str(value if value is not None else ""), flags) is not None
     if method in ("eq", "ne", "le", "lt", "ge", "gt"):
         compare: Callable[[Any, Any], bool] = getattr(operator, method)
@@ -228,9 +276,21 @@ def match_rule(value: Any, rule: dict[str, Any]) -> bool:
     raise ValueError(f"check_cell method {method!r} is not supported")
 
 
-STYLE_PROPS = ("number_format", "font_name", "font_family", "font_color", "font_bold",
-                "font_italic", "font_underline", "font_size", "fill_type", "bgcolor", "fgcolor",
-                "horizontal_alignment", "vertical_alignment")  # fmt: skip
+STYLE_PROPS = (
+    "number_format",
+    "font_name",
+    "font_family",
+    "font_color",
+    "font_bold",
+    "font_italic",
+    "font_underline",
+    "font_size",
+    "fill_type",
+    "bgcolor",
+    "fgcolor",
+    "horizontal_alignment",
+    "vertical_alignment",
+)
 
 
 def _style(cell: Any, prop: str) -> Any:
@@ -322,16 +382,22 @@ def pivots(book: Book, name: str, props: list[str]) -> dict[str, dict[str, Any]]
             str(ws_src.sheet) if ws_src is not None else ""
         )
         info: dict[str, Any] = {}
-        simple = {"name": "name", "show_total": "visualTotals", "show_empty_row": "showEmptyRow",
-                  "show_empty_col": "showEmptyCol", "show_headers": "showHeaders"}  # fmt: skip
+        simple = {
+            "name": "name",
+            "show_total": "visualTotals",
+            "show_empty_row": "showEmptyRow",
+            "show_empty_col": "showEmptyCol",
+            "show_headers": "showHeaders",
+        }
         for prop, attr in simple.items():
             if prop in props:
                 info[prop] = getattr(pvt, attr, None)
         if "location" in props:
             info["location"] = str(pvt.location.ref) if pvt.location is not None else None
         if "filter" in props or "selection" in props:
-            info["selection"] = (chosen if "ordered" in props
-                                 else [sorted(set(r), key=str) for r in chosen])  # fmt: skip
+            info["selection"] = (
+                chosen if "ordered" in props else [sorted(set(r), key=str) for r in chosen]
+            )
         if "filter" in props:
             info["filter_fields"] = sorted(f.fld for f in pvt.pageFields)
         if "col_fields" in props:
@@ -340,8 +406,10 @@ def pivots(book: Book, name: str, props: list[str]) -> dict[str, dict[str, Any]]
             info["row_fields"] = [f.x - left for f in pvt.rowFields]
         if "data_fields" in props:
             named = "data_fields_name" in props
-            info["data_fields"] = [f"{f.fld - left};{f.name if named else ''};{f.subtotal};"
-                                   f"{f.showDataAs}" for f in pvt.dataFields]  # fmt: skip
+            info["data_fields"] = [
+                f"{f.fld - left};{f.name if named else ''};{f.subtotal};{f.showDataAs}"
+                for f in pvt.dataFields
+            ]
         out[key] = info
     return out
 
@@ -427,10 +495,12 @@ def _rule(rule: dict[str, Any], result: Book, expected: Book | None) -> bool:
         if len(found) < len(wanted):
             return False
         return all(
-            any(all(match_rule(_dv(dv, attr), want) for attr, want in props.items())
-                for props in wanted)
+            any(
+                all(match_rule(_dv(dv, attr), want) for attr, want in props.items())
+                for props in wanted
+            )
             for dv in found
-        )  # fmt: skip
+        )
     if kind in ("chart", "pivot_table", "style"):
         a, sa = _sheet(rule["sheet_idx0"], result, expected)
         b, sb = _sheet(rule["sheet_idx1"], result, expected)

@@ -67,8 +67,13 @@ INFEASIBLE_NOTE = (
     "INFEASIBLE and say why."
 )
 
-IN_KEYS = ("input_tokens", "prompt_tokens", "promptTokenCount", "cache_read_input_tokens",
-           "cache_creation_input_tokens")  # fmt: skip
+IN_KEYS = (
+    "input_tokens",
+    "prompt_tokens",
+    "promptTokenCount",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
 OUT_KEYS = ("output_tokens", "completion_tokens", "candidatesTokenCount")
 
 
@@ -114,11 +119,15 @@ async def run_policy(
             ctx.emit(
                 Event(
                     "run.finished",
-                    {"outcome": "done", "answer": outcome.answer, "steps": oracle.calls,
-                     "reason": outcome.reason},
+                    {
+                        "outcome": "done",
+                        "answer": outcome.answer,
+                        "steps": oracle.calls,
+                        "reason": outcome.reason,
+                    },
                     ctx.run_id,
                 )
-            )  # fmt: skip
+            )
         return outcome
     outcome.answer = "did nothing (noop policy)"
     ctx.emit(

@@ -190,8 +190,11 @@ def _interrupted(summary: dict[str, Any]) -> list[str]:
     if not cut:
         return []
     names = ", ".join(cut.get("trials", [])) or "none running"
-    return [f"**Interrupted** at {cut.get('at', '?')}: the report covers the trials that "
-            f"finished; cut short (not counted, run again by --resume): {names}.", ""]  # fmt: skip
+    return [
+        f"**Interrupted** at {cut.get('at', '?')}: the report covers the trials that "
+        f"finished; cut short (not counted, run again by --resume): {names}.",
+        "",
+    ]
 
 
 def markdown(summary: dict[str, Any]) -> str:
@@ -224,9 +227,11 @@ def markdown(summary: dict[str, Any]) -> str:
             f"{_pct(f['rate'])} ({_ci(f['wilson95'])}) | {_ci(f['clustered95'])} | "
             f"{_k_cells(f, ks)} |"
         )
-    lines.append(f"| **all** | {len(summary['tasks'])} | {o['passed']}/{o['scored']} | "
-                 f"{_pct(o['rate'])} ({_ci(o['wilson95'])}) | "
-                 f"{_ci(o.get('clustered95', [0, 1]))} | {_k_cells(o, ks)} |")  # fmt: skip
+    lines.append(
+        f"| **all** | {len(summary['tasks'])} | {o['passed']}/{o['scored']} | "
+        f"{_pct(o['rate'])} ({_ci(o['wilson95'])}) | "
+        f"{_ci(o.get('clustered95', [0, 1]))} | {_k_cells(o, ks)} |"
+    )
     errors = [s for s in STATUSES if s not in SCORED]
     lines += [
         "",

@@ -38,8 +38,16 @@ from deskpilot.eval.task import (
 from deskpilot.sandbox import Sandbox
 
 #: the folders an OSWorld VM user's home has
-VM_FOLDERS = ("Desktop", "Documents", "Downloads", "Music", "Pictures", "Public", "Templates",
-              "Videos")  # fmt: skip
+VM_FOLDERS = (
+    "Desktop",
+    "Documents",
+    "Downloads",
+    "Music",
+    "Pictures",
+    "Public",
+    "Templates",
+    "Videos",
+)
 
 
 class Stage:
@@ -71,10 +79,15 @@ class Stage:
             home=home,
             app_env=sandbox.app_env(),
             display=sandbox.info.display,
-            variables={"home": str(home), "task_dir": str(self.base), "store": str(store),
-                       "cache": str(cache), "cdp_port": str(free_port())},
+            variables={
+                "home": str(home),
+                "task_dir": str(self.base),
+                "store": str(store),
+                "cache": str(cache),
+                "cdp_port": str(free_port()),
+            },
             private_fds=private_fds,
-        )  # fmt: skip
+        )
         #: the environment of the task's own commands (OSWorld's: with the VM's programs)
         self.cmd_env: dict[str, str] = dict(self.env.app_env)
         if "osworld" in task.tags:

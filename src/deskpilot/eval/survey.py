@@ -13,14 +13,16 @@ from deskpilot.eval.suite import Suite
 from deskpilot.eval.validate import needed_apps
 
 #: programs an OSWorld task's commands find in its trial (deskpilot.eval.vm_shims)
-VM_PROGRAMS = frozenset({"python", "python3", "sudo", "google-chrome", "google-chrome-stable",
-                         "pkill", "killall"})  # fmt: skip
+VM_PROGRAMS = frozenset(
+    {"python", "python3", "sudo", "google-chrome", "google-chrome-stable", "pkill", "killall"}
+)
 
 
 def _reason(problem: str) -> str:
     """A problem without the place it was found and the long lists of what is supported."""
-    text = re.sub(r"^(config|evaluator\.postconfig|evaluator\.func|check)(\.\d+)*( \w+)?: ", "",
-                  problem)  # fmt: skip
+    text = re.sub(
+        r"^(config|evaluator\.postconfig|evaluator\.func|check)(\.\d+)*( \w+)?: ", "", problem
+    )
     return re.sub(r" \(supported: .*", "", text)
 
 

@@ -137,9 +137,17 @@ class CloseWindowStep(_Strict):
 
 
 SetupStep = (
-    WriteStep | MkdirStep | ServeStep | LaunchStep | OpenUrlStep | WaitWindowStep | RunStep
-    | ActivateStep | CloseWindowStep | OpenTabStep
-)  # fmt: skip
+    WriteStep
+    | MkdirStep
+    | ServeStep
+    | LaunchStep
+    | OpenUrlStep
+    | WaitWindowStep
+    | RunStep
+    | ActivateStep
+    | CloseWindowStep
+    | OpenTabStep
+)
 SETUP_KINDS: dict[str, type[_Strict]] = {
     "open_tab": OpenTabStep,
     "activate": ActivateStep,
@@ -415,11 +423,13 @@ class Until(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> Until:
-        if not any(getattr(self, n) is not None for n in ("find", "window", "gone", "file",
-                                                           "request")):  # fmt: skip
+        if not any(
+            getattr(self, n) is not None for n in ("find", "window", "gone", "file", "request")
+        ):
             raise ValueError("until needs find, window, gone, file or request")
-        if self.file is None and any(v is not None for v in (self.contains, self.cell,
-                                                              self.equals)):  # fmt: skip
+        if self.file is None and any(
+            v is not None for v in (self.contains, self.cell, self.equals)
+        ):
             raise ValueError("contains, cell and equals are about a file: give file")
         return self
 

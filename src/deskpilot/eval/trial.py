@@ -38,12 +38,13 @@ from deskpilot.audit.chain import new_run_id
 from deskpilot.config import Settings, load_settings
 from deskpilot.desktop.registry import sandbox_kind
 from deskpilot.errors import DeskpilotError, ProviderError, SetupFailed
+from deskpilot.eval.attempt import Attempt, base_result
 from deskpilot.eval.check_env import CheckEnv
 from deskpilot.eval.checks import evaluate_all
 from deskpilot.eval.isolation import keep_private, map_vm_home
 from deskpilot.eval.policies import Outcome, PolicySpec, run_policy, tokens
 from deskpilot.eval.setup import Stage
-from deskpilot.eval.store import write_json
+from deskpilot.eval.store import TrialKey, write_json
 from deskpilot.eval.task import Task
 from deskpilot.eval.vm_shims import ISOLATED_VAR
 from deskpilot.events import Event
@@ -77,26 +78,19 @@ class Trial:
         self.policy = PolicySpec.from_dict(spec["policy"])
         self.out = Path(spec["out"])
         self.out.mkdir(parents=True, exist_ok=True)
-        self.result: dict[str, Any] = {
-            "task": self.task.id,
-            "version": self.task.version,
-            "family": self.task.family,
-            "trial": spec["trial"],
-            "attempt": spec["attempt"],
-            "policy": self.policy.label,
-            "node": socket.gethostname(),
-            "pid": os.getpid(),
-            "status": "infra_error",
-            "detail": "",
-            "checks": [],
-            "steps": 0,
-            "tool_calls": 0,
-            "tool_errors": 0,
-            "tokens_in": 0,
-            "tokens_out": 0,
-            "time": {},
-            "started_at": time.time(),
-        }
+        key = TrialKey(self.task.id, spec["trial"])
+        # the fields every result has, as the driver writes them for a trial without one
+        self.result: dict[str, Any] = base_result(
+            Attempt(key, spec["attempt"], spec), "infra_error", ""
+        )
+        self.result.update(
+            version=self.task.version,
+            family=self.task.family,
+            policy=self.policy.label,
+            node=socket.gethostname(),
+            pid=os.getpid(),
+            started_at=time.time(),
+        )
         self.counter = Counter()
         self.times: dict[str, float] = {}
 
@@ -170,8 +164,15 @@ class Trial:
             t0 = time.perf_counter()
             try:
                 store = Path(self.spec.get("store") or settings.osworld_store)
-                stage = Stage(self.task, sandbox, desktop, self.out, stack, store=store,
-                              private_fds=tuple(self.spec.get("private_fds", ())))  # fmt: skip
+                stage = Stage(
+                    self.task,
+                    sandbox,
+                    desktop,
+                    self.out,
+                    stack,
+                    store=store,
+                    private_fds=tuple(self.spec.get("private_fds", ())),
+                )
                 env = await stage.run()
             except SetupFailed as exc:
                 self.times["setup"] = time.perf_counter() - t0

@@ -320,9 +320,12 @@ def raw_problems(data: dict[str, Any]) -> list[str]:
         except ValidationError:
             continue
         shell = Task.model_construct(
-            id="_", goal="_", family="_", check=[check],
+            id="_",
+            goal="_",
+            family="_",
+            check=[check],
             setup=[s for s in setup if isinstance(s, dict)] if isinstance(setup, list) else [],
-        )  # fmt: skip
+        )
         found += [p.replace("check.0", f"check.{i}", 1) for p in _check_problems(shell)]
     return found
 

@@ -192,9 +192,14 @@ class FunctionCall:
         object.__setattr__(self, "meta", _frozen(self.meta))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "call_id": self.call_id, "name": self.name,
-                "arguments": dict(self.arguments), "id": self.id,
-                "meta": dict(self.meta)}  # fmt: skip
+        return {
+            "type": self.type,
+            "call_id": self.call_id,
+            "name": self.name,
+            "arguments": dict(self.arguments),
+            "id": self.id,
+            "meta": dict(self.meta),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FunctionCall:

@@ -104,10 +104,13 @@ class NativeExecutor:
 
         The result's ``value`` is the :class:`BatchOutcome` when the batch ran; a refusal
         (``data["refused"]``) means it did not. An approver's stop or pause propagates."""
-        args = {"call_id": call.call_id, "window": window,
-                "actions": [action_to_dict(a) for a in call.actions],
-                "pending_safety_checks": [c.to_dict() for c in call.pending_safety_checks],
-                "screenshot": screenshot}  # fmt: skip
+        args = {
+            "call_id": call.call_id,
+            "window": window,
+            "actions": [action_to_dict(a) for a in call.actions],
+            "pending_safety_checks": [c.to_dict() for c in call.pending_safety_checks],
+            "screenshot": screenshot,
+        }
         return await self.toolset.call(TOOL_NAME, args, self.ctx, call_id=call.call_id)
 
     async def run(

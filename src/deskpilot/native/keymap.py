@@ -19,9 +19,15 @@ from deskpilot.errors import InvalidArguments
 from deskpilot.native.actions import InvalidAction
 
 #: Names some vendors use that the shortcut grammar does not know.
-_EXTRA = {"divide": "KP_Divide", "multiply": "KP_Multiply", "subtract": "KP_Subtract",
-          "add": "KP_Add", "decimal": "KP_Decimal", "os": "Super_L",
-          "contextmenu": "Menu"}  # fmt: skip
+_EXTRA = {
+    "divide": "KP_Divide",
+    "multiply": "KP_Multiply",
+    "subtract": "KP_Subtract",
+    "add": "KP_Add",
+    "decimal": "KP_Decimal",
+    "os": "Super_L",
+    "contextmenu": "Menu",
+}
 
 
 def keysym(name: str) -> str:

@@ -121,9 +121,12 @@ class Viewport:
         return scaled if length >= 0 else -scaled
 
     def to_dict(self) -> dict[str, Any]:
-        return {"target": [self.target.width, self.target.height],
-                "image": [self.image.width, self.image.height],
-                "space": [self.space.width, self.space.height], "grid": self.grid}  # fmt: skip
+        return {
+            "target": [self.target.width, self.target.height],
+            "image": [self.image.width, self.image.height],
+            "space": [self.space.width, self.space.height],
+            "grid": self.grid,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Viewport:

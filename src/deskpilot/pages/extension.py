@@ -43,8 +43,14 @@ NAME = "deskpilot page rules"
 KEEP_REVISIONS = 3
 STATIC = ("sw.js", "bridge.js", "offscreen.html", "offscreen.js")
 PERMISSIONS = [
-    "scripting", "storage", "notifications", "offscreen", "clipboardWrite", "downloads", "tabs",
-]  # fmt: skip
+    "scripting",
+    "storage",
+    "notifications",
+    "offscreen",
+    "clipboardWrite",
+    "downloads",
+    "tabs",
+]
 
 
 def asset(name: str) -> str:

@@ -100,11 +100,6 @@ class Pattern:
         """``[regex, flags]`` as the page runtime takes it."""
         return [self.regex, self.flags]
 
-    @property
-    def universal(self) -> bool:
-        """True if this pattern matches every probe URL (it would apply everywhere)."""
-        return all(self.matches(u) for u in PROBE_URLS)
-
     def to_dict(self) -> dict[str, str]:
         out = {"value": self.value}
         if self.kind != "glob":

@@ -112,9 +112,12 @@ def script_file(library: Library, rule: Rule, key: str) -> ScriptFile | None:
         "unwrap": meta.flag("unwrap"),
         "resources": resources,
         "gm4": {short: twin for short, twin in GM4_NAMES.items()},
-        "info": {"script": gm_info_script(meta, rule), "metaStr": meta.text,
-                 "handlerVersion": VERSION},
-    }  # fmt: skip
+        "info": {
+            "script": gm_info_script(meta, rule),
+            "metaStr": meta.text,
+            "handlerVersion": VERSION,
+        },
+    }
     code = "\n;\n".join([*requires, rule.js or ""]) if requires else (rule.js or "")
     return ScriptFile(key, rule, meta, spec, params, code, problems)
 

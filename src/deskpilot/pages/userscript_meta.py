@@ -20,43 +20,92 @@ _BLOCK = re.compile(
 _ITEM = re.compile(r"(?:^|\n)(.*?)//([\x20\t]*)(@\S+)(.*)")
 LIST_KEYS = frozenset(
     {
-        "include", "exclude", "match", "excludeMatch", "require", "grant",
-        "antifeature", "compatible", "connect", "tag", "incompatible",
+        "include",
+        "exclude",
+        "match",
+        "excludeMatch",
+        "require",
+        "grant",
+        "antifeature",
+        "compatible",
+        "connect",
+        "tag",
+        "incompatible",
     }
-)  # fmt: skip
+)
 FLAG_KEYS = frozenset({"noframes", "unwrap", "topLevelAwait"})
 RUN_AT_VALUES = ("document-start", "document-body", "document-end", "document-idle")
 #: every GM API a script can be granted (Violentmonkey's and Tampermonkey's documented ones)
 GM_FUNCTIONS = (
-    "GM_addElement", "GM_addStyle", "GM_addValueChangeListener", "GM_deleteValue",
-    "GM_deleteValues", "GM_download", "GM_getResourceText", "GM_getResourceURL",
-    "GM_getTab", "GM_getTabs", "GM_getValue", "GM_getValues", "GM_info", "GM_listValues",
-    "GM_log", "GM_notification", "GM_openInTab", "GM_registerMenuCommand",
-    "GM_removeValueChangeListener", "GM_saveTab", "GM_setClipboard", "GM_setValue",
-    "GM_setValues", "GM_unregisterMenuCommand", "GM_xmlhttpRequest",
-)  # fmt: skip
+    "GM_addElement",
+    "GM_addStyle",
+    "GM_addValueChangeListener",
+    "GM_deleteValue",
+    "GM_deleteValues",
+    "GM_download",
+    "GM_getResourceText",
+    "GM_getResourceURL",
+    "GM_getTab",
+    "GM_getTabs",
+    "GM_getValue",
+    "GM_getValues",
+    "GM_info",
+    "GM_listValues",
+    "GM_log",
+    "GM_notification",
+    "GM_openInTab",
+    "GM_registerMenuCommand",
+    "GM_removeValueChangeListener",
+    "GM_saveTab",
+    "GM_setClipboard",
+    "GM_setValue",
+    "GM_setValues",
+    "GM_unregisterMenuCommand",
+    "GM_xmlhttpRequest",
+)
 #: GM4 names (``GM.xxx``) and the GM_ function each stands for
 GM4_NAMES = {
-    "addElement": "GM_addElement", "addStyle": "GM_addStyle",
-    "addValueChangeListener": "GM_addValueChangeListener", "deleteValue": "GM_deleteValue",
-    "deleteValues": "GM_deleteValues", "download": "GM_download",
-    "getResourceText": "GM_getResourceText", "getResourceUrl": "GM_getResourceURL",
-    "getResourceURL": "GM_getResourceURL", "getTab": "GM_getTab", "getTabs": "GM_getTabs",
-    "getValue": "GM_getValue", "getValues": "GM_getValues", "info": "GM_info",
-    "listValues": "GM_listValues", "log": "GM_log", "notification": "GM_notification",
-    "openInTab": "GM_openInTab", "registerMenuCommand": "GM_registerMenuCommand",
-    "removeValueChangeListener": "GM_removeValueChangeListener", "saveTab": "GM_saveTab",
-    "setClipboard": "GM_setClipboard", "setValue": "GM_setValue", "setValues": "GM_setValues",
+    "addElement": "GM_addElement",
+    "addStyle": "GM_addStyle",
+    "addValueChangeListener": "GM_addValueChangeListener",
+    "deleteValue": "GM_deleteValue",
+    "deleteValues": "GM_deleteValues",
+    "download": "GM_download",
+    "getResourceText": "GM_getResourceText",
+    "getResourceUrl": "GM_getResourceURL",
+    "getResourceURL": "GM_getResourceURL",
+    "getTab": "GM_getTab",
+    "getTabs": "GM_getTabs",
+    "getValue": "GM_getValue",
+    "getValues": "GM_getValues",
+    "info": "GM_info",
+    "listValues": "GM_listValues",
+    "log": "GM_log",
+    "notification": "GM_notification",
+    "openInTab": "GM_openInTab",
+    "registerMenuCommand": "GM_registerMenuCommand",
+    "removeValueChangeListener": "GM_removeValueChangeListener",
+    "saveTab": "GM_saveTab",
+    "setClipboard": "GM_setClipboard",
+    "setValue": "GM_setValue",
+    "setValues": "GM_setValues",
     "unregisterMenuCommand": "GM_unregisterMenuCommand",
-    "xmlHttpRequest": "GM_xmlhttpRequest", "xmlhttpRequest": "GM_xmlhttpRequest",
-}  # fmt: skip
+    "xmlHttpRequest": "GM_xmlhttpRequest",
+    "xmlhttpRequest": "GM_xmlhttpRequest",
+}
 OTHER_GRANTS = ("none", "unsafeWindow", "window.close", "window.focus", "window.onurlchange")
 VALUE_FUNCTIONS = frozenset(
     {
-        "GM_getValue", "GM_setValue", "GM_deleteValue", "GM_listValues", "GM_getValues",
-        "GM_setValues", "GM_deleteValues", "GM_addValueChangeListener",
+        "GM_getValue",
+        "GM_setValue",
+        "GM_deleteValue",
+        "GM_listValues",
+        "GM_getValues",
+        "GM_setValues",
+        "GM_deleteValues",
+        "GM_addValueChangeListener",
     }
-)  # fmt: skip
+)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ Acts that no word names:
 
 from __future__ import annotations
 
-from deskpilot.policy.vocabulary import DRAFTS, VERBS, Effect, WordSet, normalize
+from deskpilot.policy.vocabulary import Effect, WordSet, normalize
 
 #: The acts of every effect class, each with the UI's words for it (all languages).
 ACT_WORDS: dict[str, tuple[Effect, tuple[str, ...]]] = {
@@ -124,7 +124,3 @@ def act_of(effect: str, word: str) -> str:
         if cls.value == effect:
             return act
     return UNKNOWN
-
-
-#: Every verb the judge knows, for the test that each has its act.
-ALL_UI_VERBS: tuple[str, ...] = (*(w for ws in VERBS.values() for w in ws), *DRAFTS)

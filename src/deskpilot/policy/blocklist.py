@@ -26,11 +26,17 @@ DEFAULT_GROUPS: tuple[tuple[str, ...], ...] = (
     ("org.gnome.seahorse.Application", "seahorse", "Passwords and Keys"),
     ("org.gnome.World.Secrets", "gnome-secrets", "Secrets"),
     ("org.gnome.PasswordSafe", "gnome-passwordsafe", "Password Safe"),
-    ("org.kde.kwalletmanager5", "kwalletmanager5", "org.kde.kwalletmanager", "kwalletmanager",
-     "KWalletManager", "KWallet Manager"),
+    (
+        "org.kde.kwalletmanager5",
+        "kwalletmanager5",
+        "org.kde.kwalletmanager",
+        "kwalletmanager",
+        "KWalletManager",
+        "KWallet Manager",
+    ),
     ("qtpass", "QtPass"),
     ("gopass-ui",),
-)  # fmt: skip
+)
 
 DEFAULT_BLOCKLIST: tuple[str, ...] = tuple(e for group in DEFAULT_GROUPS for e in group)
 

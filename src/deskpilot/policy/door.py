@@ -253,8 +253,13 @@ async def _ask(call: Call, verdict: Verdict, decision: Decision) -> None:
         offer=offer.words if offer is not None else "",
         target=target_of(judged),
     )
-    asked: dict[str, Any] = {"tool": call.tool, "args": call.args, "call_id": call.call_id,
-                             "reason": why, "risk": verdict.risk.value}  # fmt: skip
+    asked: dict[str, Any] = {
+        "tool": call.tool,
+        "args": call.args,
+        "call_id": call.call_id,
+        "reason": why,
+        "risk": verdict.risk.value,
+    }
     if details:
         asked["details"] = list(details)
     if request.sentence:
@@ -298,8 +303,13 @@ async def _ask(call: Call, verdict: Verdict, decision: Decision) -> None:
     yes = declined is None and approved(answer)
     task = yes and answer == Scope.TASK and offer is not None
     decision.scope = ("task" if task else "once") if yes else ""
-    answered: dict[str, Any] = {"tool": call.tool, "call_id": call.call_id, "approved": yes,
-                                "by": by, "person": decision.person}  # fmt: skip
+    answered: dict[str, Any] = {
+        "tool": call.tool,
+        "call_id": call.call_id,
+        "approved": yes,
+        "by": by,
+        "person": decision.person,
+    }
     if yes:
         answered["scope"] = decision.scope
     call.record("confirm.answered", answered)
@@ -352,9 +362,15 @@ def target_of(judged: Judged | None) -> dict[str, Any] | None:
     bounds, g = judged.finding.node.bounds, judged.window.geometry
     if bounds is None or bounds.width <= 0 or bounds.height <= 0:
         return None
-    return {"window": judged.window.stable_id, "x": bounds.x - g.x, "y": bounds.y - g.y,
-            "width": bounds.width, "height": bounds.height,
-            "window_width": g.width, "window_height": g.height}  # fmt: skip
+    return {
+        "window": judged.window.stable_id,
+        "x": bounds.x - g.x,
+        "y": bounds.y - g.y,
+        "width": bounds.width,
+        "height": bounds.height,
+        "window_width": g.width,
+        "window_height": g.height,
+    }
 
 
 def _done(call: Call, decision: Decision) -> Decision:
@@ -367,8 +383,12 @@ def _done(call: Call, decision: Decision) -> Decision:
 
 def decided(call: Call, decision: Decision) -> dict[str, Any]:
     """The ``policy.decided`` event's data."""
-    data: dict[str, Any] = {"tool": call.tool, "call_id": call.call_id,
-                            "outcome": decision.outcome, "risk": decision.risk.value}  # fmt: skip
+    data: dict[str, Any] = {
+        "tool": call.tool,
+        "call_id": call.call_id,
+        "outcome": decision.outcome,
+        "risk": decision.risk.value,
+    }
     judged = decision.judged
     if judged is not None:
         finding = judged.finding
@@ -379,15 +399,22 @@ def decided(call: Call, decision: Decision) -> dict[str, Any]:
         data["evidence"] = {"why": decision.reason}
     if decision.grant is not None:
         grant = decision.grant
-        data["grant"] = {"id": grant.id, "source": grant.source, "words": grant.words,
-                         "text": grant.describe()}  # fmt: skip
+        data["grant"] = {
+            "id": grant.id,
+            "source": grant.source,
+            "words": grant.words,
+            "text": grant.describe(),
+        }
     elif judged is not None and decision.outcome != "blocked":
         _grant, why = call.grants.cover(judged.finding, judged.window)
         if why:
             data["not_granted"] = why
     if decision.by:
-        data["answer"] = {"by": decision.by, "person": decision.person,
-                          "approved": decision.outcome == "asked"}  # fmt: skip
+        data["answer"] = {
+            "by": decision.by,
+            "person": decision.person,
+            "approved": decision.outcome == "asked",
+        }
         if decision.scope:
             data["answer"]["scope"] = decision.scope
     if decision.refusal is not None:

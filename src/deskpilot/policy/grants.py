@@ -37,36 +37,133 @@ from deskpilot.policy.places import BUTTONS, DOCUMENTS, PLACES, Tree, is_field
 from deskpilot.policy.vocabulary import Effect, WordSet, normalize
 
 #: Acts whose target is a person or an account (recipient fields are checked).
-TO_SOMEONE = frozenset({"submit", "reply", "forward", "share", "transfer", "pay", "donate",
-                        PLACE})  # fmt: skip
+TO_SOMEONE = frozenset({"submit", "reply", "forward", "share", "transfer", "pay", "donate", PLACE})
 #: Acts that send a text someone wrote (the message box is checked against the goal).
 MESSAGES = frozenset({"submit", "reply", "comment", "publish", "forward"})
 
-ALL_WORDS = WordSet((
-    "all", "every", "everything", "entire", "each", "alle", "alles", "sämtliche", "tout",
-    "tous", "toutes", "todo", "todos", "todas", "tutti", "tutte", "tutto", "allt", "alla",
-    "wszystko", "wszystkie", "vše", "všechny", "alt", "allemaal",
-))  # fmt: skip
+ALL_WORDS = WordSet(
+    (
+        "all",
+        "every",
+        "everything",
+        "entire",
+        "each",
+        "alle",
+        "alles",
+        "sämtliche",
+        "tout",
+        "tous",
+        "toutes",
+        "todo",
+        "todos",
+        "todas",
+        "tutti",
+        "tutte",
+        "tutto",
+        "allt",
+        "alla",
+        "wszystko",
+        "wszystkie",
+        "vše",
+        "všechny",
+        "alt",
+        "allemaal",
+    )
+)
 #: Labels of fields that say who something goes to.
-RECIPIENT_FIELDS = WordSet((
-    "to", "to:", "recipient", "recipients", "send to", "cc", "bcc", "add people",
-    "share with", "invite", "people", "iban", "account number", "to account", "payee",
-    "beneficiary", "recipient name", "recipient account", "an", "empfänger", "kontonummer",
-    "destinataire", "à", "bénéficiaire", "para", "destinatario", "beneficiario",
-    "destinatário", "aan", "ontvanger", "do", "odbiorca", "till", "mottagare", "komu",
-))  # fmt: skip
-AMOUNT_FIELDS = WordSet((
-    "amount", "sum", "betrag", "summe", "montant", "importe", "cantidad", "importo", "valor",
-    "quantia", "bedrag", "kwota", "belopp", "beløb", "beløp", "částka",
-))  # fmt: skip
+RECIPIENT_FIELDS = WordSet(
+    (
+        "to",
+        "to:",
+        "recipient",
+        "recipients",
+        "send to",
+        "cc",
+        "bcc",
+        "add people",
+        "share with",
+        "invite",
+        "people",
+        "iban",
+        "account number",
+        "to account",
+        "payee",
+        "beneficiary",
+        "recipient name",
+        "recipient account",
+        "an",
+        "empfänger",
+        "kontonummer",
+        "destinataire",
+        "à",
+        "bénéficiaire",
+        "para",
+        "destinatario",
+        "beneficiario",
+        "destinatário",
+        "aan",
+        "ontvanger",
+        "do",
+        "odbiorca",
+        "till",
+        "mottagare",
+        "komu",
+    )
+)
+AMOUNT_FIELDS = WordSet(
+    (
+        "amount",
+        "sum",
+        "betrag",
+        "summe",
+        "montant",
+        "importe",
+        "cantidad",
+        "importo",
+        "valor",
+        "quantia",
+        "bedrag",
+        "kwota",
+        "belopp",
+        "beløb",
+        "beløp",
+        "částka",
+    )
+)
 #: Labels of boxes where a message is written.
-MESSAGE_FIELDS = WordSet((
-    "message", "body", "text", "comment", "reply", "your reply", "your message", "review",
-    "your review", "note", "description", "what's happening", "write a message", "post",
-    "nachricht", "kommentar", "antwort", "text", "commentaire", "réponse", "mensaje",
-    "comentario", "messaggio", "commento", "mensagem", "bericht", "reactie", "wiadomość",
-    "meddelande",
-))  # fmt: skip
+MESSAGE_FIELDS = WordSet(
+    (
+        "message",
+        "body",
+        "text",
+        "comment",
+        "reply",
+        "your reply",
+        "your message",
+        "review",
+        "your review",
+        "note",
+        "description",
+        "what's happening",
+        "write a message",
+        "post",
+        "nachricht",
+        "kommentar",
+        "antwort",
+        "text",
+        "commentaire",
+        "réponse",
+        "mensaje",
+        "comentario",
+        "messaggio",
+        "commento",
+        "mensagem",
+        "bericht",
+        "reactie",
+        "wiadomość",
+        "meddelande",
+    )
+)
 #: Words too common to say that two messages are about the same thing.
 STOP = frozenset(
     [
@@ -200,8 +297,13 @@ class Grant:
         return describe(self)
 
     def data(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "acts": sorted(self.acts), "source": self.source,
-                               "words": self.words, "text": self.describe()}  # fmt: skip
+        out: dict[str, Any] = {
+            "id": self.id,
+            "acts": sorted(self.acts),
+            "source": self.source,
+            "words": self.words,
+            "text": self.describe(),
+        }
         for key in ("objects", "recipients", "content", "amounts"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
@@ -445,8 +547,14 @@ def _list(items: Iterable[str]) -> str:
 
 
 #: Acts no UI word names first, as a person says them.
-UNNAMED = {"delete": "deleting", "pay": "paying", "password": "changing a password",
-           "run": "running code", PLACE: "this", SECRET: "typing a password"}  # fmt: skip
+UNNAMED = {
+    "delete": "deleting",
+    "pay": "paying",
+    "password": "changing a password",
+    "run": "running code",
+    PLACE: "this",
+    SECRET: "typing a password",
+}
 
 
 def _act_words(act: str) -> str:
@@ -485,15 +593,30 @@ def describe(grant: Grant) -> str:
 
 #: How each act is said to a person.
 ACT_PHRASES: dict[str, str] = {
-    "submit": "send or submit", "publish": "post or publish", "share": "share",
-    "reply": "reply", "forward": "forward", "comment": "comment", "delete": "delete",
-    "uninstall": "uninstall", "format": "format a disk", "buy": "buy or order",
-    "pay": "pay", "transfer": "transfer money", "donate": "donate", "subscribe": "subscribe",
-    "funds": "add or withdraw funds", "close account": "close an account",
-    "access": "grant or revoke access", "two-factor": "change two-factor authentication",
-    "sign out": "sign out everywhere", "password": "change a password",
-    SECRET: "type a password", "install": "install software", "run": "run code",
-}  # fmt: skip
+    "submit": "send or submit",
+    "publish": "post or publish",
+    "share": "share",
+    "reply": "reply",
+    "forward": "forward",
+    "comment": "comment",
+    "delete": "delete",
+    "uninstall": "uninstall",
+    "format": "format a disk",
+    "buy": "buy or order",
+    "pay": "pay",
+    "transfer": "transfer money",
+    "donate": "donate",
+    "subscribe": "subscribe",
+    "funds": "add or withdraw funds",
+    "close account": "close an account",
+    "access": "grant or revoke access",
+    "two-factor": "change two-factor authentication",
+    "sign out": "sign out everywhere",
+    "password": "change a password",
+    SECRET: "type a password",
+    "install": "install software",
+    "run": "run code",
+}
 
 
 def best_reason(misses: list[str]) -> str:

@@ -17,27 +17,68 @@ from deskpilot.desktop.base import Node
 from deskpilot.policy.vocabulary import COMMIT_SET, SEARCH_SET, VERB_SETS
 
 #: Roles of what a click, Enter or space activates.
-BUTTONS = frozenset({
-    "push-button", "toggle-button", "menu-item", "check-menu-item", "radio-menu-item", "link",
-    "push-button-menu", "check-box", "radio-button", "list-item", "tab", "page-tab",
-})  # fmt: skip
+BUTTONS = frozenset(
+    {
+        "push-button",
+        "toggle-button",
+        "menu-item",
+        "check-menu-item",
+        "radio-menu-item",
+        "link",
+        "push-button-menu",
+        "check-box",
+        "radio-button",
+        "list-item",
+        "tab",
+        "page-tab",
+    }
+)
 #: Roles of fields where Enter submits (one line of text, unless the state says multi-line).
 ONE_LINE = frozenset({"entry", "password-text", "spin-button", "combo-box", "search-box"})
 #: Roles of text areas (Enter is a new line unless the state says single-line).
 TEXT_AREAS = frozenset({"text", "paragraph", "document-text", "editbar"})
 #: Roles of the places that say what their buttons do (a web form with a name is a landmark).
-PLACES = frozenset({
-    "dialog", "alert", "form", "landmark", "file-chooser", "color-chooser", "notification",
-})  # fmt: skip
+PLACES = frozenset(
+    {
+        "dialog",
+        "alert",
+        "form",
+        "landmark",
+        "file-chooser",
+        "color-chooser",
+        "notification",
+    }
+)
 DOCUMENTS = frozenset({"document-web", "document-frame", "document-email", "embedded"})
 #: Bars whose buttons act on the whole window (Save in a toolbar saves the document).
 BARS = frozenset({"tool-bar", "menu-bar", "menu", "popup-menu", "status-bar"})
 #: Roles whose words describe a place (labels, headings, static text, field names).
-WORDY = frozenset({
-    "label", "heading", "static", "paragraph", "text", "caption", "section", "description-term",
-    "entry", "password-text", "combo-box", "spin-button", "frame", "dialog", "alert", "form",
-    "landmark", "document-web", "document-frame", "title-bar", "status-bar", "page-tab",
-})  # fmt: skip
+WORDY = frozenset(
+    {
+        "label",
+        "heading",
+        "static",
+        "paragraph",
+        "text",
+        "caption",
+        "section",
+        "description-term",
+        "entry",
+        "password-text",
+        "combo-box",
+        "spin-button",
+        "frame",
+        "dialog",
+        "alert",
+        "form",
+        "landmark",
+        "document-web",
+        "document-frame",
+        "title-bar",
+        "status-bar",
+        "page-tab",
+    }
+)
 #: How many nodes of a place are read for its words.
 PLACE_NODES = 400
 

@@ -73,10 +73,19 @@ class Frame:
 
     def header(self) -> dict[str, Any]:
         return {
-            "s": self.session, "k": self.kind, "n": self.seq, "x": self.x, "y": self.y,
-            "w": self.w, "h": self.h, "W": self.width, "H": self.height, "t": self.taken,
-            "X": self.left, "Y": self.top,
-        }  # fmt: skip
+            "s": self.session,
+            "k": self.kind,
+            "n": self.seq,
+            "x": self.x,
+            "y": self.y,
+            "w": self.w,
+            "h": self.h,
+            "W": self.width,
+            "H": self.height,
+            "t": self.taken,
+            "X": self.left,
+            "Y": self.top,
+        }
 
 
 @dataclass(frozen=True)

@@ -102,10 +102,6 @@ class Hub:
             return True
         return bool(self._last_left) and time.monotonic() - self._last_left < RECONNECT_GRACE
 
-    @property
-    def subscribers(self) -> int:
-        return len(self._subscribers)
-
     def replay(self, after: int | None) -> list[Item]:
         """What a page connecting with ``Last-Event-ID: after`` (None: a new page) must get."""
         oldest = self._history[0].seq if self._history else self._seq + 1

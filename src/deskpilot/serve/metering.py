@@ -67,10 +67,16 @@ class Exchange:
 
     def summary(self) -> dict[str, Any]:
         return {
-            "n": self.n, "url": self.url, "started": self.started, "ms": round(self.ms, 1),
-            "usage": self.usage, "tokens": self.tokens.as_dict(), "error": self.error,
-            "run_id": self.run_id, "raw": bool(self.request),
-        }  # fmt: skip
+            "n": self.n,
+            "url": self.url,
+            "started": self.started,
+            "ms": round(self.ms, 1),
+            "usage": self.usage,
+            "tokens": self.tokens.as_dict(),
+            "error": self.error,
+            "run_id": self.run_id,
+            "raw": bool(self.request),
+        }
 
 
 class Exchanges:

@@ -143,10 +143,14 @@ class NewSession:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "goal": self.goal, "model": self.model, "confirm": self.confirm,
-            "target": self.target, "window": self.window, "confirm_timeout": self.confirm_timeout,
+            "goal": self.goal,
+            "model": self.model,
+            "confirm": self.confirm,
+            "target": self.target,
+            "window": self.window,
+            "confirm_timeout": self.confirm_timeout,
             **(self.run.as_dict() if self.run else {}),
-        }  # fmt: skip
+        }
 
 
 @dataclass

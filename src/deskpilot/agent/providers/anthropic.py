@@ -57,8 +57,13 @@ V20250124 = "computer_20250124"
 V20251124 = "computer_20251124"
 TOOLSET = "computer_toolset_20260801"
 BETAS = {V20250124: "computer-use-2025-01-24", V20251124: "computer-use-2025-11-24"}
-CLICKS = {"left_click": ("left", 1), "right_click": ("right", 1), "middle_click": ("middle", 1),
-          "double_click": ("left", 2), "triple_click": ("left", 3)}  # fmt: skip
+CLICKS = {
+    "left_click": ("left", 1),
+    "right_click": ("right", 1),
+    "middle_click": ("middle", 1),
+    "double_click": ("left", 2),
+    "triple_click": ("left", 3),
+}
 SCROLLS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 _ZOOM_MODELS = ("opus-4-5", "opus-4-6", "opus-4-7", "sonnet-4-6")
 #: The quickstart's screenshot sizes, in its order (the first aspect match wins).
@@ -313,16 +318,23 @@ class AnthropicComputer:
         if self.version == TOOLSET:
             computer: dict[str, Any] = {"type": TOOLSET}
         else:
-            computer = {"type": self.version, "name": "computer",
-                        "display_width_px": self.setup.viewport.image.width,
-                        "display_height_px": self.setup.viewport.image.height}  # fmt: skip
+            computer = {
+                "type": self.version,
+                "name": "computer",
+                "display_width_px": self.setup.viewport.image.width,
+                "display_height_px": self.setup.viewport.image.height,
+            }
             if self.version == V20251124:
                 computer["enable_zoom"] = True
         return [computer, *map(_declaration, self.setup.functions)]
 
     def body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.setup.model, "max_tokens": self.max_tokens,
-                                "messages": list(self.messages), "tools": self.tools()}  # fmt: skip
+        body: dict[str, Any] = {
+            "model": self.setup.model,
+            "max_tokens": self.max_tokens,
+            "messages": list(self.messages),
+            "tools": self.tools(),
+        }
         if self.setup.instructions:
             body["system"] = self.setup.instructions
         return body
@@ -420,8 +432,11 @@ class AnthropicProvider(Provider):
         return f"{self.base_url}/v1/messages"
 
     def headers(self) -> dict[str, str]:
-        return {"x-api-key": self.api_key or "", "anthropic-version": API_VERSION,
-                "content-type": "application/json"}  # fmt: skip
+        return {
+            "x-api-key": self.api_key or "",
+            "anthropic-version": API_VERSION,
+            "content-type": "application/json",
+        }
 
     def build_request(
         self, conversation: Conversation, tools: Sequence[ToolSpec], protocol: ToolProtocol

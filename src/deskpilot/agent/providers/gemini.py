@@ -118,8 +118,11 @@ def _image(image: Image) -> dict[str, Any]:
 
 
 def _declaration(spec: ToolSpec) -> dict[str, Any]:
-    return {"name": spec.name, "description": spec.description,
-            "parameters": gemini_schema(spec.input_schema)}  # fmt: skip
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": gemini_schema(spec.input_schema),
+    }
 
 
 def _contents(history: Sequence[Message], protocol: ToolProtocol) -> list[dict[str, Any]]:
@@ -167,19 +170,58 @@ def _contents(history: Sequence[Message], protocol: ToolProtocol) -> list[dict[s
 
 # -- computer use ----------------------------------------------------------------------------------
 
-LEGACY = frozenset({"open_web_browser", "click_at", "hover_at", "type_text_at", "scroll_document",
-                    "scroll_at", "wait_5_seconds", "go_back", "go_forward", "search", "navigate",
-                    "key_combination", "drag_and_drop"})  # fmt: skip
-CURRENT = frozenset({"click", "double_click", "triple_click", "middle_click", "right_click",
-                     "mouse_down", "mouse_up", "move", "type", "drag_and_drop", "wait",
-                     "press_key", "key_down", "key_up", "hotkey", "take_screenshot", "scroll",
-                     "go_back", "go_forward", "navigate"})  # fmt: skip
+LEGACY = frozenset(
+    {
+        "open_web_browser",
+        "click_at",
+        "hover_at",
+        "type_text_at",
+        "scroll_document",
+        "scroll_at",
+        "wait_5_seconds",
+        "go_back",
+        "go_forward",
+        "search",
+        "navigate",
+        "key_combination",
+        "drag_and_drop",
+    }
+)
+CURRENT = frozenset(
+    {
+        "click",
+        "double_click",
+        "triple_click",
+        "middle_click",
+        "right_click",
+        "mouse_down",
+        "mouse_up",
+        "move",
+        "type",
+        "drag_and_drop",
+        "wait",
+        "press_key",
+        "key_down",
+        "key_up",
+        "hotkey",
+        "take_screenshot",
+        "scroll",
+        "go_back",
+        "go_forward",
+        "navigate",
+    }
+)
 COMPUTER_FUNCTIONS = LEGACY | CURRENT
 BROWSER_ONLY = ("open_web_browser", "search", "navigate")
 LEGACY_MODELS = ("gemini-2.5-computer-use", "gemini-3-flash", "gemini-3.1-pro")
-CLICKS = {"click_at": ("left", 1), "click": ("left", 1), "double_click": ("left", 2),
-          "triple_click": ("left", 3), "middle_click": ("middle", 1),
-          "right_click": ("right", 1)}  # fmt: skip
+CLICKS = {
+    "click_at": ("left", 1),
+    "click": ("left", 1),
+    "double_click": ("left", 2),
+    "triple_click": ("left", 3),
+    "middle_click": ("middle", 1),
+    "right_click": ("right", 1),
+}
 DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 DOCUMENT_SCROLL_NOTCHES = 5
 DEFAULT_MAGNITUDE = 800  # on the grid, as in the reference implementation

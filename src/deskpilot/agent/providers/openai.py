@@ -45,8 +45,14 @@ from deskpilot.native.scaling import Viewport, fit_within, pixel_viewport
 from deskpilot.native.wire import Turn, WireSetup, int_counts, notches, translated
 from deskpilot.tools.base import ToolSpec
 
-BUTTONS = {"left": "left", "right": "right", "wheel": "middle", "middle": "middle",
-           "back": "back", "forward": "forward"}  # fmt: skip
+BUTTONS = {
+    "left": "left",
+    "right": "right",
+    "wheel": "middle",
+    "middle": "middle",
+    "back": "back",
+    "forward": "forward",
+}
 DEFAULT_WAIT = 1.0  # seconds; the samples wait about 1-2 s for a bare "wait"
 MAX_IMAGE = (1920, 1200)
 
@@ -64,8 +70,13 @@ def _user(text: str, images: Sequence[Image]) -> dict[str, Any]:
 
 
 def _function(spec: ToolSpec) -> dict[str, Any]:
-    return {"type": "function", "name": spec.name, "description": spec.description,
-            "parameters": spec.input_schema, "strict": False}  # fmt: skip
+    return {
+        "type": "function",
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": spec.input_schema,
+        "strict": False,
+    }
 
 
 def _history(messages: Sequence[Message], protocol: ToolProtocol) -> list[dict[str, Any]]:
@@ -98,9 +109,12 @@ def _history(messages: Sequence[Message], protocol: ToolProtocol) -> list[dict[s
                 if r.images:
                     output = [{"type": "input_text", "text": text}, *map(_image, r.images)]
                 items.append(
-                    {"type": "function_call_output", "call_id": base.safe_id(r.call_id),
-                     "output": output}
-                )  # fmt: skip
+                    {
+                        "type": "function_call_output",
+                        "call_id": base.safe_id(r.call_id),
+                        "output": output,
+                    }
+                )
     return items
 
 
@@ -218,24 +232,36 @@ def render_outputs(outputs: Sequence[calls.Output]) -> list[dict[str, Any]]:
                     f"OpenAI needs a screenshot in the result of computer call {out.call_id}"
                 )
             acks = [c.to_dict() for c in out.acknowledged_safety_checks]
-            items.append({"type": "computer_call_output", "call_id": out.call_id,
-                          "output": _screenshot_output(out.screenshot),
-                          "acknowledged_safety_checks": acks})  # fmt: skip
+            items.append(
+                {
+                    "type": "computer_call_output",
+                    "call_id": out.call_id,
+                    "output": _screenshot_output(out.screenshot),
+                    "acknowledged_safety_checks": acks,
+                }
+            )
             if out.is_error or out.text:
                 items.append(_message(f"Computer call {out.call_id}: {out.text}"))
         elif isinstance(out, calls.FunctionResult):
-            items.append({"type": "function_call_output", "call_id": out.call_id,
-                          "output": out.output})  # fmt: skip
+            items.append(
+                {"type": "function_call_output", "call_id": out.call_id, "output": out.output}
+            )
             if out.images:
                 items.append(_message(f"Images from function call {out.call_id}:", out.images))
         elif isinstance(out, calls.CallError) and not out.computer:
-            items.append({"type": "function_call_output", "call_id": out.call_id,
-                          "output": out.message})  # fmt: skip
+            items.append(
+                {"type": "function_call_output", "call_id": out.call_id, "output": out.message}
+            )
         else:
             if out.screenshot is not None:  # declined or not run: the screen as it is
-                items.append({"type": "computer_call_output", "call_id": out.call_id,
-                              "output": _screenshot_output(out.screenshot),
-                              "acknowledged_safety_checks": []})  # fmt: skip
+                items.append(
+                    {
+                        "type": "computer_call_output",
+                        "call_id": out.call_id,
+                        "output": _screenshot_output(out.screenshot),
+                        "acknowledged_safety_checks": [],
+                    }
+                )
             items.append(_message(out.message))
     return items
 
@@ -271,8 +297,11 @@ class OpenAIComputer:
         return [computer, *map(_function, self.setup.functions)]
 
     def body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.setup.model, "input": list(self._input),
-                                "tools": self.tools()}  # fmt: skip
+        body: dict[str, Any] = {
+            "model": self.setup.model,
+            "input": list(self._input),
+            "tools": self.tools(),
+        }
         if self.preview:
             body["truncation"] = "auto"
         if self.setup.instructions:

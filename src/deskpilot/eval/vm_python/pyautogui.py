@@ -37,9 +37,15 @@ def _keys(args: Iterable[Any]) -> list[str]:
     for arg in args:
         for key in [arg] if isinstance(arg, str) else list(arg):
             low = str(key).lower()
-            name = {"ctrl": "Control_L", "control": "Control_L", "shift": "Shift_L",
-                    "alt": "Alt_L", "win": "Super_L", "command": "Super_L",
-                    "super": "Super_L"}.get(low) or key_name(str(key))  # fmt: skip
+            name = {
+                "ctrl": "Control_L",
+                "control": "Control_L",
+                "shift": "Shift_L",
+                "alt": "Alt_L",
+                "win": "Super_L",
+                "command": "Super_L",
+                "super": "Super_L",
+            }.get(low) or key_name(str(key))
             if name is None:
                 raise ValueError(f"pyautogui: unknown key {key!r}")
             names.append(name)
