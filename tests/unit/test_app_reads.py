@@ -160,3 +160,23 @@ def test_a_nameless_item_around_one_named_swatch_reads_once() -> None:
     # acting on the line acts on the swatch itself
     assert rendered.ids[black.rsplit("@", 1)[1]].role == "drawing-area"
     assert not any(ln.startswith("listitem @") for ln in lines)
+
+
+def test_a_gtk4_list_row_around_its_tree_expander_reads_once_as_the_row() -> None:
+    """GTK 4's list view: a nameless list item around a focusable tree expander (whose only
+    actions expand and collapse) around the label. One line, named by the label, whose ID is
+    the row's: acting on the expander by its action selected nothing."""
+    expander_actions = ("listitem.toggle-expand", "listitem.collapse", "listitem.expand")
+    rows = [
+        node("list-item", "",
+             node("panel", title, node("label", title, actions=()), states=FOCUSABLE,
+                  actions=expander_actions, at=(10, 40 + 36 * i, 190, 36)),
+             states=FOCUSABLE, actions=(), at=(10, 40 + 36 * i, 197, 36))
+        for i, title in enumerate(["GTK Demo", "Application Class"])
+    ]  # fmt: skip
+    rendered = Renderer(AREA, 10000).render(window(node("list", "Demo list", *rows)))
+    lines = [ln.strip() for ln in rendered.text.splitlines()]
+    line = next(ln for ln in lines if "Application Class" in ln)
+    assert sum("Application Class" in ln for ln in lines) == 1, rendered.text
+    assert line.startswith('listitem "Application Class" @'), rendered.text
+    assert rendered.ids[line.rsplit("@", 1)[1]].role == "list-item"

@@ -181,6 +181,21 @@ def wrapped_target(node: Node) -> Node | None:
     return part if inner in ("", name) or name.startswith(inner) else None
 
 
+def row_over_part(wrapper: Node, part: Node) -> bool:
+    """Whether a wrapper's one line is the wrapper's own, though named by its part: a
+    nameless list item (a GTK 4 list view's row) around a part whose only actions expand
+    and collapse it (its tree expander). Acting on the line means choosing the row, which
+    those actions cannot do: a click by the part's ID ran 'listitem.toggle-expand' on a row
+    with nothing to expand and selected nothing."""
+    return (
+        wrapper.role == "list-item"
+        and not own_name(wrapper)
+        and bool(part.actions)
+        and all("expand" in a.lower() or "collapse" in a.lower() for a in part.actions)
+        and kind(part) == "focus"
+    )
+
+
 def shell_target(node: Node) -> Node | None:
     """The button a button-shaped shell holds (GTK 4's menu button: a button that cannot
     take the focus around the focusable toggle that acts, neither named): one control, read

@@ -27,6 +27,7 @@ from deskpilot.ax.actionable import (
     own_name,
     page_level,
     role_word,
+    row_over_part,
     shell_target,
     via_ancestor,
     wrapped_line,
@@ -333,7 +334,8 @@ class Renderer:
             if target is not None:  # the part acted on: its states are what the act meets
                 states, shown_role = wrapped_line(node, target, states, shown_role)
                 shown_name = shown_name or own_name(target) or folded_text(target) or ""
-            line_node = target or node
+            line_node = node if target is not None and row_over_part(node, target) else target
+            line_node = line_node or node
             out.append(Line(depth, line_node, shown_role, shown_name, value, states, widget))
             child_depth = depth + 1
             parent_name = full_name or parent_name
