@@ -180,3 +180,24 @@ def test_a_gtk4_list_row_around_its_tree_expander_reads_once_as_the_row() -> Non
     assert sum("Application Class" in ln for ln in lines) == 1, rendered.text
     assert line.startswith('listitem "Application Class" @'), rendered.text
     assert rendered.ids[line.rsplit("@", 1)[1]].role == "list-item"
+
+
+def test_a_toolbars_separators_are_no_controls_but_a_splitter_is() -> None:
+    """LibreOffice's toolbar separators take the focus: each read as 'separator @ID' (12 lines
+    in Writer's window), an ID for a click that does nothing. A separator with a value is a
+    splitter (ARIA's focusable separator): a control, with its ID."""
+    splitter = node("separator", "", states=FOCUSABLE, at=(300, 10, 4, 400))
+    splitter.value = "40"
+    bar = node("tool-bar", "Standard",
+               node("push-button", "New", at=(10, 10, 20, 20)),
+               node("separator", "", states=FOCUSABLE, at=(32, 10, 4, 20)),
+               node("push-button", "Open", at=(40, 10, 20, 20)),
+               at=(0, 10, 200, 20))  # fmt: skip
+    rendered = Renderer(AREA, 10000).render(window(bar, splitter))
+    lines = [ln.strip() for ln in rendered.text.splitlines()]
+    assert not any(ln.startswith("separator @") for ln in lines), rendered.text
+    assert any(ln.startswith('separator = "40" @') for ln in lines), rendered.text
+    assert [ln.split(" @")[0] for ln in lines if ln.startswith("button")] == [
+        'button "New"',
+        'button "Open"',
+    ]

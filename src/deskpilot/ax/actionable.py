@@ -84,6 +84,10 @@ def kind(node: Node) -> str | None:
     """What makes a node that is not a widget by role operable: "scroll", "click", "focus"."""
     if is_widget(node):
         return None
+    if node.role == "separator" and node.value is None:
+        # a rule between a toolbar's groups (LibreOffice's take the focus): nothing to act
+        # on, and an ID invites a click that does nothing; a splitter has a value
+        return None
     if scrollable(node):
         return "scroll"
     if clickable(node):
