@@ -124,11 +124,17 @@ class AppTree:
         once a node below a window is known, or every VISIBLE node of that read would count
         as shown — LibreOffice's ~800 closed menu items were read in full on each cold read."""
         if self._uses_showing is None:
-            inner = [n for n in self.nodes.values() if n.role_name not in _TOPLEVEL_ROLES]
-            uses = any(n.states & S_SHOWING for n in inner)
-            if uses or inner:
-                self._uses_showing = uses
-            return uses
+            inner = False
+            for n in self.nodes.values():
+                if n.role_name in _TOPLEVEL_ROLES:
+                    continue
+                inner = True
+                if n.states & S_SHOWING:
+                    self._uses_showing = True
+                    return True
+            if inner:
+                self._uses_showing = False
+            return False
         return self._uses_showing
 
     def saw_showing(self, bits: int) -> None:
