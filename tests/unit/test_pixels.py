@@ -38,3 +38,57 @@ async def test_a_first_look_is_one_full_read_and_a_change_keeps_reads_full(
     world.of(window.handle).scroll += 5  # type: ignore[union-attr]
     assert await pixels.changed(window)  # the page moved
     assert await pixels.changed(window)  # and the tree may trail the paint: still full
+
+
+class Clock:
+    """The pixels module's clock (its ``time``), set by the test."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+async def test_a_caret_blinking_keeps_the_tree_but_a_scroll_does_not(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A web page with a focused field blinks its caret: a change in a box a caret's size is
+    no reason to read the page afresh (every read was a full one while it blinked)."""
+    import zlib
+
+    from PIL import Image, ImageDraw
+
+    from deskpilot.desktop.skills import pixels as module
+
+    pixels, _world, window = a_web_window(settings)
+    clock = Clock()
+    monkeypatch.setattr(module, "time", clock)
+    shown = {"caret": False, "scroll": 0}
+
+    def picture() -> Image.Image:
+        img = Image.new("RGB", (400, 500), "white")
+        draw = ImageDraw.Draw(img)
+        for i in range(20):
+            draw.text((10, 40 + 20 * i - shown["scroll"]), f"Line {i}", fill="black")
+        if shown["caret"]:
+            draw.line([(200, 10), (200, 27)], fill="black")  # 1 px wide, 18 px high
+        return img
+
+    async def capture_image(window: WindowInfo | None = None) -> Image.Image:
+        return picture()
+
+    monkeypatch.setattr(pixels.grab, "capture_image", capture_image)
+    monkeypatch.setattr(pixels.grab, "checksum", lambda region: zlib.crc32(picture().tobytes()))
+    assert await pixels.changed(window)  # the first look: a full read
+    assert not await pixels.changed(window)
+    shown["caret"] = True
+    assert await pixels.changed(window)  # a first change counts: nothing to compare it with
+    clock.now += 2
+    shown["caret"] = False
+    assert not await pixels.changed(window)  # the caret blinked: the tree stands
+    clock.now += 0.5
+    shown["caret"] = True
+    assert not await pixels.changed(window)
+    shown["scroll"] = 60
+    assert await pixels.changed(window)  # the page moved
