@@ -84,14 +84,7 @@ class Pixels:
         now = time.monotonic()
         previous = self._pixels.get(handle)
         self._pixels[handle] = digest
-        if previous is None and digest is not None and handle not in self._changed_at:
-            # this process's first look at the window, whose tree was read by another path
-            # (waiting for a launched app's tree): this read is full, like any first read, and
-            # its pixels are the next read's baseline. Counting it as a change made every read
-            # for PIXEL_SETTLE_S after a launch a full one (Chromium: ~70 ms instead of ~6)
-            self._changed_at[handle] = 0.0
-            return True
-        changed = digest is None or previous != digest  # also when the baseline failed
+        changed = digest is None or previous != digest  # also when there is no baseline
         if changed and (digest is None or previous is None or not await self._in_place(window)):
             self._changed_at[handle] = now
         return now - self._changed_at[handle] < PIXEL_SETTLE_S
