@@ -201,3 +201,25 @@ def test_a_toolbars_separators_are_no_controls_but_a_splitter_is() -> None:
         'button "New"',
         'button "Open"',
     ]
+
+
+def test_a_named_toolbar_around_one_nameless_button_reads_as_that_button() -> None:
+    """LibreOffice's sidebar: each deck's button is a nameless toggle alone in a focusable
+    toolbar named after the deck. One line, the toggle named by its toolbar (it read as a
+    toolbar line over a nameless toggle, two IDs). A toolbar with more in it keeps its lines."""
+
+    def deck(name: str, x: int) -> Node:
+        toggle = node("toggle-button", "", states=FOCUSABLE, actions=("click",), at=(x, 10, 20, 20))
+        return node("tool-bar", name, toggle, states=FOCUSABLE, actions=(), at=(x, 10, 22, 22))
+
+    find = node("tool-bar", "Find",
+                node("push-button", "", states=FOCUSABLE, at=(300, 10, 20, 20)),
+                node("label", "Search", at=(330, 10, 40, 20)),
+                states=FOCUSABLE, actions=(), at=(300, 10, 100, 22))  # fmt: skip
+    rendered = Renderer(AREA, 10000).render(window(deck("Styles", 900), deck("Gallery", 930), find))
+    lines = [ln.strip() for ln in rendered.text.splitlines()]
+    styles = next(ln for ln in lines if "Styles" in ln)
+    assert styles.startswith('toggle "Styles" @'), rendered.text
+    assert rendered.ids[styles.rsplit("@", 1)[1]].role == "toggle-button"
+    assert not any(ln.startswith("toolbar") and "Styles" in ln for ln in lines), rendered.text
+    assert any(ln.startswith('toolbar "Find" @') for ln in lines), rendered.text

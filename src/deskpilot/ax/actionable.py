@@ -200,6 +200,27 @@ def row_over_part(wrapper: Node, part: Node) -> bool:
     )
 
 
+def sole_control(node: Node) -> Node | None:
+    """The one nameless button a named toolbar holds and nothing else: the button the
+    toolbar names (LibreOffice's sidebar: a toolbar "Styles" around a nameless toggle that
+    opens that deck). One line, the button named by its toolbar; it read as a toolbar line
+    over a nameless toggle, two IDs."""
+    if node.role != "tool-bar" or not own_name(node):
+        return None
+    parts = [d for d in node.walk()[1:] if is_displayed(d) and operable(d)]
+    if len(parts) != 1 or parts[0].role not in SUB_CONTROLS:
+        return None
+    part = parts[0]
+    if own_name(part) or folded_text(part):
+        return None
+    beside = any(
+        is_displayed(d) and (clean_name(d.name) or (d.text or "").strip())
+        for d in node.walk()[1:]
+        if d is not part
+    )
+    return None if beside else part
+
+
 def shell_target(node: Node) -> Node | None:
     """The button a button-shaped shell holds (GTK 4's menu button: a button that cannot
     take the focus around the focusable toggle that acts, neither named): one control, read

@@ -29,6 +29,7 @@ from deskpilot.ax.actionable import (
     role_word,
     row_over_part,
     shell_target,
+    sole_control,
     via_ancestor,
     wrapped_line,
     wrapped_target,
@@ -239,6 +240,12 @@ class Renderer:
             return
         if not top and visible_here and is_surface(node):
             self._surface(node, depth, out)
+            return
+        if not top and visible_here and (part := sole_control(node)) is not None:
+            # a named toolbar around one nameless button: the button, named by the toolbar
+            line = Line(depth, part, INTERACTIVE[part.role], own_name(node), None,
+                        states_shown(part), True)  # fmt: skip
+            out.append(line)
             return
         if not top and visible_here:
             how = kind(node)
