@@ -126,13 +126,33 @@ def is_widget(node: Mapping[str, Any], *, visible_only: bool, bounds: Bounds | N
 
 
 def widget_indices(walk: Mapping[str, Any], window: WindowInfo, screen: Rect) -> list[int]:
+    """The widgets a person sees: shown themselves, and under parents that show. Chromium
+    says SHOWING of a collapsed drop-down's selected option, inside its closed popup menu
+    (neither showing nor visible): a person sees that option as the drop-down's value, not
+    as an item (counted as a widget of its own, it was the 'missed' 62nd of Chromium's)."""
     shift = offset(walk, window)
     only_visible = gtk4(walk)
+    nodes = walk["nodes"]
     return [
         i
-        for i, n in enumerate(walk["nodes"])
+        for i, n in enumerate(nodes)
         if is_widget(n, visible_only=only_visible, bounds=screen_bounds(n, shift), screen=screen)
+        and not _hidden_above(nodes, i, visible_only=only_visible)
     ]
+
+
+def _hidden_above(nodes: Sequence[Mapping[str, Any]], i: int, *, visible_only: bool) -> bool:
+    """Whether an ancestor of node ``i`` is hidden (not visible; and not showing, where the
+    toolkit sets SHOWING below its windows)."""
+    seen: set[int] = set()
+    parent = nodes[i].get("parent", -1)
+    while isinstance(parent, int) and 0 <= parent < len(nodes) and parent not in seen:
+        seen.add(parent)
+        states = nodes[parent]["states"]
+        if "visible" not in states and (visible_only or "showing" not in states):
+            return True
+        parent = nodes[parent].get("parent", -1)
+    return False
 
 
 def _fallback_key(role: str, name: str, b: Rect | Bounds | None) -> tuple[Any, ...] | None:

@@ -28,9 +28,9 @@ FOOTER = [
     "OSWorld's server makes, so a lower bound of its cost.",
     "chars: the read_screen_ax header line + the rendered text; baseline_chars: OSWorld's TSV "
     "(header row + one row per node kept by its filter) of the same window.",
-    "widgets: widget-role or EDITABLE nodes, SHOWING+VISIBLE (GTK 4: VISIBLE), non-zero bounds "
-    "intersecting the screen, from the walk; covered: shown with an @ID (matched by bus+path); "
-    "baseline_covered: kept as a TSV row.",
+    "widgets: widget-role or EDITABLE nodes, SHOWING+VISIBLE (GTK 4: VISIBLE) under no hidden "
+    "ancestor, non-zero bounds intersecting the screen, from the walk; covered: shown with an "
+    "@ID (matched by bus+path); baseline_covered: kept as a TSV row.",
     "chars_per_widget = chars / covered; size_ratio = chars_per_widget / "
     "baseline_chars_per_widget ('—' where OSWorld covers no widget).",
     "Targets: cold ≤100 ms Chromium, ≤150 ms LibreOffice, ≥15× the walk; warm ≤15 ms, ≥100×; "

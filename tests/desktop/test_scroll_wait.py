@@ -19,14 +19,6 @@ def visible_lines(text: str) -> set[str]:
     return {ln.strip() for ln in text.splitlines() if '"Line ' in ln}
 
 
-@pytest.mark.xfail(
-    reason="known, open: in the second full suite of 2026-12-02 a scroll up on the long page "
-    "said nothing moved while the page still showed lines 20-50 (the loop stopped short of the "
-    "top); passed in CI's run, in the first full suite of that day and twice alone. Suspected: "
-    "the scroll judged on the children's extents, which Chromium's tree updates late under load "
-    "(scrolling.py _moves gives it 1.5 s). An untrue 'nothing moved' if so (#21).",
-    strict=False,
-)
 async def test_scroll_a_long_page_every_direction(call: Call, ctx: ToolContext, apps: Apps) -> None:
     opened = await call("open_urls", {"urls": [LONG.as_uri()]})
     assert not opened.is_error, opened.text

@@ -85,6 +85,20 @@ def test_widgets_follow_the_issue_definition() -> None:
         ],
     }
     assert widget_indices(gtk4, window, screen) == [1]
+    # Chromium: a collapsed drop-down's selected option says SHOWING inside its closed popup
+    # menu; a person sees it as the drop-down's value, not as an item
+    web = {
+        "toolkit": "Chromium",
+        "toolkit_version": "156",
+        "nodes": [
+            node("frame", "w", "showing visible", extents=(100, 100, 400, 300)),
+            node("combo box", "Country", "showing visible", parent=0),
+            node("menu", "", "enabled", parent=1),
+            node("menu item", "France", "showing visible", parent=2),
+            node("push button", "Go", "showing visible", parent=0),
+        ],
+    }
+    assert widget_indices(web, window, screen) == [1, 4]
 
 
 @pytest.mark.sandbox

@@ -182,3 +182,66 @@ def test_a_nameless_item_around_one_named_swatch_reads_once() -> None:
     # acting on the line acts on the swatch itself
     assert rendered.ids[black.rsplit("@", 1)[1]].role == "drawing-area"
     assert not any(ln.startswith("listitem @") for ln in lines)
+
+
+def test_a_gtk4_list_row_around_its_tree_expander_reads_once_as_the_row() -> None:
+    """GTK 4's list view: a nameless list item around a focusable tree expander (whose only
+    actions expand and collapse) around the label. One line, named by the label, whose ID is
+    the row's: acting on the expander by its action selected nothing."""
+    expander_actions = ("listitem.toggle-expand", "listitem.collapse", "listitem.expand")
+    rows = [
+        node("list-item", "",
+             node("panel", title, node("label", title, actions=()), states=FOCUSABLE,
+                  actions=expander_actions, at=(10, 40 + 36 * i, 190, 36)),
+             states=FOCUSABLE, actions=(), at=(10, 40 + 36 * i, 197, 36))
+        for i, title in enumerate(["GTK Demo", "Application Class"])
+    ]  # fmt: skip
+    rendered = Renderer(AREA, 10000).render(window(node("list", "Demo list", *rows)))
+    lines = [ln.strip() for ln in rendered.text.splitlines()]
+    line = next(ln for ln in lines if "Application Class" in ln)
+    assert sum("Application Class" in ln for ln in lines) == 1, rendered.text
+    assert line.startswith('listitem "Application Class" @'), rendered.text
+    assert rendered.ids[line.rsplit("@", 1)[1]].role == "list-item"
+
+
+def test_a_toolbars_separators_are_no_controls_but_a_splitter_is() -> None:
+    """LibreOffice's toolbar separators take the focus: each read as 'separator @ID' (12 lines
+    in Writer's window), an ID for a click that does nothing. A separator with a value is a
+    splitter (ARIA's focusable separator): a control, with its ID."""
+    splitter = node("separator", "", states=FOCUSABLE, at=(300, 10, 4, 400))
+    splitter.value = "40"
+    bar = node("tool-bar", "Standard",
+               node("push-button", "New", at=(10, 10, 20, 20)),
+               node("separator", "", states=FOCUSABLE, at=(32, 10, 4, 20)),
+               node("push-button", "Open", at=(40, 10, 20, 20)),
+               at=(0, 10, 200, 20))  # fmt: skip
+    rendered = Renderer(AREA, 10000).render(window(bar, splitter))
+    lines = [ln.strip() for ln in rendered.text.splitlines()]
+    assert not any(ln.startswith("separator @") for ln in lines), rendered.text
+    assert any(ln.startswith('separator = "40" @') for ln in lines), rendered.text
+    assert [ln.split(" @")[0] for ln in lines if ln.startswith("button")] == [
+        'button "New"',
+        'button "Open"',
+    ]
+
+
+def test_a_named_toolbar_around_one_nameless_button_reads_as_that_button() -> None:
+    """LibreOffice's sidebar: each deck's button is a nameless toggle alone in a focusable
+    toolbar named after the deck. One line, the toggle named by its toolbar (it read as a
+    toolbar line over a nameless toggle, two IDs). A toolbar with more in it keeps its lines."""
+
+    def deck(name: str, x: int) -> Node:
+        toggle = node("toggle-button", "", states=FOCUSABLE, actions=("click",), at=(x, 10, 20, 20))
+        return node("tool-bar", name, toggle, states=FOCUSABLE, actions=(), at=(x, 10, 22, 22))
+
+    find = node("tool-bar", "Find",
+                node("push-button", "", states=FOCUSABLE, at=(300, 10, 20, 20)),
+                node("label", "Search", at=(330, 10, 40, 20)),
+                states=FOCUSABLE, actions=(), at=(300, 10, 100, 22))  # fmt: skip
+    rendered = Renderer(AREA, 10000).render(window(deck("Styles", 900), deck("Gallery", 930), find))
+    lines = [ln.strip() for ln in rendered.text.splitlines()]
+    styles = next(ln for ln in lines if "Styles" in ln)
+    assert styles.startswith('toggle "Styles" @'), rendered.text
+    assert rendered.ids[styles.rsplit("@", 1)[1]].role == "toggle-button"
+    assert not any(ln.startswith("toolbar") and "Styles" in ln for ln in lines), rendered.text
+    assert any(ln.startswith('toolbar "Find" @') for ln in lines), rendered.text

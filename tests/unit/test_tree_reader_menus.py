@@ -90,3 +90,34 @@ async def test_a_sensitivity_change_re_reads_the_states_of_what_it_holds() -> No
         app.objects[path].states.add("sensitive")
     await reader.refresh(tree, Dirty(props={"/item"}, sensitivity={"/item"}))
     assert "sensitive" in state_names(tree.nodes["/up"].states)
+
+
+async def test_a_live_read_of_a_window_leaves_its_closed_menus_unread() -> None:
+    """An app whose cache is not asked (LibreOffice) is read live from the root and the frame
+    alone: whether it sets SHOWING below its windows is told by what lies under the frame, not
+    decided before anything does (it was taken as "no", so every VISIBLE node counted as shown
+    and a cold read of Writer read its ~800 closed menu items in full)."""
+    app = an_app_with_a_closed_menu()
+    app.cached = set()
+    reader = TreeReader(AtspiBus(app))  # type: ignore[arg-type]
+    tree = await reader.read_app(APP, frame="/frame", lazy_hidden=True)
+    assert tree.uses_showing and not tree.partial
+    assert tree.nodes["/menu"].closed
+    assert all(tree.nodes[f"/item{i}"].stub for i in range(3))
+    asked = {(member, path) for member, path in app.asked if path.startswith("/item")}
+    assert asked == {("GetState", "/item0")}
+
+
+async def test_an_app_that_sets_showing_only_on_frames_reads_what_is_visible() -> None:
+    """GTK 4.8 sets SHOWING on its frames only: below them VISIBLE says what shows."""
+    visible = {"visible", "enabled"}
+    app = InMemoryApp({
+        ROOT_PATH: Obj("application", "app", set(), ["/frame"]),
+        "/frame": Obj("frame", "Demo", {"visible", "showing", "active"}, ["/box"], ROOT_PATH),
+        "/box": Obj("panel", "", set(visible), ["/ok"], "/frame"),
+        "/ok": Obj("push-button", "OK", set(visible), [], "/box"),
+    }, cached=set())  # fmt: skip
+    reader = TreeReader(AtspiBus(app))  # type: ignore[arg-type]
+    tree = await reader.read_app(APP, frame="/frame", lazy_hidden=True)
+    assert not tree.uses_showing
+    assert tree.shown("/ok") and not tree.nodes["/ok"].stub and tree.nodes["/ok"].name == "OK"

@@ -84,6 +84,10 @@ def kind(node: Node) -> str | None:
     """What makes a node that is not a widget by role operable: "scroll", "click", "focus"."""
     if is_widget(node):
         return None
+    if node.role == "separator" and node.value is None:
+        # a rule between a toolbar's groups (LibreOffice's take the focus): nothing to act
+        # on, and an ID invites a click that does nothing; a splitter has a value
+        return None
     if scrollable(node):
         return "scroll"
     if clickable(node):
@@ -179,6 +183,42 @@ def wrapped_target(node: Node) -> Node | None:
         # tab must not close it
         return None
     return part if inner in ("", name) or name.startswith(inner) else None
+
+
+def row_over_part(wrapper: Node, part: Node) -> bool:
+    """Whether a wrapper's one line is the wrapper's own, though named by its part: a
+    nameless list item (a GTK 4 list view's row) around a part whose only actions expand
+    and collapse it (its tree expander). Acting on the line means choosing the row, which
+    those actions cannot do: a click by the part's ID ran 'listitem.toggle-expand' on a row
+    with nothing to expand and selected nothing."""
+    return (
+        wrapper.role == "list-item"
+        and not own_name(wrapper)
+        and bool(part.actions)
+        and all("expand" in a.lower() or "collapse" in a.lower() for a in part.actions)
+        and kind(part) == "focus"
+    )
+
+
+def sole_control(node: Node) -> Node | None:
+    """The one nameless button a named toolbar holds and nothing else: the button the
+    toolbar names (LibreOffice's sidebar: a toolbar "Styles" around a nameless toggle that
+    opens that deck). One line, the button named by its toolbar; it read as a toolbar line
+    over a nameless toggle, two IDs."""
+    if node.role != "tool-bar" or not own_name(node):
+        return None
+    parts = [d for d in node.walk()[1:] if is_displayed(d) and operable(d)]
+    if len(parts) != 1 or parts[0].role not in SUB_CONTROLS:
+        return None
+    part = parts[0]
+    if own_name(part) or folded_text(part):
+        return None
+    beside = any(
+        is_displayed(d) and (clean_name(d.name) or (d.text or "").strip())
+        for d in node.walk()[1:]
+        if d is not part
+    )
+    return None if beside else part
 
 
 def shell_target(node: Node) -> Node | None:

@@ -27,7 +27,9 @@ from deskpilot.ax.actionable import (
     own_name,
     page_level,
     role_word,
+    row_over_part,
     shell_target,
+    sole_control,
     via_ancestor,
     wrapped_line,
     wrapped_target,
@@ -243,6 +245,12 @@ class Renderer:
         if not top and visible_here and is_surface(node):
             self._surface(node, depth, out)
             return
+        if not top and visible_here and (part := sole_control(node)) is not None:
+            # a named toolbar around one nameless button: the button, named by the toolbar
+            line = Line(depth, part, INTERACTIVE[part.role], own_name(node), None,
+                        states_shown(part), True)  # fmt: skip
+            out.append(line)
+            return
         if not top and visible_here:
             how = kind(node)
             if how is None and scope and via_ancestor(node) and node.role in BLOCKS:
@@ -340,7 +348,8 @@ class Renderer:
             if target is not None:  # the part acted on: its states are what the act meets
                 states, shown_role = wrapped_line(node, target, states, shown_role)
                 shown_name = shown_name or own_name(target) or folded_text(target) or ""
-            line_node = target or node
+            line_node = node if target is not None and row_over_part(node, target) else target
+            line_node = line_node or node
             out.append(Line(depth, line_node, shown_role, shown_name, value, states, widget))
             child_depth = depth + 1
             parent_name = full_name or parent_name

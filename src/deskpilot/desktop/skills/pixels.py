@@ -18,12 +18,15 @@ from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.capture import Region
 from deskpilot.desktop.ports.identity import WindowHandle
+from deskpilot.errors import DesktopError
 
 if TYPE_CHECKING:
     from PIL import Image
 
 #: Seconds after a window's pixels changed during which its reads stay full (no cache).
 PIXEL_SETTLE_S = 1.5
+#: The largest change (width, height in px) that is a caret blinking, not the page moving.
+CARET_BOX = (4, 64)
 #: Executables of web engines, for windows not read yet (their events miss scrolls).
 INCOMPLETE_EXECUTABLES = {
     "chromium", "chrome", "google-chrome", "brave", "msedge", "vivaldi-bin", "firefox",
@@ -46,6 +49,7 @@ class Pixels:
         self.a11y = ports.a11y
         self._pixels: dict[WindowHandle, int | None] = {}  # checksum of its pixels at last read
         self._changed_at: dict[WindowHandle, float] = {}
+        self._pictures: dict[WindowHandle, Image.Image] = {}  # its picture at its last change
         # pixel checksums to take (None) or being taken after a window's first read
         self._baselines: dict[WindowHandle, asyncio.Future[int | None] | None] = {}
 
@@ -80,9 +84,32 @@ class Pixels:
         now = time.monotonic()
         previous = self._pixels.get(handle)
         self._pixels[handle] = digest
-        if digest is None or previous != digest:  # also when there is no baseline
+        changed = digest is None or previous != digest  # also when there is no baseline
+        if changed and (digest is None or previous is None or not await self._in_place(window)):
             self._changed_at[handle] = now
         return now - self._changed_at[handle] < PIXEL_SETTLE_S
+
+    async def _in_place(self, window: WindowInfo) -> bool:
+        """Whether what changed in the window since its last change is a caret's blink: a
+        box at most CARET_BOX. The tree is kept for that — a text field with the focus in a
+        web page blinks its caret every half second, and every read of the page was a full
+        one while it did (26 of 30 in a row). The window's picture at each change is kept to
+        compare the next one with; the first change of a window counts."""
+        try:
+            img = await self.grab.capture_image(window)
+        except DesktopError:
+            self._pictures.pop(window.handle, None)
+            return False
+        before = self._pictures.get(window.handle)
+        self._pictures[window.handle] = img
+        if before is None or before.size != img.size:
+            return False
+        from PIL import ImageChops
+
+        box = ImageChops.difference(before.convert("RGB"), img.convert("RGB")).getbbox()
+        if box is None:
+            return True  # the window's own pixels did not change (something passed over it)
+        return box[2] - box[0] <= CARET_BOX[0] and box[3] - box[1] <= CARET_BOX[1]
 
     async def take_baseline(self, window: WindowInfo) -> None:
         """After a read: start the window's baseline checksum in a thread, if one is due."""

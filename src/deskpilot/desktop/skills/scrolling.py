@@ -5,10 +5,14 @@ area) those are used: no focus, no pointer, about a page each. Otherwise the whe
 the element's (or the main area's) visible centre, with the window activated for it.
 
 Whether anything moved is judged on the scrolled area's content — where its first children
-are, and the values of its scroll bars — not on the window's pixels, so a ticking clock is not
-movement; an area without children is judged on its own pixels. After a move the reader waits
-until the content is still and the accessibility tree shows it (Chromium's tree trails its
-paint) — unless the area has no children, and so nothing in the tree to move.
+are, and the values of its scroll bars — or on its picture, where the content shows moved (rows
+found again at another offset: :mod:`.shift`), never on its pixels merely changing, so a ticking
+clock is not movement. The picture counts because the tree can trail it: Chromium sends no
+event when a page scrolls, and under load its children's extents followed a scroll more than
+1.5 s late (a scroll said "nothing moved" while the page had moved). An area without children
+is judged on its own pixels. After a move the reader waits until the content is still and the
+accessibility tree shows it — unless the area has no children, and so nothing in the tree to
+move.
 
 One scroll moves at most about one view, keeping a part of the old view in sight: a scroll
 action (about 80% of a page) once; wheel notches no more than fit in 75% of the view, a notch
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import TYPE_CHECKING
 
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import ActionOutcome, Node, Rect, ScrollDirection, Snapshot, WindowInfo
@@ -29,7 +34,11 @@ from deskpilot.desktop.skills.aiming import visible_center
 from deskpilot.desktop.skills.pixels import Pixels
 from deskpilot.desktop.skills.raw_input import RawInput
 from deskpilot.desktop.skills.reading import Reading
+from deskpilot.desktop.skills.shift import content_offset
 from deskpilot.errors import ActionFailed, DesktopError, NotAnswering
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 #: Roles of areas that scroll, to pick the window's main one (the largest on screen).
 SCROLLISH = frozenset(
@@ -73,13 +82,15 @@ class Scrolling:
         if key is not None and area is None:
             raise ActionFailed("the element is not in the window any more; read it again")
         before = await self._content(window, area)
+        # what a person sees: the tree can trail it (the area's picture, when the tree judges)
+        picture = None if area is None or _by_pixels(before) else await self._picture(window, area)
         before_tree = _layout(snap)
         outcome = None
         if key is not None and area is not None:
             outcome = await self._scroll_by_actions(area, direction, steps)
         if outcome is None:
             outcome = await self._wheel_over(window, area, direction, steps)
-        moved = await self._moves(window, area, before)
+        moved = await self._moves(window, area, before, picture, direction in ("up", "down"))
         if moved:
             await self._until_still(window, area)  # smooth scrolling
             if area is None or not _by_pixels(before):
@@ -162,11 +173,37 @@ class Scrolling:
         box = (rect.x - g.x, rect.y - g.y, rect.x - g.x + rect.width, rect.y - g.y + rect.height)
         return img.crop(box).tobytes()
 
-    async def _moves(self, window: WindowInfo, area: Node | None, before: Signature) -> bool:
-        """Whether the content moves within a short while (apps scroll asynchronously)."""
+    async def _picture(self, window: WindowInfo, area: Node) -> Image.Image | None:
+        """The area's part of the window's picture (None: it has no place on screen)."""
+        rect = _intersection(area.bounds, window.geometry) if area.bounds is not None else None
+        if rect is None:
+            return None
+        try:
+            img = await self.pixels.capture_image(window)
+        except DesktopError:
+            return None
+        g = window.geometry
+        left, top = rect.x - g.x, rect.y - g.y
+        return img.crop((left, top, left + rect.width, top + rect.height))
+
+    async def _moves(
+        self,
+        window: WindowInfo,
+        area: Node | None,
+        before: Signature,
+        picture: Image.Image | None,
+        vertical: bool,
+    ) -> bool:
+        """Whether the content moves within a short while (apps scroll asynchronously): its
+        children or scroll bars moved, or its picture shows it moved."""
 
         async def differs() -> bool:
-            return (await self._content(window, area)) != before
+            if (await self._content(window, area)) != before:
+                return True
+            if picture is None or area is None:
+                return False
+            now = await self._picture(window, area)
+            return now is not None and content_offset(picture, now, vertical=vertical) != 0
 
         try:
             await async_wait_for(differs, timeout=1.5, what="the content to move", interval=0.05)
