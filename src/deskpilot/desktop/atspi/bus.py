@@ -24,13 +24,25 @@ from deskpilot.errors import AccessibilityUnavailable
 
 #: Apps (by their root's accessible name) whose Cache.GetItems may crash them.
 UNSAFE_CACHE_APPS = frozenset({"soffice", "soffice.bin", "libreoffice"})
-#: A burst: this many events since an action (a window or document being built: GTK's file
-#: chooser sends ~2,000, in spurts with gaps that grow on a loaded machine) ...
+#: A burst: events that build or tear down part of the tree (children added or removed,
+#: windows) on this many different objects since an action (a window or document being
+#: built: GTK's file chooser sends ~2,000, in spurts with gaps that grow on a loaded machine;
+#: a key typed into a Calc cell replaces the children of the same few objects) ...
 BURST = 20
 #: ... after which the app is quiet only after this long without an event.
 BURST_QUIET = 0.5
+#: Events that build the tree (what a burst counts); text, caret, state and focus events,
+#: which every typed key brings, do not.
+BUILDING = frozenset({"ChildrenChanged", "Create", "Destroy", "Reparent"})
 #: Recent event times kept per app.
 RECENT = 64
+#: Outside a burst, an app that has answered a round trip sent after its last event, with no
+#: event of its own in between, has handled what it had queued (its events go out on its main
+#: loop, before the answer): it is idle once it has also been quiet this long.
+PROVEN_QUIET = 0.03
+#: Toolkits whose events come from another process than the one answering the round trip
+#: (Chromium, Firefox: the page's renderer): their quiet is measured on the clock.
+REMOTE_TREES = frozenset({"chromium", "electron", "gecko", "mozilla", "firefox"})
 
 
 class AtspiBus(CallQueue):
@@ -49,8 +61,8 @@ class AtspiBus(CallQueue):
         self.last_event: dict[str, float] = {}
         #: the last window each app announced (created or activated): (monotonic time, path)
         self.last_window: dict[str, tuple[float, str]] = {}
-        #: times of each app's recent events (how busy it is)
-        self._recent: dict[str, deque[float]] = {}
+        #: each app's recent events that build its tree: (time, object path)
+        self._recent: dict[str, deque[tuple[float, str]]] = {}
         #: (app, container path) → its active descendant's path (a sheet's cursor cell), as
         #: the app last announced it
         self.active_descendant: dict[tuple[str, str], str] = {}
@@ -141,7 +153,10 @@ class AtspiBus(CallQueue):
             self.events_seen += 1
             if self._event_came is not None:
                 self._event_came.set()
-            self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(now)
+            if msg.member in BUILDING or msg.interface == "org.a11y.atspi.Event.Window":
+                self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(
+                    (now, msg.path or "")
+                )
             if msg.interface == "org.a11y.atspi.Event.Window" and msg.member in (
                 "Create",
                 "Activate",
@@ -161,40 +176,74 @@ class AtspiBus(CallQueue):
         timeout: float = 0.8,
         busy: float = 4.0,
     ) -> bool:
-        """Wait until ``bus_name`` sent an event after ``since`` and then went quiet.
+        """Wait until ``bus_name`` sent an event after ``since`` and then went idle.
 
-        An app still sending events (building a dialog: LibreOffice's Format Cells streams a
-        thousand events for a second before its window appears) is waited for up to ``busy``
-        seconds, and after a burst of BURST events quiet means BURST_QUIET seconds without
-        one (a loaded machine leaves gaps in the stream). Returns False if no event came
-        within ``timeout`` (the action may have had no effect the app reports, or it is slow).
-        An effect due later (``effect_due``: a GTK button clicked by its action) is waited
-        for: the quiet counts only from then.
+        Idle is proven by a round trip (:meth:`_idle`): the app answered a call sent after
+        its last event, no event of its own came in between, and it has been quiet
+        PROVEN_QUIET. Where that proves nothing — an app whose tree lives in another process
+        (REMOTE_TREES), one that does not answer — idle is ``quiet`` seconds without an event.
+        An app still building part of its tree (LibreOffice's Format Cells streams a thousand
+        events for a second before its window appears) is waited for up to ``busy`` seconds,
+        and after a burst of BURST such events quiet means BURST_QUIET seconds without one (a
+        loaded machine leaves gaps in the stream; between them the app answers). Returns
+        False if no event came within ``timeout`` (the action may have had no effect the app
+        reports, or it is slow). An effect due later (``effect_due``: a GTK button clicked by
+        its action) is waited for: the app is idle only after an event past it, or ``quiet``
+        after it.
         """
         if self._event_came is None:
             self._event_came = asyncio.Event()
         came = self._event_came
+        try:
+            provable = (await self.toolkit(bus_name)).casefold() not in REMOTE_TREES
+        except AccessibilityUnavailable:
+            provable = False
         while True:
             now = time.monotonic()
             last = self.last_event.get(bus_name, 0.0)
             recent = self._recent.get(bus_name) or ()
-            burst = sum(1 for t in recent if t > since) >= BURST
+            burst = len({path for t, path in recent if t > since}) >= BURST
             quiet_until = last + (BURST_QUIET if burst else quiet)
             due = self.effect_due.get(bus_name, 0.0)
-            if due > since:  # the effect's own events come after ``due``: a quiet past them
+            late = due > since and last <= due  # the effect's own events are still to come
+            if due > since:  # they come after ``due``: a quiet past it at least
                 quiet_until = max(quiet_until, due + quiet)
             if last > since and now >= quiet_until:
                 return True
             give_up = since + (busy if last > since else timeout)
             if now >= give_up:
                 return last > since
+            if last > since and provable and not burst and not late:
+                if now < last + PROVEN_QUIET:
+                    await self._quiet_for(came, last + PROVEN_QUIET - now)
+                    continue
+                idle = await self._idle(bus_name, last, max(0.05, give_up - now))
+                if idle is None:
+                    provable = False  # it cannot tell: the clock's quiet
+                elif idle:
+                    return True
+                continue
             # woken by the next event (the first one moves the end closer; a burst's count
             # changes the quiet wanted) or at the moment the app has been quiet long enough:
             # no polling interval added to every action
             wake = min(quiet_until, give_up) if last > since else give_up
-            came.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(came.wait(), max(0.0, wake - now) + 0.001)
+            await self._quiet_for(came, wake - now)
+
+    async def _quiet_for(self, came: asyncio.Event, seconds: float) -> None:
+        """Wait ``seconds`` or until the next event, whichever is first."""
+        came.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(came.wait(), max(0.0, seconds) + 0.001)
+
+    async def _idle(self, bus_name: str, last: float, timeout: float) -> bool | None:
+        """A round trip to the app: whether no event of its own came between ``last`` (its
+        last event) and its answer; None when it did not answer (busy past the wait, gone,
+        no such call, no bus): the clock's quiet decides then."""
+        try:
+            await self.call(bus_name, ROOT_PATH, "Accessible", "GetRole", timeout=timeout)
+        except (AtspiTimeout, AtspiCallError, AccessibilityUnavailable):
+            return None
+        return self.last_event.get(bus_name, 0.0) <= last
 
     async def next_event(self, seen: int, timeout: float) -> int:
         """Return once more than ``seen`` AT-SPI events (of any app) have come, or after

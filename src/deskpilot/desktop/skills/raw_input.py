@@ -23,7 +23,13 @@ from deskpilot.errors import ActionFailed
 #: (gnome-calculator) drop clicks whose motion, press and release reach them in one burst:
 #: on a loaded 2-core sandbox (load ~14), 1 to 4 of 6 four-click sequences lost a click with
 #: no pause, some still with 30 ms, none of 24 with 50 ms. A person's click takes ~100 ms.
+#: A web engine takes a click without it (:data:`WEB_CLICK_GAP_S`).
 CLICK_GAP_S = 0.05
+#: The pause for a web engine's page: none. Each event reaches the X server before the next
+#: is sent (the pointer is seen there, the button's state bit set) and Chromium handles them
+#: in order — the move (the page's hover, ``mouseover``/``mousemove``) before the press —
+#: as Playwright's click sends them, at once.
+WEB_CLICK_GAP_S = 0.0
 
 
 class Outcome:
@@ -46,13 +52,23 @@ class RawInput:
         self._lock = asyncio.Lock()  # raw input is one thing at a time
         self.last_input = 0.0  # monotonic time of the last keyboard/pointer input
 
-    async def click(self, x: int, y: int, button: MouseButton = "left", count: int = 1) -> None:
-        """Move, then press and release ``count`` times, each event apart (CLICK_GAP_S)."""
+    async def click(
+        self,
+        x: int,
+        y: int,
+        button: MouseButton = "left",
+        count: int = 1,
+        *,
+        gap: float = CLICK_GAP_S,
+    ) -> None:
+        """Move, then press and release ``count`` times, each event ``gap`` apart."""
         await self.input.move(x, y)
         for _ in range(count):
-            await asyncio.sleep(CLICK_GAP_S)
+            if gap:
+                await asyncio.sleep(gap)
             await self.input.button(button, True)
-            await asyncio.sleep(CLICK_GAP_S)
+            if gap:
+                await asyncio.sleep(gap)
             await self.input.button(button, False)
 
     @contextlib.asynccontextmanager
