@@ -15,6 +15,7 @@ cover either.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 from deskpilot.desktop.base import WindowInfo
@@ -106,9 +107,16 @@ class Covering:
                 return None
             if child not in siblings:
                 continue
-            for later in siblings[siblings.index(child) + 1 :]:
-                if await self._holds(later, shifted):
-                    return await self._describe(later)
+            later = siblings[siblings.index(child) + 1 :]
+            # asked together (the calls pipelined), judged in drawing order
+            held = await asyncio.gather(
+                *(self._holds(k, shifted) for k in later), return_exceptions=True
+            )
+            for sibling, holds in zip(later, held, strict=True):
+                if isinstance(holds, BaseException):
+                    raise holds
+                if holds:
+                    return await self._describe(sibling)
         return None
 
     async def _holds(self, key: ElementKey, point: tuple[int, int]) -> bool:
