@@ -24,16 +24,17 @@ from deskpilot.errors import AccessibilityUnavailable
 
 #: Apps (by their root's accessible name) whose Cache.GetItems may crash them.
 UNSAFE_CACHE_APPS = frozenset({"soffice", "soffice.bin", "libreoffice"})
-#: A burst: events that build or tear down part of the tree (children added or removed,
-#: windows) on this many different objects since an action (a window or document being
-#: built: GTK's file chooser sends ~2,000, in spurts with gaps that grow on a loaded machine;
-#: a key typed into a Calc cell replaces the children of the same few objects) ...
+#: A burst: this many events since an action (a window or document being built: GTK's file
+#: chooser sends ~2,000, in spurts with gaps that grow on a loaded machine) ...
 BURST = 20
 #: ... after which the app is quiet only after this long without an event.
 BURST_QUIET = 0.5
-#: Events that build the tree (what a burst counts); text, caret, state and focus events,
-#: which every typed key brings, do not.
-BUILDING = frozenset({"ChildrenChanged", "Create", "Destroy", "Reparent"})
+#: Where a round trip proves the app idle (:meth:`AtspiBus.settle`), a burst is a tree that
+#: grew by BURST objects or more (children added less children removed, windows created less
+#: destroyed): what is being built comes in spurts, and between them the app answers. A key
+#: typed into a Calc cell replaces the children of a few objects (30–60 events, no growth):
+#: no burst.
+GROWTH_KEPT = 256
 #: Recent event times kept per app.
 RECENT = 64
 #: Outside a burst, an app that has answered a round trip sent after its last event, with no
@@ -43,6 +44,17 @@ PROVEN_QUIET = 0.03
 #: Toolkits whose events come from another process than the one answering the round trip
 #: (Chromium, Firefox: the page's renderer): their quiet is measured on the clock.
 REMOTE_TREES = frozenset({"chromium", "electron", "gecko", "mozilla", "firefox"})
+
+
+def _growth(msg: Message) -> int:
+    """How an event grows the app's tree: +1 (a child added, a window created), -1 (removed,
+    destroyed), else 0."""
+    if msg.member == "ChildrenChanged" and msg.body:
+        detail = str(msg.body[0])
+        return 1 if detail.startswith("add") else -1 if detail.startswith("remove") else 0
+    if msg.interface == "org.a11y.atspi.Event.Window":
+        return 1 if msg.member == "Create" else -1 if msg.member == "Destroy" else 0
+    return 0
 
 
 class AtspiBus(CallQueue):
@@ -61,8 +73,10 @@ class AtspiBus(CallQueue):
         self.last_event: dict[str, float] = {}
         #: the last window each app announced (created or activated): (monotonic time, path)
         self.last_window: dict[str, tuple[float, str]] = {}
-        #: each app's recent events that build its tree: (time, object path)
-        self._recent: dict[str, deque[tuple[float, str]]] = {}
+        #: times of each app's recent events (how busy it is)
+        self._recent: dict[str, deque[float]] = {}
+        #: each app's recent events that grow or shrink its tree: (time, +1 or -1)
+        self._growth: dict[str, deque[tuple[float, int]]] = {}
         #: (app, container path) → its active descendant's path (a sheet's cursor cell), as
         #: the app last announced it
         self.active_descendant: dict[tuple[str, str], str] = {}
@@ -153,9 +167,11 @@ class AtspiBus(CallQueue):
             self.events_seen += 1
             if self._event_came is not None:
                 self._event_came.set()
-            if msg.member in BUILDING or msg.interface == "org.a11y.atspi.Event.Window":
-                self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(
-                    (now, msg.path or "")
+            self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(now)
+            grew = _growth(msg)
+            if grew:
+                self._growth.setdefault(msg.sender or "", deque(maxlen=GROWTH_KEPT)).append(
+                    (now, grew)
                 )
             if msg.interface == "org.a11y.atspi.Event.Window" and msg.member in (
                 "Create",
@@ -184,8 +200,9 @@ class AtspiBus(CallQueue):
         (REMOTE_TREES), one that does not answer — idle is ``quiet`` seconds without an event.
         An app still building part of its tree (LibreOffice's Format Cells streams a thousand
         events for a second before its window appears) is waited for up to ``busy`` seconds,
-        and after a burst of BURST such events quiet means BURST_QUIET seconds without one (a
-        loaded machine leaves gaps in the stream; between them the app answers). Returns
+        and after a burst (BURST events; where a round trip proves idleness, a tree grown by
+        BURST objects: between the spurts of a window being built the app answers) quiet
+        means BURST_QUIET seconds without an event (a loaded machine leaves gaps). Returns
         False if no event came within ``timeout`` (the action may have had no effect the app
         reports, or it is slow). An effect due later (``effect_due``: a GTK button clicked by
         its action) is waited for: the app is idle only after an event past it, or ``quiet``
@@ -201,8 +218,10 @@ class AtspiBus(CallQueue):
         while True:
             now = time.monotonic()
             last = self.last_event.get(bus_name, 0.0)
-            recent = self._recent.get(bus_name) or ()
-            burst = len({path for t, path in recent if t > since}) >= BURST
+            if provable:
+                burst = sum(d for t, d in self._growth.get(bus_name) or () if t > since) >= BURST
+            else:
+                burst = sum(1 for t in self._recent.get(bus_name) or () if t > since) >= BURST
             quiet_until = last + (BURST_QUIET if burst else quiet)
             due = self.effect_due.get(bus_name, 0.0)
             late = due > since and last <= due  # the effect's own events are still to come

@@ -6,7 +6,8 @@ when that is on it (a wide list item or a tab is clicked on its label, where its
 element out of its page's or list's view is first scrolled into view by the app, as a person
 scrolls before pointing. An element of a GTK 4 popover is aimed at where the popover's popup
 window really is (:meth:`~deskpilot.desktop.skills.reading.Reading.popover_shift`), not where
-GTK's extents put it.
+GTK's extents put it. A point found is given again for the same element while no accessibility
+event has come (the cover check's point is the click's: one aim per action).
 """
 
 from __future__ import annotations
