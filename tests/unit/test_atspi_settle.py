@@ -127,3 +127,92 @@ async def test_until_checks_again_at_the_apps_event() -> None:
     assert state["checks"] == 2  # once before, once at the event: no polling in between
     state["shown"] = False
     assert await until(a11y, check, 0.05) is False
+
+
+class _AnsweringBus(AtspiBus):
+    """A bus whose app answers round trips (after ``delay``, sending ``during`` events on the
+    way), with a toolkit name."""
+
+    def __init__(self, toolkit: str = "GTK", delay: float = 0.005) -> None:
+        super().__init__(_NoBus())  # type: ignore[arg-type]
+        self.kit = toolkit
+        self.delay = delay
+        self.during: list[Message] = []
+        self.trips = 0
+
+    async def toolkit(self, bus_name: str) -> str:
+        return self.kit
+
+    async def call(self, *args: Any, **kwargs: Any) -> list[Any]:
+        self.trips += 1
+        await asyncio.sleep(self.delay)
+        while self.during:  # the app's events sent before its answer
+            self._on_message(self.during.pop(0))
+        return [0]
+
+
+async def test_an_app_that_answers_a_round_trip_is_idle_without_the_long_quiet() -> None:
+    """The app's events, then a round trip it answers with no event in between: idle after
+    PROVEN_QUIET, not after ``quiet``."""
+    from deskpilot.desktop.atspi.bus import PROVEN_QUIET
+
+    bus = _AnsweringBus()
+    since = time.monotonic()
+    bus._on_message(_event(":1.5"))
+    assert await bus.settle(":1.5", since, quiet=0.5, timeout=1.0) is True
+    took = time.monotonic() - since
+    assert PROVEN_QUIET <= took < 0.4, took
+    assert bus.trips == 1
+
+
+async def test_events_during_the_round_trip_mean_the_app_was_still_busy() -> None:
+    bus = _AnsweringBus()
+    since = time.monotonic()
+    bus._on_message(_event(":1.5"))
+    bus.during = [_event(":1.5", "TextChanged")]  # came before the answer: not idle yet
+    assert await bus.settle(":1.5", since, quiet=0.5, timeout=1.0) is True
+    assert bus.trips == 2  # asked again after the quiet that followed
+
+
+async def test_a_web_engine_is_judged_on_the_clock() -> None:
+    """Chromium answers from its browser process while the page's events come from the
+    renderer: the round trip proves nothing, the quiet is the clock's."""
+    bus = _AnsweringBus("Chromium")
+    since = time.monotonic()
+    bus._on_message(_event(":1.5"))
+    assert await bus.settle(":1.5", since, quiet=0.15, timeout=1.0) is True
+    assert time.monotonic() - since >= 0.15
+    assert bus.trips == 0
+
+
+def _children(sender: str, detail: str, n: int) -> Message:
+    return Message(
+        message_type=MessageType.SIGNAL,
+        sender=sender,
+        path=f"/org/a11y/atspi/accessible/{n}",
+        interface="org.a11y.atspi.Event.Object",
+        member="ChildrenChanged",
+        signature="siiva{sv}",
+        body=[detail, 0, 0, Variant("(so)", [sender, "/org/a11y/atspi/accessible/9"]), {}],
+    )
+
+
+async def test_a_tree_that_grows_is_a_burst_and_one_that_churns_is_not() -> None:
+    """A window being built (children added on many objects) comes in spurts the app answers
+    between: the burst's long quiet holds. A key typed into a Calc cell replaces children
+    (added and removed): no burst, the round trip decides."""
+    from deskpilot.desktop.atspi.bus import BURST, BURST_QUIET
+
+    bus = _AnsweringBus()
+    since = time.monotonic()
+    for n in range(BURST):
+        bus._on_message(_children(":1.5", "add", n))
+    assert await bus.settle(":1.5", since, quiet=0.05, timeout=2.0) is True
+    assert time.monotonic() - since >= BURST_QUIET
+
+    churn = _AnsweringBus()
+    since = time.monotonic()
+    for n in range(BURST * 2):
+        churn._on_message(_children(":1.5", "add" if n % 2 else "remove", n % 3))
+    assert await churn.settle(":1.5", since, quiet=0.5, timeout=2.0) is True
+    assert time.monotonic() - since < 0.4

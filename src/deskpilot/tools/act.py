@@ -307,8 +307,13 @@ async def perform(
     except DeskpilotError:
         if await is_open(ctx, window):
             raise
-    grace = opener or (may_open_window([step]) and await _may_open_after(ctx, window, step))
-    line += await window_changes(ctx, window, before, enter=presses_enter([step]), grace=grace)
+    # Enter (a newline typed, the Enter key) in a main window — a sheet's cell, a form, a
+    # terminal — is not a dialog's Enter (closing it, or a confirmation after it, both late):
+    # a window it opens (a validation error) is built while the key is handled, announced
+    # before the settle ends and waited for there
+    enter = presses_enter([step]) and await _in_dialog(ctx, window) is not False
+    grace = opener or (may_open_window([step]) and (enter or not presses_enter([step])))
+    line += await window_changes(ctx, window, before, enter=enter, grace=grace)
     if await is_open(ctx, window):
         line = _with_summary(line, await change_summary(ctx, window))
     return ToolResult(line, summary=line.split(" via ")[0])
@@ -319,31 +324,24 @@ WINDOW_ROLES = frozenset({"frame", "window", "application"})
 MAX_LEVELS = 24
 
 
-async def _may_open_after(ctx: ToolContext, window: WindowInfo, step: Step) -> bool:
-    """For a step that may open a window once the app went quiet: whether to wait for one.
-    Enter alone (a newline typed, the Enter key) opens a window late only in a dialog (Save
-    As: a confirmation after it closes); in a main window — a sheet's cell, a form, a
-    terminal — a window it opens (a validation error) is built while the key is handled,
-    announced before the settle ends and waited for there. The wait (1 s) was the largest
-    part of every Enter in LibreOffice Calc."""
-    if not presses_enter([step]):
-        return True  # a shortcut that opens windows (ctrl+s, alt+f4, f12): they come late
-    # whether the keys went into a dialog: the focused element's nearest window-like
-    # ancestor says (a read of the whole window would cost more than the wait: ~1 s in Calc)
+async def _in_dialog(ctx: ToolContext, window: WindowInfo) -> bool | None:
+    """Whether the keyboard focus is in a dialog (its nearest window-like ancestor says),
+    None when that cannot be told. Cheaper than reading the window's root (a whole read: in
+    LibreOffice Calc ~1.5 s, the largest part of every Enter typed into a cell)."""
     try:
         key = await ctx.desktop.focused_element(window)
         for _ in range(MAX_LEVELS):
             live = await ctx.desktop.inspect(key) if key is not None else None
             if live is None:
-                return True  # not known: wait as before
+                return None
             if live.role in DIALOG_ROLES:
                 return True
             if live.role in WINDOW_ROLES:
                 return False
             key = live.parent_key
     except DeskpilotError:
-        return False  # closed or not answering: window_changes says what it can
-    return True
+        return None
+    return None
 
 
 async def _names_a_dialog(ctx: ToolContext, window: WindowInfo, step: Step) -> bool:

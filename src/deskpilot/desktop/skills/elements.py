@@ -23,7 +23,7 @@ from deskpilot.desktop.skills.cells import Cells, selects_first
 from deskpilot.desktop.skills.choosing import Choosing
 from deskpilot.desktop.skills.focus import take_focus
 from deskpilot.desktop.skills.hits import HitTests
-from deskpilot.desktop.skills.raw_input import WEB_CLICK_GAP_S, RawInput
+from deskpilot.desktop.skills.raw_input import RawInput
 from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 
 #: Roles of the items of a drop-down's list.
@@ -89,7 +89,7 @@ class Elements:
             # the pointer) and presses at the point the hit-test approved. An action sent
             # beside a pointer move races it: pages handle moves once a frame
             async with self.raw.session(window) as outcome:
-                await self.raw.click(*point, gap=WEB_CLICK_GAP_S)
+                await self.raw.click(*point)
             return outcome.done(f"pointer click at ({point[0]}, {point[1]})")
         on_top = await self.windows.window_at(*point) if point is not None else None
         if point is not None and (on_top is None or on_top.handle == window.handle):
