@@ -29,11 +29,10 @@ UNSAFE_CACHE_APPS = frozenset({"soffice", "soffice.bin", "libreoffice"})
 BURST = 20
 #: ... after which the app is quiet only after this long without an event.
 BURST_QUIET = 0.5
-#: Where a round trip proves the app idle (:meth:`AtspiBus.settle`), a burst is a tree that
-#: grew by BURST objects or more (children added less children removed, windows created less
-#: destroyed): what is being built comes in spurts, and between them the app answers. A key
-#: typed into a Calc cell replaces the children of a few objects (30–60 events, no growth):
-#: no burst.
+#: In an app whose tree is its own (not a web engine's), a burst is a tree that grew by BURST
+#: objects or more (children added less children removed, windows created less destroyed):
+#: a window being built. A key typed into a Calc cell replaces the children of a few objects
+#: (30–60 events, no growth): no burst, where counting events made it one (0.5 s a key).
 GROWTH_KEPT = 256
 #: Recent event times kept per app.
 RECENT = 64
@@ -41,8 +40,14 @@ RECENT = 64
 #: event of its own in between, has handled what it had queued (its events go out on its main
 #: loop, before the answer): it is idle once it has also been quiet this long.
 PROVEN_QUIET = 0.03
-#: Toolkits whose events come from another process than the one answering the round trip
-#: (Chromium, Firefox: the page's renderer): their quiet is measured on the clock.
+#: Toolkits whose apps prove themselves idle by a round trip: GTK's (atk-bridge or GTK 4's
+#: own), which emit an action's events on the main loop that answers the call. Not
+#: LibreOffice (it opens a context menu from a user event it posts: the round trip was
+#: answered before the menu came), not Chromium or Firefox (the page's events come from the
+#: renderer, the answer from the browser process): their quiet is measured on the clock.
+PROVING = ("gtk", "gail")
+#: Toolkits whose events come from another process than the one answering calls (a web
+#: engine's renderer): a burst there is counted in events, as for every event stream.
 REMOTE_TREES = frozenset({"chromium", "electron", "gecko", "mozilla", "firefox"})
 
 
@@ -194,38 +199,42 @@ class AtspiBus(CallQueue):
     ) -> bool:
         """Wait until ``bus_name`` sent an event after ``since`` and then went idle.
 
-        Idle is proven by a round trip (:meth:`_idle`): the app answered a call sent after
-        its last event, no event of its own came in between, and it has been quiet
-        PROVEN_QUIET. Where that proves nothing — an app whose tree lives in another process
-        (REMOTE_TREES), one that does not answer — idle is ``quiet`` seconds without an event.
+        A GTK app (PROVING) proves itself idle by a round trip (:meth:`_idle`): it answered
+        a call sent after its last event, no event of its own came in between, and it has
+        been quiet PROVEN_QUIET. Elsewhere — LibreOffice, Qt, a web engine, an app that does
+        not answer — idle is ``quiet`` seconds without an event.
         An app still building part of its tree (LibreOffice's Format Cells streams a thousand
         events for a second before its window appears) is waited for up to ``busy`` seconds,
-        and after a burst (BURST events; where a round trip proves idleness, a tree grown by
-        BURST objects: between the spurts of a window being built the app answers) quiet
-        means BURST_QUIET seconds without an event (a loaded machine leaves gaps). Returns
+        and after a burst (a tree grown by BURST objects; for a web engine, BURST events) quiet
+        means BURST_QUIET seconds without an event (a loaded machine leaves gaps; between a
+        window's spurts the app answers calls). Returns
         False if no event came within ``timeout`` (the action may have had no effect the app
         reports, or it is slow). An effect due later (``effect_due``: a GTK button clicked by
-        its action) is waited for: the app is idle only after an event past it, or ``quiet``
-        after it.
+        its action) is waited for on the clock: ``quiet`` past it (an event that came after
+        it under load was the button's pressed state, and the round trip was answered before
+        the click's timer fired: the click's result showed no effect, 1 in 7).
         """
         if self._event_came is None:
             self._event_came = asyncio.Event()
         came = self._event_came
         try:
-            provable = (await self.toolkit(bus_name)).casefold() not in REMOTE_TREES
+            kit = (await self.toolkit(bus_name)).casefold()
         except AccessibilityUnavailable:
-            provable = False
+            kit = ""
+        provable = kit.startswith(PROVING)
+        local = bool(kit) and kit not in REMOTE_TREES
         while True:
             now = time.monotonic()
             last = self.last_event.get(bus_name, 0.0)
-            if provable:
+            if local:  # a tree that grows: a window being built (typing churns, no growth)
                 burst = sum(d for t, d in self._growth.get(bus_name) or () if t > since) >= BURST
             else:
                 burst = sum(1 for t in self._recent.get(bus_name) or () if t > since) >= BURST
             quiet_until = last + (BURST_QUIET if burst else quiet)
             due = self.effect_due.get(bus_name, 0.0)
-            late = due > since and last <= due  # the effect's own events are still to come
-            if due > since:  # they come after ``due``: a quiet past it at least
+            late = due > since  # an effect on the app's timer: its own events come after it
+            if late:  # a quiet past ``due`` on the clock (under load the timer fires late,
+                # and a round trip the app answers before it fires proves nothing)
                 quiet_until = max(quiet_until, due + quiet)
             if last > since and now >= quiet_until:
                 return True
