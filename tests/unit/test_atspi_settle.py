@@ -216,3 +216,25 @@ async def test_a_tree_that_grows_is_a_burst_and_one_that_churns_is_not() -> None
         churn._on_message(_children(":1.5", "add" if n % 2 else "remove", n % 3))
     assert await churn.settle(":1.5", since, quiet=0.5, timeout=2.0) is True
     assert time.monotonic() - since < 0.4
+
+
+async def test_a_gtk_apps_due_click_is_waited_for_though_it_answers_round_trips() -> None:
+    """A GTK button's click comes on the app's timer: the app answers a round trip before the
+    timer fires (under load its 'pressed' state even comes after the due time), so the quiet
+    past the due time is the clock's."""
+    bus = _AnsweringBus()
+    since = time.monotonic()
+    bus.effect_due[":1.5"] = since + 0.1
+    late: list[float] = []
+
+    async def app() -> None:
+        await asyncio.sleep(0.12)
+        bus._on_message(_event(":1.5"))  # 'pressed', late
+        await asyncio.sleep(0.1)
+        late.append(time.monotonic())
+        bus._on_message(_event(":1.5", "TextChanged"))  # the click's effect
+
+    task = asyncio.ensure_future(app())
+    assert await bus.settle(":1.5", since, quiet=0.15, timeout=1.0) is True
+    await task
+    assert late and time.monotonic() - since >= 0.25
