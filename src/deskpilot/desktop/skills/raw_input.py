@@ -49,23 +49,13 @@ class RawInput:
         self._lock = asyncio.Lock()  # raw input is one thing at a time
         self.last_input = 0.0  # monotonic time of the last keyboard/pointer input
 
-    async def click(
-        self,
-        x: int,
-        y: int,
-        button: MouseButton = "left",
-        count: int = 1,
-        *,
-        gap: float = CLICK_GAP_S,
-    ) -> None:
-        """Move, then press and release ``count`` times, each event ``gap`` apart."""
+    async def click(self, x: int, y: int, button: MouseButton = "left", count: int = 1) -> None:
+        """Move, then press and release ``count`` times, each event apart (CLICK_GAP_S)."""
         await self.input.move(x, y)
         for _ in range(count):
-            if gap:
-                await asyncio.sleep(gap)
+            await asyncio.sleep(CLICK_GAP_S)
             await self.input.button(button, True)
-            if gap:
-                await asyncio.sleep(gap)
+            await asyncio.sleep(CLICK_GAP_S)
             await self.input.button(button, False)
 
     @contextlib.asynccontextmanager
