@@ -501,9 +501,9 @@ async def perform_sequence(
         with contextlib.suppress(AppGone):
             text += await focus_moved(ctx, window, focus)
             text += await menu_opened(ctx, window, focus)
-    text += await window_changes(
-        ctx, window, before, enter=presses_enter(steps), grace=may_open_window(steps)
-    )
+    enter = presses_enter(steps) and await _in_dialog(ctx, window) is not False  # as perform
+    grace = may_open_window(steps) and (enter or not presses_enter(steps))
+    text += await window_changes(ctx, window, before, enter=enter, grace=grace)
     if await is_open(ctx, window):
         text = _with_summary(text, await change_summary(ctx, window))
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")

@@ -36,18 +36,8 @@ BURST_QUIET = 0.5
 GROWTH_KEPT = 256
 #: Recent event times kept per app.
 RECENT = 64
-#: Outside a burst, an app that has answered a round trip sent after its last event, with no
-#: event of its own in between, has handled what it had queued (its events go out on its main
-#: loop, before the answer): it is idle once it has also been quiet this long.
-PROVEN_QUIET = 0.03
-#: Toolkits whose apps prove themselves idle by a round trip: GTK's (atk-bridge or GTK 4's
-#: own), which emit an action's events on the main loop that answers the call. Not
-#: LibreOffice (it opens a context menu from a user event it posts: the round trip was
-#: answered before the menu came), not Chromium or Firefox (the page's events come from the
-#: renderer, the answer from the browser process): their quiet is measured on the clock.
-PROVING = ("gtk", "gail")
-#: Toolkits whose events come from another process than the one answering calls (a web
-#: engine's renderer): a burst there is counted in events, as for every event stream.
+#: Toolkits whose tree lives in another process (a web engine's renderer): a burst there is
+#: counted in events, as before (their events are no sure measure of the tree's growth).
 REMOTE_TREES = frozenset({"chromium", "electron", "gecko", "mozilla", "firefox"})
 
 
@@ -197,22 +187,19 @@ class AtspiBus(CallQueue):
         timeout: float = 0.8,
         busy: float = 4.0,
     ) -> bool:
-        """Wait until ``bus_name`` sent an event after ``since`` and then went idle.
+        """Wait until ``bus_name`` sent an event after ``since`` and then went quiet.
 
-        A GTK app (PROVING) proves itself idle by a round trip (:meth:`_idle`): it answered
-        a call sent after its last event, no event of its own came in between, and it has
-        been quiet PROVEN_QUIET. Elsewhere — LibreOffice, Qt, a web engine, an app that does
-        not answer — idle is ``quiet`` seconds without an event.
         An app still building part of its tree (LibreOffice's Format Cells streams a thousand
         events for a second before its window appears) is waited for up to ``busy`` seconds,
         and after a burst (a tree grown by BURST objects; for a web engine, BURST events) quiet
-        means BURST_QUIET seconds without an event (a loaded machine leaves gaps; between a
-        window's spurts the app answers calls). Returns
-        False if no event came within ``timeout`` (the action may have had no effect the app
-        reports, or it is slow). An effect due later (``effect_due``: a GTK button clicked by
-        its action) is waited for on the clock: ``quiet`` past it (an event that came after
-        it under load was the button's pressed state, and the round trip was answered before
-        the click's timer fired: the click's result showed no effect, 1 in 7).
+        means BURST_QUIET seconds without an event (a loaded machine leaves gaps in the
+        stream). Returns False if no event came within ``timeout`` (the action may have had
+        no effect the app reports, or it is slow). An effect due later (``effect_due``: a GTK
+        button clicked by its action) is waited for: the quiet counts only from then.
+
+        Not shortened by a round trip to the app (its answer does not prove it idle): a GTK
+        file chooser in LibreOffice enabled its Save button after the app had answered one
+        sent 30 ms after a fill's events, and the Enter that followed pressed nothing.
         """
         if self._event_came is None:
             self._event_came = asyncio.Event()
@@ -221,7 +208,6 @@ class AtspiBus(CallQueue):
             kit = (await self.toolkit(bus_name)).casefold()
         except AccessibilityUnavailable:
             kit = ""
-        provable = kit.startswith(PROVING)
         local = bool(kit) and kit not in REMOTE_TREES
         while True:
             now = time.monotonic()
@@ -232,46 +218,20 @@ class AtspiBus(CallQueue):
                 burst = sum(1 for t in self._recent.get(bus_name) or () if t > since) >= BURST
             quiet_until = last + (BURST_QUIET if burst else quiet)
             due = self.effect_due.get(bus_name, 0.0)
-            late = due > since  # an effect on the app's timer: its own events come after it
-            if late:  # a quiet past ``due`` on the clock (under load the timer fires late,
-                # and a round trip the app answers before it fires proves nothing)
+            if due > since:  # the effect's own events come after ``due``: a quiet past them
                 quiet_until = max(quiet_until, due + quiet)
             if last > since and now >= quiet_until:
                 return True
             give_up = since + (busy if last > since else timeout)
             if now >= give_up:
                 return last > since
-            if last > since and provable and not burst and not late:
-                if now < last + PROVEN_QUIET:
-                    await self._quiet_for(came, last + PROVEN_QUIET - now)
-                    continue
-                idle = await self._idle(bus_name, last, max(0.05, give_up - now))
-                if idle is None:
-                    provable = False  # it cannot tell: the clock's quiet
-                elif idle:
-                    return True
-                continue
             # woken by the next event (the first one moves the end closer; a burst's count
             # changes the quiet wanted) or at the moment the app has been quiet long enough:
             # no polling interval added to every action
             wake = min(quiet_until, give_up) if last > since else give_up
-            await self._quiet_for(came, wake - now)
-
-    async def _quiet_for(self, came: asyncio.Event, seconds: float) -> None:
-        """Wait ``seconds`` or until the next event, whichever is first."""
-        came.clear()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(came.wait(), max(0.0, seconds) + 0.001)
-
-    async def _idle(self, bus_name: str, last: float, timeout: float) -> bool | None:
-        """A round trip to the app: whether no event of its own came between ``last`` (its
-        last event) and its answer; None when it did not answer (busy past the wait, gone,
-        no such call, no bus): the clock's quiet decides then."""
-        try:
-            await self.call(bus_name, ROOT_PATH, "Accessible", "GetRole", timeout=timeout)
-        except (AtspiTimeout, AtspiCallError, AccessibilityUnavailable):
-            return None
-        return self.last_event.get(bus_name, 0.0) <= last
+            came.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(came.wait(), max(0.0, wake - now) + 0.001)
 
     async def next_event(self, seen: int, timeout: float) -> int:
         """Return once more than ``seen`` AT-SPI events (of any app) have come, or after
