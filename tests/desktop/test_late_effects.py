@@ -1,8 +1,8 @@
 """Effects that come late are still in the result (issue #21 item 6: whatever is cut from an
 action's time, the settle after it still sees them). A page that reacts after a timeout — a
 click's effect, a debounced search — is reported with its effect; a GTK button clicked by its
-action, whose click comes 250 ms later, too. The page reports to the test server and the calculator's display
-is read afterwards: channels the action's result does not use."""
+action, whose click comes 250 ms later, too. The page reports to the test server and the
+calculator's display is read afterwards: channels the action's result does not use."""
 
 from __future__ import annotations
 
