@@ -50,7 +50,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.make_fixtures import TEXT_FILE, write_all
+from bench.make_fixtures import CALC_FILE, TEXT_FILE, write_all
 from deskpilot._wait import async_wait_for
 from deskpilot.config import load_settings
 from deskpilot.desktop.a11yenv import accessible_env, chromium_flags
@@ -70,6 +70,8 @@ CHROMIUM = "/usr/bin/chromium"
 PLAYWRIGHT_TARGET = 1.5
 #: ... and at most this many milliseconds (median, idle machine).
 MS_TARGET = 250.0
+#: The kinds of figure: a GTK app's, a web page's, LibreOffice Calc's keys.
+KINDS = ("gtk", "web", "calc")
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Action bench</title></head>
@@ -111,14 +113,34 @@ class Trace:
         setattr(owner, name, timed)
 
     def install(self, desktop: Any) -> None:
+        """Wrap each phase of an action, outermost first: ``perform`` (resolve the window,
+        the windows before, the focus), the step (``verify``: resolve the ID; ``covering``:
+        the cover check; the act), then the settle, the focus and menu checks, the window
+        listing and the change summary (the re-read). Inside the act: the hit-test
+        (``element_at``), aiming (``element_point``), the pointer (move, press/release),
+        the AT-SPI action and text calls."""
         from deskpilot.tools import act, screen
 
         for name in ("list_windows", "focused_element", "settle", "click_element",
-                     "fill_element", "inspect", "covering"):  # fmt: skip
+                     "fill_element", "covering", "type_into", "type_text",
+                     "press_keys", "focus_element"):  # fmt: skip
             self.wrap(desktop, name, f"desktop.{name}")
-        for name in ("run_step", "focus_moved", "window_changes", "change_summary"):
+        for name in ("run_step", "focus_moved", "window_changes", "change_summary",
+                     "verify", "refuse_covered", "resolve_window", "_names_a_dialog",
+                     "menu_opened", "is_open"):  # fmt: skip
             self.wrap(act, name, f"perform.{name}")
         self.wrap(screen, "read_window", "screen.read_window")
+        a11y = desktop.ports.a11y
+        for name in ("element_at", "activate", "inspect", "set_text", "read_text",
+                     "extents", "origin", "parent", "text_extents", "grab_focus",
+                     "interfaces", "web_engine"):  # fmt: skip
+            if hasattr(a11y, name):
+                self.wrap(a11y, name, f"a11y.{name}")
+        self.wrap(desktop.aiming, "element_point", "aim.element_point")
+        self.wrap(desktop.raw, "click", "raw.click (move+press+release)")
+        self.wrap(desktop.ports.input, "move", "input.move")
+        self.wrap(desktop.ports.input, "type_text", "input.type_text")
+        self.wrap(desktop.ports.input, "press_combo", "input.press_combo")
 
     @contextlib.contextmanager
     def active(self) -> Iterator[None]:
@@ -190,13 +212,17 @@ class Runner:
         ours_check: Callable[[], Awaitable[bool]],
         theirs: Timed,
         round_no: int,
+        prepare: Timed | None = None,
     ) -> None:
+        """``prepare``: run before the baseline, outside its time (the window activated)."""
         order = [("deskpilot", ours), ("baseline", theirs)]
         if round_no % 2:
             order.reverse()
         for who, fn in order:
             if self.trace is not None:
                 self.trace.figure = figure if who == "deskpilot" else ""
+            if prepare is not None and who == "baseline":
+                await prepare()
             if self.profile is not None and who == "deskpilot":
                 self.profile.enable()
             ms = await _timed(fn)
@@ -285,9 +311,23 @@ async def web_figures(
                 if await page.input_value("#name") != values["text"]:
                     raise RuntimeError("Playwright's fill did not take")
 
+            async def ours_keys() -> None:
+                values["text"] = await page.input_value("#name")
+                await _perform(tools, ctx, {"action": "type", "text": "xyz", "windowID": wid})
+                values["text"] += "xyz"
+
+            async def pw_keys() -> None:
+                was = await page.input_value("#name")
+                await page.keyboard.type("xyz")
+                if await page.input_value("#name") != was + "xyz":
+                    raise RuntimeError("Playwright's keys did not take")
+
             for r in range(rounds):
                 await runner.pair("web click", ours_click, ours_click_ok, pw_click, r)
                 await runner.pair("web fill", ours_fill, ours_fill_ok, pw_fill, r)
+            await page.focus("#name")
+            for r in range(rounds):  # keys to the focused field (the fills above left it there)
+                await runner.pair("web keys", ours_keys, ours_fill_ok, pw_keys, r)
             await page.close()
         finally:
             await browser.close()
@@ -382,7 +422,58 @@ async def gtk_figures(
         await runner.pair("gtk fill", ours_fill, ours_fill_ok, xdo_fill, r)
 
 
-async def run(rounds: int, trace: Trace | None, profile: bool = False) -> Runner:
+async def calc_figures(
+    runner: Runner, tools: ToolSet, ctx: ToolContext, env: dict[str, str], rounds: int, run: Path
+) -> None:
+    """Keys in LibreOffice Calc: a number typed into the cursor's cell, then Enter (the cursor
+    moves down a row). deskpilot's ``perform`` type, beside the same keys sent bare (XTest, no
+    checks: ``xdotool type`` lost its keys in Calc) then the cell polled; the cell's text
+    read through the sheet's Table interface (outside deskpilot's time)."""
+    desktop = ctx.desktop
+    sheet = await _window(ctx, CALC_FILE.name.rsplit(".", 1)[0])
+    await desktop.wait_tree_ready(sheet, 90)
+    snap = await desktop.snapshot(sheet)
+    table = next(n for n in snap.nodes() if n.role == "table")
+    row = {"n": 0}  # the cursor's row (column A): Calc opens on A1
+
+    async def cell_text(r: int) -> str:
+        key = await desktop.cell_at(table.key, r, 0)
+        return (await desktop.read_text(key) or "") if key is not None else ""
+
+    wanted = {"text": ""}
+
+    async def ours_keys() -> None:
+        wanted["text"] = str(100000 + time.monotonic_ns() % 100000)
+        await _perform(
+            tools, ctx,
+            {"action": "type", "text": wanted["text"] + "\n", "windowID": sheet.stable_id},
+        )  # fmt: skip
+        row["n"] += 1
+
+    async def ours_keys_ok() -> bool:
+        return await cell_text(row["n"] - 1) == wanted["text"]
+
+    async def bare_keys() -> None:
+        text = str(200000 + time.monotonic_ns() % 100000)
+        r = row["n"]
+        await desktop.type_raw(text + "\n")  # XTest, as deskpilot's keys
+        row["n"] += 1
+
+        async def took() -> bool:
+            return await cell_text(r) == text
+
+        await _poll(took, "Calc's cell to hold the number typed")
+
+    async def activate() -> None:  # deskpilot gives the focus back to the window before
+        await desktop.activate(sheet)
+
+    for r in range(rounds):
+        await runner.pair("calc keys", ours_keys, ours_keys_ok, bare_keys, r, activate)
+
+
+async def run(
+    rounds: int, trace: Trace | None, profile: bool = False, kinds: tuple[str, ...] = KINDS
+) -> Runner:
     runner = Runner(trace)
     if profile:
         import cProfile
@@ -408,8 +499,18 @@ async def run(rounds: int, trace: Trace | None, profile: bool = False) -> Runner
             trace.install(desktop)
         try:
             with trace.active() if trace is not None else contextlib.nullcontext():
-                await gtk_figures(runner, tools, ctx, env, rounds, run_dir)
-                await web_figures(runner, tools, ctx, env, rounds, run_dir)
+                if "gtk" in kinds:
+                    await gtk_figures(runner, tools, ctx, env, rounds, run_dir)
+                if "web" in kinds:
+                    await web_figures(runner, tools, ctx, env, rounds, run_dir)
+                if "calc" in kinds:
+                    shutil.copy(CALC_FILE, run_dir / CALC_FILE.name)  # fresh: no lock file
+                    box.spawn(
+                        ["soffice", "--norestore", "--nologo", "--nodefault",
+                         str(run_dir / CALC_FILE.name)],
+                        log="calc-sheet.log",
+                    )  # fmt: skip
+                    await calc_figures(runner, tools, ctx, env, rounds, run_dir)
         finally:
             await desktop.close()
     return runner
@@ -418,7 +519,13 @@ async def run(rounds: int, trace: Trace | None, profile: bool = False) -> Runner
 def print_table(figures: dict[str, dict[str, Any]]) -> None:
     print(f"{'figure':<12}{'deskpilot ms':>14}{'baseline':>10}{'ratio':>8}{'paired':>8}  baseline")
     for figure, f in figures.items():
-        base = "Playwright" if figure.startswith("web") else "xdotool"
+        base = (
+            "Playwright"
+            if figure.startswith("web")
+            else "XTest"
+            if figure.startswith("calc")
+            else "xdotool"
+        )
         note = f"  ({f['not_confirmed']} unconfirmed)" if f["not_confirmed"] else ""
         print(
             f"{figure:<12}{f['deskpilot_ms']:>14.1f}{f['baseline_ms']:>10.1f}"
@@ -435,12 +542,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=15, help="pairs per figure (default 15)")
     p.add_argument("--trace", action="store_true", help="where deskpilot's time went")
     p.add_argument("--profile", action="store_true", help="cProfile deskpilot's side (CPU)")
+    p.add_argument(
+        "--only", default=",".join(KINDS), help=f"figures to take (default {','.join(KINDS)})"
+    )
     p.add_argument("--out", type=Path, default=RESULTS / "actions.json")
     args = p.parse_args(argv)
     if shutil.which("xdotool") is None:
         p.error("xdotool is not installed (scripts/apt-packages.txt has it)")
     trace = Trace() if args.trace else None
-    runner = asyncio.run(run(args.rounds, trace, args.profile))
+    kinds = tuple(k for k in args.only.split(",") if k in KINDS)
+    runner = asyncio.run(run(args.rounds, trace, args.profile, kinds))
     figures = runner.figures()
     print_table(figures)
     if trace is not None:

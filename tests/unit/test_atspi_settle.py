@@ -127,3 +127,60 @@ async def test_until_checks_again_at_the_apps_event() -> None:
     assert state["checks"] == 2  # once before, once at the event: no polling in between
     state["shown"] = False
     assert await until(a11y, check, 0.05) is False
+
+
+class _KitBus(AtspiBus):
+    """A bus whose app says its toolkit (no other call answered)."""
+
+    def __init__(self, toolkit: str = "GTK") -> None:
+        super().__init__(_NoBus())  # type: ignore[arg-type]
+        self.kit = toolkit
+
+    async def toolkit(self, bus_name: str) -> str:
+        return self.kit
+
+
+def _children(sender: str, detail: str, n: int) -> Message:
+    return Message(
+        message_type=MessageType.SIGNAL,
+        sender=sender,
+        path=f"/org/a11y/atspi/accessible/{n}",
+        interface="org.a11y.atspi.Event.Object",
+        member="ChildrenChanged",
+        signature="siiva{sv}",
+        body=[detail, 0, 0, Variant("(so)", [sender, "/org/a11y/atspi/accessible/9"]), {}],
+    )
+
+
+async def test_a_tree_that_grows_is_a_burst_and_one_that_churns_is_not() -> None:
+    """A window being built (children added on many objects) comes in spurts: the burst's
+    long quiet holds. A key typed into a Calc cell replaces children (added and removed, 40–60
+    events): no burst, the ordinary quiet."""
+    from deskpilot.desktop.atspi.bus import BURST, BURST_QUIET
+
+    bus = _KitBus("LibreOffice")
+    since = time.monotonic()
+    for n in range(BURST):
+        bus._on_message(_children(":1.5", "add", n))
+    assert await bus.settle(":1.5", since, quiet=0.05, timeout=2.0) is True
+    assert time.monotonic() - since >= BURST_QUIET
+
+    churn = _KitBus("LibreOffice")
+    since = time.monotonic()
+    for n in range(BURST * 2):
+        churn._on_message(_children(":1.5", "add" if n % 2 else "remove", n % 3))
+    assert await churn.settle(":1.5", since, quiet=0.05, timeout=2.0) is True
+    assert time.monotonic() - since < BURST_QUIET
+
+
+async def test_a_web_engines_burst_is_counted_in_events() -> None:
+    """Chromium's tree is the renderer's: its events are no measure of growth, and BURST of
+    any kind still mean a burst."""
+    from deskpilot.desktop.atspi.bus import BURST, BURST_QUIET
+
+    bus = _KitBus("Chromium")
+    since = time.monotonic()
+    for _ in range(BURST):
+        bus._on_message(_event(":1.5"))
+    assert await bus.settle(":1.5", since, quiet=0.05, timeout=2.0) is True
+    assert time.monotonic() - since >= BURST_QUIET

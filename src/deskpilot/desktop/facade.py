@@ -17,6 +17,7 @@ from deskpilot.desktop.skills.covering import Covering
 from deskpilot.desktop.skills.documents import Documents
 from deskpilot.desktop.skills.elements import Elements
 from deskpilot.desktop.skills.filling import Filling
+from deskpilot.desktop.skills.hits import HitTests
 from deskpilot.desktop.skills.keyed import CheckedKeys
 from deskpilot.desktop.skills.launching import Launching
 from deskpilot.desktop.skills.pixels import Pixels
@@ -46,9 +47,10 @@ class DesktopFacade:
         self.choosing = choosing = Choosing(ports, raw)
         self.segments = segments = Segments(ports, raw, aiming)
         filling = Filling(ports, raw, aiming, cells, choosing, segments)
-        elements = Elements(ports, raw, aiming, cells, choosing)
+        hits = HitTests(ports)  # one hit-test a point, for the cover check and the click
+        elements = Elements(ports, raw, aiming, cells, choosing, hits)
         pointer, scrolling = Pointer(ports, raw), Scrolling(ports, reading, raw, pixels)
-        documents, covering = Documents(ports, launching), Covering(ports, aiming)
+        documents, covering = Documents(ports, launching), Covering(ports, aiming, hits)
         selecting = Selecting(ports)
         keyed = CheckedKeys(ports, raw)
 

@@ -62,6 +62,7 @@ from deskpilot.tools.steps import (
     check_step,
 )
 from deskpilot.tools.window_changes import (
+    DIALOG_ROLES,
     may_open_window,
     opens_dialog,
     presses_enter,
@@ -306,11 +307,42 @@ async def perform(
     except DeskpilotError:
         if await is_open(ctx, window):
             raise
-    grace = may_open_window([step]) or opener
-    line += await window_changes(ctx, window, before, enter=presses_enter([step]), grace=grace)
+    # Enter (a newline typed, the Enter key) in a main window — a sheet's cell, a form, a
+    # terminal — is not a dialog's Enter (closing it, or a confirmation after it, both late):
+    # a window it opens (a validation error) is built while the key is handled, announced
+    # before the settle ends and waited for there
+    enter = presses_enter([step]) and await _in_dialog(ctx, window) is not False
+    grace = opener or (may_open_window([step]) and (enter or not presses_enter([step])))
+    line += await window_changes(ctx, window, before, enter=enter, grace=grace)
     if await is_open(ctx, window):
         line = _with_summary(line, await change_summary(ctx, window))
     return ToolResult(line, summary=line.split(" via ")[0])
+
+
+#: Roles of a main window's accessible root, and how far up from the focus one is looked for.
+WINDOW_ROLES = frozenset({"frame", "window", "application"})
+MAX_LEVELS = 24
+
+
+async def _in_dialog(ctx: ToolContext, window: WindowInfo) -> bool | None:
+    """Whether the keyboard focus is in a dialog (its nearest window-like ancestor says),
+    None when that cannot be told. Cheaper than reading the window's root (a whole read: in
+    LibreOffice Calc ~0.5 s, with the 1 s wait for a late window the largest part of every
+    Enter typed into a cell)."""
+    try:
+        key = await ctx.desktop.focused_element(window)
+        for _ in range(MAX_LEVELS):
+            live = await ctx.desktop.inspect(key) if key is not None else None
+            if live is None:
+                return None
+            if live.role in DIALOG_ROLES:
+                return True
+            if live.role in WINDOW_ROLES:
+                return False
+            key = live.parent_key
+    except DeskpilotError:
+        return None
+    return None
 
 
 async def _names_a_dialog(ctx: ToolContext, window: WindowInfo, step: Step) -> bool:
@@ -469,9 +501,9 @@ async def perform_sequence(
         with contextlib.suppress(AppGone):
             text += await focus_moved(ctx, window, focus)
             text += await menu_opened(ctx, window, focus)
-    text += await window_changes(
-        ctx, window, before, enter=presses_enter(steps), grace=may_open_window(steps)
-    )
+    enter = presses_enter(steps) and await _in_dialog(ctx, window) is not False  # as perform
+    grace = may_open_window(steps) and (enter or not presses_enter(steps))
+    text += await window_changes(ctx, window, before, enter=enter, grace=grace)
     if await is_open(ctx, window):
         text = _with_summary(text, await change_summary(ctx, window))
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")

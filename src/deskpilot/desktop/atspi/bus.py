@@ -29,8 +29,27 @@ UNSAFE_CACHE_APPS = frozenset({"soffice", "soffice.bin", "libreoffice"})
 BURST = 20
 #: ... after which the app is quiet only after this long without an event.
 BURST_QUIET = 0.5
+#: In an app whose tree is its own (not a web engine's), a burst is a tree that grew by BURST
+#: objects or more (children added less children removed, windows created less destroyed):
+#: a window being built. A key typed into a Calc cell replaces the children of a few objects
+#: (30–60 events, no growth): no burst, where counting events made it one (0.5 s a key).
+GROWTH_KEPT = 256
 #: Recent event times kept per app.
 RECENT = 64
+#: Toolkits whose tree lives in another process (a web engine's renderer): a burst there is
+#: counted in events, as before (their events are no sure measure of the tree's growth).
+REMOTE_TREES = frozenset({"chromium", "electron", "gecko", "mozilla", "firefox"})
+
+
+def _growth(msg: Message) -> int:
+    """How an event grows the app's tree: +1 (a child added, a window created), -1 (removed,
+    destroyed), else 0."""
+    if msg.member == "ChildrenChanged" and msg.body:
+        detail = str(msg.body[0])
+        return 1 if detail.startswith("add") else -1 if detail.startswith("remove") else 0
+    if msg.interface == "org.a11y.atspi.Event.Window":
+        return 1 if msg.member == "Create" else -1 if msg.member == "Destroy" else 0
+    return 0
 
 
 class AtspiBus(CallQueue):
@@ -51,6 +70,8 @@ class AtspiBus(CallQueue):
         self.last_window: dict[str, tuple[float, str]] = {}
         #: times of each app's recent events (how busy it is)
         self._recent: dict[str, deque[float]] = {}
+        #: each app's recent events that grow or shrink its tree: (time, +1 or -1)
+        self._growth: dict[str, deque[tuple[float, int]]] = {}
         #: (app, container path) → its active descendant's path (a sheet's cursor cell), as
         #: the app last announced it
         self.active_descendant: dict[tuple[str, str], str] = {}
@@ -142,6 +163,11 @@ class AtspiBus(CallQueue):
             if self._event_came is not None:
                 self._event_came.set()
             self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(now)
+            grew = _growth(msg)
+            if grew:
+                self._growth.setdefault(msg.sender or "", deque(maxlen=GROWTH_KEPT)).append(
+                    (now, grew)
+                )
             if msg.interface == "org.a11y.atspi.Event.Window" and msg.member in (
                 "Create",
                 "Activate",
@@ -163,22 +189,33 @@ class AtspiBus(CallQueue):
     ) -> bool:
         """Wait until ``bus_name`` sent an event after ``since`` and then went quiet.
 
-        An app still sending events (building a dialog: LibreOffice's Format Cells streams a
-        thousand events for a second before its window appears) is waited for up to ``busy``
-        seconds, and after a burst of BURST events quiet means BURST_QUIET seconds without
-        one (a loaded machine leaves gaps in the stream). Returns False if no event came
-        within ``timeout`` (the action may have had no effect the app reports, or it is slow).
-        An effect due later (``effect_due``: a GTK button clicked by its action) is waited
-        for: the quiet counts only from then.
+        An app still building part of its tree (LibreOffice's Format Cells streams a thousand
+        events for a second before its window appears) is waited for up to ``busy`` seconds,
+        and after a burst (a tree grown by BURST objects; for a web engine, BURST events) quiet
+        means BURST_QUIET seconds without an event (a loaded machine leaves gaps in the
+        stream). Returns False if no event came within ``timeout`` (the action may have had
+        no effect the app reports, or it is slow). An effect due later (``effect_due``: a GTK
+        button clicked by its action) is waited for: the quiet counts only from then.
+
+        Not shortened by a round trip to the app (its answer does not prove it idle): a GTK
+        file chooser in LibreOffice enabled its Save button after the app had answered one
+        sent 30 ms after a fill's events, and the Enter that followed pressed nothing.
         """
         if self._event_came is None:
             self._event_came = asyncio.Event()
         came = self._event_came
+        try:
+            kit = (await self.toolkit(bus_name)).casefold()
+        except AccessibilityUnavailable:
+            kit = ""
+        local = bool(kit) and kit not in REMOTE_TREES
         while True:
             now = time.monotonic()
             last = self.last_event.get(bus_name, 0.0)
-            recent = self._recent.get(bus_name) or ()
-            burst = sum(1 for t in recent if t > since) >= BURST
+            if local:  # a tree that grows: a window being built (typing churns, no growth)
+                burst = sum(d for t, d in self._growth.get(bus_name) or () if t > since) >= BURST
+            else:
+                burst = sum(1 for t in self._recent.get(bus_name) or () if t > since) >= BURST
             quiet_until = last + (BURST_QUIET if burst else quiet)
             due = self.effect_due.get(bus_name, 0.0)
             if due > since:  # the effect's own events come after ``due``: a quiet past them

@@ -13,6 +13,7 @@ inheritance); the facade (:mod:`deskpilot.desktop.facade`) builds them all:
   window that shows them;
 * :mod:`.aiming` — where to point at an element; :mod:`.pointer` — click, hover, drag at a
   point, the window on top first; :mod:`.covering` — what covers an element of a page;
+  :mod:`.hits` — one hit-test a point, shared by the cover check and the click;
 * :mod:`.scrolling` — scrolling judged by what moved (:mod:`.shift`: whether an area's
   picture shows its content moved);
 * :mod:`.elements`, :mod:`.filling`, :mod:`.cells`, :mod:`.choosing`, :mod:`.segments`,

@@ -6,17 +6,19 @@ when that is on it (a wide list item or a tab is clicked on its label, where its
 element out of its page's or list's view is first scrolled into view by the app, as a person
 scrolls before pointing. An element of a GTK 4 popover is aimed at where the popover's popup
 window really is (:meth:`~deskpilot.desktop.skills.reading.Reading.popover_shift`), not where
-GTK's extents put it.
+GTK's extents put it. A point found is given again for the same element while no accessibility
+event has come (the cover check's point is the click's: one aim per action).
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import LiveElement, Rect, WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
-from deskpilot.desktop.ports.identity import ElementKey
+from deskpilot.desktop.ports.identity import ElementKey, WindowHandle
 from deskpilot.desktop.skills.reading import Reading
 from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 
@@ -24,6 +26,8 @@ from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 CLIP_LEVELS = 8
 #: How long an element scrolled into view is given to move there.
 SCROLLED_IN_S = 1.0
+#: How long a point found is reused, at most, while no event came (within one action).
+FRESH_S = 1.0
 
 
 def visible_center(rect: Rect, area: Rect) -> tuple[int, int] | None:
@@ -56,8 +60,25 @@ class Aiming:
     def __init__(self, ports: Ports, reading: Reading) -> None:
         self.a11y = ports.a11y
         self.reading = reading
+        #: the last point found: ((window, element), when, events seen then, point)
+        self._last: tuple[tuple[WindowHandle, ElementKey], float, int, tuple[int, int]] | None = (
+            None
+        )
 
     async def element_point(self, window: WindowInfo, key: ElementKey) -> tuple[int, int]:
+        """The point; the same answer again (the cover check's, then the click's) while no
+        accessibility event has come since it was found, within FRESH_S."""
+        seen = self.a11y.events_seen()
+        if self._last is not None:
+            was, when, events, point = self._last
+            if was == (window.handle, key) and events == seen and time.monotonic() - when < FRESH_S:
+                return point
+        point = await self._aim(window, key)
+        # the events seen before aiming: one that came meanwhile (a scroll) voids the answer
+        self._last = ((window.handle, key), time.monotonic(), seen, point)
+        return point
+
+    async def _aim(self, window: WindowInfo, key: ElementKey) -> tuple[int, int]:
         live = await self.a11y.inspect(key)
         popover = await self.popover_of(live) if live is not None else None
         if popover is not None:

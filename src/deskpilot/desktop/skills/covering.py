@@ -15,12 +15,14 @@ cover either.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.identity import ElementKey
-from deskpilot.desktop.skills.aiming import Aiming, visible_center
+from deskpilot.desktop.skills.aiming import Aiming, overlap, visible_center
+from deskpilot.desktop.skills.hits import HitTests
 from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 
 #: Roles of the boxes that only hold others: drawn over a widget, they do not take its clicks.
@@ -39,9 +41,10 @@ MAX_SIBLINGS = 64
 class Covering:
     """Finding and describing what covers an element (see the module docstring)."""
 
-    def __init__(self, ports: Ports, aiming: Aiming) -> None:
+    def __init__(self, ports: Ports, aiming: Aiming, hits: HitTests) -> None:
         self.a11y = ports.a11y
         self.aiming = aiming
+        self.hits = hits
 
     async def covering(self, window: WindowInfo, key: ElementKey) -> str | None:
         if not await self.a11y.web_engine(window):
@@ -54,13 +57,17 @@ class Covering:
         points = [visible_center(rect, window.geometry)]
         text = await self.a11y.text_extents(key)
         if text is not None:
-            points.append(visible_center(text.offset(*origin), rect))
+            # its text first: where the click aims (:mod:`.aiming`), so the click reuses the
+            # answer (:mod:`.hits`)
+            points.insert(
+                0, visible_center(text.offset(*origin), overlap(rect, window.geometry) or rect)
+            )
         # the target's ancestors are asked only when a hit is not the target or inside it
         # (one question a level): the common case, nothing over it, costs no walk
         mine: list[ElementKey] | None = None
         cover: ElementKey | None = None
         for point in dict.fromkeys(p for p in points if p is not None):
-            hit = await self.a11y.element_at(window, *point)
+            hit = await self.hits.element_at(window, *point)  # the click's, when it is there
             if hit is None:
                 return None
             chain = await self._lineage(hit.key, until=key)
@@ -100,9 +107,16 @@ class Covering:
                 return None
             if child not in siblings:
                 continue
-            for later in siblings[siblings.index(child) + 1 :]:
-                if await self._holds(later, shifted):
-                    return await self._describe(later)
+            later = siblings[siblings.index(child) + 1 :]
+            # asked together (the calls pipelined), judged in drawing order
+            held = await asyncio.gather(
+                *(self._holds(k, shifted) for k in later), return_exceptions=True
+            )
+            for sibling, holds in zip(later, held, strict=True):
+                if isinstance(holds, BaseException):
+                    raise holds
+                if holds:
+                    return await self._describe(sibling)
         return None
 
     async def _holds(self, key: ElementKey, point: tuple[int, int]) -> bool:

@@ -22,6 +22,7 @@ from deskpilot.desktop.skills.aiming import Aiming
 from deskpilot.desktop.skills.cells import Cells, selects_first
 from deskpilot.desktop.skills.choosing import Choosing
 from deskpilot.desktop.skills.focus import take_focus
+from deskpilot.desktop.skills.hits import HitTests
 from deskpilot.desktop.skills.raw_input import RawInput
 from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 
@@ -49,7 +50,13 @@ class Elements:
     """Actions on elements of a window's tree."""
 
     def __init__(
-        self, ports: Ports, raw: RawInput, aiming: Aiming, cells: Cells, choosing: Choosing
+        self,
+        ports: Ports,
+        raw: RawInput,
+        aiming: Aiming,
+        cells: Cells,
+        choosing: Choosing,
+        hits: HitTests,
     ) -> None:
         self.a11y = ports.a11y
         self.windows = ports.windows
@@ -58,6 +65,7 @@ class Elements:
         self.aiming = aiming
         self.cells = cells
         self.choosing = choosing
+        self.hits = hits
 
     async def click_element(self, window: WindowInfo, key: ElementKey) -> ActionOutcome:
         live = await self.a11y.inspect(key, window.pid)
@@ -130,7 +138,7 @@ class Elements:
         """Whether the page's hit-test at ``point`` finds the element (or a part of it, or
         one of its ancestors): else something covers it there and only its action reaches it
         (a click that was forced: unforced ones were refused before)."""
-        hit = await self.a11y.element_at(window, *point)
+        hit = await self.hits.element_at(window, *point)  # the cover check's, when it asked here
         if hit is None:
             return False
         return await self._above(hit.key, key) or await self._above(key, hit.key)

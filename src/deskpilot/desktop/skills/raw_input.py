@@ -23,6 +23,9 @@ from deskpilot.errors import ActionFailed
 #: (gnome-calculator) drop clicks whose motion, press and release reach them in one burst:
 #: on a loaded 2-core sandbox (load ~14), 1 to 4 of 6 four-click sequences lost a click with
 #: no pause, some still with 30 ms, none of 24 with 50 ms. A person's click takes ~100 ms.
+#: Chromium needs them too: sent at once (the press and release in the same instant), a
+#: click on a page's button was lost, a ``target=_blank`` link opened in the same tab and an
+#: HTML5 drag after such clicks never dropped (tests/desktop/test_web_*.py).
 CLICK_GAP_S = 0.05
 
 
