@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +36,7 @@ from tests.wayland.conftest import (
     frames_by_pid,
     is_checked,
     require,
+    texts_of,
     window_extents,
 )
 
@@ -74,37 +77,45 @@ def _has_name(sb: Sandbox, name: str) -> bool:
 def _run(sb: Sandbox, gnome_pid: int, token: Path, *extra: str, answer: str | None,
          log: str) -> dict[str, object]:  # fmt: skip
     assert sb.info is not None
-    bus, run = sb.info.session_bus, sb.info.runtime_dir
     proc = sb.spawn([sys.executable, "-m", "tests.wayland.portal_client", str(token), *extra],
                     cwd=str(ROOT), log=log)  # fmt: skip
     if answer is not None:
-        wait_for(lambda: proc.poll() is not None
-                 or "Remote desktop" in frames_by_pid(bus).get(gnome_pid, []), timeout=60,
-                 what="the consent dialog")  # fmt: skip
-        assert proc.poll() is None, Path(sb.info.runtime_dir, log).read_text()
-        if answer == "Share":  # pick the (only) monitor, allow interaction, then share
-            x, y, w, h = wait_for(
-                lambda: _try(lambda: window_extents(bus, gnome_pid, "list item", "MetaVendor")),
-                timeout=20, what="the monitor in the dialog",
-            )  # fmt: skip
-            # (GTK 4 rows have no accessible action: a click)
-            asyncio.run(_click_in_focused_window(bus, run, x + w // 2, y + h // 2))
-            # and remote interaction (the dialog's switch starts off)
-            switch = ("switch", "Allow remote interaction")
-            if not is_checked(bus, gnome_pid, *switch):
-                x, y, w, h = window_extents(bus, gnome_pid, *switch)
-                asyncio.run(_click_in_focused_window(bus, run, x + w // 2, y + h // 2))
-                wait_for(lambda: is_checked(bus, gnome_pid, *switch), timeout=20,
-                         what="remote interaction to be allowed")  # fmt: skip
-        wait_for(lambda: do_action(bus, gnome_pid, "button", f"_{answer} {answer}"),
-                 timeout=20, what=f"the dialog's {answer} button")  # fmt: skip
+        _answer(sb, gnome_pid, proc, answer, log)
     code = proc.wait(timeout=90)
     out = Path(sb.info.runtime_dir, log).read_text().strip().splitlines()
     assert code == 0 and out, out
     result: dict[str, object] = json.loads(out[-1])
     if answer is None:
-        assert "Remote desktop" not in frames_by_pid(bus).get(gnome_pid, [])
+        assert "Remote desktop" not in frames_by_pid(sb.info.session_bus).get(gnome_pid, [])
     return result
+
+
+def _answer(sb: Sandbox, gnome_pid: int, proc: subprocess.Popen[bytes], answer: str,
+            log: str) -> None:  # fmt: skip
+    """Answer the portal's consent dialog, shown for ``proc``, as a person would: "Cancel", or
+    "Share" with the monitor picked and remote interaction switched on."""
+    assert sb.info is not None
+    bus, run = sb.info.session_bus, sb.info.runtime_dir
+    wait_for(lambda: proc.poll() is not None
+             or "Remote desktop" in frames_by_pid(bus).get(gnome_pid, []), timeout=60,
+             what="the consent dialog")  # fmt: skip
+    assert proc.poll() is None, Path(run, log).read_text()
+    if answer == "Share":  # pick the (only) monitor, allow interaction, then share
+        x, y, w, h = wait_for(
+            lambda: _try(lambda: window_extents(bus, gnome_pid, "list item", "MetaVendor")),
+            timeout=20, what="the monitor in the dialog",
+        )  # fmt: skip
+        # (GTK 4 rows have no accessible action: a click)
+        asyncio.run(_click_in_focused_window(bus, run, x + w // 2, y + h // 2))
+        # and remote interaction (the dialog's switch starts off)
+        switch = ("switch", "Allow remote interaction")
+        if not is_checked(bus, gnome_pid, *switch):
+            x, y, w, h = window_extents(bus, gnome_pid, *switch)
+            asyncio.run(_click_in_focused_window(bus, run, x + w // 2, y + h // 2))
+            wait_for(lambda: is_checked(bus, gnome_pid, *switch), timeout=20,
+                     what="remote interaction to be allowed")  # fmt: skip
+    wait_for(lambda: do_action(bus, gnome_pid, "button", f"_{answer} {answer}"),
+             timeout=20, what=f"the dialog's {answer} button")  # fmt: skip
 
 
 def _try(fn):  # type: ignore[no-untyped-def]
@@ -170,3 +181,64 @@ def test_consent_refused_granted_restored_revoked(session: tuple[Sandbox, int]) 
     revoked = _run(sb, gnome_pid, token, answer="Cancel", log="portal-4.log")
     assert revoked["error"] == "ConsentRevoked", revoked
     assert "no longer valid" in str(revoked["message"]) and not token.exists()
+
+
+def _tool(sb: Sandbox, name: str, args: dict[str, object], log: str) -> subprocess.Popen[bytes]:
+    """``deskpilot tool`` as the session's own user, as on a desktop deskpilot did not start:
+    nothing tells it the session is a sandbox (DESKPILOT_SANDBOX empty), ``auto`` finds GNOME."""
+    assert sb.info is not None
+    home = str(Path(sb.info.home, "deskpilot-user"))
+    argv = [sys.executable, "-m", "deskpilot", "tool", name, json.dumps(args)]
+    return sb.spawn(argv, env={"DESKPILOT_HOME": home, "DESKPILOT_SANDBOX": ""}, cwd=str(ROOT),
+                    log=log)  # fmt: skip
+
+
+def _result(sb: Sandbox, proc: subprocess.Popen[bytes], log: str) -> tuple[int, str]:
+    assert sb.info is not None
+    code = proc.wait(timeout=120)
+    return code, Path(sb.info.runtime_dir, log).read_text()
+
+
+def test_the_gnome_backend_on_a_user_session_goes_through_the_portal(
+    session: tuple[Sandbox, int],
+) -> None:
+    """The backend on a session it did not start: keys through the portal once the dialog is
+    answered "Share", a click on an element, both seen in zenity's own output; "Cancel" → the
+    tool's result says what the user must do (text, no traceback) and nothing was typed."""
+    sb, gnome_pid = session
+    assert sb.info is not None
+    bus = sb.info.session_bus
+    entry = sb.spawn(["zenity", "--entry", "--title=user session", "--text=name"],
+                     log="user-entry.log")  # fmt: skip
+    wait_for(lambda: frames_by_pid(bus).get(entry.pid), timeout=30, what="the entry dialog")
+    wid = f"{entry.pid}/user session"
+
+    listed = _tool(sb, "read_screen_ax", {"windowID": wid}, "user-1.log")
+    code, read = _result(sb, listed, "user-1.log")  # reading asks nobody
+    field = re.search(r"textbox[^@\n]*@(\S+)", read)
+    button = re.search(r'button "OK".*?@(\S+)', read)
+    assert code == 0 and field and button, read
+    assert "Remote desktop" not in frames_by_pid(bus).get(gnome_pid, [])
+
+    # refused: the result says so and what to do; nothing reached the entry
+    typing = {"windowID": wid, "steps": [
+        {"action": "type", "elementID": field.group(1), "text": "refused"}]}  # fmt: skip
+    proc = _tool(sb, "perform_sequence", typing, "user-2.log")
+    _answer(sb, gnome_pid, proc, "Cancel", "user-2.log")
+    code, refused = _result(sb, proc, "user-2.log")
+    assert code != 0 and "declined the desktop's permission dialog" in refused, refused
+    assert "Run the command again" in refused and "Traceback" not in refused, refused
+    assert texts_of(bus, entry.pid) == [""], texts_of(bus, entry.pid)
+
+    # granted: the keys land, then a click on OK (an element: AT-SPI's action)
+    steps = {"windowID": wid, "steps": [
+        {"action": "type", "elementID": field.group(1), "text": "through the portal"},
+        {"action": "click", "elementID": button.group(1)},
+    ]}  # fmt: skip
+    proc = _tool(sb, "perform_sequence", steps, "user-3.log")
+    _answer(sb, gnome_pid, proc, "Share", "user-3.log")
+    code, done = _result(sb, proc, "user-3.log")
+    assert code == 0, done
+    assert entry.wait(timeout=30) == 0
+    out = Path(sb.info.runtime_dir, "user-entry.log").read_text().splitlines()
+    assert "through the portal" in out, out

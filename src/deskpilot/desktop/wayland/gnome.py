@@ -24,6 +24,7 @@ import contextlib
 import os
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deskpilot.config import Settings
@@ -44,6 +45,9 @@ from deskpilot.desktop.wayland.mutter import (
 )
 from deskpilot.desktop.wayland.session import find_session
 from deskpilot.errors import ActionFailed, DesktopError, DisplayUnavailable
+
+#: GNOME Shell's name on the session bus (bare Mutter has none)
+SHELL_BUS = "org.gnome.Shell"
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -202,6 +206,28 @@ def _runtime_dir(settings: Settings) -> str:
 
 
 async def open_ports(settings: Settings) -> Ports:
+    """The desktop's ports, by what the session offers: on deskpilot's own sandbox (or a
+    bare Mutter without a portal) Mutter's RemoteDesktop/ScreenCast, which ask nobody; on a
+    session deskpilot did not start, xdg-desktop-portal, which asks the user
+    (:mod:`.gnome_portal`)."""
+    from deskpilot.desktop.wayland.gnome_portal import portal_offers_remote_desktop
+
+    if settings.sandbox_dir:
+        return await _open_private(settings)
+    if await portal_offers_remote_desktop(settings.session_bus):
+        return await _open_portal(settings)
+    bus = settings.session_bus
+    shell = bool(bus) and await asyncio.to_thread(_has_name, bus or "", SHELL_BUS)
+    if shell:
+        raise DisplayUnavailable(
+            "this GNOME session has no xdg-desktop-portal with remote desktop, and GNOME "
+            "Shell lets only the portal give a program input and the screen: install "
+            "xdg-desktop-portal and xdg-desktop-portal-gnome (then log in again)"
+        )
+    return await _open_private(settings)
+
+
+async def _open_private(settings: Settings) -> Ports:
     """The accessibility bus, a RemoteDesktop session with the monitor's stream and the
     launcher, opened together (all or none)."""
     from deskpilot.desktop.atspi.port import AtspiAccessibility
@@ -219,8 +245,13 @@ async def open_ports(settings: Settings) -> Ports:
         await main.close()
         raise
     assert main.stream is not None
+    size = main.stream.size
+
+    async def screen() -> tuple[int, int]:
+        return size
+
     xdg = XdgLauncher(settings)
-    windows = GnomeWindows(a11y.trees, main.press, xdg.apps, main.stream.size)
+    windows = GnomeWindows(a11y.trees, main.press, xdg.apps, screen)
     streams = WindowStreams(
         settings.session_bus,
         _runtime_dir(settings),
@@ -240,9 +271,33 @@ async def open_ports(settings: Settings) -> Ports:
     )
 
 
-def _mutter_on_bus(session_bus: str) -> bool:
-    """Whether Mutter's RemoteDesktop API is on ``session_bus`` (asked on a thread of its
-    own: ``detect`` is synchronous and may be called inside a running event loop)."""
+async def _open_portal(settings: Settings) -> Ports:
+    """The accessibility bus and the launcher; input and pixels through the portal, whose
+    session (and the user's consent) waits for the first call that needs it."""
+    from deskpilot.desktop.atspi.port import AtspiAccessibility
+    from deskpilot.desktop.wayland.gnome_portal import PortalCapture, PortalGrant, PortalInput
+    from deskpilot.desktop.wayland.wlroots import WaylandLauncher, _wayland_socket
+    from deskpilot.desktop.xdg.launcher import XdgLauncher
+
+    socket_path = _wayland_socket(settings)
+    a11y = await AtspiAccessibility.open(settings)
+    grant = PortalGrant(Path(settings.state_dir).expanduser(), settings.session_bus)
+    xdg = XdgLauncher(settings)
+    windows = GnomeWindows(a11y.trees, grant.press, xdg.apps, grant.screen_size)
+    return Ports(
+        backend="gnome",
+        settings=settings,
+        windows=windows,
+        input=PortalInput(grant, windows),
+        capture=PortalCapture(grant, windows, _runtime_dir(settings), dict(settings.environ)),
+        a11y=a11y,
+        launcher=WaylandLauncher(settings, xdg, socket_path),
+    )
+
+
+def _has_name(session_bus: str, name: str) -> bool:
+    """Whether ``name`` is owned on ``session_bus`` (asked on a thread of its own: ``detect``
+    is synchronous and may be called inside a running event loop)."""
     from dbus_fast import Message, MessageType
     from dbus_fast.aio import MessageBus
 
@@ -257,7 +312,7 @@ def _mutter_on_bus(session_bus: str) -> bool:
                         interface="org.freedesktop.DBus",
                         member="NameHasOwner",
                         signature="s",
-                        body=[RD_BUS],
+                        body=[name],
                     )
                 ),
                 3.0,
@@ -294,7 +349,7 @@ def detect(settings: Settings) -> str | None:
     if not found.wayland_display or found.compositor != "gnome":
         return None
     bus = settings.session_bus or found.session_bus
-    if not bus or not _mutter_on_bus(bus):
+    if not bus or not _has_name(bus, RD_BUS):
         return None
     where = (
         "named by the environment"

@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 
 Catalogue = Callable[[], Awaitable[list[AppEntry]]]
 Press = Callable[[Sequence[str]], Awaitable[None]]
+#: the monitor's size, asked when wanted (on a user's session it comes with the portal's grant)
+ScreenSize = Callable[[], Awaitable[tuple[int, int]]]
 
 #: AT-SPI states (bits of the state set) this module reads
 S_ACTIVE, S_VISIBLE = 1 << 1, 1 << 30
@@ -99,7 +101,7 @@ class GnomeWindows:
     """The windows port over AT-SPI frames, activation through Mutter's keybindings."""
 
     def __init__(
-        self, trees: WindowTrees, press: Press, catalogue: Catalogue, screen: tuple[int, int]
+        self, trees: WindowTrees, press: Press, catalogue: Catalogue, screen: ScreenSize
     ) -> None:
         self.trees = trees
         self.screen = screen
@@ -269,7 +271,7 @@ class GnomeWindows:
 
     async def screen_size(self) -> tuple[int, int]:
         """The monitor's size (its stream's): what a screen capture shows."""
-        return self.screen
+        return await self.screen()
 
     def lost(self) -> str | None:
         return self._lost
