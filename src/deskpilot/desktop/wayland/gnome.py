@@ -6,6 +6,11 @@ session whose compositor is Mutter (GNOME) with ``org.gnome.Mutter.RemoteDesktop
 session bus — a session deskpilot started (the GNOME sandbox), where these APIs need no
 consent. X11 apps of the same session run on Xwayland; ``--backend x11`` drives them there.
 
+Which way input and pixels go is decided by what the session offers (:func:`uses_portal`):
+on deskpilot's own sandbox Mutter's private API; on a session deskpilot did not start
+xdg-desktop-portal, with the user's consent (:mod:`.gnome_portal`, which says what the portal
+cannot give).
+
 The coordinate contract: Mutter tells nobody where a window is, so a Wayland client's window's
 geometry is its own, ``(0, 0, width, height)`` (:mod:`.gnome_windows`), element extents are
 window-relative as every Wayland toolkit reports them, and a point is in the **active**
@@ -48,6 +53,8 @@ from deskpilot.errors import ActionFailed, DesktopError, DisplayUnavailable
 
 #: GNOME Shell's name on the session bus (bare Mutter has none)
 SHELL_BUS = "org.gnome.Shell"
+#: xdg-desktop-portal's name on the session bus
+PORTAL_BUS = "org.freedesktop.portal.Desktop"
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -206,25 +213,27 @@ def _runtime_dir(settings: Settings) -> str:
 
 
 async def open_ports(settings: Settings) -> Ports:
-    """The desktop's ports, by what the session offers: on deskpilot's own sandbox (or a
-    bare Mutter without a portal) Mutter's RemoteDesktop/ScreenCast, which ask nobody; on a
-    session deskpilot did not start, xdg-desktop-portal, which asks the user
-    (:mod:`.gnome_portal`)."""
-    from deskpilot.desktop.wayland.gnome_portal import portal_offers_remote_desktop
-
-    if settings.sandbox_dir:
-        return await _open_private(settings)
-    if await portal_offers_remote_desktop(settings.session_bus):
+    """The desktop's ports, by what the session offers (see :func:`uses_portal`)."""
+    if await asyncio.to_thread(uses_portal, settings):
         return await _open_portal(settings)
-    bus = settings.session_bus
-    shell = bool(bus) and await asyncio.to_thread(_has_name, bus or "", SHELL_BUS)
-    if shell:
-        raise DisplayUnavailable(
-            "this GNOME session has no xdg-desktop-portal with remote desktop, and GNOME "
-            "Shell lets only the portal give a program input and the screen: install "
-            "xdg-desktop-portal and xdg-desktop-portal-gnome (then log in again)"
-        )
     return await _open_private(settings)
+
+
+def uses_portal(settings: Settings) -> bool:
+    """Whether input and pixels go through xdg-desktop-portal (:mod:`.gnome_portal`), which
+    asks the user, rather than Mutter's own RemoteDesktop/ScreenCast, which ask nobody:
+
+    * deskpilot's own sandbox (``settings.sandbox_dir``): Mutter's API, always;
+    * a session whose portal is running, or GNOME Shell's (which serves remote desktop only
+      through the portal, started on demand by D-Bus): the portal — a session deskpilot did
+      not start;
+    * a bare Mutter without a portal (a headless mutter someone runs for a CI job): Mutter's
+      API, as on the sandbox.
+    """
+    bus = settings.session_bus
+    if settings.sandbox_dir or not bus:
+        return False
+    return _has_name(bus, PORTAL_BUS) or _has_name(bus, SHELL_BUS)
 
 
 async def _open_private(settings: Settings) -> Ports:
@@ -356,7 +365,12 @@ def detect(settings: Settings) -> str | None:
         if found.found_by == "environment"
         else (f"found in {found.runtime_dir}")
     )
-    return f"a GNOME (Mutter) Wayland session with Mutter's RemoteDesktop API, {where}"
+    through = (
+        "input and pixels through xdg-desktop-portal (the desktop asks you once)"
+        if uses_portal(settings.with_overrides(session_bus=bus))
+        else "input and pixels through Mutter's RemoteDesktop API"
+    )
+    return f"a GNOME (Mutter) Wayland session, {where}: {through}"
 
 
 def resolve(settings: Settings) -> Settings:

@@ -35,13 +35,7 @@ from deskpilot.desktop.ports.capture import Region
 from deskpilot.desktop.ports.input import WheelDirection
 from deskpilot.desktop.wayland.gnome_windows import GnomeWindows
 from deskpilot.desktop.wayland.mutter import AXIS_HORIZONTAL, AXIS_VERTICAL, keysym_of
-from deskpilot.desktop.wayland.portal import (
-    PORTAL_BUS,
-    RD,
-    PortalError,
-    PortalSession,
-    TokenStore,
-)
+from deskpilot.desktop.wayland.portal import PortalError, PortalSession, TokenStore
 from deskpilot.errors import ActionFailed, DesktopError
 
 if TYPE_CHECKING:
@@ -249,35 +243,3 @@ class PortalCapture:
     async def close(self) -> None:
         if self._screen is not None:
             await asyncio.to_thread(self._screen.close)
-
-
-async def portal_offers_remote_desktop(session_bus: str | None) -> bool:
-    """Whether the session's xdg-desktop-portal is running with a RemoteDesktop interface."""
-    from dbus_fast import Message, MessageType
-    from dbus_fast.aio import MessageBus
-
-    if not session_bus:
-        return False
-    try:
-        bus = await MessageBus(bus_address=session_bus).connect()
-    except (OSError, ValueError):
-        return False
-    try:
-        reply = await asyncio.wait_for(
-            bus.call(
-                Message(
-                    destination=PORTAL_BUS,
-                    path="/org/freedesktop/portal/desktop",
-                    interface="org.freedesktop.DBus.Properties",
-                    member="Get",
-                    signature="ss",
-                    body=[RD, "version"],
-                )
-            ),
-            10.0,
-        )
-    except TimeoutError:
-        return False
-    finally:
-        bus.disconnect()
-    return reply is not None and reply.message_type == MessageType.METHOD_RETURN
