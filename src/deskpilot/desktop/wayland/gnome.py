@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from deskpilot.config import Settings
 from deskpilot.desktop.base import MouseButton, WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
-from deskpilot.desktop.ports.capture import Region
+from deskpilot.desktop.ports.capture import PixelWatch, Region
 from deskpilot.desktop.ports.input import WheelDirection
 from deskpilot.desktop.registry import Backend
 from deskpilot.desktop.wayland.gnome_streams import WindowStreams
@@ -385,6 +385,13 @@ def resolve(settings: Settings) -> Settings:
     )
 
 
+def open_preview(display: str, mode: str) -> PixelWatch:
+    """The console's live preview on the GNOME session of ``display`` (:mod:`.gnome_preview`)."""
+    from deskpilot.desktop.wayland.gnome_preview import open_preview as open_gnome_preview
+
+    return open_gnome_preview(display, mode)
+
+
 BACKEND = Backend(
     name="gnome",
     open=open_ports,
@@ -392,6 +399,7 @@ BACKEND = Backend(
     resolve=resolve,
     priority=15,
     sandbox="gnome",
+    preview=open_preview,
     summary="GNOME on Wayland (Mutter): AT-SPI windows, RemoteDesktop input in the active "
     "window's stream, ScreenCast capture",
 )
