@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deskpilot.config import Settings
-from deskpilot.desktop.base import MouseButton, WindowInfo
+from deskpilot.desktop.base import AppEntry, MouseButton, WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.capture import PixelWatch, Region
 from deskpilot.desktop.ports.input import WheelDirection
@@ -385,6 +385,54 @@ def resolve(settings: Settings) -> Settings:
     )
 
 
+def titles(display: str) -> list[str]:
+    """The titles of the GNOME session's windows (AT-SPI frames: its Wayland and Xwayland
+    apps alike), on connections of their own — eval's window checks."""
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.elements import ElementActions
+    from deskpilot.desktop.atspi.frames import WindowTrees
+    from deskpilot.desktop.wayland.gnome_preview import session_of_display
+
+    found = session_of_display(display)
+
+    async def read() -> list[str]:
+        bus = await AtspiBus.connect(found.session_bus)
+        try:
+
+            async def no_keys(names: Sequence[str]) -> None:
+                raise DesktopError("reading titles acts on nothing")
+
+            async def no_apps() -> list[AppEntry]:
+                return []
+
+            async def no_screen() -> tuple[int, int]:
+                return 0, 0
+
+            trees = WindowTrees(bus, ElementActions(bus))
+            frames = await GnomeWindows(trees, no_keys, no_apps, no_screen).frames()
+            return [f.title for f in frames]
+        finally:
+            await bus.close()
+
+    got: list[list[str]] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            got.append(asyncio.run(read()))
+        except BaseException as exc:  # handed to the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="gnome-titles", daemon=True)
+    thread.start()
+    thread.join(30.0)
+    if failed:
+        raise DesktopError(f"cannot read the GNOME session's windows: {failed[0]}")
+    if not got:
+        raise DesktopError("the GNOME session's windows did not answer within 30 s")
+    return got[0]
+
+
 def open_preview(display: str, mode: str) -> PixelWatch:
     """The console's live preview on the GNOME session of ``display`` (:mod:`.gnome_preview`)."""
     from deskpilot.desktop.wayland.gnome_preview import open_preview as open_gnome_preview
@@ -400,6 +448,7 @@ BACKEND = Backend(
     priority=15,
     sandbox="gnome",
     preview=open_preview,
+    titles=titles,
     summary="GNOME on Wayland (Mutter): AT-SPI windows, RemoteDesktop input in the active "
     "window's stream, ScreenCast capture",
 )

@@ -171,7 +171,7 @@ def open_preview(display: str, mode: str) -> GnomePixels:
             "no window-only preview on GNOME: Mutter records a window apart only while it has "
             "the focus, and the preview does not move the focus"
         )
-    found = _session_of(display)
+    found = session_of_display(display)
     settings = Settings(environ=found.env(), session_bus=found.session_bus)
     loop = asyncio.new_event_loop()
     try:
@@ -213,7 +213,7 @@ def open_preview(display: str, mode: str) -> GnomePixels:
     return GnomePixels(loop, monitor, reader, a11y, windows)
 
 
-def _session_of(display: str) -> WaylandSession:
+def session_of_display(display: str) -> WaylandSession:
     """The GNOME session ``display`` belongs to (its runtime dir and session bus)."""
     from deskpilot.desktop.wayland.wlr_preview import _xwayland_compositor
 
