@@ -9,7 +9,9 @@ Covered for real: the dialog shown on first use; "Cancel" → ConsentRefused wit
 start (restored without a dialog where the portal keeps grants — Debian 12's
 xdg-desktop-portal-gnome 43 gives no restore token for remote desktop, so there the dialog
 comes again) whose keys reach an app; a token the portal does not honour followed by a refusal
-→ ConsentRevoked and the token forgotten.
+→ ConsentRevoked and the token forgotten. And the ``gnome`` backend on this session as on a
+user's own (``deskpilot tool`` as the session's user, nothing telling it the session is a
+sandbox): input through the portal, a refusal as the tool's text.
 Not covered here: a restore token honoured without a dialog (needs xdg-desktop-portal-gnome
 ≥ 46), KDE's portal, libei (ConnectToEIS: newer portals than Debian 12's 1.16), and the
 Screenshot portal (xdg-desktop-portal-gnome hands it to gnome-shell, absent on bare mutter).
