@@ -185,14 +185,18 @@ def test_consent_refused_granted_restored_revoked(session: tuple[Sandbox, int]) 
     assert "no longer valid" in str(revoked["message"]) and not token.exists()
 
 
-def _tool(sb: Sandbox, name: str, args: dict[str, object], log: str) -> subprocess.Popen[bytes]:
-    """``deskpilot tool`` as the session's own user, as on a desktop deskpilot did not start:
+def _deskpilot(sb: Sandbox, args: list[str], log: str) -> subprocess.Popen[bytes]:
+    """``deskpilot ARGS`` as the session's own user, as on a desktop deskpilot did not start:
     nothing tells it the session is a sandbox (DESKPILOT_SANDBOX empty), ``auto`` finds GNOME."""
     assert sb.info is not None
     home = str(Path(sb.info.home, "deskpilot-user"))
-    argv = [sys.executable, "-m", "deskpilot", "tool", name, json.dumps(args)]
-    return sb.spawn(argv, env={"DESKPILOT_HOME": home, "DESKPILOT_SANDBOX": ""}, cwd=str(ROOT),
+    return sb.spawn([sys.executable, "-m", "deskpilot", *args],
+                    env={"DESKPILOT_HOME": home, "DESKPILOT_SANDBOX": ""}, cwd=str(ROOT),
                     log=log)  # fmt: skip
+
+
+def _tool(sb: Sandbox, name: str, args: dict[str, object], log: str) -> subprocess.Popen[bytes]:
+    return _deskpilot(sb, ["tool", name, json.dumps(args)], log)
 
 
 def _result(sb: Sandbox, proc: subprocess.Popen[bytes], log: str) -> tuple[int, str]:
@@ -232,6 +236,12 @@ def test_the_gnome_backend_on_a_user_session_goes_through_the_portal(
     assert "Run the command again" in refused and "Traceback" not in refused, refused
     assert texts_of(bus, entry.pid) == [""], texts_of(bus, entry.pid)
 
+    # a Wayland window's own pixels: refused with the reason, before anyone is asked
+    proc = _tool(sb, "computer_use_screenshot", {"windowID": wid}, "user-shot.log")
+    code, shot = _result(sb, proc, "user-shot.log")
+    assert code != 0 and "own pixels cannot be taken" in shot, shot
+    assert "Remote desktop" not in frames_by_pid(bus).get(gnome_pid, [])
+
     # granted: the keys land, then a click on OK (an element: AT-SPI's action)
     steps = {"windowID": wid, "steps": [
         {"action": "type", "elementID": field.group(1), "text": "through the portal"},
@@ -244,3 +254,12 @@ def test_the_gnome_backend_on_a_user_session_goes_through_the_portal(
     assert entry.wait(timeout=30) == 0
     out = Path(sb.info.runtime_dir, "user-entry.log").read_text().splitlines()
     assert "through the portal" in out, out
+
+    # doctor names the way, and once the dialog is answered the screen's pixels come through
+    # the portal's own PipeWire connection
+    proc = _deskpilot(sb, ["doctor"], "user-doctor.log")
+    _answer(sb, gnome_pid, proc, "Share", "user-doctor.log")
+    code, report = _result(sb, proc, "user-doctor.log")
+    assert code == 0, report
+    assert "through xdg-desktop-portal" in report and "auto picks: gnome" in report, report
+    assert "input: PortalInput" in report and "capture: 1024x768 screenshot" in report, report

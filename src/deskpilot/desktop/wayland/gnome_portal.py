@@ -17,7 +17,7 @@ not a window, and Mutter tells nobody where a Wayland window lies on it. So a po
 Wayland window (whose coordinates are its own) has no screen place here: moving there does
 not move the pointer, and a press that follows such a move is refused (element actions —
 AT-SPI — and keys still reach the window); a Wayland window's own pixels are refused too (the
-screen's are given). An X11 window on Xwayland knows its place: its points and pixels are the
+screen's are given), before the user is asked anything for them. An X11 window on Xwayland knows its place: its points and pixels are the
 monitor's, as on the sandbox.
 """
 
@@ -213,24 +213,25 @@ class PortalCapture:
             return self._screen
 
     async def capture_image(self, window: WindowInfo | None = None) -> Image.Image:
-        frames = await self._frames()
         if window is None:
+            frames = await self._frames()
             return await asyncio.to_thread(frames.frame, timeout=10.0)
         current = await self.windows.window(window.handle)
         if current is None:
             raise DesktopError(f"window {window.stable_id} has closed")
-        if not current.placed:
+        if not current.placed:  # refused before any consent is asked for it
             raise ActionFailed(
                 f"window {window.stable_id}'s own pixels cannot be taken on a GNOME session "
                 "driven through the desktop portal: the portal shares the monitor, and GNOME "
-                "tells no program where a Wayland window lies on it; take a screenshot of the "
-                "screen instead"
+                "tells no program where a Wayland window lies on it; read the window with "
+                "read_screen_ax instead"
             )
         if current.hidden:
             raise ActionFailed(
                 f"window {window.stable_id} is minimized: it cannot be captured. Activate it "
                 "first, then try again."
             )
+        frames = await self._frames()
         if not current.active and not await self.windows.activate(current):
             raise ActionFailed(f"window {window.stable_id} could not be made active")
         screen = await asyncio.to_thread(frames.frame, timeout=10.0)
