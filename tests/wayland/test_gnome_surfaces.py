@@ -1,10 +1,13 @@
-"""Eval on a GNOME (headless mutter) sandbox: ``DESKPILOT_BACKEND=gnome deskpilot eval`` runs a
-trial there, and its window checks read the session's windows through the GNOME backend's own
-titles (AT-SPI frames, on connections of their own): Xwayland's X11 titles would show none of
-its native Wayland dialogs."""
+"""Surfaces on a GNOME (headless mutter) sandbox. Eval: ``DESKPILOT_BACKEND=gnome deskpilot
+eval`` runs a trial there, and its window checks read the session's windows through the GNOME
+backend's own titles (AT-SPI frames, on connections of their own): Xwayland's X11 titles would
+show none of its native Wayland dialogs. The console's capture thread: a keyframe of the
+screen, then a small patch where typed text was drawn (the GNOME pixel watch)."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import os
 import subprocess
@@ -12,10 +15,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from PIL import Image, ImageChops
 
-from tests.wayland.conftest import require
+from deskpilot._wait import wait_for
+from deskpilot.desktop.wayland.gnome_windows import read_frames
+from deskpilot.sandbox import Sandbox
+from tests.wayland.conftest import focused_window_stream, frames_by_pid, require, texts_of
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.app, pytest.mark.trial]
+pytestmark = [pytest.mark.sandbox, pytest.mark.app]
 
 #: two native Wayland dialogs: one answered, one that must stay (a window check that sees it)
 TASK = """\
@@ -66,6 +73,7 @@ until = { gone = "^Welcome$" }
 """
 
 
+@pytest.mark.trial
 def test_an_eval_trial_with_window_checks_runs_on_a_gnome_sandbox(tmp_path: Path) -> None:
     require("gnome")
     suite = tmp_path / "suite"
@@ -91,3 +99,65 @@ def test_an_eval_trial_with_window_checks_runs_on_a_gnome_sandbox(tmp_path: Path
     # the Wayland dialog left open is seen, the answered one is not
     assert kept["ok"] and "'Keep me'" in kept["detail"], kept
     assert gone["ok"] and "Welcome" not in gone["detail"], gone
+
+
+async def _handle_of(session_bus: str, title: str) -> int | None:
+    return next((f.handle for f in await read_frames(session_bus) if f.title == title), None)
+
+
+async def _type(session_bus: str, text: str) -> None:
+    """Keys into the focused window through a Mutter session of the test's own."""
+    session = await focused_window_stream(session_bus)
+    try:
+        await session.type_text(text)
+    finally:
+        await session.close()
+
+
+def test_the_console_preview_patches_what_was_drawn() -> None:
+    from deskpilot.serve.capture import Capturer, Frame, Seen
+
+    require("gnome")
+    with Sandbox(kind="gnome", width=1024, height=768) as sb:
+        assert sb.info is not None
+        bus = sb.info.session_bus
+        entry = sb.spawn(["zenity", "--entry", "--title=Drawn", "--text=type here"])
+        wait_for(lambda: frames_by_pid(bus).get(entry.pid), timeout=30, what="the entry")
+        handle = wait_for(lambda: asyncio.run(_handle_of(bus, "Drawn")), timeout=20,
+                          what="the entry's frame")  # fmt: skip
+        frames: list[Frame] = []
+        seen: list[Seen] = []
+        capturer = Capturer("s1", sb.info.display, "root", lambda: handle, frames.append,
+                            seen.append, backend="gnome")  # fmt: skip
+        capturer.start()
+        try:
+            capturer.want(full=True, thumbs=False)
+            key = wait_for(lambda: next((f for f in frames if f.kind == "key"), None),
+                           timeout=20, what="a keyframe")  # fmt: skip
+            # a Wayland window has no place on the monitor: its preview is the whole screen
+            assert (key.width, key.height, key.left, key.top) == (1024, 768, 0, 0)
+            shown = Image.open(io.BytesIO(key.jpeg)).convert("L")
+            before = len(frames)
+            asyncio.run(_type(bus, "drawn text"))
+            wait_for(lambda: "drawn text" in texts_of(bus, entry.pid), timeout=20,
+                     what="the typed text in the entry")  # fmt: skip
+
+            def changed(frame: Frame) -> int:
+                image = Image.open(io.BytesIO(frame.jpeg)).convert("L")
+                under = shown.crop((frame.x, frame.y, frame.x + frame.w, frame.y + frame.h))
+                return ImageChops.difference(image, under).point(lambda v: 255 if v > 96 else 0) \
+                    .histogram()[255]  # fmt: skip
+
+            patch = wait_for(
+                lambda: next((f for f in frames[before:] if f.kind == "patch" and changed(f) > 50),
+                             None),
+                timeout=20, what="a patch showing the typed text",
+            )  # fmt: skip
+            # the box that differs from the frame shown before, not the whole screen again
+            assert patch.w * patch.h < 1024 * 768 // 4, (patch.x, patch.y, patch.w, patch.h)
+            assert any(s.title == "Drawn" for s in seen), seen
+        finally:
+            capturer.stop()
+            capturer.join(timeout=10)
+            entry.kill()
+            entry.wait(timeout=10)

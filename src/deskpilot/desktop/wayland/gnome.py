@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deskpilot.config import Settings
-from deskpilot.desktop.base import AppEntry, MouseButton, WindowInfo
+from deskpilot.desktop.base import MouseButton, WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.capture import PixelWatch, Region
 from deskpilot.desktop.ports.input import WheelDirection
@@ -388,31 +388,13 @@ def resolve(settings: Settings) -> Settings:
 def titles(display: str) -> list[str]:
     """The titles of the GNOME session's windows (AT-SPI frames: its Wayland and Xwayland
     apps alike), on connections of their own — eval's window checks."""
-    from deskpilot.desktop.atspi.bus import AtspiBus
-    from deskpilot.desktop.atspi.elements import ElementActions
-    from deskpilot.desktop.atspi.frames import WindowTrees
     from deskpilot.desktop.wayland.gnome_preview import session_of_display
+    from deskpilot.desktop.wayland.gnome_windows import read_frames
 
     found = session_of_display(display)
 
     async def read() -> list[str]:
-        bus = await AtspiBus.connect(found.session_bus)
-        try:
-
-            async def no_keys(names: Sequence[str]) -> None:
-                raise DesktopError("reading titles acts on nothing")
-
-            async def no_apps() -> list[AppEntry]:
-                return []
-
-            async def no_screen() -> tuple[int, int]:
-                return 0, 0
-
-            trees = WindowTrees(bus, ElementActions(bus))
-            frames = await GnomeWindows(trees, no_keys, no_apps, no_screen).frames()
-            return [f.title for f in frames]
-        finally:
-            await bus.close()
+        return [f.title for f in await read_frames(found.session_bus)]
 
     got: list[list[str]] = []
     failed: list[BaseException] = []

@@ -16,9 +16,9 @@ What the portal cannot give, said plainly instead of guessed: the portal shares 
 not a window, and Mutter tells nobody where a Wayland window lies on it. So a point in a
 Wayland window (whose coordinates are its own) has no screen place here: moving there does
 not move the pointer, and a press that follows such a move is refused (element actions —
-AT-SPI — and keys still reach the window); a Wayland window's own pixels are refused too (the
-screen's are given), before the user is asked anything for them. An X11 window on Xwayland knows its place: its points and pixels are the
-monitor's, as on the sandbox.
+AT-SPI — and keys still reach the window); a Wayland window's own pixels are refused too,
+before the user is asked anything for them (the screen's are given). An X11 window on
+Xwayland knows its place: its points and pixels are the monitor's, as on the sandbox.
 """
 
 from __future__ import annotations

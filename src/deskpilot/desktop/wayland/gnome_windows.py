@@ -278,3 +278,28 @@ class GnomeWindows:
 
     async def close(self) -> None:
         return None  # the accessibility port owns the bus
+
+
+async def read_frames(session_bus: str) -> list[Frame]:
+    """The session's window frames, read on an accessibility connection of their own (eval's
+    window checks, a test's look at the session): nothing is acted on."""
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.elements import ElementActions
+    from deskpilot.desktop.atspi.frames import WindowTrees
+
+    bus = await AtspiBus.connect(session_bus)
+    try:
+
+        async def no_keys(names: Sequence[str]) -> None:
+            raise DesktopError("reading frames acts on nothing")
+
+        async def no_apps() -> list[AppEntry]:
+            return []
+
+        async def no_screen() -> tuple[int, int]:
+            return 0, 0
+
+        trees = WindowTrees(bus, ElementActions(bus))
+        return await GnomeWindows(trees, no_keys, no_apps, no_screen).frames()
+    finally:
+        await bus.close()
