@@ -149,8 +149,7 @@ class PortalInput:
             # nowhere to aim: the pointer stays; a press that follows is refused
             where = active.stable_id if active is not None else "(none is active)"
             self._unaimed = NO_PLACE.format(window=where)
-            self._position = (x, y)
-            return
+            return  # the pointer stays where it was, and says so
         session = await self.grant.session()
         stream = session.streams[0]
         px, py = x - stream.position[0], y - stream.position[1]
