@@ -242,9 +242,12 @@ def test_the_gnome_backend_on_a_user_session_goes_through_the_portal(
     assert code != 0 and "own pixels cannot be taken" in shot, shot
     assert "Remote desktop" not in frames_by_pid(bus).get(gnome_pid, [])
 
-    # granted: the keys land, then a click on OK (an element: AT-SPI's action)
+    # granted: the keys land (two typing steps, one dialog: the grant is kept for the
+    # process's life — a second dialog would leave the tool waiting), then a click on OK (an
+    # element: AT-SPI's action)
     steps = {"windowID": wid, "steps": [
-        {"action": "type", "elementID": field.group(1), "text": "through the portal"},
+        {"action": "type", "elementID": field.group(1), "text": "through the"},
+        {"action": "type", "elementID": field.group(1), "text": " portal"},
         {"action": "click", "elementID": button.group(1)},
     ]}  # fmt: skip
     proc = _tool(sb, "perform_sequence", steps, "user-3.log")
