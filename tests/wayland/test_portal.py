@@ -247,7 +247,7 @@ def test_the_gnome_backend_on_a_user_session_goes_through_the_portal(
     # element: AT-SPI's action)
     steps = {"windowID": wid, "steps": [
         {"action": "type", "elementID": field.group(1), "text": "through the"},
-        {"action": "type", "elementID": field.group(1), "text": " portal"},
+        {"action": "type", "elementID": field.group(1), "text": " portal, Zürich"},
         {"action": "click", "elementID": button.group(1)},
     ]}  # fmt: skip
     proc = _tool(sb, "perform_sequence", steps, "user-3.log")
@@ -256,7 +256,7 @@ def test_the_gnome_backend_on_a_user_session_goes_through_the_portal(
     assert code == 0, done
     assert entry.wait(timeout=30) == 0
     out = Path(sb.info.runtime_dir, "user-entry.log").read_text().splitlines()
-    assert "through the portal" in out, out
+    assert "through the portal, Zürich" in out, out  # "ü": the toolkit's Unicode entry
 
     # doctor names the way, and once the dialog is answered the screen's pixels come through
     # the portal's own PipeWire connection

@@ -35,7 +35,13 @@ from deskpilot.desktop.ports.capture import Region
 from deskpilot.desktop.ports.input import WheelDirection
 from deskpilot.desktop.wayland.gnome_windows import GnomeWindows
 from deskpilot.desktop.wayland.mutter import AXIS_HORIZONTAL, AXIS_VERTICAL, keysym_of
-from deskpilot.desktop.wayland.portal import PortalError, PortalSession, TokenStore
+from deskpilot.desktop.wayland.portal import (
+    WHAT_TO_DO,
+    ConsentRevoked,
+    PortalError,
+    PortalSession,
+    TokenStore,
+)
 from deskpilot.errors import ActionFailed, DesktopError
 
 if TYPE_CHECKING:
@@ -92,7 +98,27 @@ class PortalGrant:
 
     async def press(self, names: Sequence[str]) -> None:
         session = await self.session()
-        await _send(lambda: session.press(names))
+        await self.send(lambda: session.press(names))
+
+    async def send(self, call: Callable[[], Awaitable[None]]) -> None:
+        """Send input through the open session. A portal call that fails now means the
+        desktop ended the session (the user stopped the sharing or revoked the permission):
+        that is :class:`ConsentRevoked`, remembered like a refusal."""
+        try:
+            await call()
+        except PortalError as exc:
+            ended = ConsentRevoked(
+                "the desktop ended deskpilot's remote control of this session (the sharing was "
+                f"stopped or the permission revoked: {exc}); {WHAT_TO_DO}: run the command "
+                "again and allow it"
+            )
+            async with self._lock:
+                self._refused = ended
+                session, self._session = self._session, None
+            if session is not None:
+                with contextlib.suppress(PortalError):
+                    await session.close()
+            raise ended from exc
 
     async def close(self) -> None:
         if self._session is not None:
@@ -100,11 +126,10 @@ class PortalGrant:
             self._session = None
 
 
-async def _send(call: Callable[[], Awaitable[None]]) -> None:
+def _keysyms(names: Sequence[str]) -> list[int]:
+    """The keysyms of key names; an unknown name is ActionFailed before anything is sent."""
     try:
-        await call()
-    except PortalError:
-        raise
+        return [keysym_of(n) for n in names]
     except DesktopError as exc:
         raise ActionFailed(str(exc)) from exc
 
@@ -120,20 +145,38 @@ class PortalInput:
         self._unaimed: str | None = None  # why the last move went nowhere
 
     async def key_event(self, names: Sequence[str], down: bool) -> None:
+        syms = _keysyms(names if down else list(reversed(names)))  # all known, or nothing sent
         session = await self.grant.session()
 
         async def send() -> None:
-            for name in names if down else list(reversed(names)):
-                await session.keysym(keysym_of(name), down)
+            for sym in syms:
+                await session.keysym(sym, down)
 
-        await _send(send)
+        await self.grant.send(send)
 
     async def press_combo(self, names: Sequence[str]) -> None:
+        _keysyms(names)
         await self.grant.press(names)
 
     async def type_text(self, text: str) -> None:
+        """Characters in printable ASCII as their keysyms; others through the toolkit's
+        Unicode entry (Ctrl+Shift+U, hex, space), as on the sandbox (:mod:`.mutter`: Mutter
+        drops keysyms its layout lacks without an error)."""
         session = await self.grant.session()
-        await _send(lambda: session.type_text(text))
+
+        async def send() -> None:
+            for char in text:
+                if char in "\n\t" or 0x20 <= ord(char) <= 0x7E:
+                    sym = keysym_of(char)
+                    await session.keysym(sym, True)
+                    await session.keysym(sym, False)
+                else:
+                    await session.press(["Control_L", "Shift_L", "u"])
+                    for digit in f"{ord(char):x}":
+                        await session.press([digit])
+                    await session.press(["space"])
+
+        await self.grant.send(send)
 
     @contextlib.asynccontextmanager
     async def held(self, names: Sequence[str]) -> AsyncIterator[None]:
@@ -153,7 +196,12 @@ class PortalInput:
         session = await self.grant.session()
         stream = session.streams[0]
         px, py = x - stream.position[0], y - stream.position[1]
-        await _send(lambda: session.move(px, py))
+        if not (0 <= px < stream.size[0] and 0 <= py < stream.size[1]):
+            raise ActionFailed(
+                f"the point ({x}, {y}) of window {active.stable_id} is outside the shared "
+                f"screen ({stream.size[0]}x{stream.size[1]})"
+            )
+        await self.grant.send(lambda: session.move(px, py))
         self._unaimed = None
         self._position = (x, y)
 
@@ -164,13 +212,13 @@ class PortalInput:
 
     async def button(self, button: MouseButton, down: bool) -> None:
         session = await self._aimed()
-        await _send(lambda: session.button(button, down))
+        await self.grant.send(lambda: session.button(button, down))
 
     async def wheel(self, direction: WheelDirection, notches: int) -> None:
         axis = AXIS_HORIZONTAL if direction in ("left", "right") else AXIS_VERTICAL
         steps = notches if direction in ("down", "right") else -notches
         session = await self._aimed()
-        await _send(lambda: session.scroll(axis, steps))
+        await self.grant.send(lambda: session.scroll(axis, steps))
 
     async def pointer(self) -> tuple[int, int]:
         return self._position
