@@ -12,12 +12,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops
 
 from deskpilot._wait import wait_for
+from deskpilot.desktop.wayland.gnome_windows import Frame as GnomeFrame
 from deskpilot.desktop.wayland.gnome_windows import read_frames
 from deskpilot.sandbox import Sandbox
 from tests.wayland.conftest import focused_window_stream, frames_by_pid, require, texts_of
@@ -101,6 +103,14 @@ def test_an_eval_trial_with_window_checks_runs_on_a_gnome_sandbox(tmp_path: Path
     assert gone["ok"] and "Welcome" not in gone["detail"], gone
 
 
+@pytest.fixture(scope="module")
+def gnome_box() -> Iterator[Sandbox]:
+    """One GNOME sandbox for the module's preview tests (the eval trial starts its own)."""
+    require("gnome")
+    with Sandbox(kind="gnome", width=1024, height=768) as sb:
+        yield sb
+
+
 async def _handle_of(session_bus: str, title: str) -> int | None:
     return next((f.handle for f in await read_frames(session_bus) if f.title == title), None)
 
@@ -114,50 +124,90 @@ async def _type(session_bus: str, text: str) -> None:
         await session.close()
 
 
-def test_the_console_preview_patches_what_was_drawn() -> None:
+def test_the_console_preview_patches_what_was_drawn(gnome_box: Sandbox) -> None:
     from deskpilot.serve.capture import Capturer, Frame, Seen
 
-    require("gnome")
-    with Sandbox(kind="gnome", width=1024, height=768) as sb:
-        assert sb.info is not None
-        bus = sb.info.session_bus
-        entry = sb.spawn(["zenity", "--entry", "--title=Drawn", "--text=type here"])
-        wait_for(lambda: frames_by_pid(bus).get(entry.pid), timeout=30, what="the entry")
-        handle = wait_for(lambda: asyncio.run(_handle_of(bus, "Drawn")), timeout=20,
-                          what="the entry's frame")  # fmt: skip
-        frames: list[Frame] = []
-        seen: list[Seen] = []
-        capturer = Capturer("s1", sb.info.display, "root", lambda: handle, frames.append,
-                            seen.append, backend="gnome")  # fmt: skip
+    sb = gnome_box
+    assert sb.info is not None
+    bus = sb.info.session_bus
+    entry = sb.spawn(["zenity", "--entry", "--title=Drawn", "--text=type here"])
+    wait_for(lambda: frames_by_pid(bus).get(entry.pid), timeout=30, what="the entry")
+    handle = wait_for(lambda: asyncio.run(_handle_of(bus, "Drawn")), timeout=20,
+                      what="the entry's frame")  # fmt: skip
+    frames: list[Frame] = []
+    seen: list[Seen] = []
+    capturer = Capturer("s1", sb.info.display, "root", lambda: handle, frames.append,
+                        seen.append, backend="gnome")  # fmt: skip
+    capturer.start()
+    try:
+        capturer.want(full=True, thumbs=False)
+        key = wait_for(lambda: next((f for f in frames if f.kind == "key"), None),
+                       timeout=20, what="a keyframe")  # fmt: skip
+        # a Wayland window has no place on the monitor: its preview is the whole screen
+        assert (key.width, key.height, key.left, key.top) == (1024, 768, 0, 0)
+        shown = Image.open(io.BytesIO(key.jpeg)).convert("L")
+        before = len(frames)
+        asyncio.run(_type(bus, "drawn text"))
+        wait_for(lambda: "drawn text" in texts_of(bus, entry.pid), timeout=20,
+                 what="the typed text in the entry")  # fmt: skip
+
+        def changed(frame: Frame) -> int:
+            image = Image.open(io.BytesIO(frame.jpeg)).convert("L")
+            under = shown.crop((frame.x, frame.y, frame.x + frame.w, frame.y + frame.h))
+            return ImageChops.difference(image, under).point(lambda v: 255 if v > 96 else 0) \
+                .histogram()[255]  # fmt: skip
+
+        patch = wait_for(
+            lambda: next((f for f in frames[before:] if f.kind == "patch" and changed(f) > 50),
+                         None),
+            timeout=20, what="a patch showing the typed text",
+        )  # fmt: skip
+        # the box that differs from the frame shown before, not the whole screen again
+        assert patch.w * patch.h < 1024 * 768 // 4, (patch.x, patch.y, patch.w, patch.h)
+        assert any(s.title == "Drawn" for s in seen), seen
+    finally:
+        capturer.stop()
+        capturer.join(timeout=10)
+        entry.kill()
+        entry.wait(timeout=10)
+
+
+async def _frame_of(session_bus: str, title: str) -> GnomeFrame | None:
+    return next((f for f in await read_frames(session_bus) if f.title == title), None)
+
+
+def test_the_console_preview_shows_an_x11_window_at_its_place(gnome_box: Sandbox) -> None:
+    """An X11 app on Xwayland knows its place: the preview shows that part of the monitor."""
+    from deskpilot.serve.capture import Capturer
+    from deskpilot.serve.capture import Frame as Shown
+
+    sb = gnome_box
+    assert sb.info is not None
+    bus = sb.info.session_bus
+    app = sb.spawn(["zenity", "--info", "--title=X11 here", "--text=on Xwayland"],
+                   env={"GDK_BACKEND": "x11"})  # fmt: skip
+    try:
+        frame = wait_for(lambda: _placed(asyncio.run(_frame_of(bus, "X11 here"))), timeout=30,
+                         what="the X11 window's frame with its place")  # fmt: skip
+        shown: list[Shown] = []
+        capturer = Capturer("s2", sb.info.display, "root", lambda: frame.handle, shown.append,
+                            lambda _seen: None, backend="gnome")  # fmt: skip
         capturer.start()
         try:
             capturer.want(full=True, thumbs=False)
-            key = wait_for(lambda: next((f for f in frames if f.kind == "key"), None),
+            key = wait_for(lambda: next((f for f in shown if f.kind == "key"), None),
                            timeout=20, what="a keyframe")  # fmt: skip
-            # a Wayland window has no place on the monitor: its preview is the whole screen
-            assert (key.width, key.height, key.left, key.top) == (1024, 768, 0, 0)
-            shown = Image.open(io.BytesIO(key.jpeg)).convert("L")
-            before = len(frames)
-            asyncio.run(_type(bus, "drawn text"))
-            wait_for(lambda: "drawn text" in texts_of(bus, entry.pid), timeout=20,
-                     what="the typed text in the entry")  # fmt: skip
-
-            def changed(frame: Frame) -> int:
-                image = Image.open(io.BytesIO(frame.jpeg)).convert("L")
-                under = shown.crop((frame.x, frame.y, frame.x + frame.w, frame.y + frame.h))
-                return ImageChops.difference(image, under).point(lambda v: 255 if v > 96 else 0) \
-                    .histogram()[255]  # fmt: skip
-
-            patch = wait_for(
-                lambda: next((f for f in frames[before:] if f.kind == "patch" and changed(f) > 50),
-                             None),
-                timeout=20, what="a patch showing the typed text",
-            )  # fmt: skip
-            # the box that differs from the frame shown before, not the whole screen again
-            assert patch.w * patch.h < 1024 * 768 // 4, (patch.x, patch.y, patch.w, patch.h)
-            assert any(s.title == "Drawn" for s in seen), seen
+            assert (key.left, key.top) == frame.place and (key.width, key.height) == frame.size
+            image = Image.open(io.BytesIO(key.jpeg)).convert("L")
+            assert image.size == frame.size
+            assert len(image.getcolors(maxcolors=1 << 16) or []) > 8  # the dialog, not a blank
         finally:
             capturer.stop()
             capturer.join(timeout=10)
-            entry.kill()
-            entry.wait(timeout=10)
+    finally:
+        app.kill()
+        app.wait(timeout=10)
+
+
+def _placed(frame: GnomeFrame | None) -> GnomeFrame | None:
+    return frame if frame is not None and frame.placed else None
