@@ -266,3 +266,47 @@ def test_the_gnome_backend_on_a_user_session_goes_through_the_portal(
     assert code == 0, report
     assert "through xdg-desktop-portal" in report and "auto picks: gnome" in report, report
     assert "input: PortalInput" in report and "capture: 1024x768 screenshot" in report, report
+
+
+def test_a_pointer_click_through_the_portal_lands_in_an_x11_window(
+    session: tuple[Sandbox, int],
+) -> None:
+    """An X11 app on Xwayland knows its place: a click at its Yes button's place goes through
+    the portal's pointer (screen points in the shared monitor) and answers the question
+    (zenity's exit code); a click at a point of a Wayland window is refused with the reason."""
+    sb, gnome_pid = session
+    assert sb.info is not None
+    bus = sb.info.session_bus
+    question = sb.spawn(["zenity", "--question", "--title=portal X11", "--text=x"],
+                        env={"GDK_BACKEND": "x11"})  # fmt: skip
+    try:
+        wait_for(lambda: frames_by_pid(bus).get(question.pid), timeout=30, what="the question")
+        fx, fy, _w, _h = window_extents(bus, question.pid, "dialog", "portal X11", coords=0)
+        assert (fx, fy) != (0, 0)  # on the screen, where Xwayland's window is
+        bx, by, bw, bh = window_extents(bus, question.pid, "push button", "Yes", coords=0)
+        click = {"action": "click", "x": bx - fx + bw // 2, "y": by - fy + bh // 2,
+                 "windowID": f"{question.pid}/portal X11"}  # fmt: skip
+        proc = _tool(sb, "perform", click, "user-x11.log")
+        _answer(sb, gnome_pid, proc, "Share", "user-x11.log")
+        code, done = _result(sb, proc, "user-x11.log")
+        assert code == 0 and 'on button "Yes"' in done, done
+        assert question.wait(timeout=20) == 0  # "Yes"; "No" would be 1
+    finally:
+        if question.poll() is None:
+            question.kill()
+            question.wait(timeout=10)
+
+    # a Wayland window's point: no screen place through the portal — refused, nothing pressed
+    entry = sb.spawn(["zenity", "--question", "--title=portal Wayland", "--text=y"])
+    try:
+        wait_for(lambda: frames_by_pid(bus).get(entry.pid), timeout=30, what="the question")
+        x, y, w, h = window_extents(bus, entry.pid, "push button", "Yes")
+        click = {"action": "click", "x": x + w // 2, "y": y + h // 2,
+                 "windowID": f"{entry.pid}/portal Wayland"}  # fmt: skip
+        proc = _tool(sb, "perform", click, "user-wl.log")
+        code, refused = _result(sb, proc, "user-wl.log")
+        assert code != 0 and "cannot aim the pointer" in refused, refused
+        assert "Traceback" not in refused and entry.poll() is None  # nothing answered it
+    finally:
+        entry.kill()
+        entry.wait(timeout=10)

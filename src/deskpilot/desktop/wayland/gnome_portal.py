@@ -211,7 +211,10 @@ class PortalInput:
         return await self.grant.session()
 
     async def button(self, button: MouseButton, down: bool) -> None:
-        session = await self._aimed()
+        if not down and self.grant.opened is not None:  # a release is never refused
+            session = self.grant.opened
+        else:
+            session = await self._aimed()
         await self.grant.send(lambda: session.button(button, down))
 
     async def wheel(self, direction: WheelDirection, notches: int) -> None:
