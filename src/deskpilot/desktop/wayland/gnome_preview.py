@@ -51,7 +51,7 @@ FRAMES_TTL_S = 0.5
 #: a channel's change (of 255) up to which a pixel counts as unchanged. Measured on headless
 #: mutter 43.8 (1024x768): between two consecutive frames, away from what was drawn, 55k of
 #: 340k background pixels differed by 1 level (rounding on the way to RGB), which made every
-#: change's box the whole screen; thresholding and the box cost ~1 ms a frame
+#: change's box the whole screen
 NOISE = 8
 
 
