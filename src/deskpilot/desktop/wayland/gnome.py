@@ -293,6 +293,7 @@ async def _open_portal(settings: Settings) -> Ports:
     grant = PortalGrant(Path(settings.state_dir).expanduser(), settings.session_bus)
     xdg = XdgLauncher(settings)
     windows = GnomeWindows(a11y.trees, grant.press, xdg.apps, grant.screen_size)
+    grant.active = windows.active_handle
     return Ports(
         backend="gnome",
         settings=settings,

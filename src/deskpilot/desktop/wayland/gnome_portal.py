@@ -30,8 +30,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import MouseButton, WindowInfo
 from deskpilot.desktop.ports.capture import Region
+from deskpilot.desktop.ports.identity import WindowHandle
 from deskpilot.desktop.ports.input import WheelDirection
 from deskpilot.desktop.wayland.gnome_windows import GnomeWindows
 from deskpilot.desktop.wayland.mutter import AXIS_HORIZONTAL, AXIS_VERTICAL, keysym_of
@@ -53,6 +55,8 @@ if TYPE_CHECKING:
 TOKEN_FILE = "gnome-portal-token"
 #: how long the user has to answer the desktop's dialog
 CONSENT_S = 300.0
+#: how long the focus may take to come back from the dialog to the window that had it
+REFOCUS_S = 5.0
 
 NO_PLACE = (
     "on a GNOME session driven through the desktop portal, deskpilot cannot know where a "
@@ -72,6 +76,9 @@ class PortalGrant:
         self._session: PortalSession | None = None
         self._refused: PortalError | None = None
         self._lock = asyncio.Lock()
+        #: the active window's handle (set by the backend): the focus is awaited back there
+        #: after the desktop's dialog
+        self.active: Callable[[], Awaitable[WindowHandle | None]] | None = None
 
     async def session(self) -> PortalSession:
         async with self._lock:
@@ -79,6 +86,7 @@ class PortalGrant:
                 return self._session
             if self._refused is not None:
                 raise type(self._refused)(str(self._refused))
+            before = await self.active() if self.active is not None else None
             try:
                 self._session = await PortalSession.open(
                     self.tokens, session_bus=self.session_bus, timeout=self.timeout
@@ -86,7 +94,22 @@ class PortalGrant:
             except PortalError as exc:
                 self._refused = exc
                 raise
+            if before is not None and not self._session.restored:
+                await self._refocused(before)
             return self._session
+
+    async def _refocused(self, before: WindowHandle) -> None:
+        """Wait for the focus to come back from the desktop's dialog to the window that had
+        it: the portal answers when the user presses Share, while the dialog is still
+        closing, and keys sent before Mutter focuses the window again would go nowhere."""
+        active = self.active
+        assert active is not None
+
+        async def back() -> bool:
+            return await active() == before
+
+        with contextlib.suppress(WaitTimeout):  # focus moved on elsewhere: the skills check
+            await async_wait_for(back, timeout=REFOCUS_S, what="the focus back", interval=0.02)
 
     @property
     def opened(self) -> PortalSession | None:
