@@ -100,7 +100,7 @@ def env(made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CheckEnv
     out, _ = proc.communicate()
     (tmp_path / "dialog.stdout").write_bytes(out)
     e.captured["dialog"] = Captured(proc, tmp_path / "dialog.stdout")
-    monkeypatch.setattr(check_live, "window_titles", lambda _display: list(TITLES))
+    monkeypatch.setattr(check_live, "window_titles", lambda _display, _backend="auto": list(TITLES))
     monkeypatch.setattr(
         check_live,
         "probe_nodes",

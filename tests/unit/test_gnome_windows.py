@@ -70,8 +70,12 @@ async def no_apps() -> list[AppEntry]:
     return []
 
 
+async def monitor() -> tuple[int, int]:
+    return 1280, 800
+
+
 def windows_of(desk: Desk) -> GnomeWindows:
-    return GnomeWindows(desk, desk.press, no_apps, (1280, 800))  # type: ignore[arg-type]
+    return GnomeWindows(desk, desk.press, no_apps, monitor)  # type: ignore[arg-type]
 
 
 def test_frames_are_windows_in_their_own_coordinates() -> None:

@@ -9,7 +9,9 @@ Covered for real: the dialog shown on first use; "Cancel" → ConsentRefused wit
 start (restored without a dialog where the portal keeps grants — Debian 12's
 xdg-desktop-portal-gnome 43 gives no restore token for remote desktop, so there the dialog
 comes again) whose keys reach an app; a token the portal does not honour followed by a refusal
-→ ConsentRevoked and the token forgotten.
+→ ConsentRevoked and the token forgotten. And the ``gnome`` backend on this session as on a
+user's own (``deskpilot tool`` as the session's user, nothing telling it the session is a
+sandbox): input through the portal, a refusal as the tool's text.
 Not covered here: a restore token honoured without a dialog (needs xdg-desktop-portal-gnome
 ≥ 46), KDE's portal, libei (ConnectToEIS: newer portals than Debian 12's 1.16), and the
 Screenshot portal (xdg-desktop-portal-gnome hands it to gnome-shell, absent on bare mutter).
@@ -19,6 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +38,7 @@ from tests.wayland.conftest import (
     frames_by_pid,
     is_checked,
     require,
+    texts_of,
     window_extents,
 )
 
@@ -74,37 +79,45 @@ def _has_name(sb: Sandbox, name: str) -> bool:
 def _run(sb: Sandbox, gnome_pid: int, token: Path, *extra: str, answer: str | None,
          log: str) -> dict[str, object]:  # fmt: skip
     assert sb.info is not None
-    bus, run = sb.info.session_bus, sb.info.runtime_dir
     proc = sb.spawn([sys.executable, "-m", "tests.wayland.portal_client", str(token), *extra],
                     cwd=str(ROOT), log=log)  # fmt: skip
     if answer is not None:
-        wait_for(lambda: proc.poll() is not None
-                 or "Remote desktop" in frames_by_pid(bus).get(gnome_pid, []), timeout=60,
-                 what="the consent dialog")  # fmt: skip
-        assert proc.poll() is None, Path(sb.info.runtime_dir, log).read_text()
-        if answer == "Share":  # pick the (only) monitor, allow interaction, then share
-            x, y, w, h = wait_for(
-                lambda: _try(lambda: window_extents(bus, gnome_pid, "list item", "MetaVendor")),
-                timeout=20, what="the monitor in the dialog",
-            )  # fmt: skip
-            # (GTK 4 rows have no accessible action: a click)
-            asyncio.run(_click_in_focused_window(bus, run, x + w // 2, y + h // 2))
-            # and remote interaction (the dialog's switch starts off)
-            switch = ("switch", "Allow remote interaction")
-            if not is_checked(bus, gnome_pid, *switch):
-                x, y, w, h = window_extents(bus, gnome_pid, *switch)
-                asyncio.run(_click_in_focused_window(bus, run, x + w // 2, y + h // 2))
-                wait_for(lambda: is_checked(bus, gnome_pid, *switch), timeout=20,
-                         what="remote interaction to be allowed")  # fmt: skip
-        wait_for(lambda: do_action(bus, gnome_pid, "button", f"_{answer} {answer}"),
-                 timeout=20, what=f"the dialog's {answer} button")  # fmt: skip
+        _answer(sb, gnome_pid, proc, answer, log)
     code = proc.wait(timeout=90)
     out = Path(sb.info.runtime_dir, log).read_text().strip().splitlines()
     assert code == 0 and out, out
     result: dict[str, object] = json.loads(out[-1])
     if answer is None:
-        assert "Remote desktop" not in frames_by_pid(bus).get(gnome_pid, [])
+        assert "Remote desktop" not in frames_by_pid(sb.info.session_bus).get(gnome_pid, [])
     return result
+
+
+def _answer(sb: Sandbox, gnome_pid: int, proc: subprocess.Popen[bytes], answer: str,
+            log: str) -> None:  # fmt: skip
+    """Answer the portal's consent dialog, shown for ``proc``, as a person would: "Cancel", or
+    "Share" with the monitor picked and remote interaction switched on."""
+    assert sb.info is not None
+    bus, run = sb.info.session_bus, sb.info.runtime_dir
+    wait_for(lambda: proc.poll() is not None
+             or "Remote desktop" in frames_by_pid(bus).get(gnome_pid, []), timeout=60,
+             what="the consent dialog")  # fmt: skip
+    assert proc.poll() is None, Path(run, log).read_text()
+    if answer == "Share":  # pick the (only) monitor, allow interaction, then share
+        x, y, w, h = wait_for(
+            lambda: _try(lambda: window_extents(bus, gnome_pid, "list item", "MetaVendor")),
+            timeout=20, what="the monitor in the dialog",
+        )  # fmt: skip
+        # (GTK 4 rows have no accessible action: a click)
+        asyncio.run(_click_in_focused_window(bus, run, x + w // 2, y + h // 2))
+        # and remote interaction (the dialog's switch starts off)
+        switch = ("switch", "Allow remote interaction")
+        if not is_checked(bus, gnome_pid, *switch):
+            x, y, w, h = window_extents(bus, gnome_pid, *switch)
+            asyncio.run(_click_in_focused_window(bus, run, x + w // 2, y + h // 2))
+            wait_for(lambda: is_checked(bus, gnome_pid, *switch), timeout=20,
+                     what="remote interaction to be allowed")  # fmt: skip
+    wait_for(lambda: do_action(bus, gnome_pid, "button", f"_{answer} {answer}"),
+             timeout=20, what=f"the dialog's {answer} button")  # fmt: skip
 
 
 def _try(fn):  # type: ignore[no-untyped-def]
@@ -170,3 +183,130 @@ def test_consent_refused_granted_restored_revoked(session: tuple[Sandbox, int]) 
     revoked = _run(sb, gnome_pid, token, answer="Cancel", log="portal-4.log")
     assert revoked["error"] == "ConsentRevoked", revoked
     assert "no longer valid" in str(revoked["message"]) and not token.exists()
+
+
+def _deskpilot(sb: Sandbox, args: list[str], log: str) -> subprocess.Popen[bytes]:
+    """``deskpilot ARGS`` as the session's own user, as on a desktop deskpilot did not start:
+    nothing tells it the session is a sandbox (DESKPILOT_SANDBOX empty), ``auto`` finds GNOME."""
+    assert sb.info is not None
+    home = str(Path(sb.info.home, "deskpilot-user"))
+    return sb.spawn([sys.executable, "-m", "deskpilot", *args],
+                    env={"DESKPILOT_HOME": home, "DESKPILOT_SANDBOX": ""}, cwd=str(ROOT),
+                    log=log)  # fmt: skip
+
+
+def _tool(sb: Sandbox, name: str, args: dict[str, object], log: str) -> subprocess.Popen[bytes]:
+    return _deskpilot(sb, ["tool", name, json.dumps(args)], log)
+
+
+def _result(sb: Sandbox, proc: subprocess.Popen[bytes], log: str) -> tuple[int, str]:
+    assert sb.info is not None
+    code = proc.wait(timeout=120)
+    return code, Path(sb.info.runtime_dir, log).read_text()
+
+
+def test_the_gnome_backend_on_a_user_session_goes_through_the_portal(
+    session: tuple[Sandbox, int],
+) -> None:
+    """The backend on a session it did not start: keys through the portal once the dialog is
+    answered "Share", a click on an element, both seen in zenity's own output; "Cancel" → the
+    tool's result says what the user must do (text, no traceback) and nothing was typed."""
+    sb, gnome_pid = session
+    assert sb.info is not None
+    bus = sb.info.session_bus
+    entry = sb.spawn(["zenity", "--entry", "--title=user session", "--text=name"],
+                     log="user-entry.log")  # fmt: skip
+    wait_for(lambda: frames_by_pid(bus).get(entry.pid), timeout=30, what="the entry dialog")
+    wid = f"{entry.pid}/user session"
+
+    listed = _tool(sb, "read_screen_ax", {"windowID": wid}, "user-1.log")
+    code, read = _result(sb, listed, "user-1.log")  # reading asks nobody
+    field = re.search(r"textbox[^@\n]*@(\S+)", read)
+    button = re.search(r'button "OK".*?@(\S+)', read)
+    assert code == 0 and field and button, read
+    assert "Remote desktop" not in frames_by_pid(bus).get(gnome_pid, [])
+
+    # refused: the result says so and what to do; nothing reached the entry
+    typing = {"windowID": wid, "steps": [
+        {"action": "type", "elementID": field.group(1), "text": "refused"}]}  # fmt: skip
+    proc = _tool(sb, "perform_sequence", typing, "user-2.log")
+    _answer(sb, gnome_pid, proc, "Cancel", "user-2.log")
+    code, refused = _result(sb, proc, "user-2.log")
+    assert code != 0 and "declined the desktop's permission dialog" in refused, refused
+    assert "Run the command again" in refused and "Traceback" not in refused, refused
+    assert texts_of(bus, entry.pid) == [""], texts_of(bus, entry.pid)
+
+    # a Wayland window's own pixels: refused with the reason, before anyone is asked
+    proc = _tool(sb, "computer_use_screenshot", {"windowID": wid}, "user-shot.log")
+    code, shot = _result(sb, proc, "user-shot.log")
+    assert code != 0 and "own pixels cannot be taken" in shot, shot
+    assert "Remote desktop" not in frames_by_pid(bus).get(gnome_pid, [])
+
+    # granted: the keys land (two typing steps, one dialog: the grant is kept for the
+    # process's life — a second dialog would leave the tool waiting), then a click on OK (an
+    # element: AT-SPI's action)
+    steps = {"windowID": wid, "steps": [
+        {"action": "type", "elementID": field.group(1), "text": "through the"},
+        {"action": "type", "elementID": field.group(1), "text": " portal, Zürich"},
+        {"action": "click", "elementID": button.group(1)},
+    ]}  # fmt: skip
+    proc = _tool(sb, "perform_sequence", steps, "user-3.log")
+    _answer(sb, gnome_pid, proc, "Share", "user-3.log")
+    code, done = _result(sb, proc, "user-3.log")
+    assert code == 0, done
+    assert entry.wait(timeout=30) == 0
+    out = Path(sb.info.runtime_dir, "user-entry.log").read_text().splitlines()
+    assert "through the portal, Zürich" in out, out  # "ü": the toolkit's Unicode entry
+
+    # doctor names the way, and once the dialog is answered the screen's pixels come through
+    # the portal's own PipeWire connection
+    proc = _deskpilot(sb, ["doctor"], "user-doctor.log")
+    _answer(sb, gnome_pid, proc, "Share", "user-doctor.log")
+    code, report = _result(sb, proc, "user-doctor.log")
+    assert code == 0, report
+    assert "through xdg-desktop-portal" in report and "auto picks: gnome" in report, report
+    assert "input: PortalInput" in report and "capture: 1024x768 screenshot" in report, report
+
+
+def test_a_pointer_click_through_the_portal_lands_in_an_x11_window(
+    session: tuple[Sandbox, int],
+) -> None:
+    """An X11 app on Xwayland knows its place: a click at its Yes button's place goes through
+    the portal's pointer (screen points in the shared monitor) and answers the question
+    (zenity's exit code); a click at a point of a Wayland window is refused with the reason."""
+    sb, gnome_pid = session
+    assert sb.info is not None
+    bus = sb.info.session_bus
+    question = sb.spawn(["zenity", "--question", "--title=portal X11", "--text=x"],
+                        env={"GDK_BACKEND": "x11"})  # fmt: skip
+    try:
+        wait_for(lambda: frames_by_pid(bus).get(question.pid), timeout=30, what="the question")
+        fx, fy, _w, _h = window_extents(bus, question.pid, "dialog", "portal X11", coords=0)
+        assert (fx, fy) != (0, 0)  # on the screen, where Xwayland's window is
+        bx, by, bw, bh = window_extents(bus, question.pid, "push button", "Yes", coords=0)
+        click = {"action": "click", "x": bx - fx + bw // 2, "y": by - fy + bh // 2,
+                 "windowID": f"{question.pid}/portal X11"}  # fmt: skip
+        proc = _tool(sb, "perform", click, "user-x11.log")
+        _answer(sb, gnome_pid, proc, "Share", "user-x11.log")
+        code, done = _result(sb, proc, "user-x11.log")
+        assert code == 0 and 'on button "Yes"' in done, done
+        assert question.wait(timeout=20) == 0  # "Yes"; "No" would be 1
+    finally:
+        if question.poll() is None:
+            question.kill()
+            question.wait(timeout=10)
+
+    # a Wayland window's point: no screen place through the portal — refused, nothing pressed
+    entry = sb.spawn(["zenity", "--question", "--title=portal Wayland", "--text=y"])
+    try:
+        wait_for(lambda: frames_by_pid(bus).get(entry.pid), timeout=30, what="the question")
+        x, y, w, h = window_extents(bus, entry.pid, "push button", "Yes")
+        click = {"action": "click", "x": x + w // 2, "y": y + h // 2,
+                 "windowID": f"{entry.pid}/portal Wayland"}  # fmt: skip
+        proc = _tool(sb, "perform", click, "user-wl.log")
+        code, refused = _result(sb, proc, "user-wl.log")
+        assert code != 0 and "cannot aim the pointer" in refused, refused
+        assert "Traceback" not in refused and entry.poll() is None  # nothing answered it
+    finally:
+        entry.kill()
+        entry.wait(timeout=10)

@@ -180,6 +180,11 @@ class Node:
         return "editable" in self.states
 
 
+#: Roles of the parts inside a control (a button's label or icon, a cell's text): a press on
+#: one of them is a press on the control, so whoever judges or aims at a press looks at their
+#: parents too (the pointer tools, the native computer tools and the policy's places).
+WRAPPER_ROLES = frozenset({"label", "text", "icon", "image", "static", "filler", "panel"})
+
 #: The problem a snapshot names when the app did not answer at all (busy, frozen or hung).
 NOT_ANSWERING = "the app did not answer in time (it may be busy or hung)"
 

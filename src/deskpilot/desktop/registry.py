@@ -137,8 +137,11 @@ def open_preview(backend: str, display: str, mode: str) -> PixelWatch:
 
 def window_titles(display: str, backend: str = "auto") -> list[str]:
     """The titles of the windows on ``display``, read by the backend that fits it, on a
-    connection of its own (CheckBroken when it cannot be reached)."""
+    connection of its own (CheckBroken when it cannot be reached); a named backend that cannot
+    list them on its own leaves it to the one that fits the display (Xwayland's X11 titles)."""
     chosen = choose(Settings(display=display, backend=backend))
+    if chosen.titles is None and backend != "auto":
+        chosen = choose(Settings(display=display))
     if chosen.titles is None:
         raise DesktopError(f"the {chosen.name} backend cannot list window titles on its own")
     return chosen.titles(display)

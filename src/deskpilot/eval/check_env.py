@@ -32,6 +32,9 @@ class CheckEnv:
     app_env: Mapping[str, str]
     display: str
     variables: dict[str, str] = field(default_factory=dict)
+    #: the desktop's backend: window titles are read by it, on a connection of its own (on a
+    #: Wayland session, Xwayland's X11 titles are only its X11 apps')
+    backend: str = "auto"
     http: RequestLog | None = None
     captured: dict[str, Captured] = field(default_factory=dict)
     written: dict[str, str] = field(default_factory=dict)  # path → sha256 written by setup

@@ -25,7 +25,7 @@ from deskpilot.eval.task import (
 
 
 def check_window(c: WindowCheck, env: CheckEnv) -> str:
-    titles = window_titles(env.display)
+    titles = window_titles(env.display, env.backend)
     pattern = re.compile(env.expand(c.title))
     found = [t for t in titles if pattern.search(t)]
     if c.absent and found:

@@ -79,6 +79,7 @@ class Stage:
             home=home,
             app_env=sandbox.app_env(),
             display=sandbox.info.display,
+            backend=desktop.backend,
             variables={
                 "home": str(home),
                 "task_dir": str(self.base),

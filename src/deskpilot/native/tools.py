@@ -54,7 +54,6 @@ from deskpilot.tools.context import ToolContext
 from deskpilot.tools.reach import Keys, Point, Reach
 
 _FRIENDLY = {"Control_L": "ctrl", "Shift_L": "shift", "Alt_L": "alt", "Super_L": "super"}
-_WRAPPERS = {"label", "text", "icon", "image", "static", "filler", "panel"}
 
 
 async def resolve_window(desktop: Desktop, window_id: str) -> WindowInfo:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from deskpilot.desktop.base import Node
+from deskpilot.desktop.base import WRAPPER_ROLES, Node
 from deskpilot.policy.vocabulary import COMMIT_SET, SEARCH_SET, VERB_SETS
 
 #: Roles of what a click, Enter or space activates.
@@ -109,10 +109,6 @@ def is_search(node: Node) -> bool:
     return (
         node.role == "search-box" or SEARCH_SET.find(" ".join([node.name, node.label])) is not None
     )
-
-
-#: Roles that only label or decorate the control around them (a press on one is the control's).
-WRAPPER_ROLES = {"label", "text", "icon", "image", "static", "filler", "panel"}
 
 
 class Tree:

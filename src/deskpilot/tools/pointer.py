@@ -14,16 +14,13 @@ inside a button — is what such checks use.
 
 from __future__ import annotations
 
-from deskpilot.desktop.base import LiveElement, WindowInfo
+from deskpilot.desktop.base import WRAPPER_ROLES, LiveElement, WindowInfo
 from deskpilot.errors import ActionFailed, InvalidArguments
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import verify
 from deskpilot.tools.steps import Step
 from deskpilot.tools.wording import describe, how, shown
 
-#: Roles of the parts inside a control (a button's label or icon): a press on one of them is a
-#: press on the control, so the policy looks at their parents too.
-WRAPPERS = frozenset({"label", "text", "icon", "image", "static", "filler", "panel"})
 #: Pointer actions that press what is under them (checked by the consequential rules).
 PRESSES = frozenset({"click", "double_click"})
 
@@ -53,7 +50,7 @@ async def element_under(ctx: ToolContext, x: int, y: int) -> list[LiveElement]:
     chain: list[LiveElement] = []
     while element is not None and len(chain) < 3:
         chain.append(element)
-        if element.role not in WRAPPERS or element.parent_key is None:
+        if element.role not in WRAPPER_ROLES or element.parent_key is None:
             break
         element = await ctx.desktop.inspect(element.parent_key)
     return chain

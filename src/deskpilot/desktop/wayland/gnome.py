@@ -6,6 +6,11 @@ session whose compositor is Mutter (GNOME) with ``org.gnome.Mutter.RemoteDesktop
 session bus — a session deskpilot started (the GNOME sandbox), where these APIs need no
 consent. X11 apps of the same session run on Xwayland; ``--backend x11`` drives them there.
 
+Which way input and pixels go is decided by what the session offers (:func:`uses_portal`):
+on deskpilot's own sandbox Mutter's private API; on a session deskpilot did not start
+xdg-desktop-portal, with the user's consent (:mod:`.gnome_portal`, which says what the portal
+cannot give).
+
 The coordinate contract: Mutter tells nobody where a window is, so a Wayland client's window's
 geometry is its own, ``(0, 0, width, height)`` (:mod:`.gnome_windows`), element extents are
 window-relative as every Wayland toolkit reports them, and a point is in the **active**
@@ -24,12 +29,13 @@ import contextlib
 import os
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deskpilot.config import Settings
 from deskpilot.desktop.base import MouseButton, WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
-from deskpilot.desktop.ports.capture import Region
+from deskpilot.desktop.ports.capture import PixelWatch, Region
 from deskpilot.desktop.ports.input import WheelDirection
 from deskpilot.desktop.registry import Backend
 from deskpilot.desktop.wayland.gnome_streams import WindowStreams
@@ -44,6 +50,11 @@ from deskpilot.desktop.wayland.mutter import (
 )
 from deskpilot.desktop.wayland.session import find_session
 from deskpilot.errors import ActionFailed, DesktopError, DisplayUnavailable
+
+#: GNOME Shell's name on the session bus (bare Mutter has none)
+SHELL_BUS = "org.gnome.Shell"
+#: xdg-desktop-portal's name on the session bus
+PORTAL_BUS = "org.freedesktop.portal.Desktop"
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -202,6 +213,30 @@ def _runtime_dir(settings: Settings) -> str:
 
 
 async def open_ports(settings: Settings) -> Ports:
+    """The desktop's ports, by what the session offers (see :func:`uses_portal`)."""
+    if await asyncio.to_thread(uses_portal, settings):
+        return await _open_portal(settings)
+    return await _open_private(settings)
+
+
+def uses_portal(settings: Settings) -> bool:
+    """Whether input and pixels go through xdg-desktop-portal (:mod:`.gnome_portal`), which
+    asks the user, rather than Mutter's own RemoteDesktop/ScreenCast, which ask nobody:
+
+    * deskpilot's own sandbox (``settings.sandbox_dir``): Mutter's API, always;
+    * a session whose portal is running, or GNOME Shell's (which serves remote desktop only
+      through the portal, started on demand by D-Bus): the portal — a session deskpilot did
+      not start;
+    * a bare Mutter without a portal (a headless mutter someone runs for a CI job): Mutter's
+      API, as on the sandbox.
+    """
+    bus = settings.session_bus
+    if settings.sandbox_dir or not bus:
+        return False
+    return _has_name(bus, PORTAL_BUS) or _has_name(bus, SHELL_BUS)
+
+
+async def _open_private(settings: Settings) -> Ports:
     """The accessibility bus, a RemoteDesktop session with the monitor's stream and the
     launcher, opened together (all or none)."""
     from deskpilot.desktop.atspi.port import AtspiAccessibility
@@ -219,8 +254,13 @@ async def open_ports(settings: Settings) -> Ports:
         await main.close()
         raise
     assert main.stream is not None
+    size = main.stream.size
+
+    async def screen() -> tuple[int, int]:
+        return size
+
     xdg = XdgLauncher(settings)
-    windows = GnomeWindows(a11y.trees, main.press, xdg.apps, main.stream.size)
+    windows = GnomeWindows(a11y.trees, main.press, xdg.apps, screen)
     streams = WindowStreams(
         settings.session_bus,
         _runtime_dir(settings),
@@ -240,9 +280,34 @@ async def open_ports(settings: Settings) -> Ports:
     )
 
 
-def _mutter_on_bus(session_bus: str) -> bool:
-    """Whether Mutter's RemoteDesktop API is on ``session_bus`` (asked on a thread of its
-    own: ``detect`` is synchronous and may be called inside a running event loop)."""
+async def _open_portal(settings: Settings) -> Ports:
+    """The accessibility bus and the launcher; input and pixels through the portal, whose
+    session (and the user's consent) waits for the first call that needs it."""
+    from deskpilot.desktop.atspi.port import AtspiAccessibility
+    from deskpilot.desktop.wayland.gnome_portal import PortalCapture, PortalGrant, PortalInput
+    from deskpilot.desktop.wayland.wlroots import WaylandLauncher, _wayland_socket
+    from deskpilot.desktop.xdg.launcher import XdgLauncher
+
+    socket_path = _wayland_socket(settings)
+    a11y = await AtspiAccessibility.open(settings)
+    grant = PortalGrant(Path(settings.state_dir).expanduser(), settings.session_bus)
+    xdg = XdgLauncher(settings)
+    windows = GnomeWindows(a11y.trees, grant.press, xdg.apps, grant.screen_size)
+    grant.active = windows.active_handle
+    return Ports(
+        backend="gnome",
+        settings=settings,
+        windows=windows,
+        input=PortalInput(grant, windows),
+        capture=PortalCapture(grant, windows, _runtime_dir(settings), dict(settings.environ)),
+        a11y=a11y,
+        launcher=WaylandLauncher(settings, xdg, socket_path),
+    )
+
+
+def _has_name(session_bus: str, name: str) -> bool:
+    """Whether ``name`` is owned on ``session_bus`` (asked on a thread of its own: ``detect``
+    is synchronous and may be called inside a running event loop)."""
     from dbus_fast import Message, MessageType
     from dbus_fast.aio import MessageBus
 
@@ -257,7 +322,7 @@ def _mutter_on_bus(session_bus: str) -> bool:
                         interface="org.freedesktop.DBus",
                         member="NameHasOwner",
                         signature="s",
-                        body=[RD_BUS],
+                        body=[name],
                     )
                 ),
                 3.0,
@@ -294,14 +359,19 @@ def detect(settings: Settings) -> str | None:
     if not found.wayland_display or found.compositor != "gnome":
         return None
     bus = settings.session_bus or found.session_bus
-    if not bus or not _mutter_on_bus(bus):
+    if not bus or not _has_name(bus, RD_BUS):
         return None
     where = (
         "named by the environment"
         if found.found_by == "environment"
         else (f"found in {found.runtime_dir}")
     )
-    return f"a GNOME (Mutter) Wayland session with Mutter's RemoteDesktop API, {where}"
+    through = (
+        "input and pixels through xdg-desktop-portal (the desktop asks you once)"
+        if uses_portal(settings.with_overrides(session_bus=bus))
+        else "input and pixels through Mutter's RemoteDesktop API"
+    )
+    return f"a GNOME (Mutter) Wayland session, {where}: {through}"
 
 
 def resolve(settings: Settings) -> Settings:
@@ -316,6 +386,43 @@ def resolve(settings: Settings) -> Settings:
     )
 
 
+def titles(display: str) -> list[str]:
+    """The titles of the GNOME session's windows (AT-SPI frames: its Wayland and Xwayland
+    apps alike), on connections of their own — eval's window checks."""
+    from deskpilot.desktop.wayland.gnome_preview import session_of_display
+    from deskpilot.desktop.wayland.gnome_windows import read_frames
+
+    found = session_of_display(display)
+
+    async def read() -> list[str]:
+        return [f.title for f in await read_frames(found.session_bus)]
+
+    got: list[list[str]] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            got.append(asyncio.run(read()))
+        except BaseException as exc:  # handed to the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="gnome-titles", daemon=True)
+    thread.start()
+    thread.join(30.0)
+    if failed:
+        raise DesktopError(f"cannot read the GNOME session's windows: {failed[0]}")
+    if not got:
+        raise DesktopError("the GNOME session's windows did not answer within 30 s")
+    return got[0]
+
+
+def open_preview(display: str, mode: str) -> PixelWatch:
+    """The console's live preview on the GNOME session of ``display`` (:mod:`.gnome_preview`)."""
+    from deskpilot.desktop.wayland.gnome_preview import open_preview as open_gnome_preview
+
+    return open_gnome_preview(display, mode)
+
+
 BACKEND = Backend(
     name="gnome",
     open=open_ports,
@@ -323,6 +430,8 @@ BACKEND = Backend(
     resolve=resolve,
     priority=15,
     sandbox="gnome",
+    preview=open_preview,
+    titles=titles,
     summary="GNOME on Wayland (Mutter): AT-SPI windows, RemoteDesktop input in the active "
     "window's stream, ScreenCast capture",
 )

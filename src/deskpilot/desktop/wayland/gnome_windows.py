@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 
 Catalogue = Callable[[], Awaitable[list[AppEntry]]]
 Press = Callable[[Sequence[str]], Awaitable[None]]
+#: the monitor's size, asked when wanted (on a user's session it comes with the portal's grant)
+ScreenSize = Callable[[], Awaitable[tuple[int, int]]]
 
 #: AT-SPI states (bits of the state set) this module reads
 S_ACTIVE, S_VISIBLE = 1 << 1, 1 << 30
@@ -99,7 +101,7 @@ class GnomeWindows:
     """The windows port over AT-SPI frames, activation through Mutter's keybindings."""
 
     def __init__(
-        self, trees: WindowTrees, press: Press, catalogue: Catalogue, screen: tuple[int, int]
+        self, trees: WindowTrees, press: Press, catalogue: Catalogue, screen: ScreenSize
     ) -> None:
         self.trees = trees
         self.screen = screen
@@ -269,10 +271,35 @@ class GnomeWindows:
 
     async def screen_size(self) -> tuple[int, int]:
         """The monitor's size (its stream's): what a screen capture shows."""
-        return self.screen
+        return await self.screen()
 
     def lost(self) -> str | None:
         return self._lost
 
     async def close(self) -> None:
         return None  # the accessibility port owns the bus
+
+
+async def read_frames(session_bus: str) -> list[Frame]:
+    """The session's window frames, read on an accessibility connection of their own (eval's
+    window checks, a test's look at the session): nothing is acted on."""
+    from deskpilot.desktop.atspi.bus import AtspiBus
+    from deskpilot.desktop.atspi.elements import ElementActions
+    from deskpilot.desktop.atspi.frames import WindowTrees
+
+    bus = await AtspiBus.connect(session_bus)
+    try:
+
+        async def no_keys(names: Sequence[str]) -> None:
+            raise DesktopError("reading frames acts on nothing")
+
+        async def no_apps() -> list[AppEntry]:
+            return []
+
+        async def no_screen() -> tuple[int, int]:
+            return 0, 0
+
+        trees = WindowTrees(bus, ElementActions(bus))
+        return await GnomeWindows(trees, no_keys, no_apps, no_screen).frames()
+    finally:
+        await bus.close()

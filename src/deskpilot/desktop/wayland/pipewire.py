@@ -124,6 +124,18 @@ class FrameReader:
         assert data is not None
         return Image.frombytes("RGBA", self.size, data)
 
+    def wait_frame(self, after: int, timeout: float) -> int:
+        """Wait up to ``timeout`` seconds for a frame after the ``after``-th (none comes while
+        nothing is drawn, or once the stream ended); returns how many arrived so far."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._count <= after and not self._error:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+            return self._count
+
     @property
     def frames(self) -> int:
         """How many frames arrived so far."""
