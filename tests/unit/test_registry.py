@@ -112,3 +112,24 @@ def test_a_named_backend_picks_the_sandbox_kind_auto_keeps_x11() -> None:
     assert registry.sandbox_kind(Settings(backend="gnome")) == "gnome"
     assert registry.sandbox_kind(Settings(backend="x11")) == "x11"
     assert registry.sandbox_kind(Settings(backend="auto")) == "x11"
+
+
+def test_looking_at_the_backends_loads_no_pillow_or_provider() -> None:
+    """Every ``deskpilot tool`` call asks the registry which backends exist, which imports each
+    built-in backend's module: none may pull in Pillow, a provider or MCP at import time (the
+    GNOME backend's window streams did, and cost every X11 tool call Pillow's import)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys\n"
+        "from deskpilot.desktop import registry\n"
+        "registry.backends()\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    heavy = ("PIL", "mcp", "rich", "httpx", "anthropic", "openai", "playwright")
+    loaded = [m for m in json.loads(done.stdout) if m.split(".")[0] in heavy]
+    assert loaded == [], loaded

@@ -38,7 +38,6 @@ from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.capture import PixelWatch, Region
 from deskpilot.desktop.ports.input import WheelDirection
 from deskpilot.desktop.registry import Backend
-from deskpilot.desktop.wayland.gnome_streams import WindowStreams
 from deskpilot.desktop.wayland.gnome_windows import GnomeWindows
 from deskpilot.desktop.wayland.mutter import (
     AXIS_HORIZONTAL,
@@ -59,6 +58,7 @@ PORTAL_BUS = "org.freedesktop.portal.Desktop"
 if TYPE_CHECKING:
     from PIL import Image
 
+    from deskpilot.desktop.wayland.gnome_streams import WindowStreams
     from deskpilot.desktop.wayland.pipewire import FrameReader
 
 
@@ -261,6 +261,10 @@ async def _open_private(settings: Settings) -> Ports:
 
     xdg = XdgLauncher(settings)
     windows = GnomeWindows(a11y.trees, main.press, xdg.apps, screen)
+    # the streams' frames need Pillow: imported when a GNOME desktop opens, not when the
+    # registry looks at which backends exist (a `deskpilot tool` call on X11 loads no Pillow)
+    from deskpilot.desktop.wayland.gnome_streams import WindowStreams
+
     streams = WindowStreams(
         settings.session_bus,
         _runtime_dir(settings),
