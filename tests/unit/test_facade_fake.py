@@ -163,3 +163,26 @@ def test_scrolling_an_area_without_children_waits_for_no_tree(settings: Settings
     outcome, moved = asyncio.run(desk.scroll(calc.info, "down", 3))
     assert moved and calc.scroll == 1 and "1 wheel steps down" in outcome.detail
     assert reads == [True]
+
+
+def test_a_click_says_the_pointer_is_on_the_element_only_when_it_is(settings: Settings) -> None:
+    """An element clicked by its accessibility action hovers it first, as a person's pointer
+    would; the result names the pointer's place only when the pointer got there. A backend
+    with nowhere to aim (a Wayland window with no known place, behind GNOME's portal) leaves
+    it where it was: the action still runs, and the result does not claim the hover."""
+    settings = settings.with_overrides(confirm="none")
+    desk, world, ctx = desktop(settings)
+    call(ctx, "open_app", {"bundleId": "Calculator"})
+    calc = world.windows[-1]
+    buttons = ids(call(ctx, "read_screen_ax").text, "button")
+    aimed = call(ctx, "perform", {"action": "click", "elementID": buttons["7"]}).text
+    assert calc.display == "7" and "the pointer on it at" in aimed, aimed
+
+    async def nowhere(x: int, y: int) -> None:
+        return None  # the pointer stays
+
+    desk.ports.input.move = nowhere  # type: ignore[method-assign]
+    before = world.pointer
+    unaimed = call(ctx, "perform", {"action": "click", "elementID": buttons["8"]}).text
+    assert calc.display == "78" and world.pointer == before
+    assert "the pointer on it" not in unaimed, unaimed

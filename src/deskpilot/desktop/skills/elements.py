@@ -92,12 +92,16 @@ class Elements:
                 await self.raw.click(*point)
             return outcome.done(f"pointer click at ({point[0]}, {point[1]})")
         on_top = await self.windows.window_at(*point) if point is not None else None
+        hovered: tuple[int, int] | None = None  # where the pointer is known to be, if on it
         if point is not None and (on_top is None or on_top.handle == window.handle):
             await self.input.move(*point)  # hover where the element is, as a person's would
+            # said only when it is so: a backend with nowhere to aim (a window with no known
+            # place behind the portal) leaves the pointer where it was
+            hovered = point if await self.input.pointer() == point else None
         combo = await self._list_of(window, live) if live is not None and not area else None
         name = None if area else await self.a11y.activate(key)
         if name is not None:
-            moved = f", the pointer on it at {point}" if point is not None else ""
+            moved = f", the pointer on it at {hovered}" if hovered is not None else ""
             closed = await self._closed(combo) if combo is not None else ""
             return ActionOutcome("atspi", f"AT-SPI action '{name}'{moved}{closed}")
         if live is not None and await self.aiming.in_popover(live):
