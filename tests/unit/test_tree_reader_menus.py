@@ -92,6 +92,12 @@ async def test_a_sensitivity_change_re_reads_the_states_of_what_it_holds() -> No
     assert "sensitive" in state_names(tree.nodes["/up"].states)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="reverted 2026-12-02: deciding that LibreOffice uses SHOWING from its first level "
+    "dropped a frozen sheet's header-row and frozen-column panes (their tables are VISIBLE, "
+    "never SHOWING): tests/desktop/test_calc_panes.py failed; Writer's cold read stays ~200 ms",
+)
 async def test_a_live_read_of_a_window_leaves_its_closed_menus_unread() -> None:
     """An app whose cache is not asked (LibreOffice) is read live from the root and the frame
     alone: whether it sets SHOWING below its windows is told by what lies under the frame, not

@@ -49,11 +49,6 @@ async def skip_hidden(
     calls = [bus.request(tree.bus, k, "Accessible", "GetState") for k, _p in unknown]
     await settled(calls)
     full: list[tuple[str, str, list[Any]]] = []
-    for (_kid, parent), call in zip(unknown, calls, strict=True):
-        if parent != ROOT_PATH and call.exception() is None:
-            # whether the app sets SHOWING below its windows, told by these nodes too (the
-            # first level under a frame read live decides it)
-            tree.saw_showing(state_bits(call.result()[0]))
     for (kid, parent), call in zip(unknown, calls, strict=True):
         if (exc := call.exception()) is not None:
             note_failure(tree, "GetState", exc)
