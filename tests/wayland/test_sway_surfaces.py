@@ -107,6 +107,13 @@ async def test_native_clicks_land_where_the_screenshot_showed(sway_rig: SwayRig)
         await sway_rig.close(window)
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="known, open (#20): in the full suite of 2026-12-02 the page tool said the page "
+    "extension was not running in the first tab of a newly started agent browser on sway "
+    "(passes alone, 4 of 4 in its module; suspected: the extension not yet loaded when "
+    "open_urls returned)",
+)
 async def test_a_page_tool_runs_code_in_the_agent_browser(sway_rig: SwayRig) -> None:
     """The page tools reach the agent browser (Chromium on ozone-wayland) over its CDP
     endpoint; the page's new title is read from sway's tree."""
