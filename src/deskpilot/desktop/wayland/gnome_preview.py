@@ -23,20 +23,18 @@ mutter) or its Wayland socket; the session's buses are found from mutter's envir
 from __future__ import annotations
 
 import asyncio
-import os
-import re
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PIL import ImageChops
 
-from deskpilot import _procfs
 from deskpilot.config import Settings
 from deskpilot.desktop.base import AppEntry
 from deskpilot.desktop.ports.capture import Region
+from deskpilot.desktop.wayland import session as sessions
 from deskpilot.desktop.wayland.mutter import MutterError, MutterSession
-from deskpilot.desktop.wayland.session import WaylandSession, find_session
+from deskpilot.desktop.wayland.session import WaylandSession
 from deskpilot.errors import DesktopError, DesktopLost
 
 if TYPE_CHECKING:
@@ -217,26 +215,7 @@ def open_preview(display: str, mode: str) -> GnomePixels:
 
 def session_of_display(display: str) -> WaylandSession:
     """The GNOME session ``display`` belongs to (its runtime dir and session bus)."""
-    from deskpilot.desktop.wayland.wlr_preview import _xwayland_compositor
-
-    if os.path.isabs(display):
-        runtime, uid = os.path.dirname(display), os.stat(display).st_uid
-        named = {"XDG_RUNTIME_DIR": runtime, "WAYLAND_DISPLAY": display}
-    else:
-        match = re.fullmatch(r":(\d+)(?:\.\d+)?", display)
-        if match is None:
-            raise DesktopError(f"{display!r} is no X display of a GNOME session")
-        compositor = _xwayland_compositor(int(match.group(1)))
-        environ = _procfs.read(f"/proc/{compositor}/environ").split(b"\0")
-        values = dict(e.decode(errors="replace").split("=", 1) for e in environ if b"=" in e)
-        runtime = values.get("XDG_RUNTIME_DIR", "")
-        if not runtime:
-            raise DesktopError(f"cannot tell where the session of display {display} lives")
-        uid = os.stat(f"/proc/{compositor}").st_uid
-        named = {"XDG_RUNTIME_DIR": runtime}
-        if values.get("DBUS_SESSION_BUS_ADDRESS"):
-            named["DBUS_SESSION_BUS_ADDRESS"] = values["DBUS_SESSION_BUS_ADDRESS"]
-    found = find_session(named, uid)
+    found, runtime = sessions.session_of_display(display, "GNOME")
     if not found.wayland_display or found.compositor != "gnome" or not found.session_bus:
         raise DesktopError(f"no GNOME session found for display {display!r} (in {runtime})")
     return found

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from deskpilot import _procfs
 from deskpilot._sockets import answers, listening_pid
+from deskpilot.errors import DesktopError
 
 #: compositor process names → the session kind deskpilot knows it as
 COMPOSITORS = {
@@ -135,3 +137,47 @@ def find_session(env: Mapping[str, str], uid: int, probes: Probes | None = None)
         xauthority=xauth,
         found_by=found_by,
     )
+
+
+def xwayland_compositor(number: int) -> int:
+    """The compositor whose Xwayland serves display ``:number``: wlroots writes the display's
+    lock itself, with the compositor's pid (measured: sway 1.7); an Xwayland started on its
+    own holds it, with the compositor as its parent."""
+    try:
+        with open(f"/tmp/.X{number}-lock") as lock:
+            holder = int(lock.read().strip().strip("\0"))
+    except (OSError, ValueError) as exc:
+        raise DesktopError(f"display :{number} has no X server lock: {exc}") from exc
+    comm = _comm(holder)
+    if not comm:
+        raise DesktopError(f"display :{number}'s X server ({holder}) is gone")
+    if comm != "Xwayland":
+        return holder
+    parent = _procfs.parents().get(holder)
+    if parent is None:
+        raise DesktopError(f"display :{number}'s X server ({holder}) is gone")
+    return parent
+
+
+def session_of_display(display: str, desktop: str) -> tuple[WaylandSession, str]:
+    """The Wayland session ``display`` belongs to — a Wayland socket's path, or an X display
+    (its Xwayland's compositor's own environment tells the runtime dir and session bus) — and
+    that runtime dir; ``desktop`` names the kind of session in errors ("sway", "GNOME")."""
+    if os.path.isabs(display):
+        runtime, uid = os.path.dirname(display), os.stat(display).st_uid
+        named = {"XDG_RUNTIME_DIR": runtime, "WAYLAND_DISPLAY": display}
+    else:
+        match = re.fullmatch(r":(\d+)(?:\.\d+)?", display)
+        if match is None:
+            raise DesktopError(f"{display!r} is no X display of a {desktop} session")
+        compositor = xwayland_compositor(int(match.group(1)))
+        environ = _procfs.read(f"/proc/{compositor}/environ").split(b"\0")
+        values = dict(e.decode(errors="replace").split("=", 1) for e in environ if b"=" in e)
+        runtime = values.get("XDG_RUNTIME_DIR", "")
+        if not runtime:
+            raise DesktopError(f"cannot tell where the session of display {display} lives")
+        uid = os.stat(f"/proc/{compositor}").st_uid
+        named = {"XDG_RUNTIME_DIR": runtime}
+        if values.get("DBUS_SESSION_BUS_ADDRESS"):
+            named["DBUS_SESSION_BUS_ADDRESS"] = values["DBUS_SESSION_BUS_ADDRESS"]
+    return find_session(named, uid), runtime

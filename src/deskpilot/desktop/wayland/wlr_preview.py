@@ -17,13 +17,10 @@ that process's runtime dir (:func:`~deskpilot.desktop.wayland.session.find_sessi
 
 from __future__ import annotations
 
-import os
-import re
 from typing import TYPE_CHECKING
 
-from deskpilot import _procfs
 from deskpilot.desktop.ports.capture import Region
-from deskpilot.desktop.wayland.session import find_session
+from deskpilot.desktop.wayland.session import session_of_display
 from deskpilot.desktop.wayland.sway import GET_OUTPUTS, GET_TREE, SwayError, request_once, views
 from deskpilot.desktop.wayland.wire import WaylandError
 from deskpilot.errors import DesktopError, DesktopLost
@@ -127,42 +124,7 @@ def open_preview(display: str, mode: str) -> SwayPixels:
 
 def _session_of(display: str) -> tuple[str, str]:
     """(Wayland socket, sway IPC socket) of the session ``display`` belongs to."""
-    if os.path.isabs(display):
-        runtime, uid = os.path.dirname(display), os.stat(display).st_uid
-        named = {"XDG_RUNTIME_DIR": runtime, "WAYLAND_DISPLAY": display}
-    else:
-        match = re.fullmatch(r":(\d+)(?:\.\d+)?", display)
-        if match is None:
-            raise DesktopError(f"{display!r} is no X display of a sway session")
-        compositor = _xwayland_compositor(int(match.group(1)))
-        environ = _procfs.read(f"/proc/{compositor}/environ").split(b"\0")
-        values = dict(e.decode(errors="replace").split("=", 1) for e in environ if b"=" in e)
-        runtime = values.get("XDG_RUNTIME_DIR", "")
-        if not runtime:
-            raise DesktopError(f"cannot tell where the session of display {display} lives")
-        uid = os.stat(f"/proc/{compositor}").st_uid
-        named = {"XDG_RUNTIME_DIR": runtime}
-    found = find_session(named, uid)
+    found, runtime = session_of_display(display, "sway")
     if not found.wayland_display or not found.swaysock:
         raise DesktopError(f"no sway session found for display {display!r} (in {runtime})")
     return found.wayland_display, found.swaysock
-
-
-def _xwayland_compositor(number: int) -> int:
-    """The compositor whose Xwayland serves display ``:number``: wlroots writes the display's
-    lock itself, with the compositor's pid (measured: sway 1.7); an Xwayland started on its
-    own holds it, with the compositor as its parent."""
-    try:
-        with open(f"/tmp/.X{number}-lock") as lock:
-            holder = int(lock.read().strip().strip("\0"))
-    except (OSError, ValueError) as exc:
-        raise DesktopError(f"display :{number} has no X server lock: {exc}") from exc
-    comm = _procfs.read(f"/proc/{holder}/comm").decode(errors="replace").strip()
-    if not comm:
-        raise DesktopError(f"display :{number}'s X server ({holder}) is gone")
-    if comm != "Xwayland":
-        return holder
-    parent = _procfs.parents().get(holder)
-    if parent is None:
-        raise DesktopError(f"display :{number}'s X server ({holder}) is gone")
-    return parent
