@@ -188,16 +188,7 @@ class PortalInput:
         session = await self.grant.session()
 
         async def send() -> None:
-            for char in text:
-                if char in "\n\t" or 0x20 <= ord(char) <= 0x7E:
-                    sym = keysym_of(char)
-                    await session.keysym(sym, True)
-                    await session.keysym(sym, False)
-                else:
-                    await session.press(["Control_L", "Shift_L", "u"])
-                    for digit in f"{ord(char):x}":
-                        await session.press([digit])
-                    await session.press(["space"])
+            await session.type_text(text)
 
         await self.grant.send(send)
 

@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from dbus_fast import BusType, Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
@@ -50,6 +50,30 @@ class Stream:
     node_id: int
     position: tuple[int, int]
     size: tuple[int, int]
+
+
+class KeysymSender(Protocol):
+    """A remote-desktop session that takes keysyms (Mutter's own, or the portal's)."""
+
+    async def keysym(self, keysym: int, pressed: bool) -> None: ...
+
+    async def press(self, names: Sequence[str]) -> None: ...
+
+
+async def type_through_keysyms(sender: KeysymSender, text: str) -> None:
+    """Type ``text`` with keysyms: printable ASCII, newline and tab as their own; any other
+    character through the toolkit's Unicode entry (Ctrl+Shift+U, the code point in hex,
+    space), since Mutter drops keysyms its layout lacks without an error."""
+    for char in text:
+        if char in "\n\t" or 0x20 <= ord(char) <= 0x7E:
+            sym = keysym_of(char)
+            await sender.keysym(sym, True)
+            await sender.keysym(sym, False)
+        else:
+            await sender.press(["Control_L", "Shift_L", "u"])
+            for digit in f"{ord(char):x}":
+                await sender.press([digit])
+            await sender.press(["space"])
 
 
 class MutterSession:
@@ -198,16 +222,7 @@ class MutterSession:
         outside printable ASCII go in through the toolkit's Unicode entry: Ctrl+Shift+U, the
         code point in hex, space — GTK's and IBus's input methods take it; other toolkits may
         not (callers that can should set text through accessibility instead)."""
-        for char in text:
-            if char in "\n\t" or 0x20 <= ord(char) <= 0x7E:
-                sym = keysym_of(char)
-                await self.keysym(sym, True)
-                await self.keysym(sym, False)
-            else:
-                await self.press(["Control_L", "Shift_L", "u"])
-                for digit in f"{ord(char):x}":
-                    await self.press([digit])
-                await self.press(["space"])
+        await type_through_keysyms(self, text)
 
     async def keycode(self, evdev_code: int, pressed: bool) -> None:
         await self._notify("NotifyKeyboardKeycode", "ub", [evdev_code, pressed])

@@ -44,7 +44,7 @@ from typing import Any
 from dbus_fast import BusType, Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from deskpilot.desktop.wayland.mutter import BUTTONS, keysym_of
+from deskpilot.desktop.wayland.mutter import BUTTONS, keysym_of, type_through_keysyms
 from deskpilot.errors import DesktopError
 
 PORTAL_BUS = "org.freedesktop.portal.Desktop"
@@ -187,10 +187,7 @@ class PortalSession:
             await self.keysym(sym, False)
 
     async def type_text(self, text: str) -> None:
-        for char in text:
-            sym = keysym_of(char)
-            await self.keysym(sym, True)
-            await self.keysym(sym, False)
+        await type_through_keysyms(self, text)
 
     async def move(self, x: float, y: float, stream: int = 0) -> None:
         """Move the pointer to (x, y) in the coordinates of ``self.streams[stream]``."""
