@@ -16,9 +16,9 @@ whole-Desktop fake for the tools' own tests is :class:`~deskpilot.desktop.fake.F
 
 from __future__ import annotations
 
-import contextlib
 import zlib
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +36,7 @@ from deskpilot.desktop.ports.capture import Region
 from deskpilot.desktop.ports.fake_accessibility import FakeAccessibility
 from deskpilot.desktop.ports.fake_world import FakeWorld
 from deskpilot.desktop.ports.identity import WindowHandle
-from deskpilot.desktop.ports.input import WheelDirection
+from deskpilot.desktop.ports.input import WheelDirection, held_by_key_events
 from deskpilot.desktop.ports.keys import check_keys
 from deskpilot.errors import ActionFailed, DesktopError
 
@@ -150,13 +150,8 @@ class FakeInput:
             else:
                 w.display += ch
 
-    @contextlib.asynccontextmanager
-    async def held(self, names: Sequence[str]) -> AsyncIterator[None]:
-        await self.key_event(names, True)
-        try:
-            yield
-        finally:
-            await self.key_event(names, False)
+    def held(self, names: Sequence[str]) -> AbstractAsyncContextManager[None]:
+        return held_by_key_events(self, names)
 
     async def move(self, x: int, y: int) -> None:
         self.world.pointer = (x, y)

@@ -13,7 +13,8 @@ grant) raises :class:`~deskpilot.errors.DesktopError` saying what to allow.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Literal, Protocol, runtime_checkable
 
@@ -47,3 +48,14 @@ class Input(Protocol):
     async def pointer(self) -> tuple[int, int]: ...
 
     async def close(self) -> None: ...
+
+
+@contextlib.asynccontextmanager
+async def held_by_key_events(port: Input, names: Sequence[str]) -> AsyncIterator[None]:
+    """``held`` for a port whose keys go down and up by :meth:`Input.key_event`: down for the
+    block, released even when it fails."""
+    await port.key_event(names, True)
+    try:
+        yield
+    finally:
+        await port.key_event(names, False)

@@ -25,10 +25,10 @@ is its monitor stream.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +36,7 @@ from deskpilot.config import Settings
 from deskpilot.desktop.base import MouseButton, WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.capture import PixelWatch, Region
-from deskpilot.desktop.ports.input import WheelDirection
+from deskpilot.desktop.ports.input import WheelDirection, held_by_key_events
 from deskpilot.desktop.registry import Backend
 from deskpilot.desktop.wayland.gnome_windows import GnomeWindows
 from deskpilot.desktop.wayland.mutter import (
@@ -92,13 +92,8 @@ class MutterInput:
     async def type_text(self, text: str) -> None:
         await self._send(lambda: self.keys.type_text(text))
 
-    @contextlib.asynccontextmanager
-    async def held(self, names: Sequence[str]) -> AsyncIterator[None]:
-        await self.key_event(names, True)
-        try:
-            yield
-        finally:
-            await self.key_event(names, False)
+    def held(self, names: Sequence[str]) -> AbstractAsyncContextManager[None]:
+        return held_by_key_events(self, names)
 
     async def move(self, x: int, y: int) -> None:
         active = await self.windows.active_window()

@@ -26,7 +26,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,7 +35,7 @@ from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import MouseButton, WindowInfo
 from deskpilot.desktop.ports.capture import Region
 from deskpilot.desktop.ports.identity import WindowHandle
-from deskpilot.desktop.ports.input import WheelDirection
+from deskpilot.desktop.ports.input import WheelDirection, held_by_key_events
 from deskpilot.desktop.wayland.gnome_windows import GnomeWindows
 from deskpilot.desktop.wayland.mutter import AXIS_HORIZONTAL, AXIS_VERTICAL, keysym_of
 from deskpilot.desktop.wayland.portal import (
@@ -192,13 +193,8 @@ class PortalInput:
 
         await self.grant.send(send)
 
-    @contextlib.asynccontextmanager
-    async def held(self, names: Sequence[str]) -> AsyncIterator[None]:
-        await self.key_event(names, True)
-        try:
-            yield
-        finally:
-            await self.key_event(names, False)
+    def held(self, names: Sequence[str]) -> AbstractAsyncContextManager[None]:
+        return held_by_key_events(self, names)
 
     async def move(self, x: int, y: int) -> None:
         active = await self.windows.active_window()
