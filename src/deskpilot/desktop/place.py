@@ -68,9 +68,11 @@ async def start_sandbox(settings: Settings, *, size: tuple[int, int] = (1280, 80
     """A new sandbox desktop, started in a thread; stopped again when the caller is cancelled
     while it starts."""
     box = Sandbox(
-        width=size[0], height=size[1], base_env=settings.environ,
+        width=size[0],
+        height=size[1],
+        base_env=settings.environ,
         kind=registry.sandbox_kind(settings),
-    )  # fmt: skip
+    )
     starting = asyncio.ensure_future(asyncio.to_thread(box.start))
     try:
         await asyncio.shield(starting)

@@ -57,9 +57,10 @@ def gtk2_modules() -> list[str]:
     for pattern in GTK2_MODULE_GLOBS:
         for folder in sorted(glob.glob(pattern)):
             names = [
-                n for n in ("gail", "atk-bridge")
+                n
+                for n in ("gail", "atk-bridge")
                 if os.path.exists(os.path.join(folder, f"lib{n}.so"))
-            ]  # fmt: skip
+            ]
             if names:
                 return names
     return []
@@ -195,35 +196,39 @@ def explain(files: Iterable[str], env: Mapping[str, str]) -> Diagnosis:
     if kit is None:
         if any("libX11.so" in f for f in names):
             return Diagnosis(
-                "", False,
+                "",
+                False,
                 "it is not on the accessibility bus and no toolkit with AT-SPI support is loaded "
                 "(it may draw its window with plain X11 calls, which no accessibility tree "
                 "describes)",
                 "its controls can only be seen in a screenshot and used by coordinates",
-            )  # fmt: skip
+            )
         return Diagnosis("", False, "it is not on the accessibility bus (toolkit unknown)", "")
     if not kit.accessible:
         return Diagnosis(
-            kit.name, True,
+            kit.name,
+            True,
             f"it is built on {kit.name}, which has no accessibility (AT-SPI) support",
             "its controls can only be seen in a screenshot and used by coordinates "
             "(computer_use_screenshot, then clicks at points)",
-        )  # fmt: skip
+        )
     if kit.bridge and not any(mark in f for f in names for mark in kit.bridge):
         return Diagnosis(kit.name, True, *_missing_bridge(kit.name, env))
     if blocked:
         return Diagnosis(
-            kit.name, True,
+            kit.name,
+            True,
             f"it is a {kit.name} app started with accessibility switched off "
             f"({', '.join(blocked)})",
             f"start it without {', '.join(b.split('=')[0] for b in blocked)}",
-        )  # fmt: skip
+        )
     return Diagnosis(
-        kit.name, False,
+        kit.name,
+        False,
         f"it is a {kit.name} app but has not joined the accessibility bus (it may still be "
         "starting)",
         "",
-    )  # fmt: skip
+    )
 
 
 def _missing_bridge(name: str, env: Mapping[str, str]) -> tuple[str, str]:

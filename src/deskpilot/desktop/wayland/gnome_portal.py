@@ -264,9 +264,12 @@ class PortalCapture:
                 fd = await session.pipewire_fd()
                 try:
                     self._screen = FrameReader(
-                        stream.node_id, stream.size, runtime_dir=self.runtime_dir,
-                        env=self.env, fd=fd,
-                    )  # fmt: skip
+                        stream.node_id,
+                        stream.size,
+                        runtime_dir=self.runtime_dir,
+                        env=self.env,
+                        fd=fd,
+                    )
                 finally:
                     with contextlib.suppress(OSError):
                         os.close(fd)  # the pipeline holds its own copy

@@ -239,8 +239,9 @@ class GnomeWindows:
             now = await self.active_handle()
             return now is not None and now != before
 
-        await async_wait_for(moved, timeout=STEP_S, what="the switch to the next window",
-                             interval=0.02)  # fmt: skip
+        await async_wait_for(
+            moved, timeout=STEP_S, what="the switch to the next window", interval=0.02
+        )
 
     async def _act_on(self, window: WindowInfo, keys: Sequence[str], what: str) -> None:
         if not await self.activate(window):

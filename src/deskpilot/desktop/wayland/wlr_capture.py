@@ -182,8 +182,9 @@ class OutputDamage:
     def _start(self) -> None:
         frame = _Frame()
         fid = self.conn.new_id(lambda op, body, _fds: _on_frame(frame, op, body))
-        self.conn.send(self.copy.manager, CAPTURE_OUTPUT,
-                       Args().uint(fid).int(0).uint(self.copy.output))  # fmt: skip
+        self.conn.send(
+            self.copy.manager, CAPTURE_OUTPUT, Args().uint(fid).int(0).uint(self.copy.output)
+        )
         v3 = self.copy.version >= 3
 
         def described() -> bool:

@@ -45,8 +45,14 @@ MODIFIER_KEYS: dict[str, tuple[int, int]] = {
     "Super_L": (125 + 8, 1 << 6),
 }
 #: right-hand and alias modifiers → the one deskpilot's keymap has
-RIGHT_MODIFIERS = {"Control_R": "Control_L", "Shift_R": "Shift_L", "Alt_R": "Alt_L",
-                   "Super_R": "Super_L", "Meta_L": "Alt_L", "Meta_R": "Alt_L"}  # fmt: skip
+RIGHT_MODIFIERS = {
+    "Control_R": "Control_L",
+    "Shift_R": "Shift_L",
+    "Alt_R": "Alt_L",
+    "Super_R": "Super_L",
+    "Meta_L": "Alt_L",
+    "Meta_R": "Alt_L",
+}
 _MODIFIER_MAP = {"Shift_L": "Shift", "Control_L": "Control", "Alt_L": "Mod1", "Super_L": "Mod4"}
 LAST_CODE = 255
 #: Scroll: one wheel notch as libinput reports it (15 units, one discrete step).

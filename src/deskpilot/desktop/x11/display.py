@@ -55,9 +55,14 @@ class XWindow:
 #: The properties a window's reading uses (:meth:`X11.window`), and the client list's: a
 #: change of any other property leaves what was read as it was.
 READ_PROPERTIES = (
-    "_NET_WM_PID", "_NET_WM_NAME", "WM_NAME", "WM_CLASS", "_NET_WM_STATE", "_NET_WM_DESKTOP",
+    "_NET_WM_PID",
+    "_NET_WM_NAME",
+    "WM_NAME",
+    "WM_CLASS",
+    "_NET_WM_STATE",
+    "_NET_WM_DESKTOP",
     "_NET_CLIENT_LIST",
-)  # fmt: skip
+)
 
 
 class X11:

@@ -124,8 +124,9 @@ class X11PixelWatch:
 
         x, y, w, h = box
         if self.grabber is not None:
-            shot = self.grabber.grab({"left": origin[0] + x, "top": origin[1] + y,
-                                      "width": w, "height": h})  # fmt: skip
+            shot = self.grabber.grab(
+                {"left": origin[0] + x, "top": origin[1] + y, "width": w, "height": h}
+            )
             return Image.frombytes("RGB", shot.size, shot.raw, "raw", "BGRX")  # no copy of it first
         try:
             win = self.d.create_resource_object("window", handle)
