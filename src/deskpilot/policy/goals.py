@@ -460,11 +460,15 @@ def _verb_at(low: list[str], i: int) -> tuple[int, tuple[str, ...], str, str] | 
 
 #: Phrasal verbs whose object may sit between verb and particle ("take 'eggs' off the list").
 SEPARABLE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "take": (("off", "out"), ("delete",)), "cross": (("off", "out"), ("delete",)),
-    "throw": (("away", "out"), ("delete",)), "sign": (("up",), JOIN), "log": (("in",), (SECRET,)),
-    "send": (("off", "in"), ("submit",)), "hand": (("in",), ("submit",)),
+    "take": (("off", "out"), ("delete",)),
+    "cross": (("off", "out"), ("delete",)),
+    "throw": (("away", "out"), ("delete",)),
+    "sign": (("up",), JOIN),
+    "log": (("in",), (SECRET,)),
+    "send": (("off", "in"), ("submit",)),
+    "hand": (("in",), ("submit",)),
     "turn": (("in",), ("submit",)),
-}  # fmt: skip
+}
 #: Verbs that with "password" within a few words change it ("change my email password").
 PASSWORD_VERBS = frozenset({"change", "reset", "update", "set", "replace", "ändere", "ändern",
                             "changer", "modifier", "cambiar", "cambia"})  # fmt: skip
@@ -837,8 +841,11 @@ def _secrets(goal: str, quoted: list[str]) -> tuple[str, ...]:
             and (tokens[i - 2].strip(":").casefold() in SECRET_CUES)
         ):
             found.append(t)
-        kinds = [any(c.isdigit() for c in t), any(c.isalpha() for c in t),
-                 any(not c.isalnum() for c in t)]  # fmt: skip
+        kinds = [
+            any(c.isdigit() for c in t),
+            any(c.isalpha() for c in t),
+            any(not c.isalnum() for c in t),
+        ]
         if sum(kinds) >= 2 and len(t) >= 6 and "@" not in t:
             found.append(t)
     return tuple(dict.fromkeys(s for s in found if len(s) >= 3))
