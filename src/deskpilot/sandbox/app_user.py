@@ -37,6 +37,8 @@ USER_RUNTIME = "user-run"
 A11Y_CONFIGS = ("/etc/at-spi2/accessibility.conf", "/usr/share/defaults/at-spi2/accessibility.conf")
 #: Sockets under the sandbox's directory a user's app connects to.
 _SOCKETS = ("bus", "pipewire-0", os.path.join("pulse", "native"))
+#: A private mount namespace whose bind mounts do not reach the host.
+UNSHARE = ("unshare", "--mount", "--propagation", "slave", "--")
 
 
 def claim_app_user(run: str) -> SandboxUser | None:
@@ -87,8 +89,7 @@ def daemon_argv(argv: Sequence[str], user: SandboxUser, run: str) -> list[str]:
         *((conf, c) for c in A11Y_CONFIGS if os.path.exists(c)),
     ]
     script = " && ".join(f'mount --bind "{src}" "{dst}"' for src, dst in binds) + ' && exec "$@"'
-    return ["unshare", "--mount", "--propagation", "slave", "--", "sh", "-c", script,
-            "deskpilot-bus", *argv]  # fmt: skip
+    return [*UNSHARE, "sh", "-c", script, "deskpilot-bus", *argv]
 
 
 def open_sockets(run: str) -> None:
@@ -113,7 +114,7 @@ def user_env(env: Mapping[str, str], user: SandboxUser, run: str) -> dict[str, s
     home = user.home
     out = dict(env)
     out.update(user.env())
-    out.update({
+    out |= {
         "XDG_RUNTIME_DIR": os.path.join(run, USER_RUNTIME),
         "XDG_CONFIG_HOME": os.path.join(home, ".config"),
         "XDG_CACHE_HOME": os.path.join(home, ".cache"),
@@ -122,7 +123,7 @@ def user_env(env: Mapping[str, str], user: SandboxUser, run: str) -> dict[str, s
         "TMPDIR": os.path.join(run, USER_RUNTIME),
         "PIPEWIRE_RUNTIME_DIR": run,
         "PULSE_SERVER": "unix:" + os.path.join(run, "pulse", "native"),
-    })  # fmt: skip
+    }
     return out
 
 

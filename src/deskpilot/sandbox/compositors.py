@@ -49,6 +49,9 @@ REQUIREMENTS: dict[str, dict[str, str]] = {
         "Xwayland": "xwayland",
     },
 }
+#: The process that holds a headless compositor's virtual keyboard and pointer; its arguments
+#: follow (the compositor kind, then how to reach it).
+SEAT_KEEPER = (sys.executable, "-m", "deskpilot.desktop.wayland.seat_keeper")
 
 
 class Spawner(Protocol):
@@ -144,14 +147,15 @@ def _start_sway(
     # a headless sway has no input devices: hold a virtual keyboard and pointer from the start
     # (deskpilot.desktop.wayland.seat_keeper says why)
     keeper = spawner.daemon(
-        [sys.executable, "-m", "deskpilot.desktop.wayland.seat_keeper", "wlr", wayland,
-         str(width), str(height)],
-        env, log="seat-keeper.log",
-    )  # fmt: skip
+        [*SEAT_KEEPER, "wlr", wayland, str(width), str(height)], env, log="seat-keeper.log"
+    )
     _wait(
         lambda: _seat_has_devices(ipc) or _dead(keeper, "seat-keeper", run),
-        timeout, "the seat's virtual keyboard and pointer", run, "seat-keeper.log",
-    )  # fmt: skip
+        timeout,
+        "the seat's virtual keyboard and pointer",
+        run,
+        "seat-keeper.log",
+    )
     x_display = _wait_x_display(proc.pid, timeout)
     return Compositor(
         kind="sway",
@@ -193,20 +197,24 @@ def _start_mutter(
         )
 
     _wait(ready, timeout, "mutter's ScreenCast and RemoteDesktop services", run, "mutter.log")
-    wayland = _wait(lambda: _wayland_socket(run), timeout, "mutter's Wayland socket", run,
-                    "mutter.log")  # fmt: skip
+    wayland = _wait(
+        lambda: _wayland_socket(run), timeout, "mutter's Wayland socket", run, "mutter.log"
+    )
     # a headless mutter has no input devices: a RemoteDesktop session held from the start
     # gives its seat a keyboard and a pointer (deskpilot.desktop.wayland.seat_keeper)
     keeper = spawner.daemon(
-        [sys.executable, "-m", "deskpilot.desktop.wayland.seat_keeper", "mutter",
-         env["DBUS_SESSION_BUS_ADDRESS"]],
-        env, log="seat-keeper.log",
-    )  # fmt: skip
+        [*SEAT_KEEPER, "mutter", env["DBUS_SESSION_BUS_ADDRESS"]], env, log="seat-keeper.log"
+    )
     _wait(
-        lambda: "ready" in _read(os.path.join(run, "seat-keeper.log"))
-        or _dead(keeper, "seat-keeper", run),
-        timeout, "the seat's keyboard and pointer", run, "seat-keeper.log",
-    )  # fmt: skip
+        lambda: (
+            "ready" in _read(os.path.join(run, "seat-keeper.log"))
+            or _dead(keeper, "seat-keeper", run)
+        ),
+        timeout,
+        "the seat's keyboard and pointer",
+        run,
+        "seat-keeper.log",
+    )
     auth = sorted(glob.glob(os.path.join(run, ".mutter-Xwaylandauth.*")))
     return Compositor(
         kind="gnome",
@@ -260,8 +268,10 @@ def _wait_x_display(pid: int, timeout: float) -> str:
     """Xwayland's display: the compositor writes its X lock file just after it starts serving
     Wayland clients. "" if none comes (a compositor built without Xwayland)."""
     try:
-        return str(wait_for(lambda: x_displays_of(pid) or None, timeout=min(timeout, 5.0),
-                            what="Xwayland's display")[0])  # fmt: skip
+        displays = wait_for(
+            lambda: x_displays_of(pid) or None, timeout=min(timeout, 5.0), what="Xwayland's display"
+        )
+        return str(displays[0])
     except WaitTimeout:
         return ""
 

@@ -73,10 +73,17 @@ def start_wayland(sb: Host, kind: Kind, base: dict[str, str]) -> SandboxInfo:
     os.chmod(conf, 0o644)
     rfd, wfd = os.pipe()
     sb.daemon(
-        ["dbus-daemon", f"--config-file={conf}", "--nofork", "--nopidfile",
-         f"--print-address={wfd}"],
-        base, log="dbus.log", pass_fds=(wfd,),
-    )  # fmt: skip
+        [
+            "dbus-daemon",
+            f"--config-file={conf}",
+            "--nofork",
+            "--nopidfile",
+            f"--print-address={wfd}",
+        ],
+        base,
+        log="dbus.log",
+        pass_fds=(wfd,),
+    )
     os.close(wfd)
     try:
         session_bus = read_line(rfd, sb.startup_timeout, "the session bus")
@@ -89,11 +96,13 @@ def start_wayland(sb: Host, kind: Kind, base: dict[str, str]) -> SandboxInfo:
     # 2. the accessibility bus, switched on before any app starts
     sb.daemon([find_bus_launcher(), "--launch-immediately"], base, log="a11y.log")
     try:
-        wait_for(lambda: _a11y_answers(base), timeout=sb.startup_timeout,
-                 what="the accessibility bus")  # fmt: skip
+        wait_for(
+            lambda: _a11y_answers(base), timeout=sb.startup_timeout, what="the accessibility bus"
+        )
     except WaitTimeout as exc:
-        raise SandboxError(f"sandbox desktop did not come up: {exc}; "
-                           f"{log_tail(run, 'a11y.log')}") from exc  # fmt: skip
+        raise SandboxError(
+            f"sandbox desktop did not come up: {exc}; {log_tail(run, 'a11y.log')}"
+        ) from exc
     enable_accessibility(base, sb.startup_timeout)
 
     # 3. the compositor (and, for GNOME, PipeWire and WirePlumber)
@@ -117,8 +126,18 @@ def start_wayland(sb: Host, kind: Kind, base: dict[str, str]) -> SandboxInfo:
 
 def _a11y_answers(env: dict[str, str]) -> bool:
     done = subprocess.run(
-        ["dbus-send", "--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus",
-         "org.a11y.Bus.GetAddress"],
-        env=env, capture_output=True, text=True, timeout=5, check=False,
-    )  # fmt: skip
+        [
+            "dbus-send",
+            "--session",
+            "--print-reply",
+            "--dest=org.a11y.Bus",
+            "/org/a11y/bus",
+            "org.a11y.Bus.GetAddress",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=5,
+        check=False,
+    )
     return done.returncode == 0 and "unix:" in done.stdout
