@@ -109,8 +109,13 @@ def persons_goal(ctx: ToolContext, goal: str) -> Iterator[ToolContext]:
     def record(kind: str, data: dict[str, Any]) -> None:
         ctx.emit(Event(kind, data, run_id=run_id))
 
-    ctx.grants.begin(goal, source=ctx.surface, record=record, announce=False,
-                     custom_words=ctx.settings.consequential_words)  # fmt: skip
+    ctx.grants.begin(
+        goal,
+        source=ctx.surface,
+        record=record,
+        announce=False,
+        custom_words=ctx.settings.consequential_words,
+    )
     try:
         yield ctx
     finally:

@@ -156,8 +156,9 @@ async def _black_out(
 def _shows_only(image: Image, window: WindowInfo) -> bool:
     """Whether ``image`` is the capture of an unplaced ``window`` (its own pixels alone)."""
     g = window.geometry
-    return image.screen_rect == g or (image.screen_rect is None and (image.width, image.height)
-                                      == (g.width, g.height))  # fmt: skip
+    return image.screen_rect == g or (
+        image.screen_rect is None and (image.width, image.height) == (g.width, g.height)
+    )
 
 
 def _inferred_rect(image: Image, window: WindowInfo | None, screen: Rect) -> Rect | None:

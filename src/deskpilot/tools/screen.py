@@ -141,9 +141,12 @@ async def read_cells(ctx: ToolContext, window: WindowInfo, table_id: str, cells:
     if root is None:
         raise ToolError(f"@{eid} is not a table whose cells can be read: {'; '.join(problems)}")
     snap = Snapshot(
-        window, root, partial=bool(problems), problems=problems,
+        window,
+        root,
+        partial=bool(problems),
+        problems=problems,
         elapsed_ms=(time.perf_counter() - start) * 1000,
-    )  # fmt: skip
+    )
     rendered = Renderer(window.geometry, budget=ctx.settings.read_budget_chars).render(
         root, header=header(window)
     )

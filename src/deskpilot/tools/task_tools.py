@@ -31,8 +31,9 @@ def begin_task(ctx: ToolContext, goal: str, source: str) -> list[str]:
     def record(kind: str, data: dict[str, Any]) -> None:
         ctx.emit(Event(kind, data, run_id=ctx.run_id))
 
-    grants = ctx.grants.begin(goal, source=source, record=record,
-                              custom_words=ctx.settings.consequential_words)  # fmt: skip
+    grants = ctx.grants.begin(
+        goal, source=source, record=record, custom_words=ctx.settings.consequential_words
+    )
     return [g.describe() for g in grants]
 
 

@@ -248,13 +248,23 @@ class ToolSet:
             return await self._reach(spec, ctx, values)
 
         return Call(
-            tool=spec.name, args=_plain(values), call_id=call_id, risk=spec.risk, reach=reach,
-            scene=Scene(ctx.desktop, record, under), settings=ctx.settings, rules=ctx.rules,
-            approver=ctx.approver, grants=ctx.grants, record=write, surface=ctx.surface,
+            tool=spec.name,
+            args=_plain(values),
+            call_id=call_id,
+            risk=spec.risk,
+            reach=reach,
+            scene=Scene(ctx.desktop, record, under),
+            settings=ctx.settings,
+            rules=ctx.rules,
+            approver=ctx.approver,
+            grants=ctx.grants,
+            record=write,
+            surface=ctx.surface,
             own=own if spec.assess is not None else None,
-            explain=explain if spec.explain is not None else None, covers=spec.covers,
+            explain=explain if spec.explain is not None else None,
+            covers=spec.covers,
             again=again,
-        )  # fmt: skip
+        )
 
     async def _screened(
         self, ctx: ToolContext, reach: Reach, result: ToolResult, target_before: str | None

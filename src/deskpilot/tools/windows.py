@@ -217,13 +217,16 @@ async def open_app(
         window = await ctx.desktop.launch(entry, timeout=60.0)
         note = f"Launched {entry.name}."
         extra = [
-            w for w in await ctx.desktop.list_windows()
+            w
+            for w in await ctx.desktop.list_windows()
             if w.handle not in before and w.handle != window.handle and w.pid == window.pid
-        ]  # fmt: skip
+        ]
         for w in extra:
             active = " and it is active" if w.active else ""
-            note += (f'\nIt also opened "{w.title}" (windowID {w.stable_id}){active}: a startup '
-                     "dialog may need to be closed first.")  # fmt: skip
+            note += (
+                f'\nIt also opened "{w.title}" (windowID {w.stable_id}){active}: a startup '
+                "dialog may need to be closed first."
+            )
     ctx.session.track(window.stable_id)
     text = f"{describe_target(window)}\n{PASS_HINT}\n{note}"
     return ToolResult(
