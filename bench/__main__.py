@@ -121,10 +121,15 @@ def run_all(modules: list[str]) -> list[Outcome]:
 def report(outcomes: list[Outcome], out: IO[str]) -> None:
     width = max(len(o.name) for o in outcomes)
     failed = [o for o in outcomes if not o.ok]
-    print("\nmake bench: " + (
-        f"{len(failed)} of {len(outcomes)} benchmarks failed" if failed
-        else f"all {len(outcomes)} benchmarks ran"
-    ), file=out)  # fmt: skip
+    print(
+        "\nmake bench: "
+        + (
+            f"{len(failed)} of {len(outcomes)} benchmarks failed"
+            if failed
+            else f"all {len(outcomes)} benchmarks ran"
+        ),
+        file=out,
+    )
     for o in outcomes:
         mark = "ok    " if o.ok else "FAILED"
         line = f"  {mark} {o.name:<{width}}  {o.seconds:6.0f} s"
@@ -139,8 +144,13 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m bench", description=(__doc__ or "").split("\n\n")[0]
     )
     parser.add_argument("names", nargs="*", metavar="NAME", help="benchmarks to run (default: all)")
-    parser.add_argument("--skip", action="append", default=[], metavar="NAME",
-                        help="leave this benchmark out (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="leave this benchmark out (repeatable)",
+    )
     parser.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     args = parser.parse_args(argv)
     if args.list:

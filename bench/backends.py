@@ -74,11 +74,17 @@ class Column:
     samples: dict[str, list[float]] = field(default_factory=dict)
 
     def ctx(self, desktop: OpenedDesktop | None = None) -> ToolContext:
-        return ToolContext(desktop=desktop or self.desktop, settings=self.settings,
-                           audit=discard, session=self.session, approver=AllowAll())  # fmt: skip
+        return ToolContext(
+            desktop=desktop or self.desktop,
+            settings=self.settings,
+            audit=discard,
+            session=self.session,
+            approver=AllowAll(),
+        )
 
-    async def call(self, name: str, args: dict[str, Any], ctx: ToolContext | None = None
-                   ) -> ToolResult:  # fmt: skip
+    async def call(
+        self, name: str, args: dict[str, Any], ctx: ToolContext | None = None
+    ) -> ToolResult:
         result = await computer_use_tools().call(name, args, ctx or self.ctx())
         if result.is_error:
             raise RuntimeError(f"{self.name}: {name} failed: {result.text}")
@@ -103,8 +109,9 @@ async def column(name: str, backend: str, kind: str, home: Path) -> AsyncIterato
             sb.spawn([PYTHON, str(PROBE), str(log)], log="probe.out")
 
             async def window() -> WindowInfo | None:
-                return next((w for w in await desktop.list_windows()
-                             if w.title == "GTK 4 probe"), None)  # fmt: skip
+                return next(
+                    (w for w in await desktop.list_windows() if w.title == "GTK 4 probe"), None
+                )
 
             found = await async_wait_for(window, timeout=60, what=f"the probe on {name}")
             await desktop.wait_tree_ready(found, 60)
@@ -128,8 +135,9 @@ async def cold_read(col: Column) -> float:
     fresh = await registry.open_resolved(col.settings)
     try:
         wid = col.window.stable_id
-        return await timed(lambda: _ok(col.call("read_screen_ax", {"windowID": wid},
-                                                col.ctx(fresh))))  # fmt: skip
+        return await timed(
+            lambda: _ok(col.call("read_screen_ax", {"windowID": wid}, col.ctx(fresh)))
+        )
     finally:
         await fresh.close()
 
@@ -144,27 +152,39 @@ async def click(col: Column) -> float:
     before = col.lines().count(f"greeted {_entry(col)}")
 
     async def op() -> None:
-        await col.call("perform", {"windowID": col.window.stable_id, "action": "click",
-                                   "elementID": col.ids["Greet"]})  # fmt: skip
-        await async_wait_for(lambda: _at_least(col, f"greeted {_entry(col)}", before + 1),
-                             timeout=10, what="the click in the log")  # fmt: skip
+        await col.call(
+            "perform",
+            {"windowID": col.window.stable_id, "action": "click", "elementID": col.ids["Greet"]},
+        )
+        await async_wait_for(
+            lambda: _at_least(col, f"greeted {_entry(col)}", before + 1),
+            timeout=10,
+            what="the click in the log",
+        )
 
     return await timed(op)
 
 
 async def typing(col: Column) -> float:
     wid = col.window.stable_id
-    await col.call("perform_sequence", {"windowID": wid, "steps": [
-        {"action": "click", "elementID": col.ids["Name"]},
-        {"action": "shortcut", "shortcut": "ctrl+a"},
-        {"action": "shortcut", "shortcut": "backspace"},
-    ]})  # fmt: skip
+    await col.call(
+        "perform_sequence",
+        {
+            "windowID": wid,
+            "steps": [
+                {"action": "click", "elementID": col.ids["Name"]},
+                {"action": "shortcut", "shortcut": "ctrl+a"},
+                {"action": "shortcut", "shortcut": "backspace"},
+            ],
+        },
+    )
     await async_wait_for(lambda: _empty(col), timeout=10, what="the field emptied")
 
     async def op() -> None:
         await col.call("perform", {"windowID": wid, "action": "type", "text": TEXT})
-        await async_wait_for(lambda: _last(col, f"name={TEXT}"), timeout=10,
-                             what="the typed text in the log")  # fmt: skip
+        await async_wait_for(
+            lambda: _last(col, f"name={TEXT}"), timeout=10, what="the typed text in the log"
+        )
 
     return await timed(op)
 
@@ -197,9 +217,12 @@ def _entry(col: Column) -> str:
 
 
 MEASURES: dict[str, Callable[[Column], Awaitable[float]]] = {
-    "cold read": cold_read, "warm read": warm_read, "click": click, "typing": typing,
+    "cold read": cold_read,
+    "warm read": warm_read,
+    "click": click,
+    "typing": typing,
     "screenshot": screenshot,
-}  # fmt: skip
+}
 
 
 async def run(rounds: int) -> dict[str, Any]:
@@ -215,15 +238,24 @@ async def run(rounds: int) -> dict[str, Any]:
                     for col in cols if i % 2 == 0 else list(reversed(cols)):
                         col.samples.setdefault(op, []).append(await measure(col))
             return {
-                "meta": {"rounds": rounds, "cpus": os.cpu_count(), "load": os.getloadavg(),
-                         "not_built": missing, "app": "tests/fixtures/apps/gtk4_probe.py"},
+                "meta": {
+                    "rounds": rounds,
+                    "cpus": os.cpu_count(),
+                    "load": os.getloadavg(),
+                    "not_built": missing,
+                    "app": "tests/fixtures/apps/gtk4_probe.py",
+                },
                 "backends": {
-                    c.name: {op: {"median_ms": round(statistics.median(s), 1),
-                                  "samples_ms": [round(v, 1) for v in s]}
-                             for op, s in c.samples.items()}
+                    c.name: {
+                        op: {
+                            "median_ms": round(statistics.median(s), 1),
+                            "samples_ms": [round(v, 1) for v in s],
+                        }
+                        for op, s in c.samples.items()
+                    }
                     for c in cols
                 },
-            }  # fmt: skip
+            }
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

@@ -132,8 +132,9 @@ async def measure_deskpilot(ctx: ToolContext, app: Launched, reads: int) -> dict
 async def measure_walk(
     env: dict[str, str], app: Launched, frame: str, osworld: bool, timeout: float
 ) -> dict[str, Any]:
-    argv = [SYSTEM_PYTHON, str(WALKER), "--pid", str(app.window.pid), "--title",
-            app.window.title, "--path", frame, "--runs", "1"]  # fmt: skip
+    window = app.window
+    argv = [SYSTEM_PYTHON, str(WALKER), "--pid", str(window.pid), "--title", window.title]
+    argv += ["--path", frame, "--runs", "1"]
     if osworld:
         argv.append("--osworld")
     start = time.perf_counter()
@@ -228,15 +229,21 @@ def print_table(console: Console, results: dict[str, Any]) -> None:
             when = f"failed: {r.get('error', '')[:60]}"
         else:
             when = f"{r['ms']:.1f} ms"
-        what = (
-            f"{r['chars']} chars, {r['cells']} cells" if name == "deskpilot"
-            else f"{r['nodes']} nodes, {r['cells']} cells" if "nodes" in r
-            else "—"
-        )  # fmt: skip
+        if name == "deskpilot":
+            what = f"{r['chars']} chars, {r['cells']} cells"
+        elif "nodes" in r:
+            what = f"{r['nodes']} nodes, {r['cells']} cells"
+        else:
+            what = "—"
         table.add_row(
-            name, when, str(r.get("rss_before_mb")), str(r.get("rss_after_mb")),
-            str(r.get("peak_rss_mb", "—")), "yes" if r["answers_after"] else "NO", what,
-        )  # fmt: skip
+            name,
+            when,
+            str(r.get("rss_before_mb")),
+            str(r.get("rss_after_mb")),
+            str(r.get("peak_rss_mb", "—")),
+            "yes" if r["answers_after"] else "NO",
+            what,
+        )
     console.print(table)
     console.print(
         "deskpilot: median of the reads after the first (read_window, as read_screen_ax). "

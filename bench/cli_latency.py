@@ -75,8 +75,13 @@ def byte_compile() -> None:
 
 def slowest_imports(argv: list[str], env: dict[str, str], top: int = 8) -> list[tuple[str, int]]:
     """The modules with the largest cumulative import time (µs) in one run of ``argv``."""
-    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], env=env,
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    done = subprocess.run(
+        [argv[0], "-X", "importtime", *argv[1:]],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     rows = []
     for line in done.stderr.splitlines():
         parts = line.split("|")
@@ -104,9 +109,12 @@ def main(argv: list[str] | None = None) -> int:
         for name, cmd, target in CASES:
             cpu: list[float] = []
             times = [run_once(cmd, env, cpu) for _ in range(args.runs)]
-            results[name] = {"median_ms": round(statistics.median(times), 1),
-                             "min_ms": round(min(times), 1), "target_ms": target,
-                             "cpu_median_ms": round(statistics.median(cpu), 1)}  # fmt: skip
+            results[name] = {
+                "median_ms": round(statistics.median(times), 1),
+                "min_ms": round(min(times), 1),
+                "target_ms": target,
+                "cpu_median_ms": round(statistics.median(cpu), 1),
+            }
             if args.imports and name != "python -c pass":
                 results[name]["slowest_imports_us"] = slowest_imports(cmd, env)
     base = results["python -c pass"]["median_ms"]
@@ -116,9 +124,15 @@ def main(argv: list[str] | None = None) -> int:
     for name, r in results.items():
         target = r["target_ms"]
         mark = "" if target is None else ("✓" if r["median_ms"] <= target else "✗")
-        table.add_row(name, f"{r['median_ms']:.0f}", f"{r['min_ms']:.0f}",
-                      f"{r['cpu_median_ms']:.0f}", f"{r['median_ms'] / base:.1f}",
-                      "" if target is None else f"≤{target:.0f}", mark)  # fmt: skip
+        table.add_row(
+            name,
+            f"{r['median_ms']:.0f}",
+            f"{r['min_ms']:.0f}",
+            f"{r['cpu_median_ms']:.0f}",
+            f"{r['median_ms'] / base:.1f}",
+            "" if target is None else f"≤{target:.0f}",
+            mark,
+        )
     console.print(table)
     if args.imports:
         for name, r in results.items():

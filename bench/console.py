@@ -279,9 +279,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 )
                 probe_env = {**os.environ, "DISPLAY": ready["display"]}
                 proc = subprocess.Popen(
-                    [sys.executable, "-m", "bench.console_probe"], env=probe_env,
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                )  # fmt: skip
+                    [sys.executable, "-m", "bench.console_probe"],
+                    env=probe_env,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
                 assert proc.stdout is not None
                 probe = Probe(proc, proc.stdout.readline().strip())
                 probes.append(probe)
@@ -346,9 +349,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for i in range(args.cards):
                 what = f"confirmation card {i + 1} of {args.cards}"
                 await page_wait(
-                    watched, "() => !!document.querySelector('.confirm')", None, what, 60.0,
-                    console, session0,
-                )  # fmt: skip
+                    watched,
+                    "() => !!document.querySelector('.confirm')",
+                    None,
+                    what,
+                    60.0,
+                    console,
+                    session0,
+                )
                 node = await watched.query_selector(".confirm")
                 assert node is not None
                 shown, asked = await node.evaluate(

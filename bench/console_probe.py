@@ -50,9 +50,17 @@ def main() -> None:
     d = display.Display()
     screen = d.screen()
     win = screen.root.create_window(
-        20, 20, WIDTH, HEIGHT, 0, screen.root_depth, X.InputOutput, X.CopyFromParent,
-        background_pixel=screen.white_pixel, event_mask=X.ExposureMask,
-    )  # fmt: skip
+        20,
+        20,
+        WIDTH,
+        HEIGHT,
+        0,
+        screen.root_depth,
+        X.InputOutput,
+        X.CopyFromParent,
+        background_pixel=screen.white_pixel,
+        event_mask=X.ExposureMask,
+    )
     win.set_wm_name("probe")
     win.set_wm_class("probe", "DeskpilotProbe")
     win.change_property(d.intern_atom("_NET_WM_PID"), Xatom.CARDINAL, 32, [os.getpid()])

@@ -129,13 +129,24 @@ def main(argv: list[str] | None = None) -> None:
         base = noop.get(task, {}).get("s") or None
         ratio = round(o["s"] / base, 2) if base and o["s"] else None
         entry = {"oracle": o, "noop": noop.get(task), "oracle_over_noop": ratio}
-        cells = [task, f"{o['s']:.2f}", f"{base:.2f}" if base else "–", f"{ratio or '–'}",
-                 f"{o['agent_s']:.2f}", f"{o['tool_calls']:g}", f"{o['steps']:g}"]  # fmt: skip
+        cells = [
+            task,
+            f"{o['s']:.2f}",
+            f"{base:.2f}" if base else "–",
+            f"{ratio or '–'}",
+            f"{o['agent_s']:.2f}",
+            f"{o['tool_calls']:g}",
+            f"{o['steps']:g}",
+        ]
         if model:
             m = model.get(task, {})
             entry["model"] = m
-            cells += [f"{m.get('s', 0):.1f}", f"{m.get('passed', 0)}/{m.get('trials', 0)}",
-                      f"{m.get('tokens_in', 0):g}", f"{m.get('tokens_out', 0):g}"]  # fmt: skip
+            cells += [
+                f"{m.get('s', 0):.1f}",
+                f"{m.get('passed', 0)}/{m.get('trials', 0)}",
+                f"{m.get('tokens_in', 0):g}",
+                f"{m.get('tokens_out', 0):g}",
+            ]
         report["tasks"][task] = entry
         table.add_row(*cells)
     totals = {

@@ -173,20 +173,28 @@ def calc_fods(rows: int = 200) -> str:
 
     def cell(value: str | float) -> str:
         if isinstance(value, float):
-            return (f'<table:table-cell office:value-type="float" office:value="{value}">'
-                    f"<text:p>{value}</text:p></table:table-cell>")  # fmt: skip
-        return (f'<table:table-cell office:value-type="string"><text:p>{html.escape(value)}'
-                "</text:p></table:table-cell>")  # fmt: skip
+            return (
+                f'<table:table-cell office:value-type="float" office:value="{value}">'
+                f"<text:p>{value}</text:p></table:table-cell>"
+            )
+        return (
+            f'<table:table-cell office:value-type="string"><text:p>{html.escape(value)}'
+            "</text:p></table:table-cell>"
+        )
 
-    body = ["<table:table-row>" + "".join(cell(h) for h in
-            ("Item", "Quantity", "Price", "Ordered", "Note")) + "</table:table-row>"]  # fmt: skip
+    body = [
+        "<table:table-row>"
+        + "".join(cell(h) for h in ("Item", "Quantity", "Price", "Ordered", "Note"))
+        + "</table:table-row>"
+    ]
     for i in range(1, rows + 1):
         values: list[str | float] = [
-            f"{rng.choice(WORDS).capitalize()} {i}", float(rng.randint(1, 50)),
+            f"{rng.choice(WORDS).capitalize()} {i}",
+            float(rng.randint(1, 50)),
             round(rng.uniform(1, 100), 2),
             f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
             rng.choice(WORDS),
-        ]  # fmt: skip
+        ]
         body.append("<table:table-row>" + "".join(cell(v) for v in values) + "</table:table-row>")
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -204,9 +212,11 @@ def write_all(force: bool = False) -> list[Path]:
     """Write the fixtures that are missing (all of them with ``force``); return their paths."""
     FIXTURES.mkdir(parents=True, exist_ok=True)
     made = {
-        TEXT_FILE: text_200_lines, PAGE_FILE: page_html, WRITER_FILE: writer_fodt,
+        TEXT_FILE: text_200_lines,
+        PAGE_FILE: page_html,
+        WRITER_FILE: writer_fodt,
         CALC_FILE: calc_fods,
-    }  # fmt: skip
+    }
     for path, make in made.items():
         if force or not path.exists():
             path.write_text(make())

@@ -106,8 +106,9 @@ def screen_bounds(node: Mapping[str, Any], shift: tuple[int, int]) -> Bounds | N
     return (ext[0] + shift[0], ext[1] + shift[1], ext[2], ext[3])
 
 
-def is_widget(node: Mapping[str, Any], *, visible_only: bool, bounds: Bounds | None,
-              screen: Rect) -> bool:  # fmt: skip
+def is_widget(
+    node: Mapping[str, Any], *, visible_only: bool, bounds: Bounds | None, screen: Rect
+) -> bool:
     states = node["states"]
     if osworld.tag_of(node["role"]) not in WIDGET_ROLES and "editable" not in states:
         return False

@@ -97,13 +97,24 @@ def print_table(console: Console, results: Mapping[str, Any], meta: Mapping[str,
         caption_justify="left",
     )
     columns = [
-        ("app", "left"), ("nodes", "right"), ("cold\nms", "right"), ("warm\nms", "right"),
-        ("baseline\nms", "right"), ("speedup\ncold", "right"), ("speedup\nwarm", "right"),
-        ("chars", "right"), ("baseline\nchars", "right"), ("widgets", "right"),
-        ("covered", "right"), ("baseline\ncovered", "right"), ("coverage", "right"),
-        ("baseline\ncoverage", "right"), ("chars/\nwidget", "right"),
-        ("baseline\nchars/\nwidget", "right"), ("size\nratio", "right"),
-    ]  # fmt: skip
+        ("app", "left"),
+        ("nodes", "right"),
+        ("cold\nms", "right"),
+        ("warm\nms", "right"),
+        ("baseline\nms", "right"),
+        ("speedup\ncold", "right"),
+        ("speedup\nwarm", "right"),
+        ("chars", "right"),
+        ("baseline\nchars", "right"),
+        ("widgets", "right"),
+        ("covered", "right"),
+        ("baseline\ncovered", "right"),
+        ("coverage", "right"),
+        ("baseline\ncoverage", "right"),
+        ("chars/\nwidget", "right"),
+        ("baseline\nchars/\nwidget", "right"),
+        ("size\nratio", "right"),
+    ]
     for title, justify in columns:
         table.add_column(title, justify=justify)  # type: ignore[arg-type]
     met = total = 0
