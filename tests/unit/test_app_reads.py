@@ -190,12 +190,23 @@ def test_a_gtk4_list_row_around_its_tree_expander_reads_once_as_the_row() -> Non
     the row's: acting on the expander by its action selected nothing."""
     expander_actions = ("listitem.toggle-expand", "listitem.collapse", "listitem.expand")
     rows = [
-        node("list-item", "",
-             node("panel", title, node("label", title, actions=()), states=FOCUSABLE,
-                  actions=expander_actions, at=(10, 40 + 36 * i, 190, 36)),
-             states=FOCUSABLE, actions=(), at=(10, 40 + 36 * i, 197, 36))
+        node(
+            "list-item",
+            "",
+            node(
+                "panel",
+                title,
+                node("label", title, actions=()),
+                states=FOCUSABLE,
+                actions=expander_actions,
+                at=(10, 40 + 36 * i, 190, 36),
+            ),
+            states=FOCUSABLE,
+            actions=(),
+            at=(10, 40 + 36 * i, 197, 36),
+        )
         for i, title in enumerate(["GTK Demo", "Application Class"])
-    ]  # fmt: skip
+    ]
     rendered = Renderer(AREA, 10000).render(window(node("list", "Demo list", *rows)))
     lines = [ln.strip() for ln in rendered.text.splitlines()]
     line = next(ln for ln in lines if "Application Class" in ln)
@@ -210,11 +221,14 @@ def test_a_toolbars_separators_are_no_controls_but_a_splitter_is() -> None:
     splitter (ARIA's focusable separator): a control, with its ID."""
     splitter = node("separator", "", states=FOCUSABLE, at=(300, 10, 4, 400))
     splitter.value = "40"
-    bar = node("tool-bar", "Standard",
-               node("push-button", "New", at=(10, 10, 20, 20)),
-               node("separator", "", states=FOCUSABLE, at=(32, 10, 4, 20)),
-               node("push-button", "Open", at=(40, 10, 20, 20)),
-               at=(0, 10, 200, 20))  # fmt: skip
+    bar = node(
+        "tool-bar",
+        "Standard",
+        node("push-button", "New", at=(10, 10, 20, 20)),
+        node("separator", "", states=FOCUSABLE, at=(32, 10, 4, 20)),
+        node("push-button", "Open", at=(40, 10, 20, 20)),
+        at=(0, 10, 200, 20),
+    )
     rendered = Renderer(AREA, 10000).render(window(bar, splitter))
     lines = [ln.strip() for ln in rendered.text.splitlines()]
     assert not any(ln.startswith("separator @") for ln in lines), rendered.text
@@ -234,10 +248,15 @@ def test_a_named_toolbar_around_one_nameless_button_reads_as_that_button() -> No
         toggle = node("toggle-button", "", states=FOCUSABLE, actions=("click",), at=(x, 10, 20, 20))
         return node("tool-bar", name, toggle, states=FOCUSABLE, actions=(), at=(x, 10, 22, 22))
 
-    find = node("tool-bar", "Find",
-                node("push-button", "", states=FOCUSABLE, at=(300, 10, 20, 20)),
-                node("label", "Search", at=(330, 10, 40, 20)),
-                states=FOCUSABLE, actions=(), at=(300, 10, 100, 22))  # fmt: skip
+    find = node(
+        "tool-bar",
+        "Find",
+        node("push-button", "", states=FOCUSABLE, at=(300, 10, 20, 20)),
+        node("label", "Search", at=(330, 10, 40, 20)),
+        states=FOCUSABLE,
+        actions=(),
+        at=(300, 10, 100, 22),
+    )
     rendered = Renderer(AREA, 10000).render(window(deck("Styles", 900), deck("Gallery", 930), find))
     lines = [ln.strip() for ln in rendered.text.splitlines()]
     styles = next(ln for ln in lines if "Styles" in ln)

@@ -33,8 +33,7 @@ async def test_an_unplaced_windows_capture_is_whole_and_the_screen_withheld(
     desktop = FakeDesktop()
     calc = desktop.add_window(CALC)
     desktop.add_window(VAULT)  # over the calculator, were places known
-    ctx = ToolContext(desktop=desktop, settings=settings, approver=AllowAll(),
-                      audit=lambda e: None)  # fmt: skip
+    ctx = ToolContext(desktop=desktop, settings=settings, approver=AllowAll(), audit=lambda e: None)
     ex = NativeExecutor(ToolSet(), ctx)
     placed_shot = await ex.run([Screenshot()], window=calc.stable_id, screenshot=False)
     image = placed_shot.steps[0].result.images[0]

@@ -21,8 +21,7 @@ CALC, EDITOR, _VAULT = FAKE_APPS
 
 
 def executor(settings: Settings, desktop: FakeDesktop) -> NativeExecutor:
-    ctx = ToolContext(desktop=desktop, settings=settings, approver=AllowAll(),
-                      audit=lambda e: None)  # fmt: skip
+    ctx = ToolContext(desktop=desktop, settings=settings, approver=AllowAll(), audit=lambda e: None)
     return NativeExecutor(ToolSet(), ctx)
 
 
@@ -65,8 +64,7 @@ async def test_a_press_on_an_inactive_unplaced_window_is_judged_by_that_windows_
     send = next(n.bounds for n in snap.nodes() if n.name == "Send" and n.bounds is not None)
     g = editor.geometry
     assert calc.geometry.contains(*send.center)  # window_at would have answered the calculator
-    ctx = ToolContext(desktop=desktop, settings=settings, approver=DenyAll(),
-                      audit=lambda e: None)  # fmt: skip
+    ctx = ToolContext(desktop=desktop, settings=settings, approver=DenyAll(), audit=lambda e: None)
     ex = NativeExecutor(ToolSet(), ctx)
     x, y = send.center[0] - g.x, send.center[1] - g.y
     outcome = await ex.run([Click(x=x, y=y)], window=editor.stable_id, screenshot=False)

@@ -7,8 +7,9 @@ from deskpilot.desktop.base import Node, Rect
 
 
 def node(role: str, bounds: Rect | None, *children: Node) -> Node:
-    return Node(key=("bus", f"/{role}/{id(children)}"), role=role, bounds=bounds,
-                children=list(children))  # fmt: skip
+    return Node(
+        key=("bus", f"/{role}/{id(children)}"), role=role, bounds=bounds, children=list(children)
+    )
 
 
 def menu_tree() -> tuple[Node, Node, Node]:

@@ -14,8 +14,14 @@ OFF = -2147483648
 
 
 def node(role: str, bounds: Rect, states: frozenset[str], *kids: Node, name: str = "") -> Node:
-    return Node(key=("b", f"/{role}{name}{bounds}"), role=role, name=name, states=states,
-                bounds=bounds, children=list(kids))  # fmt: skip
+    return Node(
+        key=("b", f"/{role}{name}{bounds}"),
+        role=role,
+        name=name,
+        states=states,
+        bounds=bounds,
+        children=list(kids),
+    )
 
 
 def player(fold: Rect, content_states: frozenset[str] = HIDDEN) -> tuple[Node, Node]:

@@ -117,12 +117,15 @@ async def test_a_live_read_of_a_window_leaves_its_closed_menus_unread() -> None:
 async def test_an_app_that_sets_showing_only_on_frames_reads_what_is_visible() -> None:
     """GTK 4.8 sets SHOWING on its frames only: below them VISIBLE says what shows."""
     visible = {"visible", "enabled"}
-    app = InMemoryApp({
-        ROOT_PATH: Obj("application", "app", set(), ["/frame"]),
-        "/frame": Obj("frame", "Demo", {"visible", "showing", "active"}, ["/box"], ROOT_PATH),
-        "/box": Obj("panel", "", set(visible), ["/ok"], "/frame"),
-        "/ok": Obj("push-button", "OK", set(visible), [], "/box"),
-    }, cached=set())  # fmt: skip
+    app = InMemoryApp(
+        {
+            ROOT_PATH: Obj("application", "app", set(), ["/frame"]),
+            "/frame": Obj("frame", "Demo", {"visible", "showing", "active"}, ["/box"], ROOT_PATH),
+            "/box": Obj("panel", "", set(visible), ["/ok"], "/frame"),
+            "/ok": Obj("push-button", "OK", set(visible), [], "/box"),
+        },
+        cached=set(),
+    )
     reader = TreeReader(AtspiBus(app))  # type: ignore[arg-type]
     tree = await reader.read_app(APP, frame="/frame", lazy_hidden=True)
     assert not tree.uses_showing
