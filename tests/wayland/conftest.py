@@ -49,8 +49,9 @@ async def _app_frames(session_bus: str) -> dict[int, list[str]]:
                 for _b, child in kids[0]:
                     role = await bus.call(name, str(child), "Accessible", "GetRoleName")
                     if role[0] in ("frame", "window", "dialog", "alert", "file chooser"):
-                        titles.append(str(await bus.get_property(name, str(child), "Accessible",
-                                                                 "Name")))  # fmt: skip
+                        titles.append(
+                            str(await bus.get_property(name, str(child), "Accessible", "Name"))
+                        )
                 out[pid] = titles
             except (AtspiTimeout, AtspiCallError):
                 continue  # busy or leaving: not there yet
@@ -90,8 +91,9 @@ async def _find(
                     got_role = await bus.call(app, str(child), "Accessible", "GetRoleName")
                     got_name = await bus.get_property(app, str(child), "Accessible", "Name")
                     if got_role[0] == role and got_name == name:
-                        ext = await bus.call(app, str(child), "Component", "GetExtents", "u",
-                                             [coords])  # fmt: skip
+                        ext = await bus.call(
+                            app, str(child), "Component", "GetExtents", "u", [coords]
+                        )
                         x, y, w, h = (int(v) for v in ext[0])
                         return x, y, w, h
         raise LookupError(f"no {role} {name!r} in app {pid}")
@@ -194,8 +196,7 @@ async def _texts(session_bus: str, pid: int) -> list[str]:
                     role = await bus.call(app, str(child), "Accessible", "GetRoleName")
                     if role[0] in ("text", "entry", "editbar"):
                         with contextlib.suppress(AtspiCallError):
-                            got = await bus.call(app, str(child), "Text", "GetText", "ii",
-                                                 [0, -1])  # fmt: skip
+                            got = await bus.call(app, str(child), "Text", "GetText", "ii", [0, -1])
                             out.append(str(got[0]))
         return out
     finally:

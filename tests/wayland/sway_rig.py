@@ -61,9 +61,12 @@ class SwayRig:
 
     def ctx(self) -> ToolContext:
         return ToolContext(
-            desktop=self.desktop, settings=self.settings, audit=discard, session=self.session,
+            desktop=self.desktop,
+            settings=self.settings,
+            audit=discard,
+            session=self.session,
             approver=AllowAll(),
-        )  # fmt: skip
+        )
 
     async def call(
         self, name: str, args: dict[str, Any] | None = None, ctx: ToolContext | None = None

@@ -85,16 +85,23 @@ def test_an_eval_trial_with_window_checks_runs_on_a_gnome_sandbox(tmp_path: Path
     env.update({"DESKPILOT_HOME": str(tmp_path), "DESKPILOT_BACKEND": "gnome"})
     for k in ("DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK"):
         env.pop(k, None)
+    argv = [sys.executable, "-m", "deskpilot", "eval", "run", str(suite), "--policy", "oracle"]
+    argv += ["--trials", "1", "--isolation", "none", "--json"]
     done = subprocess.run(
-        [sys.executable, "-m", "deskpilot", "eval", "run", str(suite), "--policy", "oracle",
-         "--trials", "1", "--isolation", "none", "--json"],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+        argv,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads(done.stdout)
     assert summary["overall"]["passed"] == 1, done.stderr
-    result = json.loads(next(Path(tmp_path, summary["run"]).glob("trials/*/*/result.json"))
-                        .read_text())  # fmt: skip
+    result = json.loads(
+        next(Path(tmp_path, summary["run"]).glob("trials/*/*/result.json")).read_text()
+    )
     assert result["sandbox"] == "gnome" and result["status"] == "passed", result
     output, kept, gone = result["checks"]
     assert output["detail"] == "dialog exited with 0 and printed 'Ada'"
@@ -132,36 +139,49 @@ def test_the_console_preview_patches_what_was_drawn(gnome_box: Sandbox) -> None:
     bus = sb.info.session_bus
     entry = sb.spawn(["zenity", "--entry", "--title=Drawn", "--text=type here"])
     wait_for(lambda: frames_by_pid(bus).get(entry.pid), timeout=30, what="the entry")
-    handle = wait_for(lambda: asyncio.run(_handle_of(bus, "Drawn")), timeout=20,
-                      what="the entry's frame")  # fmt: skip
+    handle = wait_for(
+        lambda: asyncio.run(_handle_of(bus, "Drawn")), timeout=20, what="the entry's frame"
+    )
     frames: list[Frame] = []
     seen: list[Seen] = []
-    capturer = Capturer("s1", sb.info.display, "root", lambda: handle, frames.append,
-                        seen.append, backend="gnome")  # fmt: skip
+    capturer = Capturer(
+        "s1", sb.info.display, "root", lambda: handle, frames.append, seen.append, backend="gnome"
+    )
     capturer.start()
     try:
         capturer.want(full=True, thumbs=False)
-        key = wait_for(lambda: next((f for f in frames if f.kind == "key"), None),
-                       timeout=20, what="a keyframe")  # fmt: skip
+        key = wait_for(
+            lambda: next((f for f in frames if f.kind == "key"), None),
+            timeout=20,
+            what="a keyframe",
+        )
         # a Wayland window has no place on the monitor: its preview is the whole screen
         assert (key.width, key.height, key.left, key.top) == (1024, 768, 0, 0)
         shown = Image.open(io.BytesIO(key.jpeg)).convert("L")
         before = len(frames)
         asyncio.run(_type(bus, "drawn text"))
-        wait_for(lambda: "drawn text" in texts_of(bus, entry.pid), timeout=20,
-                 what="the typed text in the entry")  # fmt: skip
+        wait_for(
+            lambda: "drawn text" in texts_of(bus, entry.pid),
+            timeout=20,
+            what="the typed text in the entry",
+        )
 
         def changed(frame: Frame) -> int:
             image = Image.open(io.BytesIO(frame.jpeg)).convert("L")
             under = shown.crop((frame.x, frame.y, frame.x + frame.w, frame.y + frame.h))
-            return ImageChops.difference(image, under).point(lambda v: 255 if v > 96 else 0) \
-                .histogram()[255]  # fmt: skip
+            return (
+                ImageChops.difference(image, under)
+                .point(lambda v: 255 if v > 96 else 0)
+                .histogram()[255]
+            )
 
         patch = wait_for(
-            lambda: next((f for f in frames[before:] if f.kind == "patch" and changed(f) > 50),
-                         None),
-            timeout=20, what="a patch showing the typed text",
-        )  # fmt: skip
+            lambda: next(
+                (f for f in frames[before:] if f.kind == "patch" and changed(f) > 50), None
+            ),
+            timeout=20,
+            what="a patch showing the typed text",
+        )
         # the box that differs from the frame shown before, not the whole screen again
         assert patch.w * patch.h < 1024 * 768 // 4, (patch.x, patch.y, patch.w, patch.h)
         assert any(s.title == "Drawn" for s in seen), seen
@@ -184,19 +204,33 @@ def test_the_console_preview_shows_an_x11_window_at_its_place(gnome_box: Sandbox
     sb = gnome_box
     assert sb.info is not None
     bus = sb.info.session_bus
-    app = sb.spawn(["zenity", "--info", "--title=X11 here", "--text=on Xwayland"],
-                   env={"GDK_BACKEND": "x11"})  # fmt: skip
+    app = sb.spawn(
+        ["zenity", "--info", "--title=X11 here", "--text=on Xwayland"], env={"GDK_BACKEND": "x11"}
+    )
     try:
-        frame = wait_for(lambda: _placed(asyncio.run(_frame_of(bus, "X11 here"))), timeout=30,
-                         what="the X11 window's frame with its place")  # fmt: skip
+        frame = wait_for(
+            lambda: _placed(asyncio.run(_frame_of(bus, "X11 here"))),
+            timeout=30,
+            what="the X11 window's frame with its place",
+        )
         shown: list[Shown] = []
-        capturer = Capturer("s2", sb.info.display, "root", lambda: frame.handle, shown.append,
-                            lambda _seen: None, backend="gnome")  # fmt: skip
+        capturer = Capturer(
+            "s2",
+            sb.info.display,
+            "root",
+            lambda: frame.handle,
+            shown.append,
+            lambda _seen: None,
+            backend="gnome",
+        )
         capturer.start()
         try:
             capturer.want(full=True, thumbs=False)
-            key = wait_for(lambda: next((f for f in shown if f.kind == "key"), None),
-                           timeout=20, what="a keyframe")  # fmt: skip
+            key = wait_for(
+                lambda: next((f for f in shown if f.kind == "key"), None),
+                timeout=20,
+                what="a keyframe",
+            )
             assert (key.left, key.top) == frame.place and (key.width, key.height) == frame.size
             image = Image.open(io.BytesIO(key.jpeg)).convert("L")
             assert image.size == frame.size

@@ -62,15 +62,20 @@ def test_click_in_a_window_stream_uses_window_coordinates(gnome: Sandbox) -> Non
     proc = gnome.spawn(["zenity", "--question", "--text=click yes"])
     _mapped(gnome, proc.pid)
     bus = gnome.info.session_bus
-    x, y, w, h = wait_for(lambda: _try(lambda: window_extents(bus, proc.pid, "push button", "Yes")),
-                          timeout=20, what="the Yes button")  # fmt: skip
+    x, y, w, h = wait_for(
+        lambda: _try(lambda: window_extents(bus, proc.pid, "push button", "Yes")),
+        timeout=20,
+        what="the Yes button",
+    )
 
     async def go() -> Image.Image:
         session = await focused_window_stream(bus)
         try:
             assert session.stream is not None
-            frames = FrameReader(session.stream.node_id, session.stream.size,
-                                 runtime_dir=gnome.info.runtime_dir)  # type: ignore[union-attr]  # fmt: skip
+            runtime_dir = gnome.info.runtime_dir  # type: ignore[union-attr]
+            frames = FrameReader(
+                session.stream.node_id, session.stream.size, runtime_dir=runtime_dir
+            )
             try:
                 shot = frames.frame(timeout=20)
             finally:
@@ -107,8 +112,10 @@ def test_monitor_frames(gnome: Sandbox) -> None:
         session = await MutterSession.start(gnome.info.session_bus)  # type: ignore[union-attr]
         try:
             assert session.stream is not None and session.stream.size == (1024, 768)
-            frames = FrameReader(session.stream.node_id, session.stream.size,
-                                 runtime_dir=gnome.info.runtime_dir)  # type: ignore[union-attr]  # fmt: skip
+            runtime_dir = gnome.info.runtime_dir  # type: ignore[union-attr]
+            frames = FrameReader(
+                session.stream.node_id, session.stream.size, runtime_dir=runtime_dir
+            )
             try:
                 return frames.frame(timeout=20)
             finally:

@@ -61,11 +61,17 @@ def session() -> Iterator[tuple[Sandbox, int]]:
         sb.spawn([STORE, "--replace"], log="permission-store.log")
         gnome = sb.spawn([PORTAL_GNOME, "--replace"], log="portal-gnome.log")
         # the portal picks its backends when it starts: the GNOME one must be there first
-        wait_for(lambda: _has_name(sb, "org.freedesktop.impl.portal.desktop.gnome"),
-                 timeout=30, what="the GNOME portal backend")  # fmt: skip
+        wait_for(
+            lambda: _has_name(sb, "org.freedesktop.impl.portal.desktop.gnome"),
+            timeout=30,
+            what="the GNOME portal backend",
+        )
         sb.spawn([PORTAL, "--replace"], log="portal.log")
-        wait_for(lambda: _has_name(sb, "org.freedesktop.portal.Desktop"), timeout=30,
-                 what="the desktop portal")  # fmt: skip
+        wait_for(
+            lambda: _has_name(sb, "org.freedesktop.portal.Desktop"),
+            timeout=30,
+            what="the desktop portal",
+        )
         yield sb, gnome.pid
 
 
@@ -76,11 +82,15 @@ def _has_name(sb: Sandbox, name: str) -> bool:
     return has({"DBUS_SESSION_BUS_ADDRESS": sb.info.session_bus, "PATH": "/usr/bin:/bin"}, name)
 
 
-def _run(sb: Sandbox, gnome_pid: int, token: Path, *extra: str, answer: str | None,
-         log: str) -> dict[str, object]:  # fmt: skip
+def _run(
+    sb: Sandbox, gnome_pid: int, token: Path, *extra: str, answer: str | None, log: str
+) -> dict[str, object]:
     assert sb.info is not None
-    proc = sb.spawn([sys.executable, "-m", "tests.wayland.portal_client", str(token), *extra],
-                    cwd=str(ROOT), log=log)  # fmt: skip
+    proc = sb.spawn(
+        [sys.executable, "-m", "tests.wayland.portal_client", str(token), *extra],
+        cwd=str(ROOT),
+        log=log,
+    )
     if answer is not None:
         _answer(sb, gnome_pid, proc, answer, log)
     code = proc.wait(timeout=90)
@@ -92,21 +102,27 @@ def _run(sb: Sandbox, gnome_pid: int, token: Path, *extra: str, answer: str | No
     return result
 
 
-def _answer(sb: Sandbox, gnome_pid: int, proc: subprocess.Popen[bytes], answer: str,
-            log: str) -> None:  # fmt: skip
+def _answer(
+    sb: Sandbox, gnome_pid: int, proc: subprocess.Popen[bytes], answer: str, log: str
+) -> None:
     """Answer the portal's consent dialog, shown for ``proc``, as a person would: "Cancel", or
     "Share" with the monitor picked and remote interaction switched on."""
     assert sb.info is not None
     bus, run = sb.info.session_bus, sb.info.runtime_dir
-    wait_for(lambda: proc.poll() is not None
-             or "Remote desktop" in frames_by_pid(bus).get(gnome_pid, []), timeout=60,
-             what="the consent dialog")  # fmt: skip
+    wait_for(
+        lambda: (
+            proc.poll() is not None or "Remote desktop" in frames_by_pid(bus).get(gnome_pid, [])
+        ),
+        timeout=60,
+        what="the consent dialog",
+    )
     assert proc.poll() is None, Path(run, log).read_text()
     if answer == "Share":  # pick the (only) monitor, allow interaction, then share
         x, y, w, h = wait_for(
             lambda: _try(lambda: window_extents(bus, gnome_pid, "list item", "MetaVendor")),
-            timeout=20, what="the monitor in the dialog",
-        )  # fmt: skip
+            timeout=20,
+            what="the monitor in the dialog",
+        )
         # (GTK 4 rows have no accessible action: a click)
         asyncio.run(_click_in_focused_window(bus, run, x + w // 2, y + h // 2))
         # and remote interaction (the dialog's switch starts off)
@@ -114,10 +130,16 @@ def _answer(sb: Sandbox, gnome_pid: int, proc: subprocess.Popen[bytes], answer: 
         if not is_checked(bus, gnome_pid, *switch):
             x, y, w, h = window_extents(bus, gnome_pid, *switch)
             asyncio.run(_click_in_focused_window(bus, run, x + w // 2, y + h // 2))
-            wait_for(lambda: is_checked(bus, gnome_pid, *switch), timeout=20,
-                     what="remote interaction to be allowed")  # fmt: skip
-    wait_for(lambda: do_action(bus, gnome_pid, "button", f"_{answer} {answer}"),
-             timeout=20, what=f"the dialog's {answer} button")  # fmt: skip
+            wait_for(
+                lambda: is_checked(bus, gnome_pid, *switch),
+                timeout=20,
+                what="remote interaction to be allowed",
+            )
+    wait_for(
+        lambda: do_action(bus, gnome_pid, "button", f"_{answer} {answer}"),
+        timeout=20,
+        what=f"the dialog's {answer} button",
+    )
 
 
 def _try(fn):  # type: ignore[no-untyped-def]
@@ -167,11 +189,21 @@ def test_consent_refused_granted_restored_revoked(session: tuple[Sandbox, int]) 
     # xdg-desktop-portal-gnome 43 keeps none for remote desktop), the dialog again. Either way
     # the keys reach the focused app
     entry = sb.spawn(["zenity", "--entry", "--text=portal"], log="portal-entry.log")
-    wait_for(lambda: frames_by_pid(sb.info.session_bus).get(entry.pid), timeout=30,  # type: ignore[union-attr]
-             what="the entry dialog")  # fmt: skip
+    wait_for(
+        lambda: frames_by_pid(sb.info.session_bus).get(entry.pid),
+        timeout=30,  # type: ignore[union-attr]
+        what="the entry dialog",
+    )
     kept = bool(granted["token_offered"])
-    again = _run(sb, gnome_pid, token, "type", "via the portal",
-                 answer=None if kept else "Share", log="portal-3.log")  # fmt: skip
+    again = _run(
+        sb,
+        gnome_pid,
+        token,
+        "type",
+        "via the portal",
+        answer=None if kept else "Share",
+        log="portal-3.log",
+    )
     assert again["restored"] is kept and again["devices"] == 3
     assert entry.wait(timeout=30) == 0
     typed = Path(sb.info.runtime_dir, "portal-entry.log").read_text().splitlines()
@@ -190,9 +222,12 @@ def _deskpilot(sb: Sandbox, args: list[str], log: str) -> subprocess.Popen[bytes
     nothing tells it the session is a sandbox (DESKPILOT_SANDBOX empty), ``auto`` finds GNOME."""
     assert sb.info is not None
     home = str(Path(sb.info.home, "deskpilot-user"))
-    return sb.spawn([sys.executable, "-m", "deskpilot", *args],
-                    env={"DESKPILOT_HOME": home, "DESKPILOT_SANDBOX": ""}, cwd=str(ROOT),
-                    log=log)  # fmt: skip
+    return sb.spawn(
+        [sys.executable, "-m", "deskpilot", *args],
+        env={"DESKPILOT_HOME": home, "DESKPILOT_SANDBOX": ""},
+        cwd=str(ROOT),
+        log=log,
+    )
 
 
 def _tool(sb: Sandbox, name: str, args: dict[str, object], log: str) -> subprocess.Popen[bytes]:
@@ -214,8 +249,9 @@ def test_the_gnome_backend_on_a_user_session_goes_through_the_portal(
     sb, gnome_pid = session
     assert sb.info is not None
     bus = sb.info.session_bus
-    entry = sb.spawn(["zenity", "--entry", "--title=user session", "--text=name"],
-                     log="user-entry.log")  # fmt: skip
+    entry = sb.spawn(
+        ["zenity", "--entry", "--title=user session", "--text=name"], log="user-entry.log"
+    )
     wait_for(lambda: frames_by_pid(bus).get(entry.pid), timeout=30, what="the entry dialog")
     wid = f"{entry.pid}/user session"
 
@@ -227,8 +263,10 @@ def test_the_gnome_backend_on_a_user_session_goes_through_the_portal(
     assert "Remote desktop" not in frames_by_pid(bus).get(gnome_pid, [])
 
     # refused: the result says so and what to do; nothing reached the entry
-    typing = {"windowID": wid, "steps": [
-        {"action": "type", "elementID": field.group(1), "text": "refused"}]}  # fmt: skip
+    typing = {
+        "windowID": wid,
+        "steps": [{"action": "type", "elementID": field.group(1), "text": "refused"}],
+    }
     proc = _tool(sb, "perform_sequence", typing, "user-2.log")
     _answer(sb, gnome_pid, proc, "Cancel", "user-2.log")
     code, refused = _result(sb, proc, "user-2.log")
@@ -245,11 +283,14 @@ def test_the_gnome_backend_on_a_user_session_goes_through_the_portal(
     # granted: the keys land (two typing steps, one dialog: the grant is kept for the
     # process's life — a second dialog would leave the tool waiting), then a click on OK (an
     # element: AT-SPI's action)
-    steps = {"windowID": wid, "steps": [
-        {"action": "type", "elementID": field.group(1), "text": "through the"},
-        {"action": "type", "elementID": field.group(1), "text": " portal, Zürich"},
-        {"action": "click", "elementID": button.group(1)},
-    ]}  # fmt: skip
+    steps = {
+        "windowID": wid,
+        "steps": [
+            {"action": "type", "elementID": field.group(1), "text": "through the"},
+            {"action": "type", "elementID": field.group(1), "text": " portal, Zürich"},
+            {"action": "click", "elementID": button.group(1)},
+        ],
+    }
     proc = _tool(sb, "perform_sequence", steps, "user-3.log")
     _answer(sb, gnome_pid, proc, "Share", "user-3.log")
     code, done = _result(sb, proc, "user-3.log")
@@ -277,15 +318,20 @@ def test_a_pointer_click_through_the_portal_lands_in_an_x11_window(
     sb, gnome_pid = session
     assert sb.info is not None
     bus = sb.info.session_bus
-    question = sb.spawn(["zenity", "--question", "--title=portal X11", "--text=x"],
-                        env={"GDK_BACKEND": "x11"})  # fmt: skip
+    question = sb.spawn(
+        ["zenity", "--question", "--title=portal X11", "--text=x"], env={"GDK_BACKEND": "x11"}
+    )
     try:
         wait_for(lambda: frames_by_pid(bus).get(question.pid), timeout=30, what="the question")
         fx, fy, _w, _h = window_extents(bus, question.pid, "dialog", "portal X11", coords=0)
         assert (fx, fy) != (0, 0)  # on the screen, where Xwayland's window is
         bx, by, bw, bh = window_extents(bus, question.pid, "push button", "Yes", coords=0)
-        click = {"action": "click", "x": bx - fx + bw // 2, "y": by - fy + bh // 2,
-                 "windowID": f"{question.pid}/portal X11"}  # fmt: skip
+        click = {
+            "action": "click",
+            "x": bx - fx + bw // 2,
+            "y": by - fy + bh // 2,
+            "windowID": f"{question.pid}/portal X11",
+        }
         proc = _tool(sb, "perform", click, "user-x11.log")
         _answer(sb, gnome_pid, proc, "Share", "user-x11.log")
         code, done = _result(sb, proc, "user-x11.log")
@@ -301,8 +347,12 @@ def test_a_pointer_click_through_the_portal_lands_in_an_x11_window(
     try:
         wait_for(lambda: frames_by_pid(bus).get(entry.pid), timeout=30, what="the question")
         x, y, w, h = window_extents(bus, entry.pid, "push button", "Yes")
-        click = {"action": "click", "x": x + w // 2, "y": y + h // 2,
-                 "windowID": f"{entry.pid}/portal Wayland"}  # fmt: skip
+        click = {
+            "action": "click",
+            "x": x + w // 2,
+            "y": y + h // 2,
+            "windowID": f"{entry.pid}/portal Wayland",
+        }
         proc = _tool(sb, "perform", click, "user-wl.log")
         code, refused = _result(sb, proc, "user-wl.log")
         assert code != 0 and "cannot aim the pointer" in refused, refused

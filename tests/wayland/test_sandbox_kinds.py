@@ -90,15 +90,28 @@ def test_sandbox_up_status_down_sway(tmp_path: Path) -> None:
         )
         assert {"WAYLAND_DISPLAY", "SWAYSOCK", "DBUS_SESSION_BUS_ADDRESS"} <= exports.keys()
         assert "sway on wayland-" in up.stderr
-        again = subprocess.run([*cli, "up", "--kind", "gnome", "--name", "w"], env=env,
-                               capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        again = subprocess.run(
+            [*cli, "up", "--kind", "gnome", "--name", "w"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert again.returncode != 0 and "is a sway desktop, not gnome" in again.stderr
-        status = subprocess.run([*cli, "status"], env=env, capture_output=True, text=True,
-                                timeout=30, check=False)  # fmt: skip
+        status = subprocess.run(
+            [*cli, "status"], env=env, capture_output=True, text=True, timeout=30, check=False
+        )
         assert status.returncode == 0 and "w: up  sway on wayland-" in status.stdout
     finally:
-        down = subprocess.run([*cli, "down", "--name", "w"], env=env, capture_output=True,
-                              text=True, timeout=60, check=False)  # fmt: skip
+        down = subprocess.run(
+            [*cli, "down", "--name", "w"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     assert down.returncode == 0, down.stderr
     runtime = exports["DESKPILOT_SANDBOX"]
     assert not Path(runtime).exists() and processes_of(runtime) == []

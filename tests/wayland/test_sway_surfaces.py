@@ -43,8 +43,10 @@ async def _targets(rig: SwayRig, clicks: Path) -> WindowInfo:
     """The X11 target window (python-xlib: on Xwayland), drawn."""
     clicks.touch()
     rig.give(clicks)
-    window = await _spawn_plain(rig, [sys.executable, str(TARGETS_APP), str(clicks), "600", "400",
-                                      *(f"{x},{y}" for x, y in TARGETS)])  # fmt: skip
+    points = [f"{x},{y}" for x, y in TARGETS]
+    window = await _spawn_plain(
+        rig, [sys.executable, str(TARGETS_APP), str(clicks), "600", "400", *points]
+    )
 
     async def drawn() -> bool:
         img = Image.open(io.BytesIO(await rig.desktop.capture(window)))
@@ -60,8 +62,8 @@ async def _spawn_plain(rig: SwayRig, argv: list[str]) -> WindowInfo:
     rig.procs.append(rig.sandbox.spawn(argv, log="targets.log"))
 
     async def mapped() -> WindowInfo | None:
-        return next((w for w in await rig.desktop.list_windows()
-                     if w.title == TITLE and w.handle not in before), None)  # fmt: skip
+        windows = await rig.desktop.list_windows()
+        return next((w for w in windows if w.title == TITLE and w.handle not in before), None)
 
     return await async_wait_for(mapped, timeout=30, what="the target window")
 
@@ -75,8 +77,9 @@ async def test_native_clicks_land_where_the_screenshot_showed(sway_rig: SwayRig)
     try:
         executor = NativeExecutor(ToolSet(), sway_rig.ctx())
         for window_id in (None, window.stable_id):
-            current = next(w for w in await sway_rig.desktop.list_windows()
-                           if w.handle == window.handle)  # fmt: skip
+            current = next(
+                w for w in await sway_rig.desktop.list_windows() if w.handle == window.handle
+            )
             before = len(clicks.read_text().splitlines())
             shot = await executor.capture(window=window_id)
             target = Size(shot.width, shot.height)
@@ -88,8 +91,9 @@ async def test_native_clicks_land_where_the_screenshot_showed(sway_rig: SwayRig)
                 box = colour_box(seen, colour)
                 assert box is not None, f"{colour} not in the {seen.size} screenshot"
                 aimed.append(((box[0] + box[2] - 1) // 2, (box[1] + box[3] - 1) // 2))
-            done = await executor.run([Click(*vp.to_target(x, y)) for x, y in aimed],
-                                      window=window_id, screenshot=False)  # fmt: skip
+            done = await executor.run(
+                [Click(*vp.to_target(x, y)) for x, y in aimed], window=window_id, screenshot=False
+            )
             assert done.ok, done.report()
 
             async def arrived(before: int = before) -> list[dict[str, int]] | None:
@@ -128,9 +132,11 @@ async def test_a_page_tool_runs_code_in_the_agent_browser(sway_rig: SwayRig) -> 
     try:
         pane = await tools.call("open_temp_pane", {"kind": "js"}, ctx)
         assert not pane.is_error, pane.text
-        ran = await tools.call("set_temp_pane_code", {"pane": "js", "code":
-                               "document.title = 'set by a pane';\nreturn location.protocol;"},
-                               ctx)  # fmt: skip
+        ran = await tools.call(
+            "set_temp_pane_code",
+            {"pane": "js", "code": "document.title = 'set by a pane';\nreturn location.protocol;"},
+            ctx,
+        )
         assert not ran.is_error and '"file:"' in ran.text, ran.text
 
         async def renamed() -> bool:
@@ -150,17 +156,24 @@ async def test_an_eval_trial_runs_on_a_sway_sandbox(tmp_path: Path) -> None:
     env.update({"DESKPILOT_HOME": str(tmp_path), "DESKPILOT_BACKEND": "wlroots"})
     for k in ("DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK"):
         env.pop(k, None)
+    argv = [sys.executable, "-m", "deskpilot", "eval", "run", "starter", "--policy", "oracle"]
+    argv += ["--tasks", "zenity.entry", "--trials", "1", "--isolation", "none", "--json"]
     done = await asyncio.to_thread(
         subprocess.run,
-        [sys.executable, "-m", "deskpilot", "eval", "run", "starter", "--policy", "oracle",
-         "--tasks", "zenity.entry", "--trials", "1", "--isolation", "none", "--json"],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+        argv,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads(done.stdout)
     assert summary["overall"]["passed"] == 1, done.stderr
-    result = json.loads(next(Path(tmp_path, summary["run"]).glob("trials/*/*/result.json"))
-                        .read_text())  # fmt: skip
+    result = json.loads(
+        next(Path(tmp_path, summary["run"]).glob("trials/*/*/result.json")).read_text()
+    )
     assert result["sandbox"] == "sway" and result["status"] == "passed"
     assert result["checks"][0]["detail"] == "dialog exited with 0 and printed 'Ada Lovelace'"
 
@@ -175,12 +188,19 @@ async def test_the_console_preview_follows_a_window_as_it_draws(sway_rig: SwayRi
     probe = await sway_rig.spawn(
         ["/usr/bin/python3", str(FIXTURES / "gtk4_probe.py"), str(Path(sway_rig.runtime_dir, log))],
         match=lambda w: w.title == "GTK 4 probe",
-    )  # fmt: skip
+    )
     frames: list[Frame] = []
     seen: list[Seen] = []
     assert sway_rig.sandbox.info is not None
-    capturer = Capturer("s1", sway_rig.sandbox.info.display, "root", lambda: probe.handle,
-                        frames.append, seen.append, backend="wlroots")  # fmt: skip
+    capturer = Capturer(
+        "s1",
+        sway_rig.sandbox.info.display,
+        "root",
+        lambda: probe.handle,
+        frames.append,
+        seen.append,
+        backend="wlroots",
+    )
     capturer.start()
     try:
         capturer.want(full=True, thumbs=False)
@@ -197,20 +217,25 @@ async def test_the_console_preview_follows_a_window_as_it_draws(sway_rig: SwayRi
         diff = ImageChops.difference(shown, truth).point(lambda v: 255 if v > 48 else 0)
         assert (diff.histogram()[255] / (g.width * g.height)) < 0.01  # JPEG, same picture
         before = len(frames)
-        typed = await sway_rig.call("perform", {"windowID": probe.stable_id, "action": "type",
-                                                "text": "drawn"})  # fmt: skip
+        typed = await sway_rig.call(
+            "perform", {"windowID": probe.stable_id, "action": "type", "text": "drawn"}
+        )
         assert not typed.is_error, typed.text
 
         def changed(frame: Frame) -> int:
             """Pixels of a patch that differ from the keyframe (the typed text is ~200)."""
             image = Image.open(io.BytesIO(frame.jpeg)).convert("L")
             under = shown.crop((frame.x, frame.y, frame.x + frame.w, frame.y + frame.h))
-            return ImageChops.difference(image, under).point(lambda v: 255 if v > 96 else 0) \
-                .histogram()[255]  # fmt: skip
+            return (
+                ImageChops.difference(image, under)
+                .point(lambda v: 255 if v > 96 else 0)
+                .histogram()[255]
+            )
 
         async def patched() -> Frame | None:
-            return next((f for f in frames[before:] if f.kind == "patch" and changed(f) > 100),
-                        None)  # fmt: skip
+            return next(
+                (f for f in frames[before:] if f.kind == "patch" and changed(f) > 100), None
+            )
 
         # sway 1.7 (headless, pixman) reports the whole output as drawn: each patch is the
         # whole window; the one that shows the text is the proof

@@ -59,17 +59,24 @@ async def test_a_qt_editor_typed_into_and_saved_by_its_toolbar_button(sway_rig: 
     notes = sway_rig.home / "notes.txt"
     notes.write_text("first line\n")
     sway_rig.give(notes)
-    pad = await sway_rig.spawn(["featherpad", "--standalone", str(notes)],
-                               match=lambda w: "notes.txt" in w.title)  # fmt: skip
+    pad = await sway_rig.spawn(
+        ["featherpad", "--standalone", str(notes)], match=lambda w: "notes.txt" in w.title
+    )
     try:
         assert await shell_of(sway_rig, pad) == "xdg_shell"  # Qt's own Wayland client
         text = await read_until(sway_rig, pad, 'textbox = "first line"')
         assert 'button "Save" [disabled]' in text, text
-        typed = await sway_rig.call("perform_sequence", {"windowID": pad.stable_id, "steps": [
-            {"action": "click", "elementID": find_id(text, "textbox")},
-            {"action": "shortcut", "shortcut": "ctrl+end"},
-            {"action": "type", "text": "typed on Wayland: Zürich"},
-        ]})  # fmt: skip
+        typed = await sway_rig.call(
+            "perform_sequence",
+            {
+                "windowID": pad.stable_id,
+                "steps": [
+                    {"action": "click", "elementID": find_id(text, "textbox")},
+                    {"action": "shortcut", "shortcut": "ctrl+end"},
+                    {"action": "type", "text": "typed on Wayland: Zürich"},
+                ],
+            },
+        )
         assert not typed.is_error, typed.text
         assert "typed on Wayland: Zürich" in typed.text, typed.text  # the read-back change
         text = await read_until(sway_rig, pad, 'button "Save" @')  # enabled by the edit
@@ -97,22 +104,34 @@ async def test_libreoffice_writer_typed_into_and_saved_through_its_dialog(
     letter = sway_rig.home / "letter.txt"
     letter.write_text("Dear reader\n")
     sway_rig.give(letter)
-    writer = await sway_rig.spawn(["soffice", "--writer", "--norestore", str(letter)],
-                                  match=lambda w: "letter" in w.title, timeout=120)  # fmt: skip
+    writer = await sway_rig.spawn(
+        ["soffice", "--writer", "--norestore", str(letter)],
+        match=lambda w: "letter" in w.title,
+        timeout=120,
+    )
     try:
         assert await shell_of(sway_rig, writer) == "xdg_shell"
         text = await read_until(sway_rig, writer, 'para = "Dear reader"')
-        typed = await sway_rig.call("perform_sequence", {"windowID": writer.stable_id, "steps": [
-            {"action": "click", "elementID": find_id(text, "para")},
-            {"action": "shortcut", "shortcut": "ctrl+end"},
-            {"action": "type", "text": ", greetings from sway"},
-        ]})  # fmt: skip
+        typed = await sway_rig.call(
+            "perform_sequence",
+            {
+                "windowID": writer.stable_id,
+                "steps": [
+                    {"action": "click", "elementID": find_id(text, "para")},
+                    {"action": "shortcut", "shortcut": "ctrl+end"},
+                    {"action": "type", "text": ", greetings from sway"},
+                ],
+            },
+        )
         assert 'para = "Dear reader, greetings from sway"' in typed.text, typed.text
         save = find_id(text, "button", "Save")
         saved = await sway_rig.call("perform", {"windowID": writer.stable_id, "elementID": save})
         assert not saved.is_error and "Confirm File Format" in saved.text, saved.text
-        dialog = next(w for w in await sway_rig.desktop.list_windows()
-                      if w.pid == writer.pid and w.title == "Confirm File Format")  # fmt: skip
+        dialog = next(
+            w
+            for w in await sway_rig.desktop.list_windows()
+            if w.pid == writer.pid and w.title == "Confirm File Format"
+        )
         asked = await read_until(sway_rig, dialog, 'button "Use Text Format"')
         text_format = find_id(asked, "button", "Use Text Format")
         keep = await sway_rig.call(
@@ -143,19 +162,31 @@ async def test_chromium_on_ozone_wayland_typed_into_and_clicked(sway_rig: SwayRi
     page = sway_rig.home / "form.html"
     page.write_text(PAGE)
     sway_rig.give(page)
-    argv = ["chromium", *chromium_flags(), f"--user-data-dir={sway_rig.home}/chromium-profile",
-            "--no-first-run", "--password-store=basic", page.as_uri()]  # fmt: skip
+    argv = [
+        "chromium",
+        *chromium_flags(),
+        f"--user-data-dir={sway_rig.home}/chromium-profile",
+        "--no-first-run",
+        "--password-store=basic",
+        page.as_uri(),
+    ]
     browser = await sway_rig.spawn(argv, match=lambda w: "page ready" in w.title, timeout=90)
     try:
         assert await shell_of(sway_rig, browser) == "xdg_shell"  # ozone's Wayland platform
         text = await read_until(sway_rig, browser, 'textbox "City"')
         # Chromium takes a key's meaning from its code: punctuation, a space and characters the
         # keymap adds must arrive too (they sit on printable keys' codes: wlr_input)
-        done = await sway_rig.call("perform_sequence", {"windowID": browser.stable_id, "steps": [
-            {"action": "click", "elementID": find_id(text, "textbox", "City")},
-            {"action": "type", "text": "Zürich 8€, ok?"},
-            {"action": "click", "elementID": find_id(text, "button", "Send")},
-        ]})  # fmt: skip
+        done = await sway_rig.call(
+            "perform_sequence",
+            {
+                "windowID": browser.stable_id,
+                "steps": [
+                    {"action": "click", "elementID": find_id(text, "textbox", "City")},
+                    {"action": "type", "text": "Zürich 8€, ok?"},
+                    {"action": "click", "elementID": find_id(text, "button", "Send")},
+                ],
+            },
+        )
         assert not done.is_error, done.text
 
         async def renamed() -> bool:
@@ -171,16 +202,22 @@ async def test_a_gtk4_app_typed_into_and_its_button_clicked(sway_rig: SwayRig) -
     probe = await sway_rig.spawn(
         [PYTHON, str(FIXTURES / "gtk4_probe.py"), str(Path(sway_rig.runtime_dir, log))],
         match=lambda w: w.title == "GTK 4 probe",
-    )  # fmt: skip
+    )
     try:
         assert await shell_of(sway_rig, probe) == "xdg_shell"
         text = await read_until(sway_rig, probe, 'textbox "Name"')
-        done = await sway_rig.call("perform_sequence", {"windowID": probe.stable_id, "steps": [
-            {"action": "click", "elementID": find_id(text, "textbox", "Name")},
-            {"action": "type", "text": "Grüße"},
-            {"action": "click", "elementID": find_id(text, "button", "Greet")},
-            {"action": "click", "elementID": find_id(text, "checkbox", "Loud")},
-        ]})  # fmt: skip
+        done = await sway_rig.call(
+            "perform_sequence",
+            {
+                "windowID": probe.stable_id,
+                "steps": [
+                    {"action": "click", "elementID": find_id(text, "textbox", "Name")},
+                    {"action": "type", "text": "Grüße"},
+                    {"action": "click", "elementID": find_id(text, "button", "Greet")},
+                    {"action": "click", "elementID": find_id(text, "checkbox", "Loud")},
+                ],
+            },
+        )
         assert not done.is_error, done.text
         await logged(sway_rig, log, "loud=True")
         assert "greeted Grüße" in sway_rig.log(log)
@@ -198,18 +235,25 @@ async def test_an_x11_app_on_xwayland_listed_read_clicked_and_typed_into(
     log = "x11-probe.txt"
     probe = await sway_rig.spawn(
         [PYTHON, str(FIXTURES / "actions_probe.py"), str(Path(sway_rig.runtime_dir, log))],
-        match=lambda w: w.title == "Actions probe", env={"GDK_BACKEND": "x11"},
-    )  # fmt: skip
+        match=lambda w: w.title == "Actions probe",
+        env={"GDK_BACKEND": "x11"},
+    )
     try:
         assert await shell_of(sway_rig, probe) == "xwayland"
         listed = await sway_rig.call("list_windows")
         assert f"{probe.pid}/{probe.handle}" in listed.text and "Actions probe" in listed.text
         text = await read_until(sway_rig, probe, 'textbox "Notes"')
-        done = await sway_rig.call("perform_sequence", {"windowID": probe.stable_id, "steps": [
-            {"action": "click", "elementID": find_id(text, "textbox", "Notes")},
-            {"action": "type", "text": "über X"},
-            {"action": "click", "elementID": find_id(text, "button", "Over")},
-        ]})  # fmt: skip
+        done = await sway_rig.call(
+            "perform_sequence",
+            {
+                "windowID": probe.stable_id,
+                "steps": [
+                    {"action": "click", "elementID": find_id(text, "textbox", "Notes")},
+                    {"action": "type", "text": "über X"},
+                    {"action": "click", "elementID": find_id(text, "button", "Over")},
+                ],
+            },
+        )
         assert not done.is_error, done.text
         await logged(sway_rig, log, "clicked Over")
         assert "Notes=über X" in sway_rig.log(log)
@@ -223,14 +267,20 @@ async def test_an_x11_app_on_xwayland_listed_read_clicked_and_typed_into(
         assert await shell_of(sway_rig, demo) == "xwayland"
         text = await read_until(sway_rig, demo, "row 4: Button Boxes @")
         row = next(ln for ln in text.splitlines() if "row 4: Button Boxes @" in ln)
-        done = await sway_rig.call("perform", {"windowID": demo.stable_id,
-                                               "action": "double_click",
-                                               "elementID": row.rsplit("@", 1)[1]})  # fmt: skip
+        done = await sway_rig.call(
+            "perform",
+            {
+                "windowID": demo.stable_id,
+                "action": "double_click",
+                "elementID": row.rsplit("@", 1)[1],
+            },
+        )
         assert not done.is_error, done.text
 
         async def opened() -> bool:
-            return any(v.title == "Button Boxes" and v.shell == "xwayland"
-                       for v in await sway_rig.views())  # fmt: skip
+            return any(
+                v.title == "Button Boxes" and v.shell == "xwayland" for v in await sway_rig.views()
+            )
 
         await async_wait_for(opened, timeout=20, what="the Button Boxes demo in sway's tree")
     finally:

@@ -121,14 +121,18 @@ def test_a_qt_app_that_draws_its_own_title_bar_is_pointed_at_right(
     assert found, opened
     wid = found.group(1)
     pid = int(wid.split("/")[0])
-    sc.ok(sc.tool(env, "perform", json.dumps({"action": "type", "text": "hello gnome",
-                                             "windowID": wid})))  # fmt: skip
+    sc.ok(
+        sc.tool(
+            env, "perform", json.dumps({"action": "type", "text": "hello gnome", "windowID": wid})
+        )
+    )
     wait_for(lambda: "hello gnome" in texts_of(bus, pid), timeout=20, what="the typed text")
     x, y, w, h = window_extents(bus, pid, "push button", "Find", coords=0)
     click = {"action": "click", "x": x + w // 2, "y": y + h // 2, "windowID": wid}
     sc.ok(sc.tool(env, "perform", json.dumps(click)))
-    sc.ok(sc.tool(env, "perform", json.dumps({"action": "type", "text": "needle",
-                                             "windowID": wid})))  # fmt: skip
+    sc.ok(
+        sc.tool(env, "perform", json.dumps({"action": "type", "text": "needle", "windowID": wid}))
+    )
     wait_for(lambda: "needle" in texts_of(bus, pid), timeout=20, what="the search text")
     assert "hello gnome" in texts_of(bus, pid)  # the editor kept its text: "needle" went apart
     os.kill(pid, signal.SIGKILL)  # unsaved: quitting would ask
@@ -185,8 +189,9 @@ def test_an_x11_app_on_xwayland_is_reached_by_both_backends(
     sb, env = gnome
     assert sb.info is not None
     bus = sb.info.session_bus
-    proc = sb.spawn(["zenity", "--question", "--title=on Xwayland", "--text=x"],
-                    env={"GDK_BACKEND": "x11"})  # fmt: skip
+    proc = sb.spawn(
+        ["zenity", "--question", "--title=on Xwayland", "--text=x"], env={"GDK_BACKEND": "x11"}
+    )
     x11 = {**env, "DESKPILOT_BACKEND": "x11"}
     wid = f"{proc.pid}/on Xwayland"
     try:
@@ -200,8 +205,7 @@ def test_an_x11_app_on_xwayland_is_reached_by_both_backends(
         fx, fy, _w, _h = window_extents(bus, proc.pid, "dialog", "on Xwayland", coords=0)
         assert (fx, fy) != (0, 0)  # on the screen, where Xwayland's window is
         bx, by, bw, bh = window_extents(bus, proc.pid, "push button", "Yes", coords=0)
-        click = {"action": "click", "x": bx - fx + bw // 2, "y": by - fy + bh // 2,
-                 "windowID": wid}  # fmt: skip
+        click = {"action": "click", "x": bx - fx + bw // 2, "y": by - fy + bh // 2, "windowID": wid}
         done = sc.ok(sc.tool(env, "perform", json.dumps(click)))
         assert 'on button "Yes"' in done, done
         assert proc.wait(timeout=20) == 0  # "Yes"; "No" would be 1

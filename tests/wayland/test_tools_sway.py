@@ -124,5 +124,8 @@ def test_a_local_pages_button_clicked_in_the_agent_browser(sway: tuple[Sandbox, 
     the page's own server and renames the page, as sway's tree shows."""
     sb, env = sway
     sc.page_button_clicked(env)
-    wait_for(lambda: any("after the click" in v.title for v in _views(sb)), timeout=30,
-             what="the page's new title in sway's tree")  # fmt: skip
+    wait_for(
+        lambda: any("after the click" in v.title for v in _views(sb)),
+        timeout=30,
+        what="the page's new title in sway's tree",
+    )

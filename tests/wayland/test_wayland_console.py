@@ -23,8 +23,13 @@ from tests.desktop.console_kit import CHROMIUM, console_process, model_server
 from tests.desktop.test_console import Hold, open_session_page, start_from_form
 from tests.wayland.conftest import require
 
-pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.sandbox, pytest.mark.app,
-              pytest.mark.browser, pytest.mark.process]  # fmt: skip
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="session"),
+    pytest.mark.sandbox,
+    pytest.mark.app,
+    pytest.mark.browser,
+    pytest.mark.process,
+]
 
 #: The canvas's share of light pixels (red above 150) and its mean red level.
 LIGHT = """() => { const c = document.getElementById('preview');
@@ -45,16 +50,20 @@ class Kind:
 
 KINDS = {
     # sway tells where the window is: the preview is the window
-    "sway": Kind("sway", "wlroots", b"sway",
-                 lambda s: 200 < s[0] <= 1280 and 200 < s[1] <= 800,
-                 lambda _share, mean: mean > 60),  # the calculator's pixels, not an empty canvas
+    "sway": Kind(
+        "sway",
+        "wlroots",
+        b"sway",
+        lambda s: 200 < s[0] <= 1280 and 200 < s[1] <= 800,
+        lambda _share, mean: mean > 60,  # the calculator's pixels, not an empty canvas
+    ),
     # GNOME tells nobody where a Wayland window is: the preview is the sandbox's screen; the
     # calculator's light pixels on mutter's black background (a GTK 4 calculator, 360x490, is
     # ~17% of the screen; an empty or black canvas has none)
-    "gnome": Kind("gnome", "gnome", b"mutter",
-                  lambda s: s == [1280, 800],
-                  lambda share, _mean: share > 0.05),
-}  # fmt: skip
+    "gnome": Kind(
+        "gnome", "gnome", b"mutter", lambda s: s == [1280, 800], lambda share, _mean: share > 0.05
+    ),
+}
 
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
@@ -78,8 +87,9 @@ async def test_a_sandbox_session_is_previewed_live(
         console_process(env, server.url, tmp_path / "serve.log") as console,
     ):
         context = await browser.new_context()
-        login = await context.request.post(f"{console.origin}/api/login",
-                                           data={"token": console.token})  # fmt: skip
+        login = await context.request.post(
+            f"{console.origin}/api/login", data={"token": console.token}
+        )
         assert login.ok, await login.text()
         page = await context.new_page()
         await page.goto(f"{console.origin}/")
@@ -90,8 +100,9 @@ async def test_a_sandbox_session_is_previewed_live(
             sid = await start_from_form(page, f"{key}: open the calculator", target="sandbox")
             await asyncio.to_thread(hold.entered.wait, 90)
             # the card names the window (on GNOME by its AT-SPI frame: the preview's reader)
-            console.wait_card(sid, lambda c: c["title"] == "Calculator",
-                              "the card to name the window")  # fmt: skip
+            console.wait_card(
+                sid, lambda c: c["title"] == "Calculator", "the card to name the window"
+            )
             # the session's desktop is a compositor the console started (read from /proc)
             family = _procfs.descendants([console.proc.pid])
             comms = {_procfs.read(f"/proc/{pid}/comm").strip() for pid in family}
@@ -99,8 +110,10 @@ async def test_a_sandbox_session_is_previewed_live(
             await page.wait_for_selector(f'canvas[data-thumb="{sid}"][data-seq]', timeout=30000)
             await open_session_page(page, console, sid)
             await page.wait_for_selector("#preview[data-seq]", timeout=30000)
-            size = await page.evaluate("[document.getElementById('preview').width, "
-                                       "document.getElementById('preview').height]")  # fmt: skip
+            size = await page.evaluate(
+                "[document.getElementById('preview').width, "
+                "document.getElementById('preview').height]"
+            )
             assert kind.size_ok(size), size
             share, mean = await page.evaluate(LIGHT)
             assert kind.light_ok(share, mean), (share, mean)

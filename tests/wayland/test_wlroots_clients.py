@@ -41,8 +41,11 @@ def _windows(sb: Sandbox) -> list[SwayWindow]:
 
 
 def _window_of(sb: Sandbox, pid: int) -> SwayWindow:
-    return wait_for(lambda: next((w for w in _windows(sb) if w.pid == pid), None), timeout=30,
-                    what=f"a window of {pid}")  # fmt: skip
+    return wait_for(
+        lambda: next((w for w in _windows(sb) if w.pid == pid), None),
+        timeout=30,
+        what=f"a window of {pid}",
+    )
 
 
 def _ipc(sb: Sandbox, call: str, con_id: int) -> None:
@@ -100,8 +103,9 @@ def test_pointer_clicks_where_the_compositor_says(sway: Sandbox) -> None:
     win = _window_of(sway, proc.pid)
     x, y, w, h = wait_for(
         lambda: _try(lambda: window_extents(sway.info.session_bus, proc.pid, "push button", "Yes")),  # type: ignore[union-attr]
-        timeout=20, what="the Yes button",
-    )  # fmt: skip
+        timeout=20,
+        what="the Yes button",
+    )
     pointer = VirtualInput.open(sway.info.wayland_display, (1024, 768))
     try:
         pointer.click(win.rect.x + x + w // 2, win.rect.y + y + h // 2)

@@ -29,14 +29,26 @@ Mapped = Callable[[int], bool]
 
 def tool(env: Env, name: str, args: str = "{}") -> subprocess.CompletedProcess[str]:
     """One ``deskpilot tool`` call (images are saved in DESKPILOT_HOME, its working dir)."""
-    return subprocess.run([sys.executable, "-m", "deskpilot", "tool", name, args], env=env,
-                          cwd=env["DESKPILOT_HOME"], capture_output=True, text=True,
-                          timeout=180, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "deskpilot", "tool", name, args],
+        env=env,
+        cwd=env["DESKPILOT_HOME"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
 
 
 def doctor(env: Env) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "deskpilot", "doctor"], env=env,
-                          capture_output=True, text=True, timeout=180, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "deskpilot", "doctor"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
 
 
 def ok(done: subprocess.CompletedProcess[str]) -> str:
@@ -74,8 +86,10 @@ def gtk_form(sb: Sandbox, env: Env, mapped: Mapped) -> None:
     """zenity's form: two entries filled (one with non-ASCII text) and OK clicked in one
     perform_sequence; zenity's own output holds both."""
     assert sb.info is not None
-    form = sb.spawn(["zenity", "--forms", "--title=Signup", "--add-entry=Name",
-                     "--add-entry=City"], log="form.log")  # fmt: skip
+    form = sb.spawn(
+        ["zenity", "--forms", "--title=Signup", "--add-entry=Name", "--add-entry=City"],
+        log="form.log",
+    )
     wait_for(lambda: mapped(form.pid), timeout=30, what="the form")
     wid = f"{form.pid}/Signup"
     read = ok(tool(env, "read_screen_ax", f'{{"windowID": "{wid}"}}'))
@@ -84,11 +98,14 @@ def gtk_form(sb: Sandbox, env: Env, mapped: Mapped) -> None:
     button = re.search(r'button "OK".*?@(\S+)', read)
     assert len(fields) == 2 and button, read
     ids = dict(fields)
-    steps = {"windowID": wid, "steps": [
-        {"action": "fill", "elementID": ids["Name"], "text": "Ada Lovelace"},
-        {"action": "fill", "elementID": ids["City"], "text": "Zürich"},
-        {"action": "click", "elementID": button.group(1)},
-    ]}  # fmt: skip
+    steps = {
+        "windowID": wid,
+        "steps": [
+            {"action": "fill", "elementID": ids["Name"], "text": "Ada Lovelace"},
+            {"action": "fill", "elementID": ids["City"], "text": "Zürich"},
+            {"action": "click", "elementID": button.group(1)},
+        ],
+    }
     ok(tool(env, "perform_sequence", json.dumps(steps)))
     assert form.wait(timeout=30) == 0
     assert Path(sb.info.runtime_dir, "form.log").read_text().strip().endswith("Ada Lovelace|Zürich")
@@ -124,8 +141,13 @@ def file_chosen(sb: Sandbox, env: Env, mapped: Mapped, window_id: Callable[[int]
     assert "selected" in clicked, clicked
     assert chooser.poll() is None  # selecting never confirms (issue #21): the chooser is open
     read = ok(tool(env, "read_screen_ax", f'{{"windowID": "{wid}"}}'))
-    ok(tool(env, "perform", json.dumps({"elementID": find_id(read, "button", "OK"),
-                                        "windowID": wid})))  # fmt: skip
+    ok(
+        tool(
+            env,
+            "perform",
+            json.dumps({"elementID": find_id(read, "button", "OK"), "windowID": wid}),
+        )
+    )
     assert chooser.wait(timeout=30) == 0
     answer = Path(sb.info.runtime_dir, "chosen.log").read_text().splitlines()  # + GTK warnings
     assert f"{folder}/file5.txt" in answer
@@ -195,8 +217,7 @@ def through_mcp(sb: Sandbox, env: Env, mapped: Mapped) -> None:
     proc = sb.spawn(["zenity", "--question", "--title=seen over MCP", "--text=ok?"])
     wait_for(lambda: mapped(proc.pid), timeout=30, what="the window")
     wid = f"{proc.pid}/seen over MCP"
-    server = StdioServerParameters(command=sys.executable, args=["-m", "deskpilot", "mcp"],
-                                   env=env)  # fmt: skip
+    server = StdioServerParameters(command=sys.executable, args=["-m", "deskpilot", "mcp"], env=env)
 
     async def go() -> tuple[str, str, bool]:
         log = Path(env["DESKPILOT_HOME"], "mcp-server.log")
@@ -223,22 +244,26 @@ def through_run(env: Env, tmp_path: Path) -> None:
     """``deskpilot run`` with a scripted model: it opens the Calculator, types a sum and reads
     the result; what the model read back holds it."""
     replies = tmp_path / "replies.json"
-    replies.write_text(json.dumps({"format": "neutral", "replies": [
+    script = [
         {"tool_calls": [{"name": "open_app", "args": {"bundleId": "Calculator"}}]},
-        {"tool_calls": [{"name": "perform", "args": {"action": "shortcut",
-                                                     "shortcut": "escape"}}]},
+        {"tool_calls": [{"name": "perform", "args": {"action": "shortcut", "shortcut": "escape"}}]},
         {"tool_calls": [{"name": "perform", "args": {"action": "type", "text": "6*7"}}]},
-        {"tool_calls": [{"name": "perform", "args": {"action": "shortcut",
-                                                     "shortcut": "enter"}}]},
+        {"tool_calls": [{"name": "perform", "args": {"action": "shortcut", "shortcut": "enter"}}]},
         {"tool_calls": [{"name": "read_screen_ax", "args": {}}]},
         "The result is 42.",
-    ]}))  # fmt: skip
+    ]
+    replies.write_text(json.dumps({"format": "neutral", "replies": script}))
+    argv = [sys.executable, "-m", "deskpilot", "run", "--model", f"scripted:{replies}"]
+    argv += ["--events", "jsonl", "--max-steps", "10", "compute 6*7 in the calculator"]
     done = subprocess.run(
-        [sys.executable, "-m", "deskpilot", "run", "--model", f"scripted:{replies}",
-         "--events", "jsonl", "--max-steps", "10", "compute 6*7 in the calculator"],
-        env=env, cwd=env["DESKPILOT_HOME"], capture_output=True, text=True, timeout=600,
+        argv,
+        env=env,
+        cwd=env["DESKPILOT_HOME"],
+        capture_output=True,
+        text=True,
+        timeout=600,
         check=False,
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     results = [json.dumps(e.get("data")) for e in events if e["kind"] == "tool.result"]
@@ -253,8 +278,12 @@ def found_by_itself(sb: Sandbox, env: Env, compositor: str, backend: str, title:
     the session and the backend, and a tool lists the window titled ``title``."""
     assert sb.info is not None
     home = env["DESKPILOT_HOME"]
-    bare = {"PATH": env["PATH"], "HOME": home, "DESKPILOT_HOME": home,
-            "XDG_RUNTIME_DIR": sb.info.runtime_dir}  # fmt: skip
+    bare = {
+        "PATH": env["PATH"],
+        "HOME": home,
+        "DESKPILOT_HOME": home,
+        "XDG_RUNTIME_DIR": sb.info.runtime_dir,
+    }
     report = ok(doctor(bare))
     assert "(found in the runtime dir)" in report and f"compositor: {compositor}" in report
     assert f"auto picks: {backend}" in report and "ok capture: 1280x800" in report, report
