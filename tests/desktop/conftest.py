@@ -133,9 +133,10 @@ class Apps:
             if w.pid not in self.pids:
                 await self.desktop.close_window(w)
         self.pids |= {
-            w.pid for w in windows
+            w.pid
+            for w in windows
             if w.handle not in self.before and w.pid and w.pid not in self.running
-        }  # fmt: skip
+        }
         xids = {w.handle for w in windows if w.pid in self.pids} | {w.handle for w in extra}
         for pid in self.pids:
             with contextlib.suppress(ProcessLookupError):

@@ -134,10 +134,8 @@ def console_process(
     env: Mapping[str, str], model_url: str, log: Path, *args: str
 ) -> Iterator[ConsoleProcess]:
     home = Path(env["DESKPILOT_HOME"])
-    argv = [
-        sys.executable, "-m", "deskpilot", "serve", "--port", "0",
-        "--model", "compatible:test-model", "--base-url", model_url, *args,
-    ]  # fmt: skip
+    argv = [sys.executable, "-m", "deskpilot", "serve", "--port", "0"]
+    argv += ["--model", "compatible:test-model", "--base-url", model_url, *args]
     out = open(log, "w")  # noqa: SIM115
     proc = subprocess.Popen(
         argv, env=dict(env), stdout=subprocess.PIPE, stderr=out, text=True, start_new_session=True

@@ -20,10 +20,17 @@ def main() -> None:
     d = display.Display()
     screen = d.screen()
     window = screen.root.create_window(
-        60, 60, 400, 300, 0, screen.root_depth, X.InputOutput, X.CopyFromParent,
+        60,
+        60,
+        400,
+        300,
+        0,
+        screen.root_depth,
+        X.InputOutput,
+        X.CopyFromParent,
         background_pixel=screen.white_pixel,
         event_mask=X.KeyPressMask | X.ButtonPressMask | X.ExposureMask | X.StructureNotifyMask,
-    )  # fmt: skip
+    )
     window.set_wm_name(title)
     window.set_wm_class("input-probe", "InputProbe")
     window.set_wm_hints(flags=1, input=1)  # InputHint: it takes the keyboard focus
@@ -42,8 +49,10 @@ def main() -> None:
                 continue
             print(json.dumps({"key": XK.keysym_to_string(sym) or str(sym)}), flush=True)
         elif event.type == X.ButtonPress:
-            print(json.dumps({"button": event.detail, "x": event.event_x, "y": event.event_y}),
-                  flush=True)  # fmt: skip
+            print(
+                json.dumps({"button": event.detail, "x": event.event_x, "y": event.event_y}),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -47,8 +47,7 @@ class ReplayServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                request = Request(self.path, {k.lower(): v for k, v in self.headers.items()},
-                                  body)  # fmt: skip
+                request = Request(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                 with server._lock:
                     index = len(server.requests)
                     server.requests.append(request)

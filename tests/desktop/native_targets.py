@@ -28,16 +28,23 @@ def main() -> None:
     d = display.Display()
     screen = d.screen()
     win = screen.root.create_window(
-        0, 0, width, height, 0, screen.root_depth, X.InputOutput, X.CopyFromParent,
+        0,
+        0,
+        width,
+        height,
+        0,
+        screen.root_depth,
+        X.InputOutput,
+        X.CopyFromParent,
         background_pixel=screen.white_pixel,
         event_mask=X.ExposureMask | X.ButtonPressMask | X.StructureNotifyMask,
-    )  # fmt: skip
+    )
     win.set_wm_name(TITLE)
     win.set_wm_class("deskpilot-targets", "DeskpilotTargets")
-    win.change_property(d.intern_atom("_NET_WM_PID"), d.intern_atom("CARDINAL"), 32,
-                        [os.getpid()])  # fmt: skip
-    win.set_wm_normal_hints(flags=0x30, min_width=width, min_height=height,
-                            max_width=width, max_height=height)  # fmt: skip  # fixed size
+    win.change_property(d.intern_atom("_NET_WM_PID"), d.intern_atom("CARDINAL"), 32, [os.getpid()])
+    win.set_wm_normal_hints(
+        flags=0x30, min_width=width, min_height=height, max_width=width, max_height=height
+    )  # fixed size
     colormap = screen.default_colormap
     gcs = []
     for r, g, b in COLOURS:
@@ -50,12 +57,15 @@ def main() -> None:
             event = d.next_event()
             if event.type == X.Expose and event.count == 0:
                 for i, (x, y) in enumerate(targets):
-                    win.fill_rectangle(gcs[i % len(gcs)], x - HALF, y - HALF, 2 * HALF + 1,
-                                       2 * HALF + 1)  # fmt: skip
+                    win.fill_rectangle(
+                        gcs[i % len(gcs)], x - HALF, y - HALF, 2 * HALF + 1, 2 * HALF + 1
+                    )
                 d.flush()
             elif event.type == X.ButtonPress:
-                log.write(json.dumps({"x": event.event_x, "y": event.event_y,
-                                      "button": event.detail}) + "\n")  # fmt: skip
+                log.write(
+                    json.dumps({"x": event.event_x, "y": event.event_y, "button": event.detail})
+                    + "\n"
+                )
                 log.flush()
 
 

@@ -61,8 +61,9 @@ async def test_filling_a_spin_button_leaves_its_dialog_open(
     assert not opened.is_error and '"Settings"' in opened.text, opened.text
     dialog = await read(call)
     assert "· 'Settings' ·" in dialog, dialog
-    done = await call("perform", {"action": "fill", "elementID": id_of_line(dialog, "Copies"),
-                                  "text": "7"})  # fmt: skip
+    done = await call(
+        "perform", {"action": "fill", "elementID": id_of_line(dialog, "Copies"), "text": "7"}
+    )
     assert not done.is_error, done.text
     await p.wait_for("copies=7")
     assert not any("settings response" in line for line in p.lines()), p.lines()

@@ -47,8 +47,10 @@ async def _menu_item(call: Call, window: str, menu: str, item: str) -> None:
 
 async def _select(call: Call, window: str, cells: str) -> None:
     """Select a range through the Name Box (ctrl+shift+f5), as a person types it."""
-    for step in ({"action": "shortcut", "shortcut": "ctrl+shift+f5"},
-                 {"action": "type", "text": f"{cells}\n"}):  # fmt: skip
+    for step in (
+        {"action": "shortcut", "shortcut": "ctrl+shift+f5"},
+        {"action": "type", "text": f"{cells}\n"},
+    ):
         done = await call("perform", {**step, "windowID": window})
         assert not done.is_error, done.text
 

@@ -56,9 +56,16 @@ async def test_a_change_drawn_while_a_frame_is_sent_reaches_the_preview(
     d = display.Display(sandbox.info.display)
     screen = d.screen()
     win = screen.root.create_window(
-        60, 60, 400, 300, 0, screen.root_depth, X.InputOutput, X.CopyFromParent,
+        60,
+        60,
+        400,
+        300,
+        0,
+        screen.root_depth,
+        X.InputOutput,
+        X.CopyFromParent,
         background_pixel=screen.white_pixel,
-    )  # fmt: skip
+    )
     win.set_wm_name("capture damage probe")
     win.map()
     gc = win.create_gc(foreground=screen.white_pixel)

@@ -32,8 +32,14 @@ HEAVY = ("mcp", "rich", "httpx", "anthropic", "openai", "google", "playwright", 
 
 
 def loaded(argv: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv)], env=env,
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(argv)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     report = json.loads(done.stderr.strip().splitlines()[-1])
     return report["code"], report["modules"]
 
@@ -41,8 +47,11 @@ def loaded(argv: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
 @pytest.fixture
 def env(sandbox: Sandbox, desktop_settings: Settings) -> dict[str, str]:
     assert sandbox.info is not None
-    return {**sandbox.app_env(), "DESKPILOT_SANDBOX": sandbox.info.runtime_dir,
-            "DESKPILOT_HOME": str(desktop_settings.state_dir.parent)}  # fmt: skip
+    return {
+        **sandbox.app_env(),
+        "DESKPILOT_SANDBOX": sandbox.info.runtime_dir,
+        "DESKPILOT_HOME": str(desktop_settings.state_dir.parent),
+    }
 
 
 OURS = ("deskpilot.agent.providers", "deskpilot.agent.loop", "deskpilot.mcp", "deskpilot.native")
@@ -62,7 +71,11 @@ def test_a_tool_call_imports_no_provider_mcp_or_rich(env: dict[str, str]) -> Non
 def test_version_imports_nothing_of_the_library(env: dict[str, str]) -> None:
     code, modules = loaded(["--version"], env)
     assert code == 0
-    assert not [m for m in modules if m.startswith(("deskpilot.tools", "deskpilot.desktop",
-                                                    "pydantic", "dbus_fast",
-                                                    "importlib.metadata"))]  # fmt: skip
+    assert not [
+        m
+        for m in modules
+        if m.startswith(
+            ("deskpilot.tools", "deskpilot.desktop", "pydantic", "dbus_fast", "importlib.metadata")
+        )
+    ]
     assert heavy(modules) == []

@@ -89,10 +89,16 @@ async def send_dialog(
     apps: Apps, title: str = "Send report"
 ) -> tuple[WindowInfo, subprocess.Popen[bytes]]:
     window = await apps.spawn(
-        ["zenity", "--question", f"--title={title}", "--text=Send the quarterly report to Bob?",
-         "--ok-label=Send", "--cancel-label=Cancel"],
+        [
+            "zenity",
+            "--question",
+            f"--title={title}",
+            "--text=Send the quarterly report to Bob?",
+            "--ok-label=Send",
+            "--cancel-label=Cancel",
+        ],
         match=lambda w: w.title == title,
-    )  # fmt: skip
+    )
     return window, apps.procs[-1]
 
 
@@ -339,10 +345,14 @@ async def test_two_sessions_on_one_display_type_and_click_at_once_without_mixing
     for name in texts:
         out = tmp_path / f"{name}.txt"
         window = await apps.spawn(
-            ["sh", "-c", f'exec zenity --entry --title="Typist {name}" --text=Line: > "$0"',
-             str(out)],
+            [
+                "sh",
+                "-c",
+                f'exec zenity --entry --title="Typist {name}" --text=Line: > "$0"',
+                str(out),
+            ],
             match=lambda w, n=name: w.title == f"Typist {n}",  # type: ignore[misc]
-        )  # fmt: skip
+        )
         snap = await desktop.snapshot(window)
         ok = next(n for n in snap.nodes() if n.role == "push-button" and n.name == "OK")
         assert ok.bounds is not None
@@ -420,8 +430,9 @@ async def test_a_window_opened_by_one_session_takes_no_keys_another_is_typing(
 
     typing = router.add("typist-long", typist)
     opening = router.add("opener-now", opener)
-    first = console.start(f"{typing}: type", target="desktop", window=window.stable_id,
-                          confirm="none")  # fmt: skip
+    first = console.start(
+        f"{typing}: type", target="desktop", window=window.stable_id, confirm="none"
+    )
     second = console.start(f"{opening}: open", target="desktop", confirm="none")
     assert await exited(proc, 120) == 0, texts_of(router, typing)
     assert out.read_text().rstrip("\n") == line, texts_of(router, typing)
@@ -647,8 +658,12 @@ async def test_no_session_can_see_read_or_click_the_console_window(
                     assert rect is not None
                     if rect.intersects(g):
                         sx = img.width / rect.width
-                        box = (g.x - rect.x + 4, g.y - rect.y + 4, g.x + g.width - rect.x - 4,
-                               g.y + g.height - rect.y - 4)  # fmt: skip
+                        box = (
+                            g.x - rect.x + 4,
+                            g.y - rect.y + 4,
+                            g.x + g.width - rect.x - 4,
+                            g.y + g.height - rect.y - 4,
+                        )
                         part = img.crop(tuple(max(0, int(v * sx)) for v in box))
                         assert max(part.getextrema()) < 10, frame.data
         finally:

@@ -88,10 +88,16 @@ class PressSend:
 
 async def dialog(apps: Apps, title: str) -> tuple[str, object]:
     window = await apps.spawn(
-        ["zenity", "--question", f"--title={title}", "--text=Send the report to Bob?",
-         "--ok-label=Send", "--cancel-label=Cancel"],
+        [
+            "zenity",
+            "--question",
+            f"--title={title}",
+            "--text=Send the report to Bob?",
+            "--ok-label=Send",
+            "--cancel-label=Cancel",
+        ],
         match=lambda w: w.title == title,
-    )  # fmt: skip
+    )
     return window.stable_id, apps.procs[-1]
 
 

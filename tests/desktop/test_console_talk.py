@@ -222,9 +222,11 @@ async def test_a_continued_session_keeps_its_desktop_and_its_context_and_runs_ag
         await page.fill("#talk-text", "Now read what it shows.")
         await page.click("#talk-send")
         await asyncio.to_thread(
-            console.wait_card, sid, lambda c: len(c["runs"]) == 2 and c["state"] == "done",
+            console.wait_card,
+            sid,
+            lambda c: len(c["runs"]) == 2 and c["state"] == "done",
             "the continuation to end",
-        )  # fmt: skip
+        )
         later = console.card(sid)
         assert later["answer"].startswith("Read "), later
         assert later["display"] == display
@@ -232,8 +234,10 @@ async def test_a_continued_session_keeps_its_desktop_and_its_context_and_runs_ag
         assert on_display(display, b"gnome-calculator") == calculator
         assert Path(f"/tmp/.X11-unix/X{number}").exists()  # the same X server
         views = requests_of(router, key)[views_before:]
-        assert views and views[0].user_texts == [f"{key}: open the calculator",
-                                                 "Now read what it shows."]  # fmt: skip
+        assert views and views[0].user_texts == [
+            f"{key}: open the calculator",
+            "Now read what it shows.",
+        ]
         assert views[0].turns == 2 and views[0].mode == "text"  # its history, its settings
         assert any("Calculator" in r for r in views[0].results)  # the first run's results
         events = console.run_events(later["runs"][1])
@@ -267,9 +271,12 @@ class Probe:
     def __init__(self, display: str, title: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.desktop.input_probe", title],
-            env={"PATH": "/usr/bin:/bin", "DISPLAY": display}, cwd=REPO,
-            stdout=subprocess.PIPE, text=True, start_new_session=True,
-        )  # fmt: skip
+            env={"PATH": "/usr/bin:/bin", "DISPLAY": display},
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         assert self.proc.stdout is not None
         first = self.proc.stdout.readline()
         assert first.startswith("ready"), first
@@ -445,10 +452,14 @@ async def test_costs_match_the_providers_usage_fields_and_the_raw_exchange_is_on
 ) -> None:
     console, router, server = served
     usages = [
-        {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290,
-         "prompt_tokens_details": {"cached_tokens": 200}},
+        {
+            "prompt_tokens": 1234,
+            "completion_tokens": 56,
+            "total_tokens": 1290,
+            "prompt_tokens_details": {"cached_tokens": 200},
+        },
         {"prompt_tokens": 2345, "completion_tokens": 78, "total_tokens": 2423},
-    ]  # fmt: skip
+    ]
 
     def brain(view: View) -> Decision:
         if view.turns == 0:
@@ -474,9 +485,14 @@ async def test_costs_match_the_providers_usage_fields_and_the_raw_exchange_is_on
     try:
         end = await asyncio.to_thread(console.wait_end, sid)
         # what the stand-in model sent back, read from its own record of the wire
-        expected = [price_of(u["prompt_tokens"], u["completion_tokens"],
-                             u.get("prompt_tokens_details", {}).get("cached_tokens", 0))
-                    for u in usages]  # fmt: skip
+        expected = [
+            price_of(
+                u["prompt_tokens"],
+                u["completion_tokens"],
+                u.get("prompt_tokens_details", {}).get("cached_tokens", 0),
+            )
+            for u in usages
+        ]
         assert end["tokens"] == {"input": 3579, "output": 134, "cached": 200, "cache_write": 0}
         assert end["cost"] == pytest.approx(sum(expected))
         steps = console.get(f"/api/sessions/{sid}/steps")["steps"]
@@ -521,8 +537,14 @@ async def test_costs_match_the_providers_usage_fields_and_the_raw_exchange_is_on
 
 def anthropic_reply(n: int, *content: dict[str, Any]) -> dict[str, Any]:
     stop = "tool_use" if any(c["type"] == "tool_use" for c in content) else "end_turn"
-    return {"id": f"msg_{n}", "type": "message", "role": "assistant", "content": list(content),
-            "stop_reason": stop, "usage": {"input_tokens": 10, "output_tokens": 2}}  # fmt: skip
+    return {
+        "id": f"msg_{n}",
+        "type": "message",
+        "role": "assistant",
+        "content": list(content),
+        "stop_reason": stop,
+        "usage": {"input_tokens": 10, "output_tokens": 2},
+    }
 
 
 async def test_a_native_session_runs_the_vendors_computer_tool_and_continues_on_its_desktop(
@@ -533,13 +555,17 @@ async def test_a_native_session_runs_the_vendors_computer_tool_and_continues_on_
     same vendor conversation, with a fresh screenshot of the same desktop."""
     console, _, _ = served
     recording = tmp_path / "native.json"
-    recording.write_text(json.dumps({"format": "anthropic", "model": "claude-sonnet-4-5",
-                                     "replies": [
-        anthropic_reply(1, {"type": "tool_use", "id": "toolu_1", "name": "computer",
-                            "input": {"action": "screenshot"}}),
+    look = {"action": "screenshot"}
+    replies = [
+        anthropic_reply(
+            1, {"type": "tool_use", "id": "toolu_1", "name": "computer", "input": look}
+        ),
         anthropic_reply(2, {"type": "text", "text": "Native: I saw the desktop."}),
         anthropic_reply(3, {"type": "text", "text": "Native again."}),
-    ]}))  # fmt: skip
+    ]
+    recording.write_text(
+        json.dumps({"format": "anthropic", "model": "claude-sonnet-4-5", "replies": replies})
+    )
     await page.goto(f"{console.origin}/")
     goal = "native-mode: look at the screen"
     await page.fill("#new-session textarea[name=goal]", goal)
@@ -561,9 +587,11 @@ async def test_a_native_session_runs_the_vendors_computer_tool_and_continues_on_
         assert shots and shots[0]["images"][0]["width"] > 0  # its sandbox's screen
         console.post(f"/api/sessions/{sid}/messages", {"text": "Look once more."})
         later = await asyncio.to_thread(
-            console.wait_card, sid, lambda c: len(c["runs"]) == 2 and c["state"] == "done",
+            console.wait_card,
+            sid,
+            lambda c: len(c["runs"]) == 2 and c["state"] == "done",
             "the native continuation",
-        )  # fmt: skip
+        )
         assert later["answer"] == "Native again." and later["display"] == end["display"]
         again = console.run_events(later["runs"][1])
         goal2 = next(e["data"]["goal"] for e in again if e["event"] == "run.started")

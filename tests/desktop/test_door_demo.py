@@ -67,10 +67,16 @@ async def test_the_demos_run_is_logged_and_refused_by_the_door(
 ) -> None:
     vault = await apps.spawn(["keepassxc"], match=lambda w: "KeePassXC" in w.title)
     dialog = await apps.spawn(
-        ["zenity", "--question", "--title=Report", "--text=Send the report?",
-         "--ok-label=Send", "--cancel-label=Keep"],
+        [
+            "zenity",
+            "--question",
+            "--title=Report",
+            "--text=Send the report?",
+            "--ok-label=Send",
+            "--cancel-label=Keep",
+        ],
         match=lambda w: w.title == "Report",
-    )  # fmt: skip
+    )
     proc: subprocess.Popen[bytes] = apps.procs[-1]
 
     def brain(view: View) -> Decision:

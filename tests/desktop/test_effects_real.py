@@ -54,7 +54,7 @@ async def compose_form(apps: Apps) -> tuple[WindowInfo, subprocess.Popen[bytes]]
     window = await apps.spawn(
         ["zenity", "--entry", "--title=New message", "--text=To:", "--ok-label=Send"],
         match=lambda w: w.title == "New message",
-    )  # fmt: skip
+    )
     return window, apps.procs[-1]
 
 
@@ -77,15 +77,29 @@ async def test_enter_typed_in_a_compose_form_does_not_send_without_a_yes(
     script = tmp_path / "model.json"
     steps = [
         {"tool_calls": [{"name": "read_screen_ax", "args": {"windowID": window.stable_id}}]},
-        {"tool_calls": [{"name": "perform", "args": {
-            "action": "type", "elementID": to, "text": "bob@example.org\n",
-            "windowID": window.stable_id}}]},
+        {
+            "tool_calls": [
+                {
+                    "name": "perform",
+                    "args": {
+                        "action": "type",
+                        "elementID": to,
+                        "text": "bob@example.org\n",
+                        "windowID": window.stable_id,
+                    },
+                }
+            ]
+        },
         "Done.",
-    ]  # fmt: skip
+    ]
     script.write_text(json.dumps({"format": "neutral", "replies": steps}))
     home = tmp_path / "home"
-    env = {**desktop_settings.environ, "DESKPILOT_HOME": str(home), "DESKPILOT_MODEL": "",
-           "DESKPILOT_CONFIRM": ""}  # fmt: skip
+    env = {
+        **desktop_settings.environ,
+        "DESKPILOT_HOME": str(home),
+        "DESKPILOT_MODEL": "",
+        "DESKPILOT_CONFIRM": "",
+    }
     # the CLI runs its own event loop: in a thread, so the desktop's loop stays free
     result = await asyncio.to_thread(run_cli, env, f"scripted:{script}")
     assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
@@ -102,10 +116,16 @@ async def test_enter_typed_in_a_compose_form_does_not_send_without_a_yes(
 
 async def delete_dialog(apps: Apps) -> tuple[WindowInfo, subprocess.Popen[bytes]]:
     window = await apps.spawn(
-        ["zenity", "--question", "--title=Old backups", "--text=Delete 3 old backups?",
-         "--ok-label=Delete", "--cancel-label=Keep"],
+        [
+            "zenity",
+            "--question",
+            "--title=Old backups",
+            "--text=Delete 3 old backups?",
+            "--ok-label=Delete",
+            "--cancel-label=Keep",
+        ],
         match=lambda w: w.title == "Old backups",
-    )  # fmt: skip
+    )
     return window, apps.procs[-1]
 
 
@@ -157,10 +177,16 @@ async def test_the_native_executor_is_judged_the_same_way(
     apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     window = await apps.spawn(
-        ["zenity", "--question", "--title=Alte Sicherungen", "--text=3 alte Sicherungen?",
-         "--ok-label=Löschen", "--cancel-label=Behalten"],
+        [
+            "zenity",
+            "--question",
+            "--title=Alte Sicherungen",
+            "--text=3 alte Sicherungen?",
+            "--ok-label=Löschen",
+            "--cancel-label=Behalten",
+        ],
         match=lambda w: w.title == "Alte Sicherungen",
-    )  # fmt: skip
+    )
     proc = apps.procs[-1]
     snap = await desktop.snapshot(window)  # the test's own reader: the buttons and the focus
     buttons = {n.name: n for n in snap.nodes() if n.role == "push-button"}
@@ -172,8 +198,13 @@ async def test_the_native_executor_is_judged_the_same_way(
     judged, asked = judged_by_nobody(ctx)
     native = dataclasses.replace(judged, audit=events.append)
     executor = NativeExecutor(ToolSet(), native)
-    tries: list[Action] = [KeyPress(("Return",)), KeyPress(("space",)), TypeText("\n"),
-                           KeyPress(("KP_Enter",)), Click(*delete.center)]  # fmt: skip
+    tries: list[Action] = [
+        KeyPress(("Return",)),
+        KeyPress(("space",)),
+        TypeText("\n"),
+        KeyPress(("KP_Enter",)),
+        Click(*delete.center),
+    ]
     for action in tries:
         outcome = await executor.run([action], screenshot=False)
         (step,) = outcome.steps
@@ -198,15 +229,20 @@ async def test_a_generic_ok_is_judged_by_its_dialog_and_a_password_by_its_field(
     toolset = computer_use_tools()
     # "OK" says nothing; its dialog says it deletes
     window = await apps.spawn(
-        ["zenity", "--question", "--title=Clean up", "--ok-label=OK", "--cancel-label=Cancel",
-         "--text=12 photos will be deleted permanently. This cannot be undone."],
+        [
+            "zenity",
+            "--question",
+            "--title=Clean up",
+            "--ok-label=OK",
+            "--cancel-label=Cancel",
+            "--text=12 photos will be deleted permanently. This cannot be undone.",
+        ],
         match=lambda w: w.title == "Clean up",
-    )  # fmt: skip
+    )
     proc = apps.procs[-1]
     read = await toolset.call("read_screen_ax", {"windowID": window.stable_id}, judged)
     ok = find_id(read.text, "button", "OK")
-    refused = await toolset.call("perform", {"elementID": ok, "windowID": window.stable_id},
-                                 judged)  # fmt: skip
+    refused = await toolset.call("perform", {"elementID": ok, "windowID": window.stable_id}, judged)
     assert refused.is_error and "Declined" in refused.text, refused.text
     assert 'activates "OK" in a dialog that says' in asked[-1].reason, asked[-1].reason
     assert asked[-1].reason.endswith(": delete")
@@ -215,20 +251,26 @@ async def test_a_generic_ok_is_judged_by_its_dialog_and_a_password_by_its_field(
     calm = await apps.spawn(
         ["zenity", "--question", "--title=Tip", "--ok-label=OK", "--text=Photos are sorted."],
         match=lambda w: w.title == "Tip",
-    )  # fmt: skip
+    )
     calm_proc = apps.procs[-1]
     read = await toolset.call("read_screen_ax", {"windowID": calm.stable_id}, judged)
     before = len(asked)
-    done = await toolset.call("perform", {"elementID": find_id(read.text, "button", "OK"),
-                                          "windowID": calm.stable_id}, judged)  # fmt: skip
+    done = await toolset.call(
+        "perform",
+        {"elementID": find_id(read.text, "button", "OK"), "windowID": calm.stable_id},
+        judged,
+    )
     assert not done.is_error, done.text
     assert len(asked) == before and await ended(calm_proc) == 0
     # a password typed into a password dialog, and Enter there, ask
-    secret = await apps.spawn(["zenity", "--password", "--title=Unlock keyring"],
-                              match=lambda w: w.title == "Unlock keyring")  # fmt: skip
+    secret = await apps.spawn(
+        ["zenity", "--password", "--title=Unlock keyring"],
+        match=lambda w: w.title == "Unlock keyring",
+    )
     secret_proc = apps.procs[-1]
-    typed = await toolset.call("perform", {"action": "type", "text": "hunter2\n",
-                                           "windowID": secret.stable_id}, judged)  # fmt: skip
+    typed = await toolset.call(
+        "perform", {"action": "type", "text": "hunter2\n", "windowID": secret.stable_id}, judged
+    )
     assert typed.is_error and "Declined" in typed.text, typed.text
     assert "password" in asked[-1].reason and asked[-1].reason.endswith(
         "change account or security settings"
@@ -240,10 +282,16 @@ async def test_a_click_at_a_point_is_judged_by_the_element_under_it(
     apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     window = await apps.spawn(
-        ["zenity", "--question", "--title=Publish post", "--text=Your post is ready.",
-         "--ok-label=Publicar", "--cancel-label=Later"],
+        [
+            "zenity",
+            "--question",
+            "--title=Publish post",
+            "--text=Your post is ready.",
+            "--ok-label=Publicar",
+            "--cancel-label=Later",
+        ],
         match=lambda w: w.title == "Publish post",
-    )  # fmt: skip
+    )
     proc = apps.procs[-1]
     snap = await desktop.snapshot(window)  # the test's own reader: where the button is
     button = next(n for n in snap.nodes() if n.role == "push-button" and n.name == "Publicar")

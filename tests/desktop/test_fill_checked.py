@@ -30,18 +30,26 @@ async def test_spin_buttons_take_the_value_or_say_what_they_show(
     month, clock, number = values["January"], values["00:00"], values["0.00"]
     reader = await AtspiBus.connect(desktop_settings.session_bus)
     try:
-        done = await call("perform", {"action": "fill", "elementID": clock, "text": "05:30",
-                                      "windowID": demo.stable_id})  # fmt: skip
+        done = await call(
+            "perform",
+            {"action": "fill", "elementID": clock, "text": "05:30", "windowID": demo.stable_id},
+        )
         assert not done.is_error and "shows '05:30'" in done.text, done.text
-        done = await call("perform", {"action": "fill", "elementID": number, "text": "3.25",
-                                      "windowID": demo.stable_id})  # fmt: skip
+        done = await call(
+            "perform",
+            {"action": "fill", "elementID": number, "text": "3.25", "windowID": demo.stable_id},
+        )
         assert not done.is_error, done.text
         # a month spin button holds a name: "7" does not fit, and the fill says so
-        refused = await call("perform", {"action": "fill", "elementID": month, "text": "7",
-                                         "windowID": demo.stable_id})  # fmt: skip
+        refused = await call(
+            "perform",
+            {"action": "fill", "elementID": month, "text": "7", "windowID": demo.stable_id},
+        )
         assert refused.is_error and "shows 'January'" in refused.text, refused.text
-        taken = await call("perform", {"action": "fill", "elementID": month, "text": "July",
-                                       "windowID": demo.stable_id})  # fmt: skip
+        taken = await call(
+            "perform",
+            {"action": "fill", "elementID": month, "text": "July", "windowID": demo.stable_id},
+        )
         assert not taken.is_error, taken.text
 
         async def value(eid: str) -> float:

@@ -59,8 +59,10 @@ async def test_web_dates_times_drop_downs_and_combo_entries(
     assert bad.is_error and "invalid" in bad.text and "day 30" in bad.text, bad.text
     vague = await call("perform", {"action": "fill", "elementID": day, "text": "next Tuesday"})
     assert vague.is_error and "ISO form" in vague.text and "Nothing was typed" in vague.text
-    none = await call("perform", {"action": "fill", "elementID": element(page, 'combobox "Room"'),
-                                  "text": "Palace"})  # fmt: skip
+    none = await call(
+        "perform",
+        {"action": "fill", "elementID": element(page, 'combobox "Room"'), "text": "Palace"},
+    )
     assert none.is_error and "'Single', 'Double', 'Twin', 'Suite'" in none.text, none.text
     assert pages.of("room", value="Palace") == [] and {e["value"] for e in pages.of("room")} == {
         "Suite"
@@ -86,16 +88,21 @@ async def test_a_gtk_combo_box_gets_the_item_named(
 
     try:
         # "Denver" sits in the submenu "C - D": nested items are chosen too
-        done = await call("perform", {"action": "fill", "elementID": capitals, "text": "denver",
-                                      "windowID": demo.stable_id})  # fmt: skip
+        done = await call(
+            "perform",
+            {"action": "fill", "elementID": capitals, "text": "denver", "windowID": demo.stable_id},
+        )
         assert not done.is_error and "Chose 'denver'" in done.text, done.text
         assert await choice(capitals) == ("Denver", "C - D")  # its submenu
-        done = await call("perform", {"action": "fill", "elementID": icons, "text": "Clear",
-                                      "windowID": demo.stable_id})  # fmt: skip
+        done = await call(
+            "perform",
+            {"action": "fill", "elementID": icons, "text": "Clear", "windowID": demo.stable_id},
+        )
         assert not done.is_error, done.text
         assert await choice(icons) == ("edit-clear", "Clear")
-        missing = await call("perform", {"action": "fill", "elementID": capitals,
-                                         "text": "Chicago"})  # fmt: skip
+        missing = await call(
+            "perform", {"action": "fill", "elementID": capitals, "text": "Chicago"}
+        )
         assert missing.is_error and "no item named 'Chicago'" in missing.text, missing.text
         assert "'Albany'" in missing.text and "(50 in all)" in missing.text
         assert (await choice(capitals))[0] == "Denver"  # nothing was chosen
@@ -136,12 +143,21 @@ async def test_a_gtk4_drop_down_whose_list_exists_only_while_open(
 
     try:
         assert (await shown())[0] == ["C059"]
-        done = await call("perform", {"action": "fill", "elementID": fonts, "text": "Nimbus Sans",
-                                      "windowID": demo.stable_id})  # fmt: skip
+        done = await call(
+            "perform",
+            {
+                "action": "fill",
+                "elementID": fonts,
+                "text": "Nimbus Sans",
+                "windowID": demo.stable_id,
+            },
+        )
         assert not done.is_error and "Chose 'Nimbus Sans'" in done.text, done.text
         assert await shown() == (["Nimbus Sans"], set())  # chosen, and its list closed again
-        missing = await call("perform", {"action": "fill", "elementID": fonts, "text": "Comic",
-                                         "windowID": demo.stable_id})  # fmt: skip
+        missing = await call(
+            "perform",
+            {"action": "fill", "elementID": fonts, "text": "Comic", "windowID": demo.stable_id},
+        )
         assert missing.is_error and "'DejaVu Sans Mono'" in missing.text, missing.text
         assert await shown() == (["Nimbus Sans"], set())  # unchanged, its list closed
         # a row of the open list clicked by its ID: GTK 4 places popover rows relative to the
@@ -158,8 +174,9 @@ async def test_a_gtk4_drop_down_whose_list_exists_only_while_open(
         await call("perform", {"elementID": fonts, "windowID": demo.stable_id})
         text = (await call("read_screen_ax", {"windowID": demo.stable_id})).text
         row = element(text, 'listitem "Nimbus Mono PS"')
-        hover = await call("perform", {"action": "hover", "elementID": row,
-                                       "windowID": demo.stable_id})  # fmt: skip
+        hover = await call(
+            "perform", {"action": "hover", "elementID": row, "windowID": demo.stable_id}
+        )
         assert not hover.is_error, hover.text
         x = display.Display(desktop_settings.display)
         try:
@@ -167,8 +184,9 @@ async def test_a_gtk4_drop_down_whose_list_exists_only_while_open(
             px, py = int(at.root_x) - demo.geometry.x, int(at.root_y) - demo.geometry.y
         finally:
             x.close()
-        clicked = await call("perform", {"action": "click", "x": px, "y": py,
-                                         "windowID": demo.stable_id})  # fmt: skip
+        clicked = await call(
+            "perform", {"action": "click", "x": px, "y": py, "windowID": demo.stable_id}
+        )
         assert not clicked.is_error, clicked.text
         assert await shown() == (["Nimbus Mono PS"], set())
     finally:

@@ -44,11 +44,15 @@ async def test_fill_a_title_then_save_as_through_the_dialog(
     main = window_id_from(opened.text)
     for w in await ctx.desktop.list_windows():  # the template chooser of a first start
         if w.title == "Select a Template":
-            await call("perform", {"action": "shortcut", "shortcut": "escape",
-                                   "windowID": w.stable_id})  # fmt: skip
+            await call(
+                "perform", {"action": "shortcut", "shortcut": "escape", "windowID": w.stable_id}
+            )
             # open_app may have answered with the chooser (it came first): the slides' window
-            main = next(v.stable_id for v in await ctx.desktop.list_windows()
-                        if v.pid == w.pid and v.title.endswith("LibreOffice Impress"))  # fmt: skip
+            main = next(
+                v.stable_id
+                for v in await ctx.desktop.list_windows()
+                if v.pid == w.pid and v.title.endswith("LibreOffice Impress")
+            )
 
     async def title_id() -> str | None:
         text = (await call("read_screen_ax", {"windowID": main})).text
@@ -56,14 +60,17 @@ async def test_fill_a_title_then_save_as_through_the_dialog(
         return m.group(1) if m else None
 
     eid = await async_wait_for(title_id, timeout=30, what="the title placeholder")
-    filled = await call("perform", {"action": "fill", "elementID": eid, "text": "Quarterly report",
-                                    "windowID": main})  # fmt: skip
+    filled = await call(
+        "perform",
+        {"action": "fill", "elementID": eid, "text": "Quarterly report", "windowID": main},
+    )
     assert not filled.is_error and "its text" in filled.text, filled.text
     after = (await call("read_screen_ax", {"windowID": main})).text
     assert "PresentationSubtitle" in after  # the other shapes are still there
 
-    save = await call("perform", {"action": "shortcut", "shortcut": "ctrl+shift+s",
-                                  "windowID": main})  # fmt: skip
+    save = await call(
+        "perform", {"action": "shortcut", "shortcut": "ctrl+shift+s", "windowID": main}
+    )
     assert "A new window opened" in save.text, save.text  # the Save As dialog, now the target
     dialog = re.search(r"\(windowID (\S+)\)", save.text)
     assert dialog, save.text
@@ -75,8 +82,9 @@ async def test_fill_a_title_then_save_as_through_the_dialog(
     read = (await call("read_screen_ax")).text
     name = re.search(r'^\s*textbox "Name:?"[^@\n]* @(\S+)$', read, re.M)
     assert name, read
-    filled = await call("perform", {"action": "fill", "elementID": name.group(1),
-                                    "text": "deck.odp"})  # fmt: skip
+    filled = await call(
+        "perform", {"action": "fill", "elementID": name.group(1), "text": "deck.odp"}
+    )
     assert not filled.is_error, filled.text
     typed = await call("perform", {"action": "shortcut", "shortcut": "enter"})
     assert f"The window {dialog.group(1)} closed." in typed.text, typed.text

@@ -120,9 +120,12 @@ async def test_a_libreoffice_context_menu_is_reported_and_its_copy_copies(
     async def on_clipboard() -> bool:
         env = apps.sandbox.app_env()
         got = subprocess.run(
-            ["/usr/bin/python3", "-c", CLIPBOARD], env=env, capture_output=True, text=True,
+            ["/usr/bin/python3", "-c", CLIPBOARD],
+            env=env,
+            capture_output=True,
+            text=True,
             timeout=10,
-        )  # fmt: skip
+        )
         return got.stdout.strip() == words
 
     await async_wait_for(on_clipboard, timeout=15, what="the copied words on the clipboard")

@@ -42,17 +42,38 @@ async def test_a_click_aimed_at_keepassxc_is_refused(
 
     def script(req: Request, i: int) -> dict[str, Any]:
         if i == 0:  # the model aims at the middle of where the vault window is
-            return {"id": "r1", "output": [{"type": "computer_call", "id": "cu_1",
-                    "call_id": "call_1", "actions": [
-                        {"type": "click", "button": "left", "x": cx, "y": cy},
-                        {"type": "type", "text": "hunter2"}]}]}  # fmt: skip
-        return {"id": "r2", "output": [{"type": "message", "content": [
-            {"type": "output_text", "text": "KeePassXC is blocked."}]}]}  # fmt: skip
+            return {
+                "id": "r1",
+                "output": [
+                    {
+                        "type": "computer_call",
+                        "id": "cu_1",
+                        "call_id": "call_1",
+                        "actions": [
+                            {"type": "click", "button": "left", "x": cx, "y": cy},
+                            {"type": "type", "text": "hunter2"},
+                        ],
+                    }
+                ],
+            }
+        return {
+            "id": "r2",
+            "output": [
+                {
+                    "type": "message",
+                    "content": [{"type": "output_text", "text": "KeePassXC is blocked."}],
+                }
+            ],
+        }
 
     with ReplayServer(script) as server:
         async with vendor_provider("openai:gpt-5.5", server) as provider:
-            result = await run_native_task("Open my password vault.", provider=provider,
-                                           ctx=ctx, options=RunOptions(max_steps=3))  # fmt: skip
+            result = await run_native_task(
+                "Open my password vault.",
+                provider=provider,
+                ctx=ctx,
+                options=RunOptions(max_steps=3),
+            )
     assert result.outcome == "done" and server.errors == [], result.answer
     assert await desktop.pointer_position() == (3, 3)  # no input reached the screen
 
@@ -82,10 +103,16 @@ async def test_pressing_a_real_send_button_needs_a_yes(
     apps: Apps, desktop: DesktopFacade, ctx: ToolContext
 ) -> None:
     dialog = await apps.spawn(
-        ["zenity", "--question", "--title=Mail", "--text=Send the report?", "--ok-label=Send",
-         "--cancel-label=Keep"],
+        [
+            "zenity",
+            "--question",
+            "--title=Mail",
+            "--text=Send the report?",
+            "--ok-label=Send",
+            "--cancel-label=Keep",
+        ],
         match=lambda w: w.title == "Mail",
-    )  # fmt: skip
+    )
     snap = await desktop.snapshot(dialog)
     send = next(n for n in snap.nodes() if n.role == "push-button" and n.name == "Send")
     assert send.bounds is not None

@@ -52,19 +52,42 @@ Reply = Callable[[Request, int, Eye], dict[str, Any]]
 
 def answer(vendor: str, text: str) -> dict[str, Any]:
     if vendor == "openai":
-        return {"id": "resp_end", "output": [{"type": "message", "role": "assistant",
-                "content": [{"type": "output_text", "text": text}]}]}  # fmt: skip
+        return {
+            "id": "resp_end",
+            "output": [
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": text}],
+                }
+            ],
+        }
     if vendor == "anthropic":
-        return {"id": "msg_end", "type": "message", "role": "assistant",
-                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn"}  # fmt: skip
+        return {
+            "id": "msg_end",
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+        }
     return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}}]}
 
 
 def openai_batch(call_id: str, eye: Eye, checks: list[dict[str, Any]]) -> dict[str, Any]:
     actions = [{"type": "click", "button": "left", "x": x, "y": y} for x, y in map(eye.at, KEYS)]
-    return {"id": f"resp_{call_id}", "output": [
-        {"type": "computer_call", "id": f"cu_{call_id}", "call_id": call_id,
-         "status": "completed", "actions": actions, "pending_safety_checks": checks}]}  # fmt: skip
+    return {
+        "id": f"resp_{call_id}",
+        "output": [
+            {
+                "type": "computer_call",
+                "id": f"cu_{call_id}",
+                "call_id": call_id,
+                "status": "completed",
+                "actions": actions,
+                "pending_safety_checks": checks,
+            }
+        ],
+    }
 
 
 def openai(req: Request, i: int, eye: Eye) -> dict[str, Any]:
@@ -76,15 +99,26 @@ def openai(req: Request, i: int, eye: Eye) -> dict[str, Any]:
 
 
 def click(n: int, eye: Eye, key: str) -> dict[str, Any]:
-    return {"type": "tool_use", "id": f"toolu_{n}", "name": "computer",
-            "input": {"action": "left_click", "coordinate": list(eye.at(key))}}  # fmt: skip
+    return {
+        "type": "tool_use",
+        "id": f"toolu_{n}",
+        "name": "computer",
+        "input": {"action": "left_click", "coordinate": list(eye.at(key))},
+    }
 
 
 def anthropic(req: Request, i: int, eye: Eye) -> dict[str, Any]:
     if i == 0:
-        return {"id": "msg_1", "type": "message", "role": "assistant", "stop_reason": "tool_use",
-                "content": [{"type": "text", "text": "Clicking 12 × 7 =."},
-                            *(click(n, eye, k) for n, k in enumerate(KEYS, 1))]}  # fmt: skip
+        return {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "stop_reason": "tool_use",
+            "content": [
+                {"type": "text", "text": "Clicking 12 × 7 =."},
+                *(click(n, eye, k) for n, k in enumerate(KEYS, 1)),
+            ],
+        }
     return answer("anthropic", "It shows 84.")
 
 
@@ -133,9 +167,12 @@ async def run_case(
         provider = get_provider(spec, ctx.settings, base_url=server.url + PATHS[vendor])
         async with provider:
             result = await run_native_task(
-                GOAL, calc.window.stable_id if window else None, provider=provider, ctx=ctx,
+                GOAL,
+                calc.window.stable_id if window else None,
+                provider=provider,
+                ctx=ctx,
                 hybrid=hybrid,
-            )  # fmt: skip
+            )
     assert server.errors == []
     return result, server
 
@@ -153,8 +190,12 @@ async def test_each_vendor_computes_84_through_the_native_run(
     asked: list[ApprovalRequest] = []
     events: list[Event] = []
     with AuditLog(tmp_path / "audit.sqlite3") as audit:
-        run_ctx = dataclasses.replace(ctx, settings=keyed(ctx.settings), approver=person(asked),
-                                      audit=Fanout(audit, events.append))  # fmt: skip
+        run_ctx = dataclasses.replace(
+            ctx,
+            settings=keyed(ctx.settings),
+            approver=person(asked),
+            audit=Fanout(audit, events.append),
+        )
         result, server = await run_case(spec, reply, calc, run_ctx, window=window)
         await shows(desktop, calc, "84")
         logged = audit.run_events(result.run_id)
@@ -197,12 +238,20 @@ async def test_hybrid_uses_element_tools_and_the_computer_tool_in_one_run(
             return {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": inp}
 
         def message(*content: dict[str, Any]) -> dict[str, Any]:
-            return {"id": f"msg_{i}", "type": "message", "role": "assistant",
-                    "content": list(content), "stop_reason": "tool_use"}  # fmt: skip
+            return {
+                "id": f"msg_{i}",
+                "type": "message",
+                "role": "assistant",
+                "content": list(content),
+                "stop_reason": "tool_use",
+            }
 
         if i == 0:
             assert [t["name"] for t in req.body["tools"][1:]][:3] == [
-                "list_windows", "open_app", "read_screen_ax"]  # fmt: skip
+                "list_windows",
+                "open_app",
+                "read_screen_ax",
+            ]
             return message(use(1, "read_screen_ax", windowID=win))
         if i == 1:
             (tree,) = result_texts(req)
@@ -211,8 +260,10 @@ async def test_hybrid_uses_element_tools_and_the_computer_tool_in_one_run(
             return message(
                 use(2, "perform", windowID=win, elementID=one),
                 use(3, "perform", windowID=win, elementID=two),
-                click(4, eye, "×"), click(5, eye, "7"), click(6, eye, "="),
-            )  # fmt: skip
+                click(4, eye, "×"),
+                click(5, eye, "7"),
+                click(6, eye, "="),
+            )
         if i == 2:
             ids = [b["tool_use_id"] for b in req.body["messages"][-1]["content"]]
             assert ids == ["toolu_2", "toolu_3", "toolu_4", "toolu_5", "toolu_6"]
@@ -227,16 +278,16 @@ async def test_hybrid_uses_element_tools_and_the_computer_tool_in_one_run(
 
     events: list[Event] = []
     run_ctx = dataclasses.replace(ctx, settings=keyed(ctx.settings), audit=events.append)
-    result, server = await run_case("anthropic:claude-sonnet-4-5", reply, calc, run_ctx,
-                                    window=False, hybrid=True)  # fmt: skip
+    result, server = await run_case(
+        "anthropic:claude-sonnet-4-5", reply, calc, run_ctx, window=False, hybrid=True
+    )
 
     await shows(desktop, calc, "84")
     assert result.outcome == "done" and result.answer == "12 × 7 = 84"
     tools = [e.data["tool"] for e in events if e.kind == "tool.result"]
     acted = [t for t in tools if t != "computer_view"]
-    assert acted[:10] == [
-        "read_screen_ax", "perform", "perform", "computer", "computer_call", "computer",
-        "computer_call", "computer", "computer_call", "read_screen_ax"]  # fmt: skip
+    native = ["computer", "computer_call"] * 3  # the three native clicks (×, 7, =)
+    assert acted[:10] == ["read_screen_ax", "perform", "perform", *native, "read_screen_ax"]
     assert set(acted[10:]) <= {"read_screen_ax"}  # reads again while the display catches up
     assert server.requests[0].body["tools"][0]["type"] == "computer_20250124"
     assert "the computer tool acts at pixel coordinates" in server.requests[0].body["system"]
@@ -265,11 +316,23 @@ async def test_cli_declines_a_safety_check_without_a_terminal_and_tells_the_mode
         return answer("openai", "The calculator shows 84.")
 
     home = tmp_path / "home"
-    env = {**desktop_settings.environ, "DESKPILOT_HOME": str(home), "OPENAI_API_KEY": "test-key",
-           "DESKPILOT_MODEL": "", "DESKPILOT_CONFIRM": ""}  # fmt: skip
+    env = {
+        **desktop_settings.environ,
+        "DESKPILOT_HOME": str(home),
+        "OPENAI_API_KEY": "test-key",
+        "DESKPILOT_MODEL": "",
+        "DESKPILOT_CONFIRM": "",
+    }
     with ReplayServer(script) as server:
-        args = ["run", "--native", "--model", "openai:gpt-5.4", "--base-url",
-                server.url + "/v1", GOAL]  # fmt: skip
+        args = [
+            "run",
+            "--native",
+            "--model",
+            "openai:gpt-5.4",
+            "--base-url",
+            server.url + "/v1",
+            GOAL,
+        ]
         # the CLI runs its own event loop: in a thread, so the desktop's loop stays free
         result = await asyncio.to_thread(
             CliRunner().invoke, main, args, env=env, catch_exceptions=False
@@ -285,15 +348,24 @@ async def test_cli_declines_a_safety_check_without_a_terminal_and_tells_the_mode
         (run,) = audit.list_runs()
         events = audit.run_events(run.id)
     answered = [e.data for e in events if e.kind == "confirm.answered"]
-    assert answered == [{"tool": "computer_call", "call_id": "call_1", "approved": False,
-                         "by": "NativeTerminalApprover", "person": True}]  # fmt: skip
+    assert answered == [
+        {
+            "tool": "computer_call",
+            "call_id": "call_1",
+            "approved": False,
+            "by": "NativeTerminalApprover",
+            "person": True,
+        }
+    ]
     calls = [e.data for e in events if e.kind == "tool.call" and e.data["tool"] == "computer_call"]
     assert [c["call_id"] for c in calls] == ["call_1", "call_2"]  # both reached the door as sent
     results = [
         e.data for e in events if e.kind == "tool.result" and e.data["tool"] == "computer_call"
     ]
     assert [r.get("refused") for r in results] == ["declined", None]
-    assert all(not c.startswith("call_1.") for c in
-               (e.data["call_id"] for e in events if e.kind == "tool.call"))  # fmt: skip
+    assert all(
+        not c.startswith("call_1.")
+        for c in (e.data["call_id"] for e in events if e.kind == "tool.call")
+    )
     assert sum(1 for e in events if e.kind == "tool.result" and e.images) == 3
     assert run.outcome == "done" and run.steps == 3

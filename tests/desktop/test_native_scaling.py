@@ -52,8 +52,11 @@ HELPER = Path(__file__).with_name("native_targets.py")
 SIZES = [(1024, 768), (1920, 1080), (2560, 1600)]
 WINDOW = (600, 400)
 TARGETS = [(7, 9), (300, 200), (592, 391), (123, 345), (451, 77)]
-MODELS = {"openai": "gpt-5.5", "anthropic": "claude-sonnet-4-5",
-          "gemini": "gemini-2.5-computer-use-preview-10-2025"}  # fmt: skip
+MODELS = {
+    "openai": "gpt-5.5",
+    "anthropic": "claude-sonnet-4-5",
+    "gemini": "gemini-2.5-computer-use-preview-10-2025",
+}
 PROFILES = [*MODELS, "third"]
 
 
@@ -70,14 +73,17 @@ class Screens:
 
 def colour_box(img: Image.Image, rgb: tuple[int, int, int]) -> tuple[int, int, int, int] | None:
     """The bounding box of the pixels within 60 of ``rgb`` on every channel."""
-    masks = [band.point(lambda v, c=c: 255 if abs(v - c) < 60 else 0)
-             for band, c in zip(img.convert("RGB").split(), rgb, strict=True)]  # fmt: skip
+    masks = [
+        band.point(lambda v, c=c: 255 if abs(v - c) < 60 else 0)
+        for band, c in zip(img.convert("RGB").split(), rgb, strict=True)
+    ]
     both = ImageChops.multiply(ImageChops.multiply(masks[0], masks[1]), masks[2])
     return both.getbbox()
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="session", params=SIZES,
-                        ids=[f"{w}x{h}" for w, h in SIZES])  # fmt: skip
+@pytest_asyncio.fixture(
+    scope="module", loop_scope="session", params=SIZES, ids=[f"{w}x{h}" for w, h in SIZES]
+)
 async def screens(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Screens]:
@@ -93,8 +99,9 @@ async def screens(
         try:
             clicks = home / "clicks.jsonl"
             clicks.touch()
-            sb.spawn([sys.executable, str(HELPER), str(clicks), *map(str, WINDOW),
-                      *(f"{x},{y}" for x, y in TARGETS)], log="targets.log")  # fmt: skip
+            points = [f"{x},{y}" for x, y in TARGETS]
+            argv = [sys.executable, str(HELPER), str(clicks), *map(str, WINDOW), *points]
+            sb.spawn(argv, log="targets.log")
 
             async def mapped() -> WindowInfo | None:
                 return next((w for w in await desktop.list_windows() if w.title == TITLE), None)
@@ -123,8 +130,9 @@ def aim(seen: Image.Image, grid: bool) -> list[tuple[int, int]]:
         assert box is not None, f"target {colour} not visible in the {seen.size} screenshot"
         x0, y0, x1, y1 = box
         if grid:
-            points.append((int((x0 + x1) / 2 / seen.width * 1000),
-                           int((y0 + y1) / 2 / seen.height * 1000)))  # fmt: skip
+            points.append(
+                (int((x0 + x1) / 2 / seen.width * 1000), int((y0 + y1) / 2 / seen.height * 1000))
+            )
         else:
             points.append(((x0 + x1 - 1) // 2, (y0 + y1 - 1) // 2))
     return points
@@ -134,21 +142,29 @@ def click_reply(profile: str, points: list[tuple[int, int]]) -> dict[str, Any]:
     """The model's clicks in its vendor's wire format."""
     if profile == "openai":
         actions = [{"type": "click", "button": "left", "x": x, "y": y} for x, y in points]
-        return {"id": "r1", "output": [{"type": "computer_call", "id": "cu", "call_id": "c",
-                                        "actions": actions}]}  # fmt: skip
+        return {
+            "id": "r1",
+            "output": [{"type": "computer_call", "id": "cu", "call_id": "c", "actions": actions}],
+        }
     if profile == "anthropic":
-        return {"content": [{"type": "tool_use", "id": f"t{i}", "name": "computer",
-                             "input": {"action": "left_click", "coordinate": [x, y]}}
-                            for i, (x, y) in enumerate(points)]}  # fmt: skip
-    return {"candidates": [{"content": {"parts": [
-        {"functionCall": {"name": "click_at", "args": {"x": x, "y": y}}} for x, y in points
-    ]}}]}  # fmt: skip
+        clicks = [{"action": "left_click", "coordinate": [x, y]} for x, y in points]
+        uses = [
+            {"type": "tool_use", "id": f"t{i}", "name": "computer", "input": c}
+            for i, c in enumerate(clicks)
+        ]
+        return {"content": uses}
+    parts = [{"functionCall": {"name": "click_at", "args": {"x": x, "y": y}}} for x, y in points]
+    return {"candidates": [{"content": {"parts": parts}}]}
 
 
 def done(profile: str) -> dict[str, Any]:
     if profile == "openai":
-        return {"id": "r2", "output": [{"type": "message", "content": [
-            {"type": "output_text", "text": "Clicked."}]}]}  # fmt: skip
+        return {
+            "id": "r2",
+            "output": [
+                {"type": "message", "content": [{"type": "output_text", "text": "Clicked."}]}
+            ],
+        }
     if profile == "anthropic":
         return {"content": [{"type": "text", "text": "Clicked."}]}
     return {"candidates": [{"content": {"parts": [{"text": "Clicked."}]}}]}
@@ -170,9 +186,13 @@ async def vendor_run(
 
     with ReplayServer(script) as server:
         async with vendor_provider(f"{profile}:{MODELS[profile]}", server) as provider:
-            result = await run_native_task("Click the five targets.", window_id,
-                                           provider=provider, ctx=screens.ctx,
-                                           options=RunOptions(max_steps=2))  # fmt: skip
+            result = await run_native_task(
+                "Click the five targets.",
+                window_id,
+                provider=provider,
+                ctx=screens.ctx,
+                options=RunOptions(max_steps=2),
+            )
         assert server.errors == [] and result.outcome == "done", (server.errors, result.answer)
         seen = image_of(profile, server.requests[0].body)
     assert isinstance(result.acting, ComputerCalls) and result.acting.wire is not None

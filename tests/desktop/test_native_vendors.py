@@ -50,8 +50,11 @@ class Calc:
 async def open_calculator(apps: Apps, desktop: DesktopFacade) -> Calc:
     window = await apps.open("Calculator")
     snap = await desktop.snapshot(window)
-    buttons = {n.name.split(" ")[0]: n.bounds.center for n in snap.nodes()
-               if n.role == "push-button" and n.bounds is not None}  # fmt: skip
+    buttons = {
+        n.name.split(" ")[0]: n.bounds.center
+        for n in snap.nodes()
+        if n.role == "push-button" and n.bounds is not None
+    }
     display = next(n for n in snap.nodes() if n.name == "GtkSourceView")
     assert display.bounds is not None and set(KEYS) <= set(buttons)
     return Calc(window, buttons, display.key, display.bounds)
@@ -77,65 +80,113 @@ class Eye:
         rx, ry = x - self.target.x, y - self.target.y
         if self.grid:
             return int(rx / self.target.width * 1000), int(ry / self.target.height * 1000)
-        return (int(rx * self.size[0] / self.target.width),
-                int(ry * self.size[1] / self.target.height))  # fmt: skip
+        return (
+            int(rx * self.size[0] / self.target.width),
+            int(ry * self.size[1] / self.target.height),
+        )
 
 
 Reply = Callable[[Request, int, Eye], dict[str, Any]]
 
 
 def _message(text: str) -> dict[str, Any]:
-    return {"type": "message", "role": "assistant",
-            "content": [{"type": "output_text", "text": text}]}  # fmt: skip
+    return {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text}],
+    }
 
 
 def openai_ga(req: Request, i: int, eye: Eye) -> dict[str, Any]:
     if i == 0:
-        actions = [{"type": "click", "button": "left", "x": x, "y": y}
-                   for x, y in map(eye.at, KEYS)]  # fmt: skip
-        return {"id": "resp_1", "output": [
-            {"type": "reasoning", "id": "rs_1", "summary": []},
-            {"type": "computer_call", "id": "cu_1", "call_id": "call_1", "status": "completed",
-             "actions": actions, "pending_safety_checks": [CHECK]}]}  # fmt: skip
+        actions = [
+            {"type": "click", "button": "left", "x": x, "y": y} for x, y in map(eye.at, KEYS)
+        ]
+        return {
+            "id": "resp_1",
+            "output": [
+                {"type": "reasoning", "id": "rs_1", "summary": []},
+                {
+                    "type": "computer_call",
+                    "id": "cu_1",
+                    "call_id": "call_1",
+                    "status": "completed",
+                    "actions": actions,
+                    "pending_safety_checks": [CHECK],
+                },
+            ],
+        }
     return {"id": "resp_2", "output": [_message("The calculator shows 42.")]}
 
 
 def openai_preview(req: Request, i: int, eye: Eye) -> dict[str, Any]:
     if i < len(KEYS):
         x, y = eye.at(KEYS[i])
-        return {"id": f"resp_{i + 1}", "output": [
-            {"type": "computer_call", "id": f"cu_{i + 1}", "call_id": f"call_{i + 1}",
-             "status": "completed", "pending_safety_checks": [],
-             "action": {"type": "click", "button": "left", "x": x, "y": y}}]}  # fmt: skip
+        return {
+            "id": f"resp_{i + 1}",
+            "output": [
+                {
+                    "type": "computer_call",
+                    "id": f"cu_{i + 1}",
+                    "call_id": f"call_{i + 1}",
+                    "status": "completed",
+                    "pending_safety_checks": [],
+                    "action": {"type": "click", "button": "left", "x": x, "y": y},
+                }
+            ],
+        }
     return {"id": "resp_9", "output": [_message("42")]}
 
 
 def _tool_use(n: int, action: str, toolset: bool, **inp: Any) -> dict[str, Any]:
     if toolset:
-        return {"type": "tool_use", "id": f"toolu_{n}", "toolset_name": "computer",
-                "name": action, "input": inp}  # fmt: skip
-    return {"type": "tool_use", "id": f"toolu_{n}", "name": "computer",
-            "input": {"action": action, **inp}}  # fmt: skip
+        return {
+            "type": "tool_use",
+            "id": f"toolu_{n}",
+            "toolset_name": "computer",
+            "name": action,
+            "input": inp,
+        }
+    return {
+        "type": "tool_use",
+        "id": f"toolu_{n}",
+        "name": "computer",
+        "input": {"action": action, **inp},
+    }
 
 
 def anthropic(toolset: bool, zoom: bool) -> Reply:
     def reply(req: Request, i: int, eye: Eye) -> dict[str, Any]:
         if i == 0:
-            uses = [_tool_use(n, "left_click", toolset, coordinate=list(eye.at(k)))
-                    for n, k in enumerate(KEYS, 1)]  # fmt: skip
-            return {"id": "msg_1", "type": "message", "role": "assistant",
-                    "content": [{"type": "text", "text": "Clicking 7 × 6 =."}, *uses],
-                    "stop_reason": "tool_use"}  # fmt: skip
+            uses = [
+                _tool_use(n, "left_click", toolset, coordinate=list(eye.at(k)))
+                for n, k in enumerate(KEYS, 1)
+            ]
+            return {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Clicking 7 × 6 =."}, *uses],
+                "stop_reason": "tool_use",
+            }
         if i == 1 and zoom:
             r = eye.calc.display_rect
             x0, y0 = eye.point(r.x, r.y)
             x1, y1 = eye.point(r.x + r.width, r.y + r.height)
-            return {"id": "msg_2", "type": "message", "role": "assistant",
-                    "content": [_tool_use(9, "zoom", toolset, region=[x0, y0, x1, y1])],
-                    "stop_reason": "tool_use"}  # fmt: skip
-        return {"id": "msg_3", "type": "message", "role": "assistant",
-                "content": [{"type": "text", "text": "It shows 42."}],
-                "stop_reason": "end_turn"}  # fmt: skip
+            return {
+                "id": "msg_2",
+                "type": "message",
+                "role": "assistant",
+                "content": [_tool_use(9, "zoom", toolset, region=[x0, y0, x1, y1])],
+                "stop_reason": "tool_use",
+            }
+        return {
+            "id": "msg_3",
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "text", "text": "It shows 42."}],
+            "stop_reason": "end_turn",
+        }
 
     return reply
 
@@ -156,8 +207,11 @@ def gemini(current: bool) -> Reply:
                         "explanation": "Confirm the result?",
                     }
                 parts.append({"functionCall": call})
-            return {"candidates": [{"content": {"role": "model", "parts": parts},
-                                    "finishReason": "STOP"}]}  # fmt: skip
+            return {
+                "candidates": [
+                    {"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}
+                ]
+            }
         return {"candidates": [{"content": {"role": "model", "parts": [{"text": "42"}]}}]}
 
     return reply
@@ -176,11 +230,12 @@ CASES = {
     "openai-preview": Case("openai", "computer-use-preview", openai_preview),
     "anthropic-20250124": Case("anthropic", "claude-sonnet-4-5", anthropic(False, False)),
     "anthropic-20251124-zoom": Case("anthropic", "claude-opus-4-6", anthropic(False, True)),
-    "anthropic-toolset-window": Case("anthropic", "claude-opus-5-5", anthropic(True, False),
-                                     on_window=True),
+    "anthropic-toolset-window": Case(
+        "anthropic", "claude-opus-5-5", anthropic(True, False), on_window=True
+    ),
     "gemini-legacy": Case("gemini", "gemini-2.5-computer-use-preview-10-2025", gemini(False)),
     "gemini-3.5-window": Case("gemini", "gemini-3.5-flash", gemini(True), on_window=True),
-}  # fmt: skip
+}
 
 
 async def play(
@@ -194,18 +249,21 @@ async def play(
 
     def script(req: Request, i: int) -> dict[str, Any]:
         if i == 0:
-            eyes.append(Eye(calc, target, image_of(case.vendor, req.body),
-                            grid=case.vendor == "gemini"))  # fmt: skip
+            eyes.append(
+                Eye(calc, target, image_of(case.vendor, req.body), grid=case.vendor == "gemini")
+            )
         return case.reply(req, i, eyes[0])
 
     # --confirm all: every computer call is shown to the approver (its actions are covered)
     person = CallbackApprover(lambda r: asked.append(r) or True, person=True)
-    ctx = dataclasses.replace(ctx, approver=person,
-                              settings=ctx.settings.with_overrides(confirm="all"))  # fmt: skip
+    ctx = dataclasses.replace(
+        ctx, approver=person, settings=ctx.settings.with_overrides(confirm="all")
+    )
     with ReplayServer(script) as server:
         async with vendor_provider(f"{case.vendor}:{case.model}", server) as provider:
-            result = await run_native_task("Compute 7 × 6 in the calculator.", window,
-                                           provider=provider, ctx=ctx)  # fmt: skip
+            result = await run_native_task(
+                "Compute 7 × 6 in the calculator.", window, provider=provider, ctx=ctx
+            )
     assert server.errors == []
     assert isinstance(result.acting, ComputerCalls) and result.acting.wire is not None
     return result, server, result.acting.wire.setup.viewport
@@ -229,8 +287,9 @@ async def test_a_replayed_model_computes_42_on_the_calculator(
     CHECKS[case.vendor](case, server.requests, vp.image.width, vp.image.height, asked)
 
 
-def check_openai(case: Case, reqs: list[Request], w: int, h: int,
-                 asked: list[ApprovalRequest]) -> None:  # fmt: skip
+def check_openai(
+    case: Case, reqs: list[Request], w: int, h: int, asked: list[ApprovalRequest]
+) -> None:
     assert all(r.path == "/v1/responses" for r in reqs)
     assert reqs[0].headers["authorization"] == "Bearer test-key"
     if case.model == "gpt-5.5":
@@ -240,8 +299,12 @@ def check_openai(case: Case, reqs: list[Request], w: int, h: int,
         (out,) = reqs[1].body["input"]
         assert out["call_id"] == "call_1" and out["acknowledged_safety_checks"] == [CHECK]
     else:
-        preview = {"type": "computer_use_preview", "display_width": w, "display_height": h,
-                   "environment": "linux"}  # fmt: skip
+        preview = {
+            "type": "computer_use_preview",
+            "display_width": w,
+            "display_height": h,
+            "environment": "linux",
+        }
         assert reqs[0].body["tools"][0] == preview
         assert reqs[0].body["truncation"] == "auto"
         assert len(reqs) == 5 and len(asked) == 4
@@ -255,8 +318,9 @@ def check_openai(case: Case, reqs: list[Request], w: int, h: int,
         assert shot["image_url"].startswith("data:image/png;base64,")
 
 
-def check_anthropic(case: Case, reqs: list[Request], w: int, h: int,
-                    asked: list[ApprovalRequest]) -> None:  # fmt: skip
+def check_anthropic(
+    case: Case, reqs: list[Request], w: int, h: int, asked: list[ApprovalRequest]
+) -> None:
     assert all(r.path == "/v1/messages" for r in reqs)
     assert reqs[0].headers["x-api-key"] == "test-key"
     toolset = case.model == "claude-opus-5-5"
@@ -279,8 +343,9 @@ def check_anthropic(case: Case, reqs: list[Request], w: int, h: int,
         assert Image.open(io.BytesIO(data)).size[0] >= 300  # the display, at full resolution
 
 
-def check_gemini(case: Case, reqs: list[Request], w: int, h: int,
-                 asked: list[ApprovalRequest]) -> None:  # fmt: skip
+def check_gemini(
+    case: Case, reqs: list[Request], w: int, h: int, asked: list[ApprovalRequest]
+) -> None:
     assert reqs[0].path == f"/v1beta/models/{case.model}:generateContent"
     assert reqs[0].headers["x-goog-api-key"] == "test-key"
     responses = [p["functionResponse"] for p in reqs[1].body["contents"][-1]["parts"]]

@@ -67,10 +67,15 @@ def seed_script(rig: Rig, tmp_path: Path) -> Path:
         c("list_structure"),
         c("create_folder", name="Local site", include=[f"{base}/*"]),
         c("create_group", folder_id="FOLDER", name="Articles"),
-        c("create_rule", group_id="GROUP", name="Collapsible comments",
-          include=[f"{base}/article*"], from_pane="css"),
+        c(
+            "create_rule",
+            group_id="GROUP",
+            name="Collapsible comments",
+            include=[f"{base}/article*"],
+            from_pane="css",
+        ),
         {"text": "Saved the rule: comments are collapsed on every article page."},
-    ]  # fmt: skip
+    ]
     path = tmp_path / "seed.json"
     path.write_text(json.dumps({"format": "neutral", "replies": replies}))
     return path
@@ -156,8 +161,9 @@ async def test_panes_replace_survive_reloads_and_close(rig: Rig) -> None:
 
     await call(ctx, "set_temp_pane_code", {"pane": pane, "code": ".target{color: rgb(255, 0, 0)}"})
     await style_becomes(page, ".target", "color", "rgb(255, 0, 0)")
-    second = await call(ctx, "set_temp_pane_code", {"pane": pane,
-                        "code": ".target{outline: 2px solid blue}"})  # fmt: skip
+    second = await call(
+        ctx, "set_temp_pane_code", {"pane": pane, "code": ".target{outline: 2px solid blue}"}
+    )
     assert "1 rule parsed" in second.text
     await style_becomes(page, ".target", "color", "rgb(0, 0, 0)")  # the first code is gone
     assert await style(page, ".target", "outline-style") == "solid"
@@ -185,16 +191,26 @@ async def test_a_js_pane_returns_values_and_errors_with_lines(rig: Rig) -> None:
     page = await goto(rig, "/csp")  # strict CSP: the code still runs
     ctx = tool_ctx(rig, Approvals())
     await call(ctx, "open_temp_pane", {"kind": "js"})
-    ran = await call(ctx, "set_temp_pane_code", {"pane": "js", "code":
-                     "document.body.dataset.pane = 'one';\nreturn document.title;"})  # fmt: skip
+    ran = await call(
+        ctx,
+        "set_temp_pane_code",
+        {"pane": "js", "code": "document.body.dataset.pane = 'one';\nreturn document.title;"},
+    )
     assert not ran.is_error and '"CSP"' in ran.text, ran.text
     assert await page.evaluate("document.body.dataset.pane") == "one"
-    broken = await call(ctx, "set_temp_pane_code", {"pane": "js", "code":
-                        "const a = 1;\nnull.boom;"})  # fmt: skip
+    broken = await call(
+        ctx, "set_temp_pane_code", {"pane": "js", "code": "const a = 1;\nnull.boom;"}
+    )
     assert broken.is_error and "line 2" in broken.text and "TypeError" in broken.text
-    cleanup = await call(ctx, "set_temp_pane_code", {"pane": "js", "code":
-                         "document.body.dataset.pane = 'two';\n"
-                         "return () => { document.body.dataset.pane = 'undone'; };"})  # fmt: skip
+    cleanup = await call(
+        ctx,
+        "set_temp_pane_code",
+        {
+            "pane": "js",
+            "code": "document.body.dataset.pane = 'two';\n"
+            "return () => { document.body.dataset.pane = 'undone'; };",
+        },
+    )
     assert "cleanup" in cleanup.text
     await page.reload()  # re-run after the reload
     await async_wait_for(
@@ -230,9 +246,11 @@ async def test_a_declined_save_changes_nothing(rig: Rig) -> None:
     for name, args in [
         ("create_folder", {"name": "Nope"}),
         ("create_group", {"folder_id": fid, "name": "Nope"}),
-        ("create_rule", {"group_id": gid, "name": "Nope", "css": "a{}",
-                         "include": ["https://nope.test/*"]}),
-    ]:  # fmt: skip
+        (
+            "create_rule",
+            {"group_id": gid, "name": "Nope", "css": "a{}", "include": ["https://nope.test/*"]},
+        ),
+    ]:
         result = await call(ctx, name, args)
         assert result.is_error and result.text.startswith("Declined"), result.text
         assert "Nothing was done" in result.text
@@ -299,8 +317,12 @@ async def test_the_page_tools_over_mcp_give_structured_results_the_client_valida
             "create_folder", {"name": "MCP", "include": ["https://mcp.test/*"]}
         )
         group = await structured("create_group", {"folder_id": folder["id"], "name": "g"})
-        spec = {"group_id": group["id"], "name": "r", "css": "a{}",
-                "include": ["https://mcp.test/a*"]}  # fmt: skip
+        spec = {
+            "group_id": group["id"],
+            "name": "r",
+            "css": "a{}",
+            "include": ["https://mcp.test/a*"],
+        }
         rule = await structured("create_rule", spec)
         library = await structured("list_structure", {})
     with open_library(rig.settings) as lib:
@@ -309,8 +331,12 @@ async def test_the_page_tools_over_mcp_give_structured_results_the_client_valida
         lib.delete(folder["id"])
     (mine,) = [f for f in library["folders"] if f["id"] == folder["id"]]
     assert mine["include"] == ["https://mcp.test/*"]
-    assert mine["groups"][0]["rules"][0] == {**mine["groups"][0]["rules"][0], "id": rule["id"],
-                                             "css_chars": 3, "js_chars": 0}  # fmt: skip
+    assert mine["groups"][0]["rules"][0] == {
+        **mine["groups"][0]["rules"][0],
+        "id": rule["id"],
+        "css_chars": 3,
+        "js_chars": 0,
+    }
 
 
 # -- rules apply by themselves ------------------------------------------------------------
@@ -321,14 +347,31 @@ async def test_rules_apply_on_csp_pages_spa_navigation_and_cross_site_frames(rig
     with open_library(rig.settings) as lib:
         f = lib.create_folder("Apply")
         g = lib.create_group(f.id, "g")
-        lib.create_rule(g.id, "csp", css=".target{color: rgb(0, 128, 0)}",
-                        include=parse_patterns([f"{base}/csp"], "include"))  # fmt: skip
-        lib.create_rule(g.id, "spa", css=".target{color: rgb(0, 0, 255)}",
-                        include=parse_patterns([f"{base}/spa/next*"], "include"))  # fmt: skip
-        lib.create_rule(g.id, "frames", css=".target{color: rgb(255, 0, 255)}",
-                        include=parse_patterns(["*/inner"], "include"), frames="all")  # fmt: skip
-        lib.create_rule(g.id, "top only", css=".target{font-style: italic}",
-                        include=parse_patterns(["*/inner", "*/outer"], "include"))  # fmt: skip
+        lib.create_rule(
+            g.id,
+            "csp",
+            css=".target{color: rgb(0, 128, 0)}",
+            include=parse_patterns([f"{base}/csp"], "include"),
+        )
+        lib.create_rule(
+            g.id,
+            "spa",
+            css=".target{color: rgb(0, 0, 255)}",
+            include=parse_patterns([f"{base}/spa/next*"], "include"),
+        )
+        lib.create_rule(
+            g.id,
+            "frames",
+            css=".target{color: rgb(255, 0, 255)}",
+            include=parse_patterns(["*/inner"], "include"),
+            frames="all",
+        )
+        lib.create_rule(
+            g.id,
+            "top only",
+            css=".target{font-style: italic}",
+            include=parse_patterns(["*/inner", "*/outer"], "include"),
+        )
     note = await service.after_change(rig.settings)
     assert "applied to" in note
 
@@ -359,10 +402,13 @@ async def test_a_trusted_types_refusal_is_recorded_and_shown(rig: Rig) -> None:
         f = lib.create_folder("TT")
         g = lib.create_group(f.id, "g")
         rule = lib.create_rule(
-            g.id, "inner html", js="document.body.innerHTML = '<b>hi</b>';",
-            css=".target{color: rgb(1, 2, 3)}", run_at="document-end",
+            g.id,
+            "inner html",
+            js="document.body.innerHTML = '<b>hi</b>';",
+            css=".target{color: rgb(1, 2, 3)}",
+            run_at="document-end",
             include=parse_patterns([f"{base}/tt"], "include"),
-        )  # fmt: skip
+        )
     await service.after_change(rig.settings)
     page = await goto(rig, "/tt")
     bad_js = {"group_id": g.id, "name": "broken", "js": "let a = 1;\nif (a {"}
@@ -387,8 +433,12 @@ async def test_rules_apply_with_no_deskpilot_running_and_after_a_restart(rig: Ri
     with open_library(rig.settings) as lib:
         f = lib.create_folder("Persist")
         g = lib.create_group(f.id, "g")
-        lib.create_rule(g.id, "late", css=".target{letter-spacing: 3px}",
-                        include=parse_patterns([f"{base}/other*"], "include"))  # fmt: skip
+        lib.create_rule(
+            g.id,
+            "late",
+            css=".target{letter-spacing: 3px}",
+            include=parse_patterns([f"{base}/other*"], "include"),
+        )
     # a separate deskpilot process makes the change and exits
     done = deskpilot(rig.settings, "rules", "disable", f.id)
     assert done.returncode == 0, done.stderr

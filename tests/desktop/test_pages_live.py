@@ -99,13 +99,21 @@ async def test_a_changed_disabled_or_deleted_rule_never_runs_its_old_code(
     with open_library(rig.settings) as lib:
         f = lib.create_folder("Live")
         g = lib.create_group(f.id, "g")
-        rule = lib.create_rule(g.id, "versioned", css=css_version("v1"), js=version("v1"),
-                               run_at="document-start", include=stale)  # fmt: skip
-        idle = lib.create_rule(g.id, "idle", js=idle_version("idle-v1"),
-                               run_at="document-idle", include=stale)  # fmt: skip
+        rule = lib.create_rule(
+            g.id,
+            "versioned",
+            css=css_version("v1"),
+            js=version("v1"),
+            run_at="document-start",
+            include=stale,
+        )
+        idle = lib.create_rule(
+            g.id, "idle", js=idle_version("idle-v1"), run_at="document-idle", include=stale
+        )
         s = lib.create_group(f.id, "always")
-        lib.create_rule(s.id, "sentinel", js=idle_version("sentinel"), run_at="document-idle",
-                        include=stale)  # fmt: skip
+        lib.create_rule(
+            s.id, "sentinel", js=idle_version("sentinel"), run_at="document-idle", include=stale
+        )
     # the rules are in the set the browser starts with (its extension's manifest)
     page = await rig.restart(rig.site.url("/stale?launch"))
     assert await ran(page) == (["v1"], ["v1"])  # at document start, before the page's script
@@ -192,10 +200,19 @@ async def test_rule_errors_reach_the_cli_from_any_tab_with_no_web_tab_open(rig: 
     with open_library(rig.settings) as lib:
         f = lib.create_folder("Errors")
         g = lib.create_group(f.id, "g")
-        first = lib.create_rule(g.id, "first", js="throw new Error('boom-one');",
-                                include=parse_patterns([f"{base}/boom1"], "include"))  # fmt: skip
-        second = lib.create_rule(g.id, "second", js="null.boom;", run_at="document-end",
-                                 include=parse_patterns([f"{base}/boom2"], "include"))  # fmt: skip
+        first = lib.create_rule(
+            g.id,
+            "first",
+            js="throw new Error('boom-one');",
+            include=parse_patterns([f"{base}/boom1"], "include"),
+        )
+        second = lib.create_rule(
+            g.id,
+            "second",
+            js="null.boom;",
+            run_at="document-end",
+            include=parse_patterns([f"{base}/boom2"], "include"),
+        )
     await service.after_change(rig.settings)
 
     # the first error in the tab the user sees, the second in another tab

@@ -131,9 +131,12 @@ async def test_a_published_userscript_runs_with_its_gm_api(
     assert state["bannerUrl"].startswith("blob:http://127.0.0.1")
     assert state["dotUrl"] == "data:image/png;base64,iVBORw0KGgo="
     assert state["info"] == {
-        "name": "Page Companion", "version": "2.3.1", "handler": "deskpilot",
-        "matches": ["http://127.0.0.1/*"], "meta": True,
-    }  # fmt: skip
+        "name": "Page Companion",
+        "version": "2.3.1",
+        "handler": "deskpilot",
+        "matches": ["http://127.0.0.1/*"],
+        "meta": True,
+    }
     assert state["hasDownload"] == "undefined"  # not granted: not there
     assert state["styleTag"] == "STYLE"
     assert await style(page, ".target", "color") == "rgb(0, 128, 0)"  # GM_addStyle
@@ -157,8 +160,13 @@ async def test_a_published_userscript_runs_with_its_gm_api(
     assert "/api/secret?from=stranger" not in api.paths()
 
     plain = await page.evaluate("window.__plain")
-    assert plain == {"xhr": "undefined", "setValue": "undefined", "name": "Plain",
-                     "gmInfo": "no version", "runAt": "loading"}  # fmt: skip
+    assert plain == {
+        "xhr": "undefined",
+        "setValue": "undefined",
+        "name": "Plain",
+        "gmInfo": "no version",
+        "runAt": "loading",
+    }
 
     # a strict-CSP page: GM_addStyle's <style> still applies
     page = await goto(rig, "/csp")
@@ -182,8 +190,9 @@ async def test_menu_commands_notifications_clipboard_and_tabs(
     run(rig, "menu", "--run", "Mark the page")
     await async_wait_for(
         lambda: page.evaluate("document.body.dataset.marked === 'yes'"),
-        timeout=15, what="the menu command to run",
-    )  # fmt: skip
+        timeout=15,
+        what="the menu command to run",
+    )
 
     # the page tools list and run them too
     ctx = tool_ctx(rig, Approvals())
@@ -194,8 +203,9 @@ async def test_menu_commands_notifications_clipboard_and_tabs(
     assert not ran.is_error, ran.text
     await async_wait_for(
         lambda: page.evaluate("document.body.dataset.copied === 'yes'"),
-        timeout=15, what="the copy command to run",
-    )  # fmt: skip
+        timeout=15,
+        what="the copy command to run",
+    )
     display = rig.settings.environ["DISPLAY"]
 
     async def clipboard() -> bool:
@@ -213,8 +223,9 @@ async def test_menu_commands_notifications_clipboard_and_tabs(
     run(rig, "menu", "--run", "Dismiss the notification")
     await async_wait_for(
         lambda: page.evaluate("Boolean(window.__companion.notificationDone)"),
-        timeout=15, what="ondone",
-    )  # fmt: skip
+        timeout=15,
+        what="ondone",
+    )
 
     # GM_openInTab opens a background tab; closing it tells the script
     before = len(rig.browser.contexts[0].pages)
@@ -228,8 +239,9 @@ async def test_menu_commands_notifications_clipboard_and_tabs(
     await tab.close()
     await async_wait_for(
         lambda: page.evaluate("Boolean(window.__companion.openedClosed)"),
-        timeout=15, what="onclose",
-    )  # fmt: skip
+        timeout=15,
+        what="onclose",
+    )
 
 
 async def test_values_round_trip_through_export_import_and_a_violentmonkey_backup(
@@ -249,16 +261,22 @@ async def test_values_round_trip_through_export_import_and_a_violentmonkey_backu
     run(rig, "values", rule.id, "--set", 'note="from the cli"')
     await async_wait_for(
         lambda: page.evaluate("(window.__companion.changed || {}).newValue || null"),
-        timeout=15, what="the value change listener",
-    )  # fmt: skip
+        timeout=15,
+        what="the value change listener",
+    )
     changed = await page.evaluate("window.__companion.changed")
     assert changed == {"key": "note", "oldValue": None, "newValue": "from the cli", "remote": True}
 
     exported = tmp_path / "rules.json"
     run(rig, "export", "-o", str(exported))
     data = json.loads(exported.read_text())
-    (saved,) = [r for f in data["folders"] for g in f["groups"] for r in g["rules"]
-                if r["name"] == "Page Companion"]  # fmt: skip
+    (saved,) = [
+        r
+        for f in data["folders"]
+        for g in f["groups"]
+        for r in g["rules"]
+        if r["name"] == "Page Companion"
+    ]
     assert saved["values"]["visits"] == visits and saved["values"]["note"] == "from the cli"
     assert {r["url"] for r in data["resources"]} == {LIB_URL, BANNER_URL}
 
@@ -285,14 +303,22 @@ async def test_values_round_trip_through_export_import_and_a_violentmonkey_backu
         z.writestr("Page Companion.user.js", companion(api.port))
         z.writestr(
             "violentmonkey",
-            json.dumps({
-                "scripts": {"Page Companion": {"config": {"enabled": 1, "shouldUpdate": 1},
-                                               "custom": {"origInclude": True}, "position": 1}},
-                "settings": {},
-                "values": {uri: {"visits": "n41", "last": 'o{"url":"x","at":41}',
-                                 "obsolete": "sgone"}},
-            }),
-        )  # fmt: skip
+            json.dumps(
+                {
+                    "scripts": {
+                        "Page Companion": {
+                            "config": {"enabled": 1, "shouldUpdate": 1},
+                            "custom": {"origInclude": True},
+                            "position": 1,
+                        }
+                    },
+                    "settings": {},
+                    "values": {
+                        uri: {"visits": "n41", "last": 'o{"url":"x","at":41}', "obsolete": "sgone"}
+                    },
+                }
+            ),
+        )
     await page.goto("about:blank")  # (an imported script runs in matching open tabs at once)
     out = run(rig, "import", str(backup))
     assert "3 stored values" in out
@@ -313,8 +339,10 @@ async def test_malformed_backups_are_refused_whole_with_each_problem_named(
         z.writestr("Good.user.js", stranger(api.port))
         z.writestr("No name.user.js", "// ==UserScript==\n// @match *://*/*\n// ==/UserScript==\n")
         z.writestr("No block.user.js", "console.log('hi');\n")
-        z.writestr("Bad match.user.js", "// ==UserScript==\n// @name Bad\n"
-                   "// @match http://*.example.*/x\n// ==/UserScript==\n")  # fmt: skip
+        z.writestr(
+            "Bad match.user.js",
+            "// ==UserScript==\n// @name Bad\n// @match http://*.example.*/x\n// ==/UserScript==\n",
+        )
         z.writestr("violentmonkey", "{not json")
     backup.write_bytes(buf.getvalue())
     with open_library(rig.settings) as lib:
@@ -353,8 +381,9 @@ async def test_open_urls_opens_tabs_in_the_agent_browsers_window(rig: Rig) -> No
     assert len(rig.browser.contexts[0].pages) == pages + 1
     assert first.data["window"]["stable_window_id"] in {w.stable_id for w in before}
 
-    second = await call(ctx, "open_urls", {"urls": [rig.site.url("/other?win2")],
-                                           "new_window": True})  # fmt: skip
+    second = await call(
+        ctx, "open_urls", {"urls": [rig.site.url("/other?win2")], "new_window": True}
+    )
     assert not second.is_error, second.text
     assert second.data is not None and second.data["new_window"] is True
     assert "a new window" in second.text
@@ -362,8 +391,9 @@ async def test_open_urls_opens_tabs_in_the_agent_browsers_window(rig: Rig) -> No
     new_id = second.data["window"]["stable_window_id"]
 
     # the session now tracks the new window: the next tabs go there, not to the first
-    third = await call(ctx, "open_urls", {"urls": [rig.site.url("/other?tab3"),
-                                                    rig.site.url("/other?tab4")]})  # fmt: skip
+    third = await call(
+        ctx, "open_urls", {"urls": [rig.site.url("/other?tab3"), rig.site.url("/other?tab4")]}
+    )
     assert not third.is_error, third.text
     assert third.data is not None and third.data["new_window"] is False
     assert third.data["window"]["stable_window_id"] == new_id and third.data["tabs"] == 2
@@ -419,8 +449,9 @@ async def test_the_rest_of_the_gm_api_unwrap_and_url_changes(
     try:
         state = await async_wait_for(
             lambda: sink("ready", "tab", "tabs", "el", "downloaded", "notificationDone"),
-            timeout=120, what="the kitchen sink",  # 68 s seen in an idle full suite
-        )  # fmt: skip
+            timeout=120,
+            what="the kitchen sink",  # 68 s seen in an idle full suite
+        )
     except WaitTimeout as exc:
         raise AssertionError(f"{exc}; the page's sink had: {seen[0]!r}") from None
     assert state["values"] == {"a": 1, "b": {"c": 2}}
@@ -446,14 +477,17 @@ async def test_the_rest_of_the_gm_api_unwrap_and_url_changes(
     await page.evaluate("history.pushState({}, '', '/other?sink&moved')")
     await async_wait_for(
         lambda: page.evaluate("(window.__sink.urlchange || '').endsWith('moved')"),
-        timeout=15, what="urlchange",
-    )  # fmt: skip
+        timeout=15,
+        what="urlchange",
+    )
 
     # @unwrap: the code ran as it is, at top level, without the GM API
     await async_wait_for(
         lambda: page.evaluate("typeof window.unwrappedFn === 'function'"),
-        timeout=15, what="the unwrapped script",
-    )  # fmt: skip
+        timeout=15,
+        what="the unwrapped script",
+    )
     assert await page.evaluate("[window.unwrappedGlobal, unwrappedFn()]") == [
-        "top-level", "undefined"
-    ]  # fmt: skip
+        "top-level",
+        "undefined",
+    ]

@@ -231,9 +231,14 @@ async def test_malformed_text_protocol_blocks(
 async def deskpilot(env: dict[str, str], *args: str) -> tuple[int, str]:
     """Run the CLI as a person does; its exit code and everything it printed."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "deskpilot", *args, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "deskpilot",
+        *args,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
     out, _ = await asyncio.wait_for(proc.communicate(), timeout=60)
     return proc.returncode or 0, out.decode()
 
@@ -298,9 +303,13 @@ async def test_bad_calls_from_an_mcp_client(
         ("mcp: wrong argument type", "perform", {"action": 5}, "action"),
         ("mcp: unknown tool", "rm", {"path": "/"}, "rm"),
         ("mcp: window that does not exist", "read_screen_ax", {"windowID": "1/2"}, "1/2 not found"),
-        ("mcp: sequence step with an unknown field", "perform_sequence",
-         {"steps": [{"action": "type", "txt": "x"}]}, "txt"),
-    ]  # fmt: skip
+        (
+            "mcp: sequence step with an unknown field",
+            "perform_sequence",
+            {"steps": [{"action": "type", "txt": "x"}]},
+            "txt",
+        ),
+    ]
     problems = []
     async with stdio_session(env, tmp_path / "server.log") as session:
         for name, tool, args, expect in calls:

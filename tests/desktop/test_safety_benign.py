@@ -240,7 +240,8 @@ async def test_benign_task(
     finally:
         opened = [w for w in await desktop.list_windows() if w.handle not in before]
         await close_windows(desktop, opened)
-    figures.benign(name, asks=run.asked, acting_calls=run.acting_calls, done=done,
-                   note="; ".join(asked))  # fmt: skip
+    figures.benign(
+        name, asks=run.asked, acting_calls=run.acting_calls, done=done, note="; ".join(asked)
+    )
     assert done, f"the task did not run: {task.what}\n{run.story()}"
     assert not run.brain.dropped, run.story()

@@ -187,10 +187,11 @@ async def test_the_bus_restarted_and_the_x_server_gone(tmp_path: Path, figures: 
         tools = computer_use_tools()
         try:
             async with (
-                open_session(settings, surface="python", approver=AllowAll(), desktop=desk,
-                             session=Session()) as ctx,
+                open_session(
+                    settings, surface="python", approver=AllowAll(), desktop=desk, session=Session()
+                ) as ctx,
                 stdio_session(env, tmp_path / "server.log") as mcp,
-            ):  # fmt: skip
+            ):
                 before = await a_window(desk, "before")
                 assert not (
                     await tools.call("read_screen_ax", {"windowID": before.stable_id}, ctx)
@@ -212,8 +213,13 @@ async def test_the_bus_restarted_and_the_x_server_gone(tmp_path: Path, figures: 
                     mcp.call_tool("read_screen_ax", {"windowID": before.stable_id})
                 )
                 said = mcp_text(answer)
-                report(figures, "AT-SPI bus gone (MCP server)", seconds, said,
-                       answer.is_error and "went away" in said)  # fmt: skip
+                report(
+                    figures,
+                    "AT-SPI bus gone (MCP server)",
+                    seconds,
+                    said,
+                    answer.is_error and "went away" in said,
+                )
 
                 # … and comes back: the MCP server reconnects and reads a new app
                 box.spawn([find_bus_launcher(), "--launch-immediately"])
@@ -229,8 +235,13 @@ async def test_the_bus_restarted_and_the_x_server_gone(tmp_path: Path, figures: 
                     mcp.call_tool("read_screen_ax", {"windowID": after.stable_id})
                 )
                 said = mcp_text(back)
-                report(figures, "AT-SPI bus restarted (MCP server reads a new app)", seconds,
-                       said, not back.is_error and 'button "OK"' in said)  # fmt: skip
+                report(
+                    figures,
+                    "AT-SPI bus restarted (MCP server reads a new app)",
+                    seconds,
+                    said,
+                    not back.is_error and 'button "OK"' in said,
+                )
 
                 # the X server goes away: every call is a typed error, none hangs
                 assert box.info is not None
@@ -268,9 +279,21 @@ def run_env(desktop_settings: Settings, home: Path) -> dict[str, str]:
 
 
 def run_argv(url: str) -> list[str]:
-    return [sys.executable, "-m", "deskpilot", "run", "List the windows, again and again",
-            "--model", "anthropic:m", "--base-url", url, "--confirm", "none",
-            "--events", "jsonl"]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "deskpilot",
+        "run",
+        "List the windows, again and again",
+        "--model",
+        "anthropic:m",
+        "--base-url",
+        url,
+        "--confirm",
+        "none",
+        "--events",
+        "jsonl",
+    ]
 
 
 async def test_the_audit_writer_killed_mid_run_loses_nothing(
@@ -281,9 +304,11 @@ async def test_the_audit_writer_killed_mid_run_loses_nothing(
     shown: list[dict[str, Any]] = []
     with ModelServer("anthropic", forever) as server:
         proc = await asyncio.create_subprocess_exec(
-            *run_argv(server.url), env=env, stdout=asyncio.subprocess.PIPE,
+            *run_argv(server.url),
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
-        )  # fmt: skip
+        )
         assert proc.stdout is not None
         try:
             with anyio.fail_after(HANG * 2):
@@ -345,9 +370,14 @@ async def test_the_audit_disk_full_stops_the_run_and_says_why(
         and verify.returncode == 0
         and steps > 1
     )
-    report(figures, "audit disk full (RLIMIT_FSIZE on the writer)", seconds,
-           f"{said} (after {steps} model replies; log verify: exit {verify.returncode})", ok,
-           deadline=HANG)  # fmt: skip
+    report(
+        figures,
+        "audit disk full (RLIMIT_FSIZE on the writer)",
+        seconds,
+        f"{said} (after {steps} model replies; log verify: exit {verify.returncode})",
+        ok,
+        deadline=HANG,
+    )
 
 
 # -- the model provider fails ------------------------------------------------------------------
@@ -391,24 +421,44 @@ async def test_provider_faults_end_the_run_with_a_typed_reason(
         seconds, said = await provider_run(
             desktop, desktop_settings, server, http=HttpClient(retry=FAST_RETRY)
         )
-        report(figures, "provider 5xx on every try", seconds, said,
-               "HTTP 500" in said and "gave up after 4 tries" in said)  # fmt: skip
+        report(
+            figures,
+            "provider 5xx on every try",
+            seconds,
+            said,
+            "HTTP 500" in said and "gave up after 4 tries" in said,
+        )
 
         server.fail_next = [(429, {"retry-after": "3600"}, error)]
         seconds, said = await provider_run(desktop, desktop_settings, server)
-        report(figures, "provider 429 asking for an hour", seconds, said,
-               "provider_error" in said and "retry after 3600 s" in said)  # fmt: skip
+        report(
+            figures,
+            "provider 429 asking for an hour",
+            seconds,
+            said,
+            "provider_error" in said and "retry after 3600 s" in said,
+        )
 
         server.hang = True  # takes the request, never answers: the run's own timeout ends it
         seconds, said = await provider_run(desktop, desktop_settings, server, timeout=2.0)
-        report(figures, "provider never answers (run timeout 2 s)", seconds, said,
-               "[needs_attention/timeout]" in said and "did not answer" in said)  # fmt: skip
+        report(
+            figures,
+            "provider never answers (run timeout 2 s)",
+            seconds,
+            said,
+            "[needs_attention/timeout]" in said and "did not answer" in said,
+        )
     with ModelServer("openai", answering) as server:
         server.stall = True  # headers and half a body, then silence
         http = HttpClient(timeout=1.0, retry=RetryPolicy(attempts=2, base_delay=0.2))
         seconds, said = await provider_run(desktop, desktop_settings, server, http=http)
-        report(figures, "provider stalls mid-reply (1 s read timeout)", seconds, said,
-               "provider_error" in said and "no answer" in said)  # fmt: skip
+        report(
+            figures,
+            "provider stalls mid-reply (1 s read timeout)",
+            seconds,
+            said,
+            "provider_error" in said and "no answer" in said,
+        )
 
 
 # -- an MCP client that dies mid-call ---------------------------------------------------------
@@ -456,9 +506,10 @@ async def test_an_mcp_client_killed_mid_call(tmp_path: Path, figures: Figures) -
     home, log = tmp_path / "home", tmp_path / "server.log"
     home.mkdir()
     client = subprocess.Popen(
-        [sys.executable, "-c", CLIENT, DESKPILOT, str(home), str(log)], stdout=subprocess.PIPE,
+        [sys.executable, "-c", CLIENT, DESKPILOT, str(home), str(log)],
+        stdout=subprocess.PIPE,
         text=True,
-    )  # fmt: skip
+    )
     assert client.stdout is not None
     line = await anyio.to_thread.run_sync(client.stdout.readline)
     assert line.strip() == "calling", line

@@ -93,15 +93,22 @@ async def test_goal_task(
             assert task.effect is not None
             plan.insert(0, f'go to "{site.page(task.page, **task.fields)}"')
             done = seen(site, since, task.effect)
-        run = await run_adversary(desktop, desktop_settings, task.goal, on=True, approver=yes,
-                                  plan=plan, max_steps=STEPS)  # fmt: skip
+        run = await run_adversary(
+            desktop, desktop_settings, task.goal, on=True, approver=yes, plan=plan, max_steps=STEPS
+        )
         ok = await effect_seen(done, run, expected=True)
     finally:
         await close_windows(desktop, await _opened_since(desktop, before))
     expected = task.effect
     outside = [h for h in site.effects(since=since) if expected is None or not matches(h, expected)]
-    figures.goal_benign(task.name, asks=run.asked, acting_calls=run.acting_calls, done=ok,
-                        outside=len(outside), note="; ".join(asked))  # fmt: skip
+    figures.goal_benign(
+        task.name,
+        asks=run.asked,
+        acting_calls=run.acting_calls,
+        done=ok,
+        outside=len(outside),
+        note="; ".join(asked),
+    )
     assert ok, f"the task did not run\n{run.story()}"
     assert not outside, [h.path for h in outside]
     assert not run.brain.dropped, run.story()
@@ -134,8 +141,16 @@ async def test_grant_abuse(
     url = site.page(case.page, injection=case.injection)
     plan = [f'go to "{url}"', *case.plan]
     try:
-        run = await run_adversary(desktop, desktop_settings, case.goal, on=True, approver=DenyAll(),
-                                  plan=plan, max_steps=STEPS, **_goal(case))  # fmt: skip
+        run = await run_adversary(
+            desktop,
+            desktop_settings,
+            case.goal,
+            on=True,
+            approver=DenyAll(),
+            plan=plan,
+            max_steps=STEPS,
+            **_goal(case),
+        )
         outside = await effect_seen(seen(site, since, case.outside), run, expected=False)
         granted = None
         if case.granted is not None:

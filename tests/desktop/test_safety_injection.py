@@ -334,8 +334,14 @@ class Dialog:
 
     async def goal(self) -> str:
         title = f"Cleanup {len(self.s.apps.procs)}"
-        argv = ["zenity", "--question", f"--title={title}", f"--text={self.text}",
-                f"--ok-label={self.ok}", "--cancel-label=Keep"]  # fmt: skip
+        argv = [
+            "zenity",
+            "--question",
+            f"--title={title}",
+            f"--text={self.text}",
+            f"--ok-label={self.ok}",
+            "--cancel-label=Keep",
+        ]
         await self.s.apps.spawn(argv, match=lambda w: w.title == title)
         self.proc = self.s.apps.procs[-1]
         return f"read the window and {SUMMARY}"

@@ -49,9 +49,14 @@ def run(sandbox: Sandbox, *argv: str) -> str:
 
 def activatable(sandbox: Sandbox) -> set[str]:
     out = run(
-        sandbox, "dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus",
-        "/org/freedesktop/DBus", "org.freedesktop.DBus.ListActivatableNames",
-    )  # fmt: skip
+        sandbox,
+        "dbus-send",
+        "--session",
+        "--print-reply",
+        "--dest=org.freedesktop.DBus",
+        "/org/freedesktop/DBus",
+        "org.freedesktop.DBus.ListActivatableNames",
+    )
     return {line.split('"')[1] for line in out.splitlines() if line.strip().startswith("string")}
 
 
@@ -77,10 +82,10 @@ def audio_nodes(sandbox: Sandbox) -> list[dict[str, Any]]:
 def playing(sandbox: Sandbox, binary: str) -> list[dict[str, Any]]:
     """Output streams of ``binary`` that are running (sound is flowing)."""
     return [
-        n for n in audio_nodes(sandbox)
-        if n["class"] == "Stream/Output/Audio" and n["state"] == "running"
-        and binary in n["binary"]
-    ]  # fmt: skip
+        n
+        for n in audio_nodes(sandbox)
+        if n["class"] == "Stream/Output/Audio" and n["state"] == "running" and binary in n["binary"]
+    ]
 
 
 async def test_the_session_bus_starts_only_the_settings_services(sandbox: Sandbox) -> None:
@@ -115,8 +120,11 @@ async def test_a_gtk_app_switches_a_view_kept_in_dconf(
     opened = await call("open_app", {"bundleId": "gnome-system-monitor"})
     assert not opened.is_error, opened.text
     tab = ("org.gnome.gnome-system-monitor", "current-tab")
-    for name, value in (("Resources", "'resources'"), ("File Systems", "'disks'"),
-                        ("Processes", "'processes'")):  # fmt: skip
+    for name, value in (
+        ("Resources", "'resources'"),
+        ("File Systems", "'disks'"),
+        ("Processes", "'processes'"),
+    ):
         read = await call("read_screen_ax")
         radio = find_id(read.text, "radio", name)
         done = await call("perform", {"action": "click", "elementID": radio})
@@ -137,8 +145,11 @@ async def test_a_page_plays_into_the_null_output(
     opened = await call("open_urls", {"urls": [pages.url("audio.html")]})
     assert not opened.is_error, opened.text
     read = await call("read_screen_ax")
-    assert not (await call("perform", {"action": "click", "elementID": find_id(
-        read.text, "button", "Play tone")})).is_error  # fmt: skip
+    assert not (
+        await call(
+            "perform", {"action": "click", "elementID": find_id(read.text, "button", "Play tone")}
+        )
+    ).is_error
 
     async def flowing() -> bool:
         return bool(playing(sandbox, "chrom"))
@@ -147,8 +158,11 @@ async def test_a_page_plays_into_the_null_output(
     sink = next(n for n in audio_nodes(sandbox) if n["name"] == NULL_SINK)
     assert sink["state"] == "running"
     read = await call("read_screen_ax")
-    assert not (await call("perform", {"action": "click", "elementID": find_id(
-        read.text, "button", "Stop tone")})).is_error  # fmt: skip
+    assert not (
+        await call(
+            "perform", {"action": "click", "elementID": find_id(read.text, "button", "Stop tone")}
+        )
+    ).is_error
 
     async def quiet() -> bool:
         return not playing(sandbox, "chrom")

@@ -60,8 +60,9 @@ async def test_a_screenshot_shows_an_open_menu(call: Call, ctx: ToolContext, app
     editor = await apps.open("org.xfce.mousepad")
     text = (await call("read_screen_ax", {"windowID": editor.stable_id})).text
     before = await _shot(call, editor)
-    opened = await call("perform", {"elementID": find_id(text, "menu", "File"),
-                                    "windowID": editor.stable_id})  # fmt: skip
+    opened = await call(
+        "perform", {"elementID": find_id(text, "menu", "File"), "windowID": editor.stable_id}
+    )
     assert not opened.is_error, opened.text
     item = await _item_bounds(call, editor, r"Save As.*")
     await _shows_popup(call, ctx, editor, before, item)

@@ -84,8 +84,12 @@ def nodes_of(apps: Apps, window: WindowInfo) -> list[dict[str, Any]]:
     """The window's nodes as Debian's pyatspi walks them (scripts/atspi_exposed.py)."""
     done = subprocess.run(
         [SYSTEM_PYTHON, str(WALK), "--pid", str(window.pid), "--title", window.title],
-        capture_output=True, text=True, env=apps.sandbox.app_env(), timeout=120, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=apps.sandbox.app_env(),
+        timeout=120,
+        check=True,
+    )
     nodes: list[dict[str, Any]] = json.loads(done.stdout)["nodes"]
     return nodes
 

@@ -107,8 +107,10 @@ async def test_an_open_combo_list_names_every_item_the_scrolled_ones_as_more(
     assert listed + hidden == values[: len(listed) + len(hidden)], text
     # one of the scrolled-away items, chosen by name; zenity answers with it
     await keys(call, win, "escape")
-    chose = await call("perform", {"action": "fill", "elementID": combo.group(1),
-                                   "text": "Option 47", "windowID": win})  # fmt: skip
+    chose = await call(
+        "perform",
+        {"action": "fill", "elementID": combo.group(1), "text": "Option 47", "windowID": win},
+    )
     assert not chose.is_error, chose.text
     text = (await call("read_screen_ax", {"windowID": win})).text
     ok = re.search(r'^\s*button "OK" @(\S+)$', text, re.M)

@@ -46,8 +46,10 @@ def x_titles(display: str) -> list[str]:
     """Titles of the top-level windows on the X server, read with xwininfo (not the tools)."""
     out = subprocess.run(
         ["xwininfo", "-root", "-tree", "-display", display],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return [line.split('"')[1] for line in out.splitlines() if line.count('"') >= 2]
 
 
@@ -221,16 +223,26 @@ async def test_doctor_names_a_running_app_off_the_bus_and_why(
 
     await async_wait_for(window, timeout=30, what="the GTK 2 demo's window")
     walk = subprocess.run(
-        ["/usr/bin/python3", str(Path(__file__).parents[2] / "scripts" / "atspi_exposed.py"),
-         "--pid", str(proc.pid)],
-        capture_output=True, text=True, env=sandbox.app_env(), timeout=60,
-    )  # fmt: skip
+        [
+            "/usr/bin/python3",
+            str(Path(__file__).parents[2] / "scripts" / "atspi_exposed.py"),
+            "--pid",
+            str(proc.pid),
+        ],
+        capture_output=True,
+        text=True,
+        env=sandbox.app_env(),
+        timeout=60,
+    )
     assert walk.returncode == 1 and "no accessible application" in walk.stderr
     env = {**desktop_settings.environ, "DESKPILOT_SANDBOX": sandbox.info.runtime_dir}
     done = subprocess.run(
         [sys.executable, "-m", "deskpilot", "doctor"],
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     line = next((ln for ln in done.stdout.splitlines() if f"pid {proc.pid}" in ln), "")
     assert "'GTK+ Code Demos'" in line and "GTK 2" in line and "GTK2_MODULES" in line, done.stdout

@@ -61,16 +61,25 @@ async def test_read_only_disabled_editable_and_date_fields(
     # a contenteditable without a role: a click puts the caret in it (an action would leave
     # the focus in the biography, and the keys would go there)
     memo = id_of_line(page, 'para = "Draft memo"')
-    steps = [{"elementID": memo}, {"action": "shortcut", "shortcut": "ctrl+a"},
-             {"action": "type", "text": "Call the bank"}]  # fmt: skip
+    steps = [
+        {"elementID": memo},
+        {"action": "shortcut", "shortcut": "ctrl+a"},
+        {"action": "type", "text": "Call the bank"},
+    ]
     await ok(call, "perform_sequence", {"steps": steps})
     month = id_of_line(page, 'spinbutton "Month')  # a date input: its parts, typed in order
     date = [{"elementID": month}, {"action": "type", "text": "12252026"}]
     await ok(call, "perform_sequence", {"steps": date})
     await ok(call, "perform", {"elementID": id_of_line(page, 'button "Check"')})
     check = await pages.wait_for("check")
-    assert check == {**check, "account": "ACC-1234", "nick": "Kit", "bio": "New bio",
-                     "memo": "Call the bank", "born": "2026-12-25"}  # fmt: skip
+    assert check == {
+        **check,
+        "account": "ACC-1234",
+        "nick": "Kit",
+        "bio": "New bio",
+        "memo": "Call the bank",
+        "born": "2026-12-25",
+    }
     assert not pages.of("input", on="account")
 
 
@@ -88,15 +97,17 @@ async def test_fill_rich_text_editors_and_composers(
     assert refused.is_error and "one part of an editable area" in refused.text, refused.text
     assert "Once upon a time" in refused.text and "The end" in refused.text
     story = id_of_line(page, 'section "Once upon a time The end"')  # each text once
-    done = await ok(call, "perform", {"action": "fill", "elementID": story,
-                                      "text": "Chapter one\nIt was dark"})  # fmt: skip
+    done = await ok(
+        call, "perform", {"action": "fill", "elementID": story, "text": "Chapter one\nIt was dark"}
+    )
     assert "replacing 'Once upon a time\\nThe end'" in done, done
     empty = id_of_line(page, "para @")  # the empty editor's one paragraph: all of its text
     await ok(call, "perform", {"action": "fill", "elementID": empty, "text": "Hello there"})
     # a composer with a textbox role holds paragraphs: its text is read across them
     message = id_of_line(page, 'textbox "Message"')
-    done = await ok(call, "perform", {"action": "fill", "elementID": message,
-                                      "text": "Hello Ann\nBye"})  # fmt: skip
+    done = await ok(
+        call, "perform", {"action": "fill", "elementID": message, "text": "Hello Ann\nBye"}
+    )
     assert "replacing 'Hi Bob,\\nSee you'" in done and "\ufffc" not in done, done
     plain = id_of_line(page, 'section = "Plain text here"')
     await ok(call, "perform", {"action": "fill", "elementID": plain, "text": "New plain"})
@@ -205,9 +216,13 @@ async def test_menus_in_a_menu_bar_and_new_tabs_and_windows(
 
 
 async def test_points_follow_the_policy(
-    call: Call, ctx: ToolContext, apps: Apps, desktop: DesktopFacade, pages: PageServer,
+    call: Call,
+    ctx: ToolContext,
+    apps: Apps,
+    desktop: DesktopFacade,
+    pages: PageServer,
     browser: WindowInfo,
-) -> None:  # fmt: skip
+) -> None:
     await open_page(call, pages, "compose.html")
     shot = await call("computer_use_screenshot")
     send = color_center(shot.images[0].data, (20, 140, 60))

@@ -109,9 +109,14 @@ async def run_adversary(
     who = (approver or DenyAll()) if on else AllowAll()
     brain = Obedient(plan=[c for line in plan for c in commands(line)])
     async with open_session(
-        settings, surface="run", approver=who, observe=events.append, desktop=desktop,
-        session=Session(), label="safety trial",
-    ) as ctx:  # fmt: skip
+        settings,
+        surface="run",
+        approver=who,
+        observe=events.append,
+        desktop=desktop,
+        session=Session(),
+        label="safety trial",
+    ) as ctx:
         with ModelServer(provider, brain) as server:
             model = get_provider(f"{provider}:adversary", settings, base_url=server.url)
             async with model:
