@@ -45,6 +45,7 @@ from deskpilot.sandbox.recipe import (
     log_tail,
     prepare_home,
     read_line,
+    session_bus_argv,
 )
 from deskpilot.sandbox.user import SandboxUser, claim_user
 
@@ -172,18 +173,7 @@ class Sandbox:
             )
         rfd, wfd = os.pipe()
         self._spawn_daemon(
-            bus_daemon(
-                [
-                    "dbus-daemon",
-                    f"--config-file={conf}",
-                    "--nofork",
-                    "--nopidfile",
-                    f"--print-address={wfd}",
-                ]
-            ),
-            base,
-            pass_fds=(wfd,),
-            log="dbus.log",
+            bus_daemon(session_bus_argv(conf, wfd)), base, pass_fds=(wfd,), log="dbus.log"
         )
         os.close(wfd)
         try:

@@ -41,6 +41,18 @@ SESSION_BUS_CONFIG = """<busconfig>
 """
 
 
+def session_bus_argv(conf: str, address_fd: int) -> list[str]:
+    """A dbus-daemon serving the session bus ``conf`` describes; it writes its address, one
+    line, to ``address_fd`` once it answers (:func:`read_line`)."""
+    return [
+        "dbus-daemon",
+        f"--config-file={conf}",
+        "--nofork",
+        "--nopidfile",
+        f"--print-address={address_fd}",
+    ]
+
+
 def find_bus_launcher() -> str:
     for path in BUS_LAUNCHER_PATHS:
         if os.access(path, os.X_OK):

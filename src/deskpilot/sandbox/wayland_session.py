@@ -26,6 +26,7 @@ from deskpilot.sandbox.recipe import (
     find_bus_launcher,
     log_tail,
     read_line,
+    session_bus_argv,
 )
 from deskpilot.sandbox.user import SandboxUser
 
@@ -72,18 +73,7 @@ def start_wayland(sb: Host, kind: Kind, base: dict[str, str]) -> SandboxInfo:
         )
     os.chmod(conf, 0o644)
     rfd, wfd = os.pipe()
-    sb.daemon(
-        [
-            "dbus-daemon",
-            f"--config-file={conf}",
-            "--nofork",
-            "--nopidfile",
-            f"--print-address={wfd}",
-        ],
-        base,
-        log="dbus.log",
-        pass_fds=(wfd,),
-    )
+    sb.daemon(session_bus_argv(conf, wfd), base, log="dbus.log", pass_fds=(wfd,))
     os.close(wfd)
     try:
         session_bus = read_line(rfd, sb.startup_timeout, "the session bus")
