@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +30,27 @@ def require(kind: str) -> None:
     missing = [b for b in REQUIREMENTS[kind] if shutil.which(b) is None]
     if missing:
         pytest.skip(f"{kind} sandbox needs {', '.join(missing)} (scripts/apt-packages.txt)")
+
+
+def oracle_trial(tmp_path: Path, backend: str, suite: str, *select: str) -> dict[str, Any]:
+    """One trial of ``deskpilot eval run SUITE`` by the oracle policy on a ``backend``
+    sandbox, from an environment without the caller's desktop: the run passes; its trial's
+    result.json."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DESKPILOT_", "RAY_"))}
+    env.update({"DESKPILOT_HOME": str(tmp_path), "DESKPILOT_BACKEND": backend})
+    for k in ("DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK"):
+        env.pop(k, None)
+    argv = [sys.executable, "-m", "deskpilot", "eval", "run", suite, "--policy", "oracle", *select]
+    argv += ["--trials", "1", "--isolation", "none", "--json"]
+    done = subprocess.run(
+        argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["overall"]["passed"] == 1, done.stderr
+    trial = next(Path(tmp_path, summary["run"]).glob("trials/*/*/result.json"))
+    result: dict[str, Any] = json.loads(trial.read_text())
+    return result
 
 
 @pytest.fixture(scope="module", params=["sway", "gnome"])

@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +18,13 @@ from deskpilot._wait import wait_for
 from deskpilot.desktop.wayland.gnome_windows import Frame as GnomeFrame
 from deskpilot.desktop.wayland.gnome_windows import read_frames
 from deskpilot.sandbox import Sandbox
-from tests.wayland.conftest import focused_window_stream, frames_by_pid, require, texts_of
+from tests.wayland.conftest import (
+    focused_window_stream,
+    frames_by_pid,
+    oracle_trial,
+    require,
+    texts_of,
+)
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.app]
 
@@ -81,27 +83,7 @@ def test_an_eval_trial_with_window_checks_runs_on_a_gnome_sandbox(tmp_path: Path
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "gnome.answer-one.toml").write_text(TASK)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DESKPILOT_", "RAY_"))}
-    env.update({"DESKPILOT_HOME": str(tmp_path), "DESKPILOT_BACKEND": "gnome"})
-    for k in ("DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK"):
-        env.pop(k, None)
-    argv = [sys.executable, "-m", "deskpilot", "eval", "run", str(suite), "--policy", "oracle"]
-    argv += ["--trials", "1", "--isolation", "none", "--json"]
-    done = subprocess.run(
-        argv,
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    summary = json.loads(done.stdout)
-    assert summary["overall"]["passed"] == 1, done.stderr
-    result = json.loads(
-        next(Path(tmp_path, summary["run"]).glob("trials/*/*/result.json")).read_text()
-    )
+    result = oracle_trial(tmp_path, "gnome", str(suite))
     assert result["sandbox"] == "gnome" and result["status"] == "passed", result
     output, kept, gone = result["checks"]
     assert output["detail"] == "dialog exited with 0 and printed 'Ada'"

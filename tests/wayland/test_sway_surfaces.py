@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -29,6 +27,7 @@ from deskpilot.tools.builtin import all_tools
 from deskpilot.tools.toolset import ToolSet
 from tests.desktop.native_targets import COLOURS, HALF, TITLE
 from tests.desktop.test_native_scaling import colour_box
+from tests.wayland.conftest import oracle_trial
 from tests.wayland.sway_rig import FIXTURES, SwayRig, sway_rig
 
 __all__ = ["sway_rig"]
@@ -152,27 +151,8 @@ async def test_a_page_tool_runs_code_in_the_agent_browser(sway_rig: SwayRig) -> 
 async def test_an_eval_trial_runs_on_a_sway_sandbox(tmp_path: Path) -> None:
     """``deskpilot --backend wlroots eval``: the trial's sandbox is a sway one, the oracle's
     answer is checked by the trial's own check of the dialog's output."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DESKPILOT_", "RAY_"))}
-    env.update({"DESKPILOT_HOME": str(tmp_path), "DESKPILOT_BACKEND": "wlroots"})
-    for k in ("DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK"):
-        env.pop(k, None)
-    argv = [sys.executable, "-m", "deskpilot", "eval", "run", "starter", "--policy", "oracle"]
-    argv += ["--tasks", "zenity.entry", "--trials", "1", "--isolation", "none", "--json"]
-    done = await asyncio.to_thread(
-        subprocess.run,
-        argv,
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    summary = json.loads(done.stdout)
-    assert summary["overall"]["passed"] == 1, done.stderr
-    result = json.loads(
-        next(Path(tmp_path, summary["run"]).glob("trials/*/*/result.json")).read_text()
+    result = await asyncio.to_thread(
+        oracle_trial, tmp_path, "wlroots", "starter", "--tasks", "zenity.entry"
     )
     assert result["sandbox"] == "sway" and result["status"] == "passed"
     assert result["checks"][0]["detail"] == "dialog exited with 0 and printed 'Ada Lovelace'"
