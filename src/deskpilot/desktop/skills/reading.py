@@ -24,6 +24,7 @@ from deskpilot.desktop.ports.identity import ElementKey, WindowHandle
 from deskpilot.desktop.skills.pixels import Pixels
 from deskpilot.desktop.skills.popovers import place_popovers, shift_to
 from deskpilot.desktop.skills.raw_input import RawInput
+from deskpilot.desktop.skills.tab_closers import drawn_live, find_drawn_closers, tab_of
 
 #: A read within this many seconds of keyboard/pointer input first lets the app settle.
 INPUT_SETTLE_S = 1.0
@@ -71,6 +72,7 @@ class Reading:
             read = await self.a11y.read_window(window, timeout=timeout, fresh=True, **part)
         if read.root is not None:
             place_popovers(read.root, popups)  # GTK 4's, reported at their anchors
+            await find_drawn_closers(self.pixels, window, read.root)  # GTK 3 tabs' (.tab_closers)
         await self.pixels.take_baseline(window)
         return Snapshot(
             window=window,
@@ -107,6 +109,9 @@ class Reading:
         return False
 
     async def inspect(self, key: ElementKey) -> LiveElement | None:
+        tab = tab_of(key)
+        if tab is not None:  # a GTK 3 tab's close button, drawn only (.tab_closers)
+            return drawn_live(key, await self.inspect(tab))
         live = await self.a11y.inspect(key)
         if live is None:
             return None
