@@ -86,11 +86,11 @@ def strips(root: Node) -> dict[ElementKey, Strip]:
     for tablist in root.walk():
         if tablist.role != "page-tab-list" or tablist.bounds is None:
             continue
-        tabs = [t for t in tablist.children if _gtk3_tab(t)]
-        for tab in tabs:
+        shown = [t for t in tablist.children if t.bounds is not None and not t.bounds.empty]
+        for tab in (t for t in shown if _gtk3_tab(t)):
             b = tab.bounds
             assert b is not None  # _gtk3_tab
-            row = [o.bounds for o in tabs if o is not tab and o.bounds is not None]
+            row = [o.bounds for o in shown if o is not tab and o.bounds is not None]
             if any(o.y >= b.y + b.height or o.y + o.height <= b.y for o in row):
                 continue  # not a row of tabs side by side (tabs on the left or right)
             after = [o.x for o in row if o.x >= b.x + b.width]
