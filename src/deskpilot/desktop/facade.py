@@ -27,7 +27,7 @@ from deskpilot.desktop.skills.reading import Reading
 from deskpilot.desktop.skills.scrolling import Scrolling
 from deskpilot.desktop.skills.segments import Segments
 from deskpilot.desktop.skills.selecting import Selecting
-from deskpilot.desktop.skills.tab_closers import TabClosers
+from deskpilot.desktop.skills.tab_closing import TabClosers
 
 
 class DesktopFacade:

@@ -24,7 +24,8 @@ from deskpilot.desktop.skills.choosing import Choosing
 from deskpilot.desktop.skills.focus import take_focus
 from deskpilot.desktop.skills.hits import HitTests
 from deskpilot.desktop.skills.raw_input import RawInput
-from deskpilot.desktop.skills.tab_closers import TabClosers, tab_of
+from deskpilot.desktop.skills.tab_closers import tab_of
+from deskpilot.desktop.skills.tab_closing import TabClosers
 from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 
 #: Roles of the items of a drop-down's list.
