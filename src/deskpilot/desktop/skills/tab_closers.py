@@ -15,14 +15,13 @@ starting within :data:`GAP_PX` of the label's right edge, within the label's hei
 tab: ``button (drawn beside the tab's name: its close button; not on the accessibility bus)``,
 with an ID of its own. Nothing is moved for it (no hover at read time).
 
-**Act** (:mod:`.tab_closing`). The glyph is found again, the pointer hovers it, and the toolkit must answer as a
-button does: it draws a button around it (prelight) — a box of changed pixels holding the
-glyph, starting at most :data:`GAP_PX` right of the label and ending before the next tab's
-label. Only then does the pointer click, at that box's centre: a point of the tab's own label
-widget, never a neighbour's. Nothing reacting, or a box reaching past the gap, is a failure
-that clicks nothing. The result says whether the tab is gone (a "save changes?" question the
-app asks instead is reported by the action's window changes).
-"""
+**Act** (:mod:`.tab_closing`). The glyph is found again, the pointer hovers it, and the toolkit
+must answer as a button does: it draws a button around it (prelight) — a box of changed pixels
+holding the glyph, starting at most :data:`GAP_PX` right of the label and ending before the next
+tab's label. Only then does the pointer click, at that box's centre: a point of the tab's own
+label widget, never a neighbour's. Nothing reacting, or a box reaching past the gap, is a
+failure that clicks nothing. The result says whether the tab is gone (a "save changes?" question
+the app asks instead is reported by the action's window changes)."""
 
 from __future__ import annotations
 
