@@ -3,12 +3,14 @@ tabs are looked at, what counts as a drawn button beside a label, and what a hov
 
 from __future__ import annotations
 
+import pytest
 from PIL import Image, ImageDraw
 
 from deskpilot.ax.actionable import wrapped_target
-from deskpilot.desktop.base import Node, Rect
+from deskpilot.desktop.base import AppIdentity, Node, Rect, WindowInfo
 from deskpilot.desktop.skills.tab_closers import (
     HINT,
+    DrawnClosers,
     Strip,
     add_drawn_closers,
     button_box,
@@ -102,3 +104,38 @@ def test_a_named_tab_does_not_act_through_a_nameless_button_it_holds() -> None:
     add_drawn_closers(book, screen((130, 13)), (0, 0))
     first.children = first.children[:1]  # the page not shown (another tab is selected)
     assert wrapped_target(first) is None  # the close button is a line of its own
+
+
+class FakeGrab:
+    def __init__(self) -> None:
+        self.digest = 1
+
+    def checksum(self, region: tuple[int, int, int, int] | None) -> int | None:
+        return self.digest
+
+
+class FakePixels:
+    """A window's pixels: what a capture gives, and how many captures were taken."""
+
+    def __init__(self, image: Image.Image) -> None:
+        self.grab, self.image, self.captures = FakeGrab(), image, 0
+
+    async def capture_image(self, window: WindowInfo | None = None) -> Image.Image:
+        self.captures += 1
+        return self.image
+
+
+@pytest.mark.asyncio
+async def test_a_window_is_captured_again_only_when_its_tabs_strips_changed() -> None:
+    pixels = FakePixels(screen((130, 13)))
+    closers = DrawnClosers(pixels)  # type: ignore[arg-type]
+    app = AppIdentity("Editor", "editor")
+    window = WindowInfo(handle=7, pid=1, title="W", app=app, geometry=Rect(0, 0, 400, 240))
+    for _ in range(3):
+        book, first, _second = notebook()
+        assert await closers.add(window, book) == 1 and first.children[0].hint == HINT
+    assert pixels.captures == 1  # the strips' checksum held still
+    pixels.grab.digest = 2  # something was drawn there
+    pixels.image = screen()
+    book, first, _second = notebook()
+    assert await closers.add(window, book) == 0 and pixels.captures == 2

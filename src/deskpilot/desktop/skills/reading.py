@@ -24,7 +24,7 @@ from deskpilot.desktop.ports.identity import ElementKey, WindowHandle
 from deskpilot.desktop.skills.pixels import Pixels
 from deskpilot.desktop.skills.popovers import place_popovers, shift_to
 from deskpilot.desktop.skills.raw_input import RawInput
-from deskpilot.desktop.skills.tab_closers import drawn_live, find_drawn_closers, tab_of
+from deskpilot.desktop.skills.tab_closers import DrawnClosers, drawn_live, tab_of
 
 #: A read within this many seconds of keyboard/pointer input first lets the app settle.
 INPUT_SETTLE_S = 1.0
@@ -42,6 +42,7 @@ class Reading:
         self.a11y = ports.a11y
         self.pixels = pixels
         self.raw = raw
+        self.closers = DrawnClosers(pixels)  # GTK 3 tabs' close buttons, drawn only
         self._focus_checked: dict[WindowHandle, ElementKey] = {}  # window → focus looked for
 
     async def snapshot(
@@ -72,7 +73,7 @@ class Reading:
             read = await self.a11y.read_window(window, timeout=timeout, fresh=True, **part)
         if read.root is not None:
             place_popovers(read.root, popups)  # GTK 4's, reported at their anchors
-            await find_drawn_closers(self.pixels, window, read.root)  # GTK 3 tabs' (.tab_closers)
+            await self.closers.add(window, read.root)  # GTK 3 tabs' (.tab_closers)
         await self.pixels.take_baseline(window)
         return Snapshot(
             window=window,
