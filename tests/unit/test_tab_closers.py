@@ -68,10 +68,17 @@ def test_a_glyph_right_of_a_tabs_label_reads_as_its_drawn_close_button() -> None
 def test_nothing_is_read_where_nothing_button_like_is_drawn_beside_the_label() -> None:
     book, first, second = notebook()
     assert add_drawn_closers(book, screen(), (0, 0)) == 0  # no glyph
-    # far from the label (the next tab's icon, an action widget), or running into the next tab
-    assert add_drawn_closers(book, screen((150, 13)), (0, 0)) == 0
+    # up against the next tab's label (its leading icon), or running into it
+    assert add_drawn_closers(book, screen((158, 13)), (0, 0)) == 0
     assert add_drawn_closers(book, screen((170, 13)), (0, 0)) == 0
     assert not first.children[1:] and not second.children
+
+
+def test_a_close_button_at_the_far_end_of_a_tab_is_found_too() -> None:
+    # xfce4-terminal's tabs: the label at the tab's start, its close button at its end
+    book, first, _second = notebook()
+    assert add_drawn_closers(book, screen((150, 13)), (0, 0)) == 1
+    assert first.children[0].bounds is not None and first.children[0].bounds.contains(156, 19)
 
 
 def test_only_gtk3_tabs_in_a_row_are_looked_at() -> None:
@@ -97,6 +104,7 @@ def test_the_hover_must_draw_a_button_around_the_glyph_inside_the_gap() -> None:
     assert button_box(glyph, Rect(10, 5, 150, 30), strip) is None  # the whole tab: not a button
     assert button_box(glyph, Rect(140, 5, 30, 30), strip) is None  # beside the glyph
     assert button_box(glyph, Rect(125, 5, 60, 30), strip) is None  # into the next tab
+    assert button_box(glyph, Rect(115, 5, 30, 30), strip) is None  # over the label
 
 
 def test_a_named_tab_does_not_act_through_a_nameless_button_it_holds() -> None:

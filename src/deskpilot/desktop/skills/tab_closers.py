@@ -9,19 +9,21 @@ page tabs). Mousepad's, xfce4-terminal's and Inkscape's docked dialogs' tabs cou
 closed by a screenshot point or the app's shortcut.
 
 **Read.** A page tab of that signature (none of its children lies inside it) in a row of tabs
-is looked at on screen, right of its label: a *glyph* (pixels unlike the tab's background)
-starting within :data:`GAP_PX` of the label's right edge, within the label's height, and ending
-:data:`MARGIN_PX` before the next tab's label (or the tab list's edge) is read as a child of the
-tab: ``button (drawn beside the tab's name: its close button; not on the accessibility bus)``,
-with an ID of its own. Nothing is moved for it (no hover at read time).
+is looked at on screen, right of its label: the first *glyph* (icon-sized pixels unlike the
+tab's background, within the label's height) there — right beside the label (Mousepad, whose
+label fills the tab) or at the tab's far end (xfce4-terminal's) — is read as a child of the tab:
+``button (drawn beside the tab's name: its close button; not on the accessibility bus)``, with
+an ID of its own, unless it ends within :data:`LEAD_PX` of the next tab's label (that tab's own
+icon, as gedit's tabs lead with one) or the tab list's edge. Nothing is moved for it (no hover
+at read time).
 
 **Act** (:mod:`.tab_closing`). The glyph is found again, the pointer hovers it, and the toolkit
 must answer as a button does: it draws a button around it (prelight) — a box of changed pixels
-holding the glyph, starting at most :data:`GAP_PX` right of the label and ending before the next
-tab's label. Only then does the pointer click, at that box's centre: a point of the tab's own
-label widget, never a neighbour's. Nothing reacting, or a box reaching past the gap, is a
-failure that clicks nothing. The result says whether the tab is gone (a "save changes?" question
-the app asks instead is reported by the action's window changes)."""
+holding the glyph, right of the label and ending before the next tab's label. Only then does the
+pointer click, at that box's centre: a point of the tab's own label widget, never a neighbour's.
+Nothing reacting, or a box reaching past the gap, is a failure that clicks nothing. The result
+says whether the tab is gone (a "save changes?" question the app asks instead is reported by the
+action's window changes)."""
 
 from __future__ import annotations
 
@@ -42,12 +44,11 @@ if TYPE_CHECKING:
 SUFFIX = "/deskpilot-drawn-close"
 #: What the read says of it (shown in parentheses after ``button``).
 HINT = "drawn beside the tab's name: its close button; not on the accessibility bus"
-#: How far right of the label's edge a close button may start (the label widget's spacing).
-GAP_PX = 12
 #: How far above and below the label a hovered button may reach (it is in the label's box).
 BAND_PX = 3
-#: How far before the next tab's label (or the tab list's edge) a glyph must end.
-MARGIN_PX = 4
+#: How far before the next tab's label (or the tab list's edge) a glyph must end: nearer, it is
+#: the next tab's leading icon.
+LEAD_PX = 12
 #: A glyph's size (px): smaller is a speck, larger is not an icon.
 GLYPH_MIN, GLYPH_MAX = 5, 32
 #: How far (largest channel difference) a pixel must be from the background to be drawn ink.
@@ -117,7 +118,7 @@ def _inside(inner: Rect, outer: Rect) -> bool:
 
 def glyph(image: Image.Image, origin: tuple[int, int], strip: Strip) -> Rect | None:
     """The box (screen coordinates) of the first glyph drawn right of the strip's label, when
-    it starts within GAP_PX of it, is icon-sized and ends MARGIN_PX before the strip's end."""
+    it is icon-sized and ends LEAD_PX before the strip's end."""
     lab = strip.label
     left, top = lab.x + lab.width - origin[0], lab.y - origin[1]
     right = min(strip.end - origin[0], image.width)
@@ -128,10 +129,10 @@ def glyph(image: Image.Image, origin: tuple[int, int], strip: Strip) -> Rect | N
         return None
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
-    if x0 > GAP_PX or not (GLYPH_MIN <= w <= GLYPH_MAX and GLYPH_MIN <= h <= GLYPH_MAX):
+    if not (GLYPH_MIN <= w <= GLYPH_MAX and GLYPH_MIN <= h <= GLYPH_MAX):
         return None
-    if left + x1 > right - MARGIN_PX:
-        return None  # it runs up to the next tab: not a button of this one's
+    if left + x1 > right - LEAD_PX:
+        return None  # up against the next tab's label: its icon, not a button of this one's
     return Rect(left + x0 + origin[0], top + y0 + origin[1], w, h)
 
 
@@ -201,14 +202,13 @@ def changed_box(before: Image.Image, after: Image.Image) -> tuple[int, int, int,
 
 def button_box(drawn: Rect, changed: Rect | None, strip: Strip) -> Rect | None:
     """The hovered button (screen coordinates), when what the hover changed is one: a box
-    holding the glyph, starting at most GAP_PX right of the label, ending before the strip's
-    end."""
+    holding the glyph, right of the label, ending before the strip's end."""
     if changed is None:
         return None
     lab = strip.label
     right = lab.x + lab.width
     holds = _inside(drawn, changed)
-    if not holds or changed.x < right - 1 or changed.x - right > GAP_PX:
+    if not holds or changed.x < right - 1:
         return None
     if changed.x + changed.width > strip.end - 1:
         return None
