@@ -15,6 +15,9 @@ from deskpilot (scripts/atspi_exposed.py), then reports per app:
 * **read** — the read's size in characters;
 * **text seen** — of the names and texts the app exposes on showing nodes, the share the read
   carries (a display's value, a terminal's screen, a page's text, labels);
+* **twice** — lines of the read with an ID that repeat another's element: the same role and
+  name at the same place (an element reached twice: through two parents, a list and its
+  model's view, an embedded widget);
 * **toolkit** and, for an app that cannot be read, why.
 
 A toolkit that stops reaching the bus, text that stops reaching the read or a read that
@@ -127,6 +130,7 @@ class Row:
     seconds: float = 0.0
     problem: str = ""
     missing: list[str] = field(default_factory=list)  # a few exposed texts the read lacks
+    twice: int = 0  # lines with an ID repeating another's element (role, name and place)
 
     @property
     def seen_share(self) -> str:
@@ -288,6 +292,22 @@ class Probe:
             await asyncio.sleep(0.5)  # a probe, not a test: give a starting app its moment
         return last
 
+    async def twice(self, window: WindowInfo, read: str) -> int:
+        """Lines of the read with an ID whose element has the role, name and place of another
+        line's: the same thing read twice."""
+        places: dict[tuple[str, str, tuple[int, int, int, int]], int] = {}
+        for eid in dict.fromkeys(re.findall(r" @(\S+)$", read, re.M)):
+            record = self.ctx.session.elements.get(eid)
+            if record is None or not record.name:
+                continue
+            live = await self.desk.inspect(record.key)
+            b = live.bounds if live is not None else None
+            if b is None or b.empty:
+                continue
+            place = (record.role, record.name, (b.x, b.y, b.width, b.height))
+            places[place] = places.get(place, 0) + 1
+        return sum(n - 1 for n in places.values())
+
     def exposed(self, window: WindowInfo) -> dict[str, Any]:
         done = subprocess.run(
             [SYSTEM_PYTHON, str(EXPOSED), "--pid", str(window.pid), "--title", window.title],
@@ -323,6 +343,7 @@ class Probe:
             if data.get("error"):
                 row.problem = f"not on the bus: {data['error']}"
             compare(row, read, data["nodes"])
+            row.twice = await self.twice(window, read)
         except Exception as exc:  # a probe reports every failure and goes on
             row.problem = " ".join(str(exc).split())[:160] or type(exc).__name__
         finally:
@@ -333,8 +354,9 @@ class Probe:
 
 def markdown(rows: list[Row]) -> str:
     out = [
-        "| app | kind | toolkit | controls on bus | with ID | read (chars) | text seen | note |",
-        "|---|---|---|---:|---:|---:|---|---|",
+        "| app | kind | toolkit | controls on bus | with ID | read (chars) | text seen | twice "
+        "| note |",
+        "|---|---|---|---:|---:|---:|---|---:|---|",
     ]
     for r in rows:
         note = r.problem or (
@@ -342,7 +364,7 @@ def markdown(rows: list[Row]) -> str:
         )
         out.append(
             f"| {r.label} | {r.kind} | {r.toolkit or '–'} | {r.on_bus} | {r.with_id} | "
-            f"{r.read_chars} | {r.seen_share} | {note.replace('|', '/')} |"
+            f"{r.read_chars} | {r.seen_share} | {r.twice} | {note.replace('|', '/')} |"
         )
     return "\n".join(out) + "\n"
 
@@ -369,7 +391,8 @@ async def probe(apps: list[App], timeout: float) -> list[Row]:
                 rows.append(await runner.run(app, timeout))
                 r = rows[-1]
                 print(f"  {r.on_bus} on bus, {r.with_id} with ID, {r.read_chars} chars, text "
-                      f"{r.seen_share} {r.problem}", file=sys.stderr, flush=True)  # fmt: skip
+                      f"{r.seen_share}, {r.twice} twice {r.problem}", file=sys.stderr,
+                      flush=True)  # fmt: skip
         finally:
             await desk.close()
     return rows

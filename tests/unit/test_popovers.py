@@ -1,9 +1,9 @@
-"""GTK 4 popovers moved from their anchor's place to their own surface (desktop/atspi/popovers)."""
+"""GTK 4 popovers moved from their anchor's place to their own surface (desktop/skills/popovers)."""
 
 from __future__ import annotations
 
-from deskpilot.desktop.atspi.popovers import place_popovers
 from deskpilot.desktop.base import Node, Rect
+from deskpilot.desktop.skills.popovers import place_popovers, shift_to
 
 
 def node(role: str, bounds: Rect | None, *children: Node) -> Node:
@@ -49,3 +49,22 @@ def test_two_popups_of_the_same_size_leave_it_where_it_is() -> None:
     root, menu, _item = menu_tree()
     assert place_popovers(root, [Rect(347, 28, 88, 210), Rect(10, 10, 88, 210)]) == 0
     assert menu.bounds == Rect(373, 234, 88, 210)
+
+
+def test_a_gtk_popover_moves_to_the_popup_window_closest_in_size() -> None:
+    # a drop-down's list (GtkPopover) believed 26 px above where its surface shows, its size a
+    # few pixels off the surface's: moved with its rows, by the same rule the pointer aims by
+    row = node("list-item", Rect(310, 130, 80, 20))
+    popover = Node(
+        key=("bus", "/popover"),
+        role="panel",
+        name="GtkPopover",
+        bounds=Rect(300, 120, 100, 60),
+        children=[row],
+    )
+    root = node("frame", Rect(0, 0, 640, 480), node("combo-box", Rect(300, 90, 100, 30), popover))
+    popups = [Rect(298, 146, 104, 62), Rect(0, 0, 300, 300)]
+    assert shift_to(popover.bounds, popups) == (-2, 26)
+    assert place_popovers(root, popups) == 1
+    assert popover.bounds == Rect(298, 146, 100, 60) and row.bounds == Rect(308, 156, 80, 20)
+    assert shift_to(Rect(0, 0, 500, 500), popups) == (0, 0)  # nothing near its size

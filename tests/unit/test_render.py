@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from deskpilot.ax.render import Renderer
 from deskpilot.ax.roles import clean_name, cut
 from deskpilot.desktop.base import Node, Rect
@@ -119,3 +121,17 @@ def test_budget_ends_with_a_more_marker_naming_an_id() -> None:
     marker = result.text.splitlines()[-1]
     zoom_id = marker.split("starting at: @")[1].split(" ")[0]
     assert zoom_id in result.ids
+
+
+@pytest.mark.parametrize("list_at", [(10, 10), (10, 60)])  # the list read first, or last
+def test_an_element_reached_twice_is_read_once(list_at: tuple[int, int]) -> None:
+    # the same element under two parents (a swatch listed by a palette and by its model's
+    # view, a popup inside the window's tree): one line, one ID
+    swatch = node("push-button", "Swatch red", at=(10, 40))
+    twin = Node(swatch.key, swatch.role, swatch.name, states=SHOWN, bounds=swatch.bounds)
+    item = node("list-item", kids=[twin], at=list_at)
+    swatches = node("list", "Swatches", kids=[item], at=list_at)
+    palette = [node("panel", kids=[swatch], at=(10, 40)), swatches]
+    root = node("frame", "Palette", kids=palette)
+    text = render(root)
+    assert text.count('button "Swatch red"') == 1, text

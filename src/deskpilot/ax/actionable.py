@@ -177,12 +177,17 @@ def wrapped_target(node: Node) -> Node | None:
         # a nameless wrapper around one named part and nothing else (a flow box's child
         # around a colour swatch): one line, named by the part, acting on it — not two
         return part if inner and not _text_beside(node, part) else None
-    if not inner and part.role in SUB_CONTROLS and _text_beside(node, part):
+    if not inner and part.role in SUB_CONTROLS and (_text_beside(node, part) or tab_named(node)):
         # a nameless button beside the wrapper's own text (a tab's close button, a row's
         # remove button) is a control of its own, not what the wrapper does: acting on the
-        # tab must not close it
+        # tab must not close it (a GTK 3 tab's name is its own, its label not a child)
         return None
     return part if inner in ("", name) or name.startswith(inner) else None
+
+
+def tab_named(node: Node) -> bool:
+    """A tab with a name of its own: what it does is to be selected, whatever it holds."""
+    return node.role == "page-tab" and bool(own_name(node))
 
 
 def row_over_part(wrapper: Node, part: Node) -> bool:

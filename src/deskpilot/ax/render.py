@@ -175,6 +175,7 @@ class Renderer:
         self._labels: set[str] = set()
         self._root: Node | None = None
         self._whole: Node | None = None  # the tree being rendered
+        self._seen: set[tuple[str, str]] = set()  # elements visited (one reached twice: once)
 
     # -- selecting lines -------------------------------------------------------------------
 
@@ -183,6 +184,7 @@ class Renderer:
         merge_panes(root)  # a sheet's frozen or split panes: one table
         self._labels = {clean_name(n.label) for n in root.walk() if n.label and not n.name}
         self._whole = root
+        self._seen = set()
         if self.zoom and root.role not in WINDOWS:
             # one element's part: the element's own line too, and what lies off screen
             # (scrolled away) marked as such
@@ -235,6 +237,11 @@ class Renderer:
         element, whose block-level parts are items to click (see :mod:`actionable`)."""
         if not top and not is_displayed(node) and node is not self._root:
             return
+        if node.key in self._seen:
+            # the same element reached again (listed under two parents, a popup inside the
+            # window's tree, a list and its model's view): its lines are there already
+            return
+        self._seen.add(node.key)
         if not top and self._root is None and is_folded_bar(node):
             self._folded_bar(node, depth, out)
             return
@@ -350,6 +357,9 @@ class Renderer:
                 shown_name = shown_name or own_name(target) or folded_text(target) or ""
             line_node = node if target is not None and row_over_part(node, target) else target
             line_node = line_node or node
+            if line_node is not node and line_node.key in self._seen:
+                return  # the part it acts on has its line already (reached twice)
+            self._seen.add(line_node.key)
             out.append(Line(depth, line_node, shown_role, shown_name, value, states, widget))
             child_depth = depth + 1
             parent_name = full_name or parent_name

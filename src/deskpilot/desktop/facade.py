@@ -27,6 +27,7 @@ from deskpilot.desktop.skills.reading import Reading
 from deskpilot.desktop.skills.scrolling import Scrolling
 from deskpilot.desktop.skills.segments import Segments
 from deskpilot.desktop.skills.selecting import Selecting
+from deskpilot.desktop.skills.tab_closing import TabClosers
 
 
 class DesktopFacade:
@@ -48,7 +49,8 @@ class DesktopFacade:
         self.segments = segments = Segments(ports, raw, aiming)
         filling = Filling(ports, raw, aiming, cells, choosing, segments)
         hits = HitTests(ports)  # one hit-test a point, for the cover check and the click
-        elements = Elements(ports, raw, aiming, cells, choosing, hits)
+        closers = TabClosers(reading, pixels, raw)  # GTK 3 tabs' close buttons, drawn only
+        elements = Elements(ports, raw, aiming, cells, choosing, hits, closers)
         pointer, scrolling = Pointer(ports, raw), Scrolling(ports, reading, raw, pixels)
         documents, covering = Documents(ports, launching), Covering(ports, aiming, hits)
         selecting = Selecting(ports)

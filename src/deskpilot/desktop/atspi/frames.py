@@ -27,7 +27,6 @@ from deskpilot.desktop.atspi.focus import FocusTracker
 from deskpilot.desktop.atspi.folds import folded
 from deskpilot.desktop.atspi.model import AppTree
 from deskpilot.desktop.atspi.nodes import WindowTree, build_nodes, rendered, wants_text
-from deskpilot.desktop.atspi.popovers import place_popovers
 from deskpilot.desktop.atspi.range import read_range
 from deskpilot.desktop.atspi.tree import TreeReader
 from deskpilot.desktop.base import NOT_ANSWERING, LiveElement, Node, Rect, WindowInfo
@@ -227,7 +226,6 @@ class WindowTrees:
         if app.partial:
             self.cache.drop(where.bus)  # do not build on an incomplete tree
         root = build_nodes(WindowTree(app, where.frame, where.offset, inside), window)
-        place_popovers(root, popups)  # GTK 4's, reported at their anchors (.popovers)
         for popup, offset in reversed(over):  # first: on top of the window, and never cut
             node = build_nodes(WindowTree(app, popup, offset), window)
             node.parent_key = root.key

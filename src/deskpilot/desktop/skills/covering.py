@@ -23,6 +23,7 @@ from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.identity import ElementKey
 from deskpilot.desktop.skills.aiming import Aiming, overlap, visible_center
 from deskpilot.desktop.skills.hits import HitTests
+from deskpilot.desktop.skills.tab_closers import tab_of
 from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 
 #: Roles of the boxes that only hold others: drawn over a widget, they do not take its clicks.
@@ -47,6 +48,7 @@ class Covering:
         self.hits = hits
 
     async def covering(self, window: WindowInfo, key: ElementKey) -> str | None:
+        key = tab_of(key) or key  # a GTK 3 tab's drawn close button: its tab, on the bus
         if not await self.a11y.web_engine(window):
             return await self._drawn_over(window, key)
         origin = await self.a11y.origin(window)

@@ -24,6 +24,8 @@ from deskpilot.desktop.skills.choosing import Choosing
 from deskpilot.desktop.skills.focus import take_focus
 from deskpilot.desktop.skills.hits import HitTests
 from deskpilot.desktop.skills.raw_input import RawInput
+from deskpilot.desktop.skills.tab_closers import tab_of
+from deskpilot.desktop.skills.tab_closing import TabClosers
 from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
 
 #: Roles of the items of a drop-down's list.
@@ -57,6 +59,7 @@ class Elements:
         cells: Cells,
         choosing: Choosing,
         hits: HitTests,
+        closers: TabClosers,
     ) -> None:
         self.a11y = ports.a11y
         self.windows = ports.windows
@@ -66,8 +69,11 @@ class Elements:
         self.cells = cells
         self.choosing = choosing
         self.hits = hits
+        self.closers = closers
 
     async def click_element(self, window: WindowInfo, key: ElementKey) -> ActionOutcome:
+        if tab_of(key) is not None:  # a GTK 3 tab's close button, drawn only: checked by a hover
+            return await self.closers.click(window, key)
         live = await self.a11y.inspect(key, window.pid)
         if live is not None and live.role == "icon" and "selectable" in live.states:
             return await self._click_view_item(window, live)

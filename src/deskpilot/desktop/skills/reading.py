@@ -5,8 +5,8 @@ asynchronously); a window whose pixels changed since its last read is read in fu
 the event cache (see :mod:`.pixels`). A read whose app's focused element lies outside the tree
 just read (a popup the toolkit did not announce) is read again in full, once. GTK 4 popovers,
 which report extents as if they lay inside their window, are moved to where their popup
-surfaces really are. The app's popups over the window (a context menu, outside every
-window's tree) are read with it.
+surfaces really are (:mod:`.popovers`). The app's popups over the window (a context menu,
+outside every window's tree) are read with it.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from deskpilot.desktop.cell_refs import Place
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.identity import ElementKey, WindowHandle
 from deskpilot.desktop.skills.pixels import Pixels
+from deskpilot.desktop.skills.popovers import place_popovers, shift_to
 from deskpilot.desktop.skills.raw_input import RawInput
+from deskpilot.desktop.skills.tab_closers import DrawnClosers, drawn_live, tab_of
 
 #: A read within this many seconds of keyboard/pointer input first lets the app settle.
 INPUT_SETTLE_S = 1.0
-#: How far (width + height, px) a popup window's size may differ from a GTK 4 popover's.
-POPOVER_MISFIT = 40
 #: Ancestors of a focused element asked at most to place it in a window.
 MAX_FOCUS_CLIMB = 16
 #: How long a settle waits at most for a window the app announced to reach the screen.
@@ -42,6 +42,7 @@ class Reading:
         self.a11y = ports.a11y
         self.pixels = pixels
         self.raw = raw
+        self.closers = DrawnClosers(pixels)  # GTK 3 tabs' close buttons, drawn only
         self._focus_checked: dict[WindowHandle, ElementKey] = {}  # window → focus looked for
 
     async def snapshot(
@@ -71,7 +72,8 @@ class Reading:
             # not announce (GTK 4's drop-down list): read the window afresh, once
             read = await self.a11y.read_window(window, timeout=timeout, fresh=True, **part)
         if read.root is not None:
-            await self._place_popovers(window, read.root)
+            place_popovers(read.root, popups)  # GTK 4's, reported at their anchors
+            await self.closers.add(window, read.root)  # GTK 3 tabs' (.tab_closers)
         await self.pixels.take_baseline(window)
         return Snapshot(
             window=window,
@@ -82,30 +84,9 @@ class Reading:
         )
 
     async def popover_shift(self, window: WindowInfo, believed: Rect) -> tuple[int, int]:
-        """How far a GTK 4 popover really is from where its extents put it. GTK 4 reports a
-        popover's extents as if it lay inside its window, but on X11 it is a popup window of
-        its own, placed elsewhere (26 px lower for a drop-down's list: a click by its rows'
-        extents hit the row above). The app's popup window closest in size is taken."""
-        best: tuple[int, Rect] | None = None
-        for rect in await self.windows.popups(window):
-            misfit = abs(rect.width - believed.width) + abs(rect.height - believed.height)
-            if misfit <= POPOVER_MISFIT and (best is None or misfit < best[0]):
-                best = (misfit, rect)
-        if best is None:
-            return (0, 0)
-        return (best[1].x - believed.x, best[1].y - believed.y)
-
-    async def _place_popovers(self, window: WindowInfo, root: Node) -> None:
-        """Move the nodes of open GTK 4 popovers to where their popup windows are."""
-        for node in root.walk():
-            if node.name != "GtkPopover" or node.bounds is None or node.bounds.empty:
-                continue
-            dx, dy = await self.popover_shift(window, node.bounds)
-            if (dx, dy) == (0, 0):
-                continue
-            for part in node.walk():
-                if part.bounds is not None:
-                    part.bounds = part.bounds.offset(dx, dy)
+        """How far a GTK 4 popover really is from where its extents put it (on X11 it is a
+        popup window of its own, placed elsewhere): :func:`.popovers.shift_to`."""
+        return shift_to(believed, await self.windows.popups(window))
 
     async def _focus_outside(self, window: WindowInfo, root: Node) -> bool:
         """Whether the app's focused element lies inside this window but is missing from the
@@ -129,6 +110,9 @@ class Reading:
         return False
 
     async def inspect(self, key: ElementKey) -> LiveElement | None:
+        tab = tab_of(key)
+        if tab is not None:  # a GTK 3 tab's close button, drawn only (.tab_closers)
+            return drawn_live(key, await self.inspect(tab))
         live = await self.a11y.inspect(key)
         if live is None:
             return None
