@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -71,10 +70,6 @@ async def test_a_gtk3_tabs_drawn_close_button_closes_that_tab_only(
         match=lambda w: w.title.endswith("Mousepad") or w.title in tabs,
     )
     assert sandbox.info is not None
-    # away from the screen's corner: a GTK 3 frame at (0, 0) is taken for window-relative
-    # extents by the reader (desktop/atspi/frames.py), and every place is 20 px off there
-    move = ["xdotool", "windowmove", str(window.handle), "60", "60"]
-    subprocess.run(move, env=sandbox.app_env(), check=True)
 
     async def all_open() -> bool:
         return tabs_open(apps, window) == list(tabs)

@@ -4,7 +4,7 @@ frame (a dialog an app does not expose must not read as its main window)."""
 from __future__ import annotations
 
 from deskpilot.desktop.atspi.consts import S_ACTIVE
-from deskpilot.desktop.atspi.frames import _frame_score
+from deskpilot.desktop.atspi.frames import _frame_score, frame_offset
 from deskpilot.desktop.base import AppIdentity, Rect, WindowInfo
 
 
@@ -56,3 +56,27 @@ def test_a_window_relative_frame_with_a_client_side_shadow_matches_despite_its_n
     # uneven, or wider than a shadow: another window
     assert _frame_score(w, "Question", S_ACTIVE, (0, 0, 608, 253), single=False) == 0
     assert _frame_score(w, "Question", S_ACTIVE, (0, 0, 700, 355), single=False) == 0
+
+
+# -- where a frame's extents are: on the screen, or relative to the window ------------------
+
+
+def test_a_gtk3_frame_at_the_screen_corner_holds_its_decorated_window_there() -> None:
+    # measured: Mousepad at the corner, its frame (with the WM's border and title) at (0, 0)
+    assert frame_offset((0, 0, 802, 621), Rect(1, 20, 800, 600)) == (0, 0)
+
+
+def test_a_window_relative_frame_is_moved_to_its_window() -> None:
+    assert frame_offset((0, 0, 800, 600), Rect(300, 200, 800, 600)) == (300, 200)
+
+
+def test_a_window_relative_frame_with_a_shadow_is_moved_less_its_shadow() -> None:
+    assert frame_offset((0, 0, 820, 620), Rect(300, 200, 800, 600)) == (290, 190)
+
+
+def test_a_shadowed_frame_at_the_corner_reads_the_same_either_way() -> None:
+    assert frame_offset((0, 0, 820, 620), Rect(10, 10, 800, 600)) == (0, 0)
+
+
+def test_screen_extents_away_from_the_corner_are_kept() -> None:
+    assert frame_offset((40, 60, 802, 621), Rect(41, 80, 800, 600)) == (0, 0)

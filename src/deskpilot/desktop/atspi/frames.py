@@ -136,14 +136,7 @@ class WindowTrees:
         if best is None:
             return None
         _, bus_name, path, extents = best
-        offset = (0, 0)
-        geo = window.geometry
-        if extents and extents[0] == 0 and extents[1] == 0 and (geo.x, geo.y) != (0, 0):
-            # window-relative extents (GTK 4; every toolkit on Wayland): translate to the
-            # screen, less the client-side shadow the frame has around the window
-            margin = _shadow(extents, geo) or 0
-            offset = (geo.x - margin, geo.y - margin)
-        return bus_name, path, offset
+        return bus_name, path, frame_offset(extents, window.geometry)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -389,6 +382,32 @@ def _shadow(extents: tuple[int, ...], geo: Rect) -> int | None:
     if dw != dh or dw % 2 or not 0 <= dw <= 2 * MAX_SHADOW or geo.width <= 0:
         return None
     return dw // 2
+
+
+def frame_offset(extents: tuple[int, ...], geo: Rect) -> tuple[int, int]:
+    """What to add to a frame's extents to put them on the screen: (0, 0) for screen extents,
+    the window's place (less the frame's client-side shadow) for window-relative ones (GTK 4;
+    every toolkit on Wayland), which put the frame at (0, 0) wherever the window is.
+
+    A frame at (0, 0) may also truly be at the screen's corner: a GTK 3 window there reports
+    its frame with the window manager's decorations (measured: Mousepad's frame at (0, 0),
+    its window at (1, 20) inside it, every element 20 px off when taken for relative). Such a
+    frame holds the whole window where it is; a window-relative frame is the window's size,
+    so it can hold the window at its place only near the corner, where both readings agree
+    to within the shadow."""
+    if len(extents) != 4 or extents[0] != 0 or extents[1] != 0 or (geo.x, geo.y) == (0, 0):
+        return (0, 0)
+    margin = _shadow(extents, geo)
+    if margin is None and _holds(extents, geo):
+        return (0, 0)
+    margin = margin or 0
+    return (geo.x - margin, geo.y - margin)
+
+
+def _holds(extents: tuple[int, ...], geo: Rect) -> bool:
+    """Whether the screen rectangle ``extents`` holds the window ``geo`` where it is."""
+    x, y, w, h = extents
+    return x <= geo.x and y <= geo.y and geo.x + geo.width <= x + w and geo.y + geo.height <= y + h
 
 
 #: How far (px, each edge) a popup's accessible may lie from its X window and still be it.
