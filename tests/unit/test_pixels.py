@@ -81,3 +81,23 @@ async def test_a_caret_blinking_keeps_the_tree_but_a_scroll_does_not(
     assert not await pixels.changed(window)
     shown["scroll"] = 60
     assert await pixels.changed(window)  # the page moved
+
+
+async def test_a_tree_caught_up_with_the_paint_ends_the_change(settings: Settings) -> None:
+    """A page waited for until two full reads agreed: when its pixels stood still between them
+    too, the next reads are served from the cache at once, not full for PIXEL_SETTLE_S (the
+    bench's warm reads of Chromium were full for 1.5 s after its launch); a change since the
+    last look is not over."""
+    pixels, world, window = a_web_window(settings)
+    page = world.of(window.handle)
+    assert page is not None
+    assert await pixels.changed(window)  # the first look
+    page.scroll += 5  # type: ignore[attr-defined]
+    assert await pixels.changed(window)  # it moved while loading
+    assert not pixels.caught_up(window)  # its pixels changed at the last look: not over
+    assert await pixels.changed(window)  # the same pixels, but within PIXEL_SETTLE_S
+    assert pixels.caught_up(window)  # they stood still: the tree just read agrees with them
+    assert not await pixels.changed(window)
+    page.scroll += 5  # type: ignore[attr-defined]
+    assert await pixels.changed(window)  # a change after it counts again
+    assert await pixels.changed(window)

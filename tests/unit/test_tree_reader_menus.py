@@ -12,8 +12,9 @@ import pytest
 from deskpilot.desktop.atspi.bus import AtspiBus
 from deskpilot.desktop.atspi.consts import ROOT_PATH, state_names
 from deskpilot.desktop.atspi.model import Dirty
+from deskpilot.desktop.atspi.nodes import rendered
 from deskpilot.desktop.atspi.tree import TreeReader
-from tests.unit.atspi_app import APP, InMemoryApp, Obj
+from tests.unit.atspi_app import APP, SHOWN, InMemoryApp, Obj
 
 pytestmark = pytest.mark.asyncio
 
@@ -92,12 +93,6 @@ async def test_a_sensitivity_change_re_reads_the_states_of_what_it_holds() -> No
     assert "sensitive" in state_names(tree.nodes["/up"].states)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="reverted 2026-12-02: deciding that LibreOffice uses SHOWING from its first level "
-    "dropped a frozen sheet's header-row and frozen-column panes (their tables are VISIBLE, "
-    "never SHOWING): tests/desktop/test_calc_panes.py failed; Writer's cold read stays ~200 ms",
-)
 async def test_a_live_read_of_a_window_leaves_its_closed_menus_unread() -> None:
     """An app whose cache is not asked (LibreOffice) is read live from the root and the frame
     alone: whether it sets SHOWING below its windows is told by what lies under the frame, not
@@ -112,6 +107,31 @@ async def test_a_live_read_of_a_window_leaves_its_closed_menus_unread() -> None:
     assert all(tree.nodes[f"/item{i}"].stub for i in range(3))
     asked = {(member, path) for member, path in app.asked if path.startswith("/item")}
     assert asked == {("GetState", "/item0")}
+
+
+async def test_a_live_read_reads_a_view_s_panes_that_do_not_say_showing() -> None:
+    """LibreOffice leaves SHOWING off the documents of a sheet's frozen header row and column
+    (their tables show): deciding that the app uses SHOWING must not drop them, while its
+    closed menus stay unread and other hidden nodes stay stubs."""
+    app = an_app_with_a_closed_menu()
+    app.cached = set()
+    visible = {"visible", "enabled"}
+    app.objects["/frame"].children.append("/view")
+    app.objects.update({
+        "/view": Obj("scroll-pane", "", set(SHOWN), ["/main", "/header", "/bar"], "/frame"),
+        "/main": Obj("document-spreadsheet", "", set(SHOWN), ["/cells"], "/view"),
+        "/cells": Obj("table-cell", "B61", set(SHOWN), [], "/main"),
+        "/header": Obj("document-spreadsheet", "", set(visible), ["/head"], "/view"),
+        "/head": Obj("table-cell", "B1", set(SHOWN), [], "/header"),
+        "/bar": Obj("scroll-bar", "", set(visible), [], "/view"),
+    })  # fmt: skip
+    reader = TreeReader(AtspiBus(app))  # type: ignore[arg-type]
+    tree = await reader.read_app(APP, frame="/frame", lazy_hidden=True)
+    assert tree.uses_showing and not tree.partial
+    assert tree.nodes["/head"].name == "B1" and not tree.nodes["/header"].stub
+    assert "/head" in rendered(tree, "/frame") and "/cells" in rendered(tree, "/frame")
+    assert tree.nodes["/bar"].stub and "/bar" not in rendered(tree, "/frame")
+    assert tree.nodes["/menu"].closed and all(tree.nodes[f"/item{i}"].stub for i in range(3))
 
 
 async def test_an_app_that_sets_showing_only_on_frames_reads_what_is_visible() -> None:

@@ -22,10 +22,15 @@ from deskpilot.desktop.atspi.consts import (
     S_SELECTED,
     S_SHOWING,
     S_VISIBLE,
+    role_name,
     state_bits,
 )
 from deskpilot.desktop.atspi.model import AppTree, RawNode
 from deskpilot.desktop.atspi.partial import note_failure, settled
+
+#: Children of one parent that are VISIBLE but not SHOWING asked whether they are a view's
+#: panes at most (a sheet frozen at a cell has four, two of them hidden so).
+MAX_PANES = 4
 
 
 def needs_live_children(tree: AppTree, node: RawNode) -> bool:
@@ -48,20 +53,58 @@ async def skip_hidden(
     """Keep hidden nodes as stubs (state only); return the ones to read in full."""
     calls = [bus.request(tree.bus, k, "Accessible", "GetState") for k, _p in unknown]
     await settled(calls)
-    full: list[tuple[str, str, list[Any]]] = []
+    known: list[tuple[str, str, list[Any], int]] = []
     for (kid, parent), call in zip(unknown, calls, strict=True):
         if (exc := call.exception()) is not None:
             note_failure(tree, "GetState", exc)
             continue
         body = call.result()
         bits = state_bits(body[0])
+        known.append((kid, parent, body, bits))
+        if parent != ROOT_PATH:
+            # whether the app sets SHOWING below its windows, told by these nodes too (a live
+            # read starts from the frame alone: its first level decides it)
+            tree.saw_showing(bits)
+    full: list[tuple[str, str, list[Any]]] = []
+    unsure: list[tuple[str, str, list[Any], int]] = []
+    for kid, parent, body, bits in known:
         if shows_state(tree, bits) or in_combo(tree, parent) or view_item_of(tree, parent, bits):
             # a collapsed combo box's popup is hidden, but its selected item is SHOWING
             # (Chromium): read it, so that the combo can show its value
             full.append((kid, parent, body))
+        elif bits & S_VISIBLE and tree.shown(parent):
+            unsure.append((kid, parent, body, bits))
         else:
             tree.nodes[kid] = RawNode.hidden_stub(kid, parent, bits)
+    full += await _panes(bus, tree, unsure)
     return full
+
+
+async def _panes(
+    bus: AtspiBus, tree: AppTree, unsure: list[tuple[str, str, list[Any], int]]
+) -> list[tuple[str, str, list[Any]]]:
+    """Of VISIBLE nodes that do not say SHOWING in a parent that shows, the documents: the
+    panes of one view, whose content shows (LibreOffice leaves SHOWING off the documents of
+    a sheet's frozen header row and column, and of a split view's other part; their tables
+    say SHOWING). The others are stubs. A parent with more than MAX_PANES such children
+    holds content scrolled out of view (a web page's), not a view's panes: none is asked."""
+    counts: dict[str, int] = {}
+    for _kid, parent, _body, _bits in unsure:
+        counts[parent] = counts.get(parent, 0) + 1
+    ask = [u for u in unsure if counts[u[1]] <= MAX_PANES]
+    roles = [bus.request(tree.bus, k, "Accessible", "GetRole") for k, *_ in ask]
+    await settled(roles)
+    panes: set[str] = set()
+    for (kid, *_), call in zip(ask, roles, strict=True):
+        if call.exception() is None and role_name(int(call.result()[0])).startswith("document"):
+            panes.add(kid)
+    out: list[tuple[str, str, list[Any]]] = []
+    for kid, parent, body, bits in unsure:
+        if kid in panes:
+            out.append((kid, parent, body))
+        else:
+            tree.nodes[kid] = RawNode.hidden_stub(kid, parent, bits)
+    return out
 
 
 def view_item_of(tree: AppTree, parent: str, bits: int) -> bool:

@@ -117,13 +117,30 @@ class AppTree:
 
     @property
     def uses_showing(self) -> bool:
-        """Whether the app sets SHOWING below its windows (GTK 4.8 sets it only on frames)."""
+        """Whether the app sets SHOWING below its windows (GTK 4.8 sets it only on frames).
+
+        Undecided while the tree holds nothing below its windows (a live read of an app whose
+        cache is not asked starts from the root and the frame alone): "no" is kept only once
+        a node below a window is known, or every VISIBLE node of that read would count as
+        shown (LibreOffice's ~830 closed menu items were read in full on each cold read)."""
         if self._uses_showing is None:
-            self._uses_showing = any(
-                n.states & S_SHOWING and n.role_name not in _TOPLEVEL_ROLES
-                for n in self.nodes.values()
-            )
+            inner = False
+            for n in self.nodes.values():
+                if n.role_name in _TOPLEVEL_ROLES:
+                    continue
+                inner = True
+                if n.states & S_SHOWING:
+                    self._uses_showing = True
+                    return True
+            if inner:
+                self._uses_showing = False
+            return False
         return self._uses_showing
+
+    def saw_showing(self, bits: int) -> None:
+        """A node below a window (not in the tree yet) has SHOWING: the app uses it."""
+        if bits & S_SHOWING:
+            self._uses_showing = True
 
     def shown(self, path: str) -> bool:
         """Whether a node is on screen as far as its states tell (SHOWING; VISIBLE for apps

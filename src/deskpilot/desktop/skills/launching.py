@@ -19,7 +19,7 @@ from deskpilot.desktop.base import AppEntry, WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
 from deskpilot.desktop.ports.identity import WindowHandle, is_new
 from deskpilot.desktop.ports.launching import Spawned
-from deskpilot.desktop.skills.reading import Reading
+from deskpilot.desktop.skills.reading import Reading, content_digest
 from deskpilot.desktop.toolkits import refused_root
 from deskpilot.errors import DeskpilotError, DesktopError
 
@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 #: launcher that failed may still have left a child that shows the window).
 EXITED_GRACE_S = 2.0
 #: How long a browser document must stay idle with nothing in it to count as loaded (an
-#: about:blank page never gets content; a real page gets it well within this).
+#: about:blank page never gets content; a real page gets it well within this) — or with
+#: content that changes from one read to the next (a page that never stops moving).
 EMPTY_PAGE_S = 1.5
 
 
@@ -306,14 +307,24 @@ class Launching:
         """Wait until the browser window shows a loaded web document (not busy, has content)."""
 
         empty_since: list[float] = []  # when an idle document with nothing in it was first seen
+        full_since: list[float] = []  # when an idle document with content was first seen
+        last: list[int] = []  # the content of the last read
 
         async def loaded() -> bool:
             # full reads: Chromium's tree can lag its paint by more than PIXEL_SETTLE_S on a
             # busy machine, and it does not always announce that its document now shows
             snap = await self.reading.snapshot(window, timeout=2.0, fresh=True)
+            agreed, last[:] = last == [content_digest(snap)], [content_digest(snap)]
             idle = [n for n in snap.nodes() if n.role == "document-web" and "busy" not in n.states]
             if any(n.children for n in idle):
-                return True
+                # its content is there once two full reads in a row agree (a page that keeps
+                # changing: after EMPTY_PAGE_S); with its pixels the same too, the cache, kept
+                # current by events, serves the next reads (no full reads for PIXEL_SETTLE_S)
+                if agreed:
+                    self.reading.pixels.caught_up(window)
+                    return True
+                full_since[:1] = full_since[:1] or [time.monotonic()]
+                return time.monotonic() - full_since[0] >= EMPTY_PAGE_S
             if not idle:
                 empty_since.clear()
                 return False

@@ -49,6 +49,7 @@ class Pixels:
         self.a11y = ports.a11y
         self._pixels: dict[WindowHandle, int | None] = {}  # checksum of its pixels at last read
         self._changed_at: dict[WindowHandle, float] = {}
+        self._steady: dict[WindowHandle, bool] = {}  # its pixels unchanged at the last look
         self._pictures: dict[WindowHandle, Image.Image] = {}  # its picture at its last change
         # pixel checksums to take (None) or being taken after a window's first read
         self._baselines: dict[WindowHandle, asyncio.Future[int | None] | None] = {}
@@ -85,9 +86,22 @@ class Pixels:
         previous = self._pixels.get(handle)
         self._pixels[handle] = digest
         changed = digest is None or previous != digest  # also when there is no baseline
-        if changed and (digest is None or previous is None or not await self._in_place(window)):
+        moved = changed and (digest is None or previous is None or not await self._in_place(window))
+        if moved:
             self._changed_at[handle] = now
+        self._steady[handle] = not moved
         return now - self._changed_at[handle] < PIXEL_SETTLE_S
+
+    def caught_up(self, window: WindowInfo) -> bool:
+        """The caller read the window's tree in full twice in a row, the same both times (a
+        page waited for once it has loaded): if its pixels did not change between those
+        reads either, the tree has caught up with the paint and the change is over — the
+        next reads are served from the cache, kept current by events, until the pixels
+        change again. Returns whether it had."""
+        if not self._steady.get(window.handle):
+            return False
+        self._changed_at[window.handle] = 0.0
+        return True
 
     async def _in_place(self, window: WindowInfo) -> bool:
         """Whether what changed in the window since its last change is a caret's blink: a

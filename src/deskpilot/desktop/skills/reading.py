@@ -34,6 +34,17 @@ MAX_FOCUS_CLIMB = 16
 NEW_WINDOW_S = 3.0
 
 
+def content_digest(snap: Snapshot) -> int:
+    """What a read shows, as one number: two reads with the same one show the same nodes,
+    names, states, places and texts."""
+    return hash(
+        tuple(
+            (n.key, n.role, n.name, n.states, n.bounds, n.text, n.value, len(n.children))
+            for n in snap.nodes()
+        )
+    )
+
+
 class Reading:
     """Snapshots of windows and live element checks."""
 
