@@ -60,8 +60,9 @@ class Trace:
         calls = self.calls
 
         @functools.wraps(original)
-        def request(bus: AtspiBus, dest: str, path: str, iface: str, member: str,
-                    *args: Any, **kwargs: Any) -> Any:  # fmt: skip
+        def request(
+            bus: AtspiBus, dest: str, path: str, iface: str, member: str, *args: Any, **kwargs: Any
+        ) -> Any:
             what = member
             if member in ("Get", "GetAll") and args and len(args) > 1:
                 what = f"{member}({args[1][-1]})"

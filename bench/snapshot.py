@@ -194,11 +194,11 @@ class Bench:
         _, got = await self.timed_read(launched)
         body, snap, ids = got.body, got.snap, got.ids
         width, height = await self.desktop.screen_size()
+        screen = Rect(0, 0, width, height)
         head = header(window)
         sizes = measure(
-            walk, window, Rect(0, 0, width, height), head, body, ids, snap.root,
-            self.settings.read_budget_chars,
-        )  # fmt: skip
+            walk, window, screen, head, body, ids, snap.root, self.settings.read_budget_chars
+        )
         cold_ms = statistics.median(c["ms"] for c in cold)
         warm_ms = statistics.median(warm)
         baseline_ms = statistics.median(walk["walk_ms"])
@@ -302,9 +302,12 @@ async def run_all(
 
 def _commit() -> str:
     done = subprocess.run(
-        ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True,
+        ["git", "describe", "--always", "--dirty"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
         check=False,
-    )  # fmt: skip
+    )
     return done.stdout.strip()
 
 

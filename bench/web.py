@@ -96,8 +96,13 @@ async def run(pages: list[str], console: Console) -> dict[str, Any]:
         env = {**sb.app_env(), "DESKPILOT_SANDBOX": sb.info.runtime_dir, "DESKPILOT_HOME": home}
         settings = load_settings(env=env).with_overrides(confirm="none")
         desktop = await open_resolved(settings)
-        ctx = ToolContext(desktop=desktop, settings=settings, audit=discard, session=Session(),
-                          approver=AllowAll())  # fmt: skip
+        ctx = ToolContext(
+            desktop=desktop,
+            settings=settings,
+            audit=discard,
+            session=Session(),
+            approver=AllowAll(),
+        )
         try:
             with PageServer() as server:
                 await desktop.open_urls(["about:blank"])  # the browser the pages open in
@@ -114,24 +119,41 @@ async def run(pages: list[str], console: Console) -> dict[str, Any]:
 
 def print_table(console: Console, results: dict[str, Any]) -> None:
     table = Table(title="Web fixture pages: deskpilot's read vs OSWorld's TSV, same window")
-    for col in ("page", "operable", "chars", "chars+chrome", "coverage", "OSWorld chars",
-                "OSWorld coverage"):  # fmt: skip
+    for col in (
+        "page",
+        "operable",
+        "chars",
+        "chars+chrome",
+        "coverage",
+        "OSWorld chars",
+        "OSWorld coverage",
+    ):
         table.add_column(col, justify="left" if col == "page" else "right")
     for page, r in results.items():
         if "error" in r:
             table.add_row(page, r["error"][:60], "", "", "", "", "")
             continue
-        table.add_row(page, str(r["operable"]), str(r["chars"]), str(r["chars_with_chrome"]),
-                      f"{r['covered']}/{r['operable']}", str(r["baseline_chars"]),
-                      f"{r['baseline_covered']}/{r['operable']}")  # fmt: skip
+        table.add_row(
+            page,
+            str(r["operable"]),
+            str(r["chars"]),
+            str(r["chars_with_chrome"]),
+            f"{r['covered']}/{r['operable']}",
+            str(r["baseline_chars"]),
+            f"{r['baseline_covered']}/{r['operable']}",
+        )
     ok = [r for r in results.values() if "error" not in r]
     if ok:
         total = sum(r["operable"] for r in ok)
-        table.add_row("all", str(total), str(sum(r["chars"] for r in ok)),
-                      str(sum(r["chars_with_chrome"] for r in ok)),
-                      f"{sum(r['covered'] for r in ok)}/{total}",
-                      str(sum(r["baseline_chars"] for r in ok)),
-                      f"{sum(r['baseline_covered'] for r in ok)}/{total}")  # fmt: skip
+        table.add_row(
+            "all",
+            str(total),
+            str(sum(r["chars"] for r in ok)),
+            str(sum(r["chars_with_chrome"] for r in ok)),
+            f"{sum(r['covered'] for r in ok)}/{total}",
+            str(sum(r["baseline_chars"] for r in ok)),
+            f"{sum(r['baseline_covered'] for r in ok)}/{total}",
+        )
     console.print(table)
     for page, r in results.items():
         for miss in r.get("missing", []):
