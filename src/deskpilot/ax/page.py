@@ -17,8 +17,9 @@ from deskpilot.ax.roles import clean_name, is_displayed
 from deskpilot.desktop.base import Node
 
 #: Roles of what a browser pops up over its window: read in full even without ``chrome``.
-POPUPS = frozenset({"dialog", "alert", "file-chooser", "popup-menu", "menu", "tool-tip",
-                    "notification", "window"})  # fmt: skip
+POPUPS = frozenset(
+    {"dialog", "alert", "file-chooser", "popup-menu", "menu", "tool-tip", "notification", "window"}
+)
 #: Fields a label wraps: not pieces of a sentence (their names are the label's own text).
 FIELDS = frozenset({"entry", "password-text", "spin-button", "combo-box", "slider",
                     "date-editor", "check-box", "radio-button", "switch", "toggle-button",
@@ -80,8 +81,9 @@ def popups_outside(root: Node, pages: list[Node]) -> list[Node]:
 
 
 #: Roles of a table row's cells.
-CELLS = frozenset({"table-cell", "column-header", "row-header", "table-column-header",
-                   "table-row-header"})  # fmt: skip
+CELLS = frozenset(
+    {"table-cell", "column-header", "row-header", "table-column-header", "table-row-header"}
+)
 HEADERS = CELLS - {"table-cell"}
 
 

@@ -46,10 +46,13 @@ def open_popup(combo: Node) -> tuple[Node, Rect] | None:
 def _drawn(popup: Node, rect: Rect) -> Rect:
     """Where the popup is drawn: its rectangle, unless none of the items that show is in it."""
     shown = [
-        n.bounds for n in popup.walk()[1:]
-        if n.role in ITEM_ROLES and "showing" in n.states
-        and n.bounds is not None and not n.bounds.empty
-    ]  # fmt: skip
+        n.bounds
+        for n in popup.walk()[1:]
+        if n.role in ITEM_ROLES
+        and "showing" in n.states
+        and n.bounds is not None
+        and not n.bounds.empty
+    ]
     if shown and not any(r.intersects(rect) for r in shown):
         return _union(shown)
     return rect

@@ -254,8 +254,9 @@ class Renderer:
             return
         if not top and visible_here and (part := sole_control(node)) is not None:
             # a named toolbar around one nameless button: the button, named by the toolbar
-            line = Line(depth, part, INTERACTIVE[part.role], own_name(node), None,
-                        states_shown(part), True)  # fmt: skip
+            line = Line(
+                depth, part, INTERACTIVE[part.role], own_name(node), None, states_shown(part), True
+            )
             out.append(line)
             return
         if not top and visible_here:
@@ -390,8 +391,11 @@ class Renderer:
         parent = self._parent_of(node)
         siblings = parent.children if parent is not None else []
         has_id = operable(node)
-        out.extend(surface_lines(node, depth, states_shown(node), has_id, zoom=self.zoom,
-                                 siblings=siblings))  # fmt: skip
+        out.extend(
+            surface_lines(
+                node, depth, states_shown(node), has_id, zoom=self.zoom, siblings=siblings
+            )
+        )
         for child in self._reading_order(node.children):
             if operable(child):
                 self._visit(child, depth + 1, "", out, top=False)
@@ -420,16 +424,17 @@ class Renderer:
         finally:
             self.area = window
         if hidden := scrolled_items(popup, area):
-            out.append(Line(depth + 1, popup, "text", "", None, [], False, fixed=True,
-                            raw=more_line(hidden)))  # fmt: skip
+            more = more_line(hidden)
+            out.append(Line(depth + 1, popup, "text", "", None, [], False, fixed=True, raw=more))
 
     def _row(self, row: Node, cells: list[Node], depth: int, out: list[Line], scope: bool) -> None:
         """A table row as one line (its cells' texts); the cells to operate under it."""
         role = "header" if all(c.role in HEADERS for c in cells) else "row"
         states = states_shown(row)
         pickable = bool(row.states & {"selectable", "focusable"})
-        out.append(Line(depth, row, role, cut(row_text(cells), self.text_limit), None, states,
-                        pickable))  # fmt: skip
+        out.append(
+            Line(depth, row, role, cut(row_text(cells), self.text_limit), None, states, pickable)
+        )
         for cell in cells:
             if cell_operable(cell):
                 self._visit(cell, depth + 1, "", out, top=False, scope=scope)
@@ -486,10 +491,8 @@ class Renderer:
             return Node(key=(bus, f"{path}#{what}"), role="table-part")
 
         ref = node
-        out.append(
-            Line(depth, synthetic("summary"), "", "", None, [], False,
-                 raw=table_summary(node, grid, "{id}"), ref=ref)
-        )  # fmt: skip
+        summary = table_summary(node, grid, "{id}")
+        out.append(Line(depth, synthetic("summary"), "", "", None, [], False, raw=summary, ref=ref))
         budget = self.budget if top else TABLE_BUDGET  # a zoomed read is the table alone
         heads = column_headers(node) if not grid.addressed else []
         for head, acts in heads:  # a header that sorts its column: a line and an ID of its own

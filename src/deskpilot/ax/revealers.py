@@ -29,9 +29,10 @@ def is_folded_bar(node: Node) -> bool:
 def hidden_controls(bar: Node) -> list[Node]:
     """The named controls a folded bar holds, in order (what a read lists as ``[hidden]``)."""
     return [
-        n for n in bar.walk()[1:]
+        n
+        for n in bar.walk()[1:]
         if n.role in INTERACTIVE and clean_name(n.name or n.description) and "visible" in n.states
-    ]  # fmt: skip
+    ]
 
 
 def hidden_bars(root: Node) -> list[tuple[Node, Node]]:
