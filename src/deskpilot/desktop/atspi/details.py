@@ -76,9 +76,10 @@ class DetailReader:
 
         async def one(path: str) -> None:
             body = await guard(
-                tree, "GetRelationSet",
+                tree,
+                "GetRelationSet",
                 self.bus.call(tree.bus, path, "Accessible", "GetRelationSet"),
-            )  # fmt: skip
+            )
             if body is None:
                 return
             node = tree.nodes[path]
@@ -95,9 +96,10 @@ class DetailReader:
                     node.label = target.name or (target.text or "")
                 else:
                     got = await guard(
-                        tree, "label name",
+                        tree,
+                        "label name",
                         self.bus.get_property(str(tbus), str(tpath), "Accessible", "Name"),
-                    )  # fmt: skip
+                    )
                     node.label = str(got or "")
                 break
             told = [node.label.strip(), node.description.strip()]
@@ -127,9 +129,10 @@ class DetailReader:
         if shell is None or shell.role_name not in OPENER_ROLES:
             return None
         body = await guard(
-            tree, "GetRelationSet",
+            tree,
+            "GetRelationSet",
             self.bus.call(tree.bus, labeller[1], "Accessible", "GetRelationSet"),
-        )  # fmt: skip
+        )
         for kind, targets in body[0] if body is not None else []:
             if int(kind) == RELATION_CONTROLLER_FOR and targets:
                 return str(targets[0][0]), str(targets[0][1])

@@ -142,9 +142,11 @@ class ElementActions:
         names = [str(a[0]).lower() for a in body[0]]
         if names and not any(names):
             replies = await asyncio.gather(
-                *(self.bus.call(bus_name, path, "Action", "GetName", "i", [i])
-                  for i in range(len(names)))
-            )  # fmt: skip
+                *(
+                    self.bus.call(bus_name, path, "Action", "GetName", "i", [i])
+                    for i in range(len(names))
+                )
+            )
             names = [str(r[0]).lower() for r in replies]
         return names
 

@@ -157,8 +157,12 @@ def clipped(app: AppTree, raw: RawNode) -> str:
         return ""
     if not shown:
         return "below"
-    sides = {"above": kids.index(shown[0]) > 0, "below": kids.index(shown[-1]) < len(kids) - 1,
-             "left": False, "right": False}  # fmt: skip
+    sides = {
+        "above": kids.index(shown[0]) > 0,
+        "below": kids.index(shown[-1]) < len(kids) - 1,
+        "left": False,
+        "right": False,
+    }
     if raw.extents is not None:
         x, y, w, h = raw.extents
         for k in shown:

@@ -125,10 +125,12 @@ class AtspiAccessibility:
         where = self.trees.cache.located.get(window.handle)
         frame = where.frame if where is not None else None
         announced = [
-            seen for b in buses
+            seen
+            for b in buses
             if (seen := self.bus.last_window.get(b)) is not None
-            and seen[0] > since and seen[1] != frame
-        ]  # fmt: skip
+            and seen[0] > since
+            and seen[1] != frame
+        ]
         return Settled(reacted=any(results), new_window=bool(announced))
 
     def events_seen(self) -> int:

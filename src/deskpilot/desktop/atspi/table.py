@@ -92,12 +92,13 @@ class TableReader:
         """(rows, columns) of a table."""
         bus = tree.bus
         size = await guard(
-            tree, "table size",
+            tree,
+            "table size",
             asyncio.gather(
                 self.bus.get_property(bus, path, "Table", "NRows"),
                 self.bus.get_property(bus, path, "Table", "NColumns"),
             ),
-        )  # fmt: skip
+        )
         return None if size is None else (int(size[0]), int(size[1]))
 
     async def read_table(self, tree: AppTree, path: str) -> tuple[Span | None, list[str]]:
@@ -138,19 +139,21 @@ class TableReader:
         if cell is None:
             return None
         got = await guard(
-            tree, "GetIndexInParent",
+            tree,
+            "GetIndexInParent",
             self.bus.call(tree.bus, cell, "Accessible", "GetIndexInParent"),
-        )  # fmt: skip
+        )
         if got is None or int(got[0]) < 0:
             return None
         index = int(got[0])
         place = await guard(
-            tree, "cell place",
+            tree,
+            "cell place",
             asyncio.gather(
                 self.bus.call(tree.bus, table, "Table", "GetRowAtIndex", "i", [index]),
                 self.bus.call(tree.bus, table, "Table", "GetColumnAtIndex", "i", [index]),
             ),
-        )  # fmt: skip
+        )
         if place is None:
             return None
         row, col = int(place[0][0]), int(place[1][0])
@@ -230,9 +233,10 @@ class TableReader:
         if cursor is None:
             return None  # not announced yet: the cells' states tell (and the next read knows)
         count = await guard(
-            tree, "NSelectedChildren",
+            tree,
+            "NSelectedChildren",
             self.bus.get_property(tree.bus, table, "Selection", "NSelectedChildren"),
-        )  # fmt: skip
+        )
         if count is None or int(count) > MAX_CELLS:
             return None
         calls = [

@@ -228,9 +228,10 @@ class TreeReader:
         # cached nodes now linked here (orphans the cache had without their parent) may lack
         # children of their own
         known = [
-            k for k in kids
+            k
+            for k in kids
             if k in tree.nodes and k not in expanded and needs_live_children(tree, tree.nodes[k])
-        ]  # fmt: skip
+        ]
         unknown = [(k, path) for k in kids if k not in tree.nodes]
         if len(tree.nodes) + len(unknown) > MAX_NODES:
             tree.note(f"tree larger than {MAX_NODES} nodes: truncated")

@@ -122,9 +122,10 @@ class VirtualReader:
                 indexes.append(None)
                 continue
             got = await guard(
-                tree, "GetIndexInParent",
+                tree,
+                "GetIndexInParent",
                 self.bus.call(tree.bus, child, "Accessible", "GetIndexInParent"),
-            )  # fmt: skip
+            )
             indexes.append(int(got[0]) if got is not None and int(got[0]) >= 0 else None)
         first, last = indexes
         if first is None:
