@@ -42,8 +42,12 @@ async def test_a_hidden_transport_bar_is_shown_by_the_read_and_its_controls_act(
     assert not read.is_error, read.text
     # the read brought the bar back (the probe saw it) and says how, and that it will hide
     await logged_again(probe, "shown", start)
-    assert re.search(r"^\(a bar that hides while the pointer rests was shown by moving the "
-                     r"pointer to \(\d+, \d+\)", read.text, re.M), read.text  # fmt: skip
+    assert re.search(
+        r"^\(a bar that hides while the pointer rests was shown by moving the "
+        r"pointer to \(\d+, \d+\)",
+        read.text,
+        re.M,
+    ), read.text
     play = find_id(read.text, "button", "Play")
     find_id(read.text, "button", "Stop")
     # it hides again once the pointer rests; its controls still act

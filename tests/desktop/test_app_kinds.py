@@ -42,8 +42,12 @@ def exposed(sandbox: Sandbox, pid: int, title: str) -> list[dict[str, Any]]:
     """The window's nodes as pyatspi walks them: role, name, states, text."""
     done = subprocess.run(
         [SYSTEM_PYTHON, str(WALK), "--pid", str(pid), "--title", title],
-        capture_output=True, text=True, env=sandbox.app_env(), timeout=120, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=sandbox.app_env(),
+        timeout=120,
+        check=True,
+    )
     nodes: list[dict[str, Any]] = json.loads(done.stdout)["nodes"]
     return nodes
 
@@ -57,11 +61,12 @@ async def test_a_vte_terminals_output_is_read_back(call: Call, apps: Apps, tmp_p
     read = await call("read_screen_ax", {"windowID": term.stable_id})
     screen = find_id(read.text, "terminal", "Terminal")
     command = "echo $((6*7))-answer > out.txt; cat out.txt; seq 1 80"
-    done = await call("perform_sequence", {"windowID": term.stable_id, "steps": [
+    steps = [
         {"action": "click", "elementID": screen},
         {"action": "type", "text": command},
         {"action": "shortcut", "shortcut": "enter"},
-    ]})  # fmt: skip
+    ]
+    done = await call("perform_sequence", {"windowID": term.stable_id, "steps": steps})
     assert not done.is_error, done.text
     out = tmp_path / "out.txt"
 
@@ -130,9 +135,8 @@ async def test_a_gtk_calculators_display_is_read(call: Call, apps: Apps) -> None
 async def _computes_84(call: Call, window: str, expect: str) -> None:
     before = (await call("read_screen_ax", {"windowID": window})).text
     assert expect not in before, before
-    done = await call("perform_sequence", {"windowID": window, "steps": [
-        {"action": "type", "text": "12*7"}, {"action": "shortcut", "shortcut": "enter"},
-    ]})  # fmt: skip
+    steps = [{"action": "type", "text": "12*7"}, {"action": "shortcut", "shortcut": "enter"}]
+    done = await call("perform_sequence", {"windowID": window, "steps": steps})
     assert not done.is_error, done.text
 
     async def result() -> str | None:
@@ -150,8 +154,9 @@ async def test_a_gecko_mail_client_reads_as_an_app_with_true_states(
     profile.mkdir()
     mail = await apps.spawn(
         ["thunderbird", "--no-remote", "--profile", str(profile)],
-        match=lambda w: "Thunderbird" in w.title, timeout=90,
-    )  # fmt: skip
+        match=lambda w: "Thunderbird" in w.title,
+        timeout=90,
+    )
 
     async def hub() -> str | None:
         text = (await call("read_screen_ax", {"windowID": mail.stable_id})).text
@@ -177,10 +182,13 @@ async def test_a_gecko_mail_client_reads_as_an_app_with_true_states(
     assert not any(ln.startswith("browser") for ln in full.splitlines()), full
     nodes = exposed(apps.sandbox, mail.pid, mail.title)
     own = [
-        n["name"] for n in nodes
-        if n["role"] == "push button" and n["name"] and "showing" in n["states"]
+        n["name"]
+        for n in nodes
+        if n["role"] == "push button"
+        and n["name"]
+        and "showing" in n["states"]
         and "visible" in n["states"]
-    ]  # fmt: skip
+    ]
     assert len(own) > 5, own
     missing = [name for name in own if f'"{name}"' not in full]
     assert len(missing) <= len(own) // 10, (missing, full)

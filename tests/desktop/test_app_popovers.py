@@ -24,6 +24,7 @@ from tests.desktop.probe_apps import start_probe
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 ITEMS = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"]
+GEOMETRY = re.compile(r"^\s+(Absolute upper-left [XY]|Width|Height):\s+(-?\d+)", re.M)
 
 
 def mapped_popups(sandbox: Sandbox) -> dict[str, tuple[int, int, int, int]]:
@@ -31,24 +32,29 @@ def mapped_popups(sandbox: Sandbox) -> dict[str, tuple[int, int, int, int]]:
     one) and their rectangles, read with xwininfo, not the tools."""
     assert sandbox.info is not None
     display = ["-display", sandbox.info.display]
-    tree = subprocess.run(["xwininfo", *display, "-root", "-children"], capture_output=True,
-                          text=True, check=True).stdout  # fmt: skip
+    tree = subprocess.run(
+        ["xwininfo", *display, "-root", "-children"], capture_output=True, text=True, check=True
+    ).stdout
     found = {}
     for xid in re.findall(r"^\s+(0x[0-9a-f]+) ", tree, re.M):
         info = subprocess.run(["xwininfo", *display, "-id", xid], capture_output=True, text=True)
         if "IsViewable" in info.stdout and "Override Redirect State: yes" in info.stdout:
-            num = {k: int(v) for k, v in re.findall(r"^\s+(Absolute upper-left [XY]|Width|Height):"
-                                                     r"\s+(-?\d+)", info.stdout, re.M)}  # fmt: skip
-            found[xid] = (num["Absolute upper-left X"], num["Absolute upper-left Y"],
-                          num["Width"], num["Height"])  # fmt: skip
+            num = {k: int(v) for k, v in GEOMETRY.findall(info.stdout)}
+            x, y = num["Absolute upper-left X"], num["Absolute upper-left Y"]
+            found[xid] = (x, y, num["Width"], num["Height"])
     return found
 
 
 def pointer(sandbox: Sandbox) -> tuple[int, int]:
     """Where the pointer is, from xdotool (not the tools)."""
     assert sandbox.info is not None
-    out = subprocess.run(["xdotool", "getmouselocation"], capture_output=True, text=True,
-                         env={"DISPLAY": sandbox.info.display}, check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        ["xdotool", "getmouselocation"],
+        capture_output=True,
+        text=True,
+        env={"DISPLAY": sandbox.info.display},
+        check=True,
+    ).stdout
     x, y = re.findall(r"[xy]:(-?\d+)", out)[:2]
     return int(x), int(y)
 
@@ -73,8 +79,9 @@ async def test_a_gtk4_menu_opening_above_its_button_reads_every_item(
     assert re.findall(r'^\s+menuitem "(\w+)"', text, re.M) == ITEMS, text
     # the pointer goes to an item where it is drawn: inside the popover's window, in its
     # lower half (it was "outside the window's visible area")
-    hovered = await call("perform", {"elementID": find_id(text, "menuitem", "Echo"),
-                                     "action": "hover"})  # fmt: skip
+    hovered = await call(
+        "perform", {"elementID": find_id(text, "menuitem", "Echo"), "action": "hover"}
+    )
     assert not hovered.is_error, hovered.text
     x, y = pointer(sandbox)
     assert px <= x < px + pw and py + ph // 2 <= y < py + ph, (x, y, surfaces)

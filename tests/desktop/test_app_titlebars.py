@@ -29,8 +29,10 @@ def wm_state(sandbox: Sandbox, window: WindowInfo) -> str:
     assert sandbox.info is not None
     return subprocess.run(
         ["xprop", "-display", sandbox.info.display, "-id", str(window.handle), "_NET_WM_STATE"],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
 
 
 async def maximize_by_its_title_bar(call: Call, sandbox: Sandbox, window: WindowInfo) -> None:

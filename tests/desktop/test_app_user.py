@@ -26,12 +26,16 @@ from tests.desktop.conftest import Apps, Call
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="session"),
-    pytest.mark.skipif(shutil.which("vlc") is None,
-                       reason="VLC is not installed (apt install vlc; make setup installs it)"),
+    pytest.mark.skipif(
+        shutil.which("vlc") is None,
+        reason="VLC is not installed (apt install vlc; make setup installs it)",
+    ),
     pytest.mark.skipif(os.geteuid() != 0, reason="deskpilot is not root: apps run as its user"),
-    pytest.mark.skipif(shutil.which("pw-dump") is None,
-                       reason="pw-dump is not installed (apt install pipewire-bin)"),
-]  # fmt: skip
+    pytest.mark.skipif(
+        shutil.which("pw-dump") is None,
+        reason="pw-dump is not installed (apt install pipewire-bin)",
+    ),
+]
 
 
 def write_tone(path: Path, seconds: float = 30.0, rate: int = 22050) -> None:
@@ -48,8 +52,11 @@ def write_tone(path: Path, seconds: float = 30.0, rate: int = 22050) -> None:
 def playing_streams(sandbox: Sandbox) -> list[dict[str, object]]:
     """Audio output streams on the sandbox's PipeWire, from its own dump."""
     assert sandbox.info is not None
-    env = {**os.environ, "PIPEWIRE_RUNTIME_DIR": sandbox.info.runtime_dir,
-           "XDG_RUNTIME_DIR": sandbox.info.runtime_dir}  # fmt: skip
+    env = {
+        **os.environ,
+        "PIPEWIRE_RUNTIME_DIR": sandbox.info.runtime_dir,
+        "XDG_RUNTIME_DIR": sandbox.info.runtime_dir,
+    }
     done = subprocess.run(["pw-dump"], capture_output=True, text=True, env=env, timeout=20)
     streams = []
     for obj in json.loads(done.stdout or "[]"):
@@ -96,9 +103,10 @@ async def test_a_root_refusing_app_runs_as_the_sandbox_user_and_plays(
         return None
 
     vlc = await async_wait_for(main_window, timeout=30, what="VLC's main window")
-    done = await call("perform_sequence", {"windowID": vlc, "steps": [
-        {"action": "shortcut", "shortcut": "ctrl+o"},
-    ]})  # fmt: skip
+    done = await call(
+        "perform_sequence",
+        {"windowID": vlc, "steps": [{"action": "shortcut", "shortcut": "ctrl+o"}]},
+    )
     assert not done.is_error, done.text
 
     async def dialog() -> str | None:
@@ -108,9 +116,8 @@ async def test_a_root_refusing_app_runs_as_the_sandbox_user_and_plays(
         return None
 
     chooser = await async_wait_for(dialog, timeout=20, what="VLC's file dialog")
-    typed = await call("perform_sequence", {"windowID": chooser, "steps": [
-        {"action": "type", "text": str(tone)}, {"action": "shortcut", "shortcut": "enter"},
-    ]})  # fmt: skip
+    steps = [{"action": "type", "text": str(tone)}, {"action": "shortcut", "shortcut": "enter"}]
+    typed = await call("perform_sequence", {"windowID": chooser, "steps": steps})
     assert not typed.is_error, typed.text
 
     async def playing() -> list[dict[str, object]] | None:
