@@ -173,11 +173,17 @@ def pages() -> Iterator[PageServer]:
         yield server
 
 
+#: the shared agent browser's first page: loaded as soon as it shows its paragraph
+STARTING_PAGE = "data:text/html,<title>Agent browser</title><p>ready</p>"
+
+
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
 async def browser(desktop: DesktopFacade) -> AsyncIterator[WindowInfo]:
     """An agent browser shared by one module's tests: each test's open_urls opens a window in
-    it (closed when the test ends); the browser is killed after the module."""
-    window = await desktop.open_urls(["about:blank"])
+    it (closed when the test ends); the browser is killed after the module. It starts on a page
+    with content: an empty one (about:blank) counts as loaded only after staying empty a while
+    (launching.EMPTY_PAGE_S), a wait every module paid."""
+    window = await desktop.open_urls([STARTING_PAGE])
     yield window
     with contextlib.suppress(ProcessLookupError):
         os.kill(window.pid, signal.SIGKILL)

@@ -166,7 +166,12 @@ def browser_pid(settings: Settings) -> int:
 
 
 def reset_library(settings: Settings) -> None:
-    for p in (library_path(settings), extension_dir(settings)):
+    """No rules, no extension, and a fresh agent-browser profile: the profile lives in the
+    sandbox's home, shared by every agent browser of the run, so without this a module's
+    browser would start with what earlier modules left in it (the extension's storage too)."""
+    from deskpilot.pages.store import agent_profile
+
+    for p in (library_path(settings), extension_dir(settings), agent_profile(settings)):
         if p.is_dir():
             shutil.rmtree(p)
         elif p.exists():
