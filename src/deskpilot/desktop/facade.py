@@ -48,9 +48,10 @@ class DesktopFacade:
         self.segments = segments = Segments(ports, raw, aiming)
         filling = Filling(ports, raw, aiming, cells, choosing, segments)
         hits = HitTests(ports)  # one hit-test a point, for the cover check and the click
-        elements = Elements(ports, raw, aiming, cells, choosing, hits)
+        covering = Covering(ports, aiming, hits)
+        elements = Elements(ports, raw, aiming, cells, choosing, hits, covering)
         pointer, scrolling = Pointer(ports, raw), Scrolling(ports, reading, raw, pixels)
-        documents, covering = Documents(ports, launching), Covering(ports, aiming, hits)
+        documents = Documents(ports, launching)
         selecting = Selecting(ports)
         keyed = CheckedKeys(ports, raw)
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
-from deskpilot.desktop.ports.identity import ElementKey
+from deskpilot.desktop.ports.identity import ElementKey, WindowHandle
 from deskpilot.desktop.skills.aiming import Aiming, overlap, visible_center
 from deskpilot.desktop.skills.hits import HitTests
 from deskpilot.errors import ActionFailed, ElementCallFailed, NotAnswering
@@ -36,6 +37,9 @@ CONTAINERS = frozenset({
 #: Ancestors whose later siblings are looked at; more siblings than this: laid out apart.
 MAX_LEVELS = 16
 MAX_SIBLINGS = 64
+#: How long a toolkit element found uncovered stays so, at most, while no event came (the
+#: cover check's answer is the click's, within one action).
+FRESH_S = 1.0
 
 
 class Covering:
@@ -45,10 +49,16 @@ class Covering:
         self.a11y = ports.a11y
         self.aiming = aiming
         self.hits = hits
+        #: the last toolkit element found uncovered: ((window, element), when, events seen)
+        self._clear: tuple[tuple[WindowHandle, ElementKey], float, int] | None = None
 
     async def covering(self, window: WindowInfo, key: ElementKey) -> str | None:
         if not await self.a11y.web_engine(window):
-            return await self._drawn_over(window, key)
+            seen = self.a11y.events_seen()
+            over = await self._drawn_over(window, key)
+            # the events seen before the check: one that came during it voids the answer
+            self._clear = ((window.handle, key), time.monotonic(), seen) if over is None else None
+            return over
         origin = await self.a11y.origin(window)
         rect = await self.a11y.extents(key)
         if origin is None or rect is None or rect.empty:
@@ -84,6 +94,38 @@ class Covering:
                 return None  # its own label drawn over it (a floating label): no cover
             cover = cover or top
         return await self._describe(cover) if cover is not None else None
+
+    async def uncovered(self, window: WindowInfo, key: ElementKey) -> bool:
+        """Whether nothing of its window is drawn over the toolkit element where a person
+        would click it: the cover check's answer when it found none and nothing happened
+        since (no accessibility event, within FRESH_S), else asked now."""
+        if self._clear is not None:
+            was, when, events = self._clear
+            if (
+                was == (window.handle, key)
+                and events == self.a11y.events_seen()
+                and time.monotonic() - when < FRESH_S
+            ):
+                return True
+        return await self.covering(window, key) is None
+
+    async def drawn_under(self, hit: ElementKey, key: ElementKey) -> bool:
+        """Whether ``hit`` (what a toolkit's hit-test found at the element's point) is drawn
+        before ``key``: in an earlier branch at their nearest common ancestor. GTK 3's
+        hit-test returns the first child holding the point, so an element laid over another
+        is found as the one under it."""
+        mine, theirs = await self._lineage(key), await self._lineage(hit)
+        common = next((k for k in theirs if k in mine), None)
+        if common is None or common in (key, hit):
+            return False
+        ours, other = mine[mine.index(common) - 1], theirs[theirs.index(common) - 1]
+        try:
+            siblings = await self.a11y.children(common)
+        except (ElementCallFailed, NotAnswering):
+            return False
+        return (
+            ours in siblings and other in siblings and siblings.index(other) < siblings.index(ours)
+        )
 
     async def _drawn_over(self, window: WindowInfo, key: ElementKey) -> str | None:
         """A toolkit's element under another one at the point a person would click it
