@@ -12,6 +12,7 @@ import pytest
 
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id
+from tests.desktop.probe_apps import start_probe
 from tests.desktop.test_actions_meant import probe as actions_probe
 from tests.desktop.test_actions_meant import read
 
@@ -43,3 +44,21 @@ async def test_a_forced_click_on_a_covered_button_is_its_action_not_the_cover(
     await p.wait_for("clicked Under")
     assert "Under clicked by action" in p.lines(), p.lines()
     assert "clicked Over" not in p.lines()
+
+
+async def test_a_gtk4_tree_row_clicked_by_its_id_is_selected_not_expanded(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    """The row's expander (a GtkTreeExpander, read as the row's focusable part) offers only
+    expand and collapse: clicked by its ID it is clicked as a person clicks the row (selected),
+    not expanded by its first action."""
+    p = await start_probe(apps, tmp_path, "tree4_probe.py", "Tree probe")
+    text = await read(call, p.window.stable_id)
+    lines = text.splitlines()
+    fruit = next(i for i, line in enumerate(lines) if 'listitem "Fruit"' in line)
+    expander = lines[fruit + 1].rsplit("@", 1)[1]
+    assert "[" in lines[fruit + 1] and "collapsed" in lines[fruit + 1], text
+    done = await call("perform", {"elementID": expander})
+    assert not done.is_error, done.text
+    await p.wait_for("selected Fruit")
+    assert "expanded Fruit" not in p.lines(), p.lines()
