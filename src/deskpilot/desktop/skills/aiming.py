@@ -12,6 +12,7 @@ event has come (the cover check's point is the click's: one aim per action).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 
@@ -132,15 +133,25 @@ class Aiming:
         its ancestors' (a scroll area shows the part of a half-scrolled item inside it; the
         centre of the whole item lay under the area's edge, and the click hit what is below
         it). An ancestor that holds none of the element (a box of no size) is passed over."""
+        ancestors: list[ElementKey] = []
         up: ElementKey | None = key
-        for _ in range(CLIP_LEVELS):
+        while len(ancestors) < CLIP_LEVELS:
             try:
                 up = await self.a11y.parent(up) if up is not None else None
-                box = await self.a11y.extents(up) if up is not None else None
             except (ElementCallFailed, NotAnswering):
                 break
             if up is None:
                 break
+            ancestors.append(up)
+        # their boxes asked all at once (the calls pipelined), cut innermost first
+        boxes = await asyncio.gather(
+            *(self.a11y.extents(k) for k in ancestors), return_exceptions=True
+        )
+        for box in boxes:
+            if isinstance(box, (ElementCallFailed, NotAnswering)):
+                break
+            if isinstance(box, BaseException):
+                raise box
             if box is None or box.empty:
                 continue
             cut = overlap(area, box.offset(*offset))
@@ -164,12 +175,24 @@ class Aiming:
         return await self.popover_of(live) is not None
 
     async def popover_of(self, live: LiveElement, levels: int = 12) -> ElementKey | None:
+        """The GTK 4 popover the element lies in, if any: its ancestors walked up (the
+        parents the tree already knows), their names then asked all at once."""
+        ancestors: list[ElementKey] = []
         key = live.parent_key
-        for _ in range(levels):
-            now = await self.a11y.inspect(key) if key is not None else None
-            if now is None:
-                return None
-            if now.name in ("GtkPopover", "GtkPopoverMenu"):  # a menu button's is a PopoverMenu
-                return now.key
-            key = now.parent_key
+        while key is not None and len(ancestors) < levels:
+            ancestors.append(key)
+            try:
+                key = await self.a11y.parent(key)
+            except (ElementCallFailed, NotAnswering):
+                break
+        names = await asyncio.gather(
+            *(self.a11y.name(k) for k in ancestors), return_exceptions=True
+        )
+        for up, name in zip(ancestors, names, strict=True):
+            if isinstance(name, BaseException):
+                if isinstance(name, (ElementCallFailed, NotAnswering)):
+                    return None  # gone: nothing above it is known
+                raise name
+            if name in ("GtkPopover", "GtkPopoverMenu"):  # a menu button's is a PopoverMenu
+                return up
         return None

@@ -140,26 +140,42 @@ class Covering:
         origin = await self.a11y.origin(window) or (0, 0)
         shifted = (point[0] - origin[0], point[1] - origin[1])  # as the extents give it
         mine = await self._lineage(key, limit=MAX_LEVELS)
-        for child, parent in itertools.pairwise(mine):
-            try:
-                if await self.a11y.child_count(parent) > MAX_SIBLINGS:
-                    continue  # a table's cells, a long list: laid out side by side
-                siblings = await self.a11y.children(parent)
-            except (ElementCallFailed, NotAnswering):
-                return None
-            if child not in siblings:
-                continue
-            later = siblings[siblings.index(child) + 1 :]
-            # asked together (the calls pipelined), judged in drawing order
-            held = await asyncio.gather(
-                *(self._holds(k, shifted) for k in later), return_exceptions=True
+        pairs = list(itertools.pairwise(mine))
+        # every level asked together (the calls pipelined), judged innermost first and in
+        # drawing order: one round of questions for all levels, not one a level
+        laters = await asyncio.gather(*(self._later(child, parent) for child, parent in pairs))
+        flat = [k for later in laters for k in later or ()]
+        held = dict(
+            zip(
+                flat,
+                await asyncio.gather(
+                    *(self._holds(k, shifted) for k in flat), return_exceptions=True
+                ),
+                strict=True,
             )
-            for sibling, holds in zip(later, held, strict=True):
+        )
+        for later in laters:
+            if later is None:
+                return None  # this level did not answer: nothing is known to be over it
+            for sibling in later:
+                holds = held[sibling]
                 if isinstance(holds, BaseException):
                     raise holds
                 if holds:
                     return await self._describe(sibling)
         return None
+
+    async def _later(self, child: ElementKey, parent: ElementKey) -> list[ElementKey] | None:
+        """The siblings of ``child`` drawn after it (none when ``parent`` has more than
+        MAX_SIBLINGS children: a table's cells, a long list, laid out side by side); None when
+        the parent does not answer."""
+        try:
+            if await self.a11y.child_count(parent) > MAX_SIBLINGS:
+                return []
+            siblings = await self.a11y.children(parent)
+        except (ElementCallFailed, NotAnswering):
+            return None
+        return siblings[siblings.index(child) + 1 :] if child in siblings else []
 
     async def _holds(self, key: ElementKey, point: tuple[int, int]) -> bool:
         """Whether an element that shows and can be pressed (no bare container) covers the

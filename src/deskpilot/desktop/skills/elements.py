@@ -162,6 +162,11 @@ class Elements:
         on_top = await self.windows.window_at(*point)
         if on_top is None or on_top.handle != window.handle:
             return False
+        # the pointer over it now, as a person's before the press: the checks below are the
+        # pause an app needs between the move and the press
+        await self.raw.hover(*point)
+        if await self.input.pointer() != point:
+            return False
         if not await self.covering.uncovered(window, live.key):
             return False
         if await self._hits(window, point, live.key):
