@@ -6,13 +6,18 @@ the tools never use."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from deskpilot._wait import async_wait_for
+from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.sandbox import Sandbox
+from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
 from tests.desktop.helpers import find_id
-from tests.desktop.probe_apps import start_probe
+from tests.desktop.probe_apps import APPS, SYSTEM_PYTHON, start_probe
 from tests.desktop.test_actions_meant import probe as actions_probe
 from tests.desktop.test_actions_meant import read
 
@@ -62,3 +67,41 @@ async def test_a_gtk4_tree_row_clicked_by_its_id_is_selected_not_expanded(
     assert not done.is_error, done.text
     await p.wait_for("selected Fruit")
     assert "expanded Fruit" not in p.lines(), p.lines()
+
+
+async def test_a_gtk4_tree_row_under_another_window_says_it_expanded_it(
+    call: Call,
+    ctx: ToolContext,
+    apps: Apps,
+    tmp_path: Path,
+    sandbox: Sandbox,
+    desktop: DesktopFacade,
+) -> None:
+    """Where no pointer can reach the row (another window lies over it), the expander's own
+    action runs, and the result says what it did: it expanded the row, it did not select it."""
+    p = await start_probe(apps, tmp_path, "tree4_probe.py", "Tree probe")
+    text = await read(call, p.window.stable_id)
+    lines = text.splitlines()
+    fruit = next(i for i, line in enumerate(lines) if 'listitem "Fruit"' in line)
+    expander = lines[fruit + 1].rsplit("@", 1)[1]
+    key = ctx.session.elements[expander].key
+    x, y = await desktop.element_point(p.window, key)
+    other = await apps.spawn(
+        [SYSTEM_PYTHON, str(APPS / "actions_probe.py"), str(tmp_path / "other.log")],
+        match=lambda w: w.title == "Actions probe",
+    )
+    # the other window moved over the row's point (the window manager places it)
+    subprocess.run(
+        ["xdotool", "windowmove", str(other.handle), str(x - 100), str(y - 100)],
+        env=sandbox.app_env(), check=True, timeout=10,
+    )  # fmt: skip
+
+    async def covered() -> bool:
+        hit = await desktop.window_at(x, y)
+        return hit is not None and hit.handle == other.handle
+
+    await async_wait_for(covered, timeout=10, what="the other window over the row")
+    done = await call("perform", {"elementID": expander, "windowID": p.window.stable_id})
+    assert not done.is_error, done.text
+    await p.wait_for("expanded Fruit")
+    assert "expanded the row" in done.text and "selected" not in p.log.read_text(), done.text
