@@ -191,19 +191,17 @@ class Covering:
     async def _lineage(
         self, key: ElementKey, limit: int = 40, *, until: ElementKey | None = None
     ) -> list[ElementKey]:
-        """``key`` and its ancestors, innermost first (one question a level); the walk ends
-        at ``until`` when it meets it."""
+        """``key`` and its ancestors, innermost first (one question a level, the walk shared
+        with the aim: :meth:`~.aiming.Aiming.ancestors`); the walk ends at ``until`` when it
+        meets it."""
+        if until is None:
+            return [key, *await self.aiming.ancestors(key, limit)]
         out = [key]
-        for _ in range(limit):
-            if out[-1] == until:
-                break
-            try:
-                parent = await self.a11y.parent(out[-1])
-            except (ElementCallFailed, NotAnswering):
-                break
-            if parent is None or parent in out:
-                break
-            out.append(parent)
+        while out[-1] != until and len(out) <= limit:
+            chain = await self.aiming.ancestors(key, len(out))
+            if len(chain) < len(out):
+                break  # the tree ends here
+            out.append(chain[len(out) - 1])
         return out
 
     async def _own_label(self, key: ElementKey, over: list[ElementKey]) -> bool:

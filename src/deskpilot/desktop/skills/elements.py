@@ -251,17 +251,7 @@ class Elements:
 
     async def _above(self, inner: ElementKey, outer: ElementKey, levels: int = 10) -> bool:
         """Whether ``outer`` is ``inner`` or one of its nearest ancestors."""
-        key: ElementKey | None = inner
-        for _ in range(levels):
-            if key is None:
-                return False
-            if key == outer:
-                return True
-            try:
-                key = await self.a11y.parent(key)
-            except (ElementCallFailed, NotAnswering):
-                return False
-        return False
+        return outer == inner or outer in await self.aiming.ancestors(inner, levels - 1)
 
     async def _pressed_by_pointer(self, window: WindowInfo, live: LiveElement | None) -> bool:
         """Whether the element is a web page's, clicked with the pointer: not an item of a
