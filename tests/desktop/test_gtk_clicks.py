@@ -105,3 +105,19 @@ async def test_a_gtk4_tree_row_under_another_window_says_it_expanded_it(
     assert not done.is_error, done.text
     await p.wait_for("expanded Fruit")
     assert "expanded the row" in done.text and "selected" not in p.log.read_text(), done.text
+
+
+async def test_a_button_under_a_box_laid_over_it_is_refused_not_its_neighbour_pressed(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    """A GtkOverlay lays a box holding a button over another button's centre: the box is no
+    control, the button in it is what a person's click there presses. A click on the button
+    underneath is refused, saying what covers it, and nothing is pressed."""
+    p = await start_probe(apps, tmp_path, "overlay_probe.py", "Overlay probe")
+    text = await read(call, p.window.stable_id)
+    done = await call("perform", {"elementID": find_id(text, "button", "Base")})
+    assert done.is_error and "covered by" in done.text and "Floating" in done.text, done.text
+    floating = await call("perform", {"elementID": find_id(text, "button", "Floating")})
+    assert not floating.is_error, floating.text
+    await p.wait_for("clicked Floating by pointer")
+    assert not any("clicked Base" in line for line in p.lines()), p.lines()

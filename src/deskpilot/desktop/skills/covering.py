@@ -37,6 +37,8 @@ CONTAINERS = frozenset({
 #: Ancestors whose later siblings are looked at; more siblings than this: laid out apart.
 MAX_LEVELS = 16
 MAX_SIBLINGS = 64
+#: How deep a bare container drawn over the element is looked into for a control there.
+INSIDE_LEVELS = 3
 #: How long a toolkit element found uncovered stays so, at most, while no event came (the
 #: cover check's answer is the click's, within one action).
 FRESH_S = 1.0
@@ -130,8 +132,9 @@ class Covering:
     async def _drawn_over(self, window: WindowInfo, key: ElementKey) -> str | None:
         """A toolkit's element under another one at the point a person would click it
         (overlapping shapes, a placeholder under another box, a widget overlaid): the
-        element drawn later — a later sibling of it or of one of its ancestors — that shows
-        and holds the point. Toolkits' own hit-tests (GTK's returns the first child holding
+        element drawn later — a later sibling of it or of one of its ancestors, or a control
+        inside such a sibling that is a bare box (a GtkOverlay's) — that shows and holds the
+        point. Toolkits' own hit-tests (GTK's returns the first child holding
         the point, not the one on top) cannot tell it."""
         try:
             point = await self.aiming.element_point(window, key)
@@ -158,11 +161,11 @@ class Covering:
             if later is None:
                 return None  # this level did not answer: nothing is known to be over it
             for sibling in later:
-                holds = held[sibling]
-                if isinstance(holds, BaseException):
-                    raise holds
-                if holds:
-                    return await self._describe(sibling)
+                over = held[sibling]
+                if isinstance(over, BaseException):
+                    raise over
+                if over is not None:
+                    return await self._describe(over)
         return None
 
     async def _later(self, child: ElementKey, parent: ElementKey) -> list[ElementKey] | None:
@@ -177,16 +180,31 @@ class Covering:
             return None
         return siblings[siblings.index(child) + 1 :] if child in siblings else []
 
-    async def _holds(self, key: ElementKey, point: tuple[int, int]) -> bool:
-        """Whether an element that shows and can be pressed (no bare container) covers the
-        screen point."""
+    async def _holds(
+        self, key: ElementKey, point: tuple[int, int], depth: int = INSIDE_LEVELS
+    ) -> ElementKey | None:
+        """What covers the screen point in this element drawn over the target: the element
+        when it shows, holds the point and can be pressed (no bare container); in a bare
+        container that holds it (a GtkOverlay's box laid over a widget), the topmost of its
+        children, ``depth`` levels down, that does. None when nothing there covers it."""
         live = await self.a11y.inspect(key)
         if live is None or not {"showing", "visible"} <= live.states:
-            return False
-        if live.role in CONTAINERS and "focusable" not in live.states:
-            return False
+            return None
         rect = await self.a11y.extents(key)
-        return rect is not None and not rect.empty and rect.contains(*point)
+        if rect is None or rect.empty or not rect.contains(*point):
+            return None
+        if live.role not in CONTAINERS or "focusable" in live.states:
+            return key
+        if depth <= 0:
+            return None
+        try:
+            if await self.a11y.child_count(key) > MAX_SIBLINGS:
+                return None  # a table's cells, a long list: laid out side by side
+            inside = await self.a11y.children(key)
+        except (ElementCallFailed, NotAnswering):
+            return None
+        found = await asyncio.gather(*(self._holds(k, point, depth - 1) for k in inside))
+        return next((k for k in reversed(found) if k is not None), None)  # the last drawn
 
     async def _lineage(
         self, key: ElementKey, limit: int = 40, *, until: ElementKey | None = None
