@@ -16,7 +16,7 @@ from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.sandbox import Sandbox
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
-from tests.desktop.helpers import find_id
+from tests.desktop.helpers import find_id, id_of_line
 from tests.desktop.probe_apps import APPS, SYSTEM_PYTHON, start_probe
 from tests.desktop.test_actions_meant import probe as actions_probe
 from tests.desktop.test_actions_meant import read
@@ -121,3 +121,23 @@ async def test_a_button_under_a_box_laid_over_it_is_refused_not_its_neighbour_pr
     assert not floating.is_error, floating.text
     await p.wait_for("clicked Floating by pointer")
     assert not any("clicked Base" in line for line in p.lines()), p.lines()
+
+
+async def test_a_button_clicked_while_a_menu_is_open_is_clicked_not_lost_to_the_menu(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    """With the app's context menu open (a popup no window list shows, holding the pointer),
+    a pointer click outside the menu only closes it: the button named is clicked by its
+    action instead, and it is clicked."""
+    p = await actions_probe(apps, tmp_path)
+    text = await read(call, p.window.stable_id)
+    menu = await call(
+        "perform", {"action": "right_click", "elementID": id_of_line(text, '"Notes"')}
+    )
+    assert not menu.is_error and "A menu" in menu.text, menu.text
+    done = await call(
+        "perform", {"elementID": find_id(text, "button", "Over"), "windowID": p.window.stable_id}
+    )
+    assert not done.is_error, done.text
+    await p.wait_for("clicked Over")
+    assert "Over clicked by action" in p.lines(), p.lines()

@@ -148,7 +148,8 @@ class Elements:
     ) -> bool:
         """Whether a pointer click at ``point`` is the truthful and faster way to click this
         toolkit element: a GTK one, in a window with a known place on screen (on GNOME's
-        Wayland a window has none), on top at the point, the toolkit's hit-test there finding
+        Wayland a window has none), on top at the point with no popup of the app open over
+        it (a menu takes a click outside it to close itself), the toolkit's hit-test finding
         the element (or a part of it), and nothing of the window drawn over it (GTK's
         hit-test returns the first child holding the point, not the one on top)."""
         if not window.placed:
@@ -161,6 +162,11 @@ class Elements:
             return False
         on_top = await self.windows.window_at(*point)
         if on_top is None or on_top.handle != window.handle:
+            return False
+        if await self.windows.popups(window):
+            # a menu or popup of the app is open over the window (no window manager's
+            # window: window_at does not see it): it may lie over the point, and an open menu
+            # takes a click outside it to close itself
             return False
         # the pointer over it now, as a person's before the press: the checks below are the
         # pause an app needs between the move and the press
