@@ -37,8 +37,10 @@ CONTAINERS = frozenset({
 #: Ancestors whose later siblings are looked at; more siblings than this: laid out apart.
 MAX_LEVELS = 16
 MAX_SIBLINGS = 64
-#: How deep a bare container drawn over the element is looked into for a control there.
+#: How deep a bare GTK box drawn over the element is looked into for a control there, and
+#: the roles of such boxes (GtkBox, GtkGrid, GtkOverlay's children).
 INSIDE_LEVELS = 3
+BOXES = frozenset({"filler", "panel"})
 #: How long a toolkit element found uncovered stays so, at most, while no event came (the
 #: cover check's answer is the click's, within one action).
 FRESH_S = 1.0
@@ -185,7 +187,7 @@ class Covering:
     ) -> ElementKey | None:
         """What covers the screen point in this element drawn over the target: the element
         when it shows, holds the point and can be pressed (no bare container); in a bare
-        container that holds it (a GtkOverlay's box laid over a widget), the topmost of its
+        GTK box that holds it (a GtkOverlay's box laid over a widget), the topmost of its
         children, ``depth`` levels down, that does. None when nothing there covers it."""
         live = await self.a11y.inspect(key)
         if live is None or not {"showing", "visible"} <= live.states:
@@ -195,7 +197,7 @@ class Covering:
             return None
         if live.role not in CONTAINERS or "focusable" in live.states:
             return key
-        if depth <= 0:
+        if depth <= 0 or live.role not in BOXES or not await self._gtk(key):
             return None
         try:
             if await self.a11y.child_count(key) > MAX_SIBLINGS:
@@ -205,6 +207,15 @@ class Covering:
             return None
         found = await asyncio.gather(*(self._holds(k, point, depth - 1) for k in inside))
         return next((k for k in reversed(found) if k is not None), None)  # the last drawn
+
+    async def _gtk(self, key: ElementKey) -> bool:
+        """Whether the element is a GTK widget (GTK 3 and 4 say so in its attributes): only
+        GTK's boxes are looked into (LibreOffice's tool bars report boxes that do not match
+        what is drawn)."""
+        try:
+            return (await self.a11y.attributes(key)).get("toolkit", "").casefold() == "gtk"
+        except (ElementCallFailed, NotAnswering):
+            return False
 
     async def _lineage(
         self, key: ElementKey, limit: int = 40, *, until: ElementKey | None = None
