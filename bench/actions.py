@@ -136,6 +136,12 @@ class Trace:
                      "interfaces", "web_engine"):  # fmt: skip
             if hasattr(a11y, name):
                 self.wrap(a11y, name, f"a11y.{name}")
+        for name in ("attributes", "action_names", "children", "child_count",
+                     "scroll_into_view"):  # fmt: skip
+            if hasattr(a11y, name):
+                self.wrap(a11y, name, f"a11y.{name}")
+        for name in ("activate", "window_at", "active_handle"):
+            self.wrap(desktop.ports.windows, name, f"windows.{name}")
         self.wrap(desktop.aiming, "element_point", "aim.element_point")
         self.wrap(desktop.raw, "click", "raw.click (move+press+release)")
         self.wrap(desktop.ports.input, "move", "input.move")

@@ -153,7 +153,12 @@ async def test_active_window_unchanged_or_restored(
     assert await ctx.desktop.activate(editor)
     read = (await call("read_screen_ax", {"windowID": calc.stable_id})).text
     clicked = await call("perform", {"elementID": find_id(read, "toggle", "7")})
-    assert "the window was not activated" in clicked.text
+    # an action leaves the active window alone; a GTK button in sight is clicked with the
+    # pointer, its window activated for the click and the previous one restored: said either way
+    assert "the window was not activated" in clicked.text or (
+        "the window was activated for it" in clicked.text
+        and f"{editor.stable_id} was re-activated afterwards" in clicked.text
+    ), clicked.text
     active = await ctx.desktop.active_window()
     assert active is not None and active.handle == editor.handle
 

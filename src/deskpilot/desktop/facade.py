@@ -50,9 +50,10 @@ class DesktopFacade:
         filling = Filling(ports, raw, aiming, cells, choosing, segments)
         hits = HitTests(ports)  # one hit-test a point, for the cover check and the click
         closers = TabClosers(reading, pixels, raw)  # GTK 3 tabs' close buttons, drawn only
-        elements = Elements(ports, raw, aiming, cells, choosing, hits, closers)
+        covering = Covering(ports, aiming, hits)
+        elements = Elements(ports, raw, aiming, cells, choosing, hits, closers, covering)
         pointer, scrolling = Pointer(ports, raw), Scrolling(ports, reading, raw, pixels)
-        documents, covering = Documents(ports, launching), Covering(ports, aiming, hits)
+        documents = Documents(ports, launching)
         selecting = Selecting(ports)
         keyed = CheckedKeys(ports, raw)
 

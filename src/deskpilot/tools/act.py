@@ -1,9 +1,12 @@
 """Acting on a window: perform, perform_sequence, scroll and wait.
 
 ``click`` and ``fill`` use AT-SPI (``DoAction``, ``SetTextContents``) when the element offers
-it — no focus, no pointer, the active window is left alone. ``type``, ``shortcut`` and the
-fallbacks need raw input: the target window is activated for the moment and the previously
-active window is re-activated afterwards; the result says so. The pointer actions
+it — no focus, no pointer, the active window is left alone — except where a person's click is
+the truthful and faster way (a page's element, a GTK button or tree row in sight:
+:mod:`deskpilot.desktop.skills.elements`), clicked with the pointer like the raw input below.
+``type``, ``shortcut`` and the fallbacks need raw input: the target window is activated for
+the moment and the previously active window is re-activated afterwards; the result says so.
+The pointer actions
 (double_click, right_click, hover, drag, click at a point) are :mod:`~deskpilot.tools.pointer`;
 the fields of a step and their checks are :mod:`~deskpilot.tools.steps`.
 """
@@ -295,10 +298,14 @@ async def perform(
         end=end,
     )  # fmt: skip
     window = await resolve_window(ctx, windowID)
-    before = {w.handle: w for w in await ctx.desktop.list_windows()}
-    focus = await ctx.desktop.focused_element(window)
+    # what the step is judged against, asked together (the calls pipelined)
+    windows, focus, opener = await asyncio.gather(
+        ctx.desktop.list_windows(),
+        ctx.desktop.focused_element(window),
+        _names_a_dialog(ctx, window, step),
+    )
+    before = {w.handle: w for w in windows}
     since = time.monotonic()
-    opener = await _names_a_dialog(ctx, window, step)
     line = await run_or_closed(ctx, window, step)
     try:
         await ctx.desktop.settle(window, since)

@@ -12,6 +12,7 @@ event has come (the cover check's point is the click's: one aim per action).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 
@@ -64,6 +65,33 @@ class Aiming:
         self._last: tuple[tuple[WindowHandle, ElementKey], float, int, tuple[int, int]] | None = (
             None
         )
+        #: ancestors walked: element → (when, events seen then, ancestors, whether complete)
+        self._walked: dict[ElementKey, tuple[float, int, list[ElementKey], bool]] = {}
+
+    async def ancestors(self, key: ElementKey, levels: int) -> list[ElementKey]:
+        """The element's ancestors, innermost first, at most ``levels`` of them (fewer where
+        the tree ends or an ancestor does not answer). Walked one question a level, once per
+        action: the cover check, the aim and the click's hit-test all walk the same chain, so
+        a walk is reused (and extended) while no accessibility event has come, within FRESH_S."""
+        seen, now = self.a11y.events_seen(), time.monotonic()
+        was = self._walked.get(key)
+        if was is not None and was[1] == seen and now - was[0] < FRESH_S:
+            when, _seen, chain, complete = was
+        else:
+            self._walked = {k: v for k, v in self._walked.items() if v[1] == seen}
+            when, chain, complete = now, [], False
+        while not complete and len(chain) < levels:
+            try:
+                up = await self.a11y.parent(chain[-1] if chain else key)
+            except (ElementCallFailed, NotAnswering):
+                up = None
+            if up is None or up == key or up in chain:
+                complete = True
+            else:
+                chain.append(up)
+        # the events seen before the walk: one that came during it voids it
+        self._walked[key] = (when, seen, chain, complete)
+        return chain[:levels]
 
     async def element_point(self, window: WindowInfo, key: ElementKey) -> tuple[int, int]:
         """The point; the same answer again (the cover check's, then the click's) while no
@@ -132,15 +160,16 @@ class Aiming:
         its ancestors' (a scroll area shows the part of a half-scrolled item inside it; the
         centre of the whole item lay under the area's edge, and the click hit what is below
         it). An ancestor that holds none of the element (a box of no size) is passed over."""
-        up: ElementKey | None = key
-        for _ in range(CLIP_LEVELS):
-            try:
-                up = await self.a11y.parent(up) if up is not None else None
-                box = await self.a11y.extents(up) if up is not None else None
-            except (ElementCallFailed, NotAnswering):
+        ancestors = await self.ancestors(key, CLIP_LEVELS)
+        # their boxes asked all at once (the calls pipelined), cut innermost first
+        boxes = await asyncio.gather(
+            *(self.a11y.extents(k) for k in ancestors), return_exceptions=True
+        )
+        for box in boxes:
+            if isinstance(box, (ElementCallFailed, NotAnswering)):
                 break
-            if up is None:
-                break
+            if isinstance(box, BaseException):
+                raise box
             if box is None or box.empty:
                 continue
             cut = overlap(area, box.offset(*offset))
@@ -164,12 +193,17 @@ class Aiming:
         return await self.popover_of(live) is not None
 
     async def popover_of(self, live: LiveElement, levels: int = 12) -> ElementKey | None:
-        key = live.parent_key
-        for _ in range(levels):
-            now = await self.a11y.inspect(key) if key is not None else None
-            if now is None:
-                return None
-            if now.name in ("GtkPopover", "GtkPopoverMenu"):  # a menu button's is a PopoverMenu
-                return now.key
-            key = now.parent_key
+        """The GTK 4 popover the element lies in, if any: its ancestors walked up (the
+        parents the tree already knows), their names then asked all at once."""
+        ancestors = await self.ancestors(live.key, levels)
+        names = await asyncio.gather(
+            *(self.a11y.name(k) for k in ancestors), return_exceptions=True
+        )
+        for up, name in zip(ancestors, names, strict=True):
+            if isinstance(name, BaseException):
+                if isinstance(name, (ElementCallFailed, NotAnswering)):
+                    return None  # gone: nothing above it is known
+                raise name
+            if name in ("GtkPopover", "GtkPopoverMenu"):  # a menu button's is a PopoverMenu
+                return up
         return None

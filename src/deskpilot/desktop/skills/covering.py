@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.ports.bundle import Ports
-from deskpilot.desktop.ports.identity import ElementKey
+from deskpilot.desktop.ports.identity import ElementKey, WindowHandle
 from deskpilot.desktop.skills.aiming import Aiming, overlap, visible_center
 from deskpilot.desktop.skills.hits import HitTests
 from deskpilot.desktop.skills.tab_closers import tab_of
@@ -37,6 +38,13 @@ CONTAINERS = frozenset({
 #: Ancestors whose later siblings are looked at; more siblings than this: laid out apart.
 MAX_LEVELS = 16
 MAX_SIBLINGS = 64
+#: How deep a bare GTK box drawn over the element is looked into for a control there, and
+#: the roles of such boxes (GtkBox, GtkGrid, GtkOverlay's children).
+INSIDE_LEVELS = 3
+BOXES = frozenset({"filler", "panel"})
+#: How long a toolkit element found uncovered stays so, at most, while no event came (the
+#: cover check's answer is the click's, within one action).
+FRESH_S = 1.0
 
 
 class Covering:
@@ -46,11 +54,17 @@ class Covering:
         self.a11y = ports.a11y
         self.aiming = aiming
         self.hits = hits
+        #: the last toolkit element found uncovered: ((window, element), when, events seen)
+        self._clear: tuple[tuple[WindowHandle, ElementKey], float, int] | None = None
 
     async def covering(self, window: WindowInfo, key: ElementKey) -> str | None:
         key = tab_of(key) or key  # a GTK 3 tab's drawn close button: its tab, on the bus
         if not await self.a11y.web_engine(window):
-            return await self._drawn_over(window, key)
+            seen = self.a11y.events_seen()
+            over = await self._drawn_over(window, key)
+            # the events seen before the check: one that came during it voids the answer
+            self._clear = ((window.handle, key), time.monotonic(), seen) if over is None else None
+            return over
         origin = await self.a11y.origin(window)
         rect = await self.a11y.extents(key)
         if origin is None or rect is None or rect.empty:
@@ -87,11 +101,44 @@ class Covering:
             cover = cover or top
         return await self._describe(cover) if cover is not None else None
 
+    async def uncovered(self, window: WindowInfo, key: ElementKey) -> bool:
+        """Whether nothing of its window is drawn over the toolkit element where a person
+        would click it: the cover check's answer when it found none and nothing happened
+        since (no accessibility event, within FRESH_S), else asked now."""
+        if self._clear is not None:
+            was, when, events = self._clear
+            if (
+                was == (window.handle, key)
+                and events == self.a11y.events_seen()
+                and time.monotonic() - when < FRESH_S
+            ):
+                return True
+        return await self.covering(window, key) is None
+
+    async def drawn_under(self, hit: ElementKey, key: ElementKey) -> bool:
+        """Whether ``hit`` (what a toolkit's hit-test found at the element's point) is drawn
+        before ``key``: in an earlier branch at their nearest common ancestor. GTK 3's
+        hit-test returns the first child holding the point, so an element laid over another
+        is found as the one under it."""
+        mine, theirs = await self._lineage(key), await self._lineage(hit)
+        common = next((k for k in theirs if k in mine), None)
+        if common is None or common in (key, hit):
+            return False
+        ours, other = mine[mine.index(common) - 1], theirs[theirs.index(common) - 1]
+        try:
+            siblings = await self.a11y.children(common)
+        except (ElementCallFailed, NotAnswering):
+            return False
+        return (
+            ours in siblings and other in siblings and siblings.index(other) < siblings.index(ours)
+        )
+
     async def _drawn_over(self, window: WindowInfo, key: ElementKey) -> str | None:
         """A toolkit's element under another one at the point a person would click it
         (overlapping shapes, a placeholder under another box, a widget overlaid): the
-        element drawn later — a later sibling of it or of one of its ancestors — that shows
-        and holds the point. Toolkits' own hit-tests (GTK's returns the first child holding
+        element drawn later — a later sibling of it or of one of its ancestors, or a control
+        inside such a sibling that is a bare box (a GtkOverlay's) — that shows and holds the
+        point. Toolkits' own hit-tests (GTK's returns the first child holding
         the point, not the one on top) cannot tell it."""
         try:
             point = await self.aiming.element_point(window, key)
@@ -100,54 +147,92 @@ class Covering:
         origin = await self.a11y.origin(window) or (0, 0)
         shifted = (point[0] - origin[0], point[1] - origin[1])  # as the extents give it
         mine = await self._lineage(key, limit=MAX_LEVELS)
-        for child, parent in itertools.pairwise(mine):
-            try:
-                if await self.a11y.child_count(parent) > MAX_SIBLINGS:
-                    continue  # a table's cells, a long list: laid out side by side
-                siblings = await self.a11y.children(parent)
-            except (ElementCallFailed, NotAnswering):
-                return None
-            if child not in siblings:
-                continue
-            later = siblings[siblings.index(child) + 1 :]
-            # asked together (the calls pipelined), judged in drawing order
-            held = await asyncio.gather(
-                *(self._holds(k, shifted) for k in later), return_exceptions=True
+        pairs = list(itertools.pairwise(mine))
+        # every level asked together (the calls pipelined), judged innermost first and in
+        # drawing order: one round of questions for all levels, not one a level
+        laters = await asyncio.gather(*(self._later(child, parent) for child, parent in pairs))
+        flat = [k for later in laters for k in later or ()]
+        held = dict(
+            zip(
+                flat,
+                await asyncio.gather(
+                    *(self._holds(k, shifted) for k in flat), return_exceptions=True
+                ),
+                strict=True,
             )
-            for sibling, holds in zip(later, held, strict=True):
-                if isinstance(holds, BaseException):
-                    raise holds
-                if holds:
-                    return await self._describe(sibling)
+        )
+        for later in laters:
+            if later is None:
+                return None  # this level did not answer: nothing is known to be over it
+            for sibling in later:
+                over = held[sibling]
+                if isinstance(over, BaseException):
+                    raise over
+                if over is not None:
+                    return await self._describe(over)
         return None
 
-    async def _holds(self, key: ElementKey, point: tuple[int, int]) -> bool:
-        """Whether an element that shows and can be pressed (no bare container) covers the
-        screen point."""
+    async def _later(self, child: ElementKey, parent: ElementKey) -> list[ElementKey] | None:
+        """The siblings of ``child`` drawn after it (none when ``parent`` has more than
+        MAX_SIBLINGS children: a table's cells, a long list, laid out side by side); None when
+        the parent does not answer."""
+        try:
+            if await self.a11y.child_count(parent) > MAX_SIBLINGS:
+                return []
+            siblings = await self.a11y.children(parent)
+        except (ElementCallFailed, NotAnswering):
+            return None
+        return siblings[siblings.index(child) + 1 :] if child in siblings else []
+
+    async def _holds(
+        self, key: ElementKey, point: tuple[int, int], depth: int = INSIDE_LEVELS
+    ) -> ElementKey | None:
+        """What covers the screen point in this element drawn over the target: the element
+        when it shows, holds the point and can be pressed (no bare container); in a bare
+        GTK box that holds it (a GtkOverlay's box laid over a widget), the topmost of its
+        children, ``depth`` levels down, that does. None when nothing there covers it."""
         live = await self.a11y.inspect(key)
         if live is None or not {"showing", "visible"} <= live.states:
-            return False
-        if live.role in CONTAINERS and "focusable" not in live.states:
-            return False
+            return None
         rect = await self.a11y.extents(key)
-        return rect is not None and not rect.empty and rect.contains(*point)
+        if rect is None or rect.empty or not rect.contains(*point):
+            return None
+        if live.role not in CONTAINERS or "focusable" in live.states:
+            return key
+        if depth <= 0 or live.role not in BOXES or not await self._gtk(key):
+            return None
+        try:
+            if await self.a11y.child_count(key) > MAX_SIBLINGS:
+                return None  # a table's cells, a long list: laid out side by side
+            inside = await self.a11y.children(key)
+        except (ElementCallFailed, NotAnswering):
+            return None
+        found = await asyncio.gather(*(self._holds(k, point, depth - 1) for k in inside))
+        return next((k for k in reversed(found) if k is not None), None)  # the last drawn
+
+    async def _gtk(self, key: ElementKey) -> bool:
+        """Whether the element is a GTK widget (GTK 3 and 4 say so in its attributes): only
+        GTK's boxes are looked into (LibreOffice's tool bars report boxes that do not match
+        what is drawn)."""
+        try:
+            return (await self.a11y.attributes(key)).get("toolkit", "").casefold() == "gtk"
+        except (ElementCallFailed, NotAnswering):
+            return False
 
     async def _lineage(
         self, key: ElementKey, limit: int = 40, *, until: ElementKey | None = None
     ) -> list[ElementKey]:
-        """``key`` and its ancestors, innermost first (one question a level); the walk ends
-        at ``until`` when it meets it."""
+        """``key`` and its ancestors, innermost first (one question a level, the walk shared
+        with the aim: :meth:`~.aiming.Aiming.ancestors`); the walk ends at ``until`` when it
+        meets it."""
+        if until is None:
+            return [key, *await self.aiming.ancestors(key, limit)]
         out = [key]
-        for _ in range(limit):
-            if out[-1] == until:
-                break
-            try:
-                parent = await self.a11y.parent(out[-1])
-            except (ElementCallFailed, NotAnswering):
-                break
-            if parent is None or parent in out:
-                break
-            out.append(parent)
+        while out[-1] != until and len(out) <= limit:
+            chain = await self.aiming.ancestors(key, len(out))
+            if len(chain) < len(out):
+                break  # the tree ends here
+            out.append(chain[len(out) - 1])
         return out
 
     async def _own_label(self, key: ElementKey, over: list[ElementKey]) -> bool:

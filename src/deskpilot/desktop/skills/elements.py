@@ -2,9 +2,15 @@
 
 Before a click the pointer goes where a person's would (:mod:`.aiming`), so that hover state
 follows. A web page's element is then pressed with the pointer there (after the tools'
-hit-test, :mod:`.covering`); a toolkit's element is pressed by its activating action (no focus
-needed), and where it offers none (an editable area a person clicks into) by a pointer click
-at that point. A selectable table cell or tree row
+hit-test, :mod:`.covering`). So is a GTK button in a window with a known place on screen, when
+the window is on top there, the toolkit's hit-test finds the button at that point and nothing
+of the window is drawn over it: its action shows it pressed for 250 ms before it clicks
+(GtkButton's ACTIVATE_TIMEOUT), a person's click clicks on release. So is a GTK 4 tree row whose
+only actions expand or collapse it (a person's click selects the row); where it cannot be
+pointed at, its action runs and the result says it expanded or collapsed the row. Any other
+toolkit element is pressed by its activating action (no focus needed), and where it offers
+none (an editable area a person clicks into) by a pointer click at that point. A selectable
+table cell or tree row
 is selected first and checked (:mod:`.cells`), an icon view's item clicked with the pointer
 (its action opens it) and checked selected; a row without an action in a GTK 4 popover is
 reached with the arrow keys (:mod:`.choosing`). Filling is :mod:`.filling`.
@@ -21,6 +27,7 @@ from deskpilot.desktop.ports.identity import ElementKey
 from deskpilot.desktop.skills.aiming import Aiming
 from deskpilot.desktop.skills.cells import Cells, selects_first
 from deskpilot.desktop.skills.choosing import Choosing
+from deskpilot.desktop.skills.covering import Covering
 from deskpilot.desktop.skills.focus import take_focus
 from deskpilot.desktop.skills.hits import HitTests
 from deskpilot.desktop.skills.raw_input import RawInput
@@ -37,6 +44,14 @@ ITEM_SELECTED_S = 2.0
 
 #: Fields an action focuses as a click would (their caret is their own business).
 FIELDS = frozenset({"entry", "password-text", "spin-button", "combo-box", "terminal"})
+#: GTK's buttons: their action (gtk_widget_activate) shows them pressed for 250 ms before they
+#: click; a pointer's press and release clicks them at once.
+GTK_BUTTONS = frozenset({"push-button", "toggle-button", "check-box", "radio-button"})
+#: A GTK 4 tree expander's actions: a row whose actions are only these is expanded or
+#: collapsed by them, where a person's click selects it.
+EXPANDER_ACTIONS = frozenset({"listitem.toggle-expand", "listitem.expand", "listitem.collapse"})
+#: How long a tree row expanded or collapsed by its action has to say so.
+EXPANDED_S = 1.0
 
 
 async def _within(check: Callable[[], Awaitable[bool]], timeout: float) -> bool:
@@ -60,6 +75,7 @@ class Elements:
         choosing: Choosing,
         hits: HitTests,
         closers: TabClosers,
+        covering: Covering,
     ) -> None:
         self.a11y = ports.a11y
         self.windows = ports.windows
@@ -70,6 +86,7 @@ class Elements:
         self.choosing = choosing
         self.hits = hits
         self.closers = closers
+        self.covering = covering
 
     async def click_element(self, window: WindowInfo, key: ElementKey) -> ActionOutcome:
         if tab_of(key) is not None:  # a GTK 3 tab's close button, drawn only: checked by a hover
@@ -97,6 +114,21 @@ class Elements:
             async with self.raw.session(window) as outcome:
                 await self.raw.click(*point)
             return outcome.done(f"pointer click at ({point[0]}, {point[1]})")
+        expander = live is not None and await self._expander_only(live.key)
+        if (
+            point is not None
+            and live is not None
+            and not area
+            and (expander or live.role in GTK_BUTTONS)
+            and await self._pointer_reaches(window, live, point)
+        ):
+            # clicked as a person clicks it, at the point the hit-test approved (GTK's button
+            # clicks on the release; its action would show it pressed for 250 ms first)
+            async with self.raw.session(window) as outcome:
+                await self.raw.click(*point)
+            return outcome.done(f"pointer click at ({point[0]}, {point[1]})")
+        if expander and live is not None:
+            return await self._expand_row(live)
         on_top = await self.windows.window_at(*point) if point is not None else None
         hovered: tuple[int, int] | None = None  # where the pointer is known to be, if on it
         if point is not None and (on_top is None or on_top.handle == window.handle):
@@ -116,6 +148,82 @@ class Elements:
         async with self.raw.session(window) as outcome:
             await self.raw.click(x, y)
         return outcome.done(f"pointer click at ({x}, {y})")
+
+    async def _pointer_reaches(
+        self, window: WindowInfo, live: LiveElement, point: tuple[int, int]
+    ) -> bool:
+        """Whether a pointer click at ``point`` is the truthful and faster way to click this
+        toolkit element: a GTK one, in a window with a known place on screen (on GNOME's
+        Wayland a window has none), on top at the point with no popup of the app open over
+        it (a menu takes a click outside it to close itself), the toolkit's hit-test finding
+        the element (or a part of it), and nothing of the window drawn over it (GTK's
+        hit-test returns the first child holding the point, not the one on top)."""
+        if not window.placed:
+            return False
+        try:
+            kit = (await self.a11y.attributes(live.key)).get("toolkit", "")
+        except (ElementCallFailed, NotAnswering):
+            return False
+        if kit.casefold() != "gtk":
+            return False
+        on_top = await self.windows.window_at(*point)
+        if on_top is None or on_top.handle != window.handle:
+            return False
+        if await self.windows.popups(window):
+            # a menu or popup of the app is open over the window (no window manager's
+            # window: window_at does not see it): it may lie over the point, and an open menu
+            # takes a click outside it to close itself
+            return False
+        # the pointer over it now, as a person's before the press: the checks below are the
+        # pause an app needs between the move and the press
+        await self.raw.hover(*point)
+        if await self.input.pointer() != point:
+            return False
+        if not await self.covering.uncovered(window, live.key):
+            return False
+        if await self._hits(window, point, live.key):
+            return True
+        # GTK 3's hit-test gives the first child holding the point: one drawn under the
+        # element is no neighbour hit (nothing is drawn over it: the cover check sees GTK 3's
+        # "showing" elements). GTK 4 says no "showing": its hit-test alone is trusted
+        hit = await self.hits.element_at(window, *point)
+        return (
+            hit is not None
+            and "showing" in live.states
+            and "showing" in hit.states
+            and await self.covering.drawn_under(hit.key, live.key)
+        )
+
+    async def _expander_only(self, key: ElementKey) -> bool:
+        """Whether the element's actions are only a GTK 4 tree expander's (expand, collapse)."""
+        try:
+            names = await self.a11y.action_names(key)
+        except (ElementCallFailed, NotAnswering):
+            return False
+        return bool(names) and set(names) <= EXPANDER_ACTIONS
+
+    async def _expand_row(self, live: LiveElement) -> ActionOutcome:
+        """A GTK 4 tree row that cannot be pointed at: its toggle action expands or collapses
+        it, and the result says which (it does not select it, as a person's click would)."""
+        was = "expanded" in live.states
+        if await self.a11y.activate(live.key) is None:
+            raise ActionFailed("the row has no action that a click could run")
+
+        async def toggled() -> bool:
+            now = await self.a11y.inspect(live.key)
+            return now is not None and ("expanded" in now.states) != was
+
+        if not await _within(toggled, EXPANDED_S):
+            raise ActionFailed(
+                "the row could not be pointed at, and its only action (expand or collapse) "
+                "changed nothing: it was not selected either. Select it with the arrow keys"
+            )
+        done = "collapsed the row" if was else "expanded the row"
+        return ActionOutcome(
+            "atspi",
+            f"AT-SPI action 'listitem.toggle-expand': {done} (it could not be pointed at; a "
+            "person's click would have selected it, this did not)",
+        )
 
     async def _click_view_item(self, window: WindowInfo, live: LiveElement) -> ActionOutcome:
         """An icon view's item (a selectable ``icon``: GTK 3's GtkIconView). Its action opens
@@ -155,17 +263,7 @@ class Elements:
 
     async def _above(self, inner: ElementKey, outer: ElementKey, levels: int = 10) -> bool:
         """Whether ``outer`` is ``inner`` or one of its nearest ancestors."""
-        key: ElementKey | None = inner
-        for _ in range(levels):
-            if key is None:
-                return False
-            if key == outer:
-                return True
-            try:
-                key = await self.a11y.parent(key)
-            except (ElementCallFailed, NotAnswering):
-                return False
-        return False
+        return outer == inner or outer in await self.aiming.ancestors(inner, levels - 1)
 
     async def _pressed_by_pointer(self, window: WindowInfo, live: LiveElement | None) -> bool:
         """Whether the element is a web page's, clicked with the pointer: not an item of a

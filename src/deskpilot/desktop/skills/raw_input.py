@@ -27,6 +27,8 @@ from deskpilot.errors import ActionFailed
 #: click on a page's button was lost, a ``target=_blank`` link opened in the same tab and an
 #: HTML5 drag after such clicks never dropped (tests/desktop/test_web_*.py).
 CLICK_GAP_S = 0.05
+#: How long after :meth:`RawInput.hover` a click at its point counts the time since the move.
+HOVER_FRESH_S = 2.0
 
 
 class Outcome:
@@ -48,12 +50,34 @@ class RawInput:
         self.input = ports.input
         self._lock = asyncio.Lock()  # raw input is one thing at a time
         self.last_input = 0.0  # monotonic time of the last keyboard/pointer input
+        #: where :meth:`hover` moved the pointer, and when (None once a click used it)
+        self._hovered: tuple[int, int, float] | None = None
+
+    async def hover(self, x: int, y: int) -> None:
+        """Move the pointer to (x, y); a click there later waits only what is left of its
+        gap after the move (the time spent in between counts)."""
+        await self.input.move(x, y)
+        self._hovered = (x, y, time.monotonic())
 
     async def click(self, x: int, y: int, button: MouseButton = "left", count: int = 1) -> None:
-        """Move, then press and release ``count`` times, each event apart (CLICK_GAP_S)."""
-        await self.input.move(x, y)
-        for _ in range(count):
+        """Move, then press and release ``count`` times, each event apart (CLICK_GAP_S). A
+        pointer moved here by :meth:`hover` is not moved again: its press waits what is left
+        of the gap since then."""
+        hovered, self._hovered = self._hovered, None
+        if (
+            hovered is not None
+            and hovered[:2] == (x, y)
+            and time.monotonic() - hovered[2] < HOVER_FRESH_S
+            and await self.input.pointer() == (x, y)  # nothing moved it since
+        ):
+            # only the time since the move counts: checks made meanwhile are the pause
+            await asyncio.sleep(max(0.0, CLICK_GAP_S - (time.monotonic() - hovered[2])))
+        else:
+            await self.input.move(x, y)
             await asyncio.sleep(CLICK_GAP_S)
+        for i in range(count):
+            if i:
+                await asyncio.sleep(CLICK_GAP_S)
             await self.input.button(button, True)
             await asyncio.sleep(CLICK_GAP_S)
             await self.input.button(button, False)
