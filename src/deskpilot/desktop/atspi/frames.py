@@ -358,18 +358,35 @@ class WindowTrees:
             return None
         bus_name, path, offset = located
         point = (x - offset[0], y - offset[1])
-        key = await self._hit(bus_name, path, point)
+        chain = await self._hit(bus_name, path, point)
+        key = chain[-1]
         if (await self.bus.toolkit(bus_name)).casefold() in EVENTS_INCOMPLETE:
+            # asked again from the page's document: the browser's own views above it answer
+            # at once, the page's hit-test is the one that lags
+            start = self._page_in(bus_name, chain) or path
             for _ in range(HIT_TRIES):
                 await asyncio.sleep(HIT_GAP_S)
-                again = await self._hit(bus_name, path, point)
+                again = (await self._hit(bus_name, start, point))[-1]
                 if again == key:
                     break
                 key = again
         return await self.elements.inspect(key, window.pid)
 
-    async def _hit(self, bus_name: str, frame: str, point: tuple[int, int]) -> tuple[str, str]:
+    def _page_in(self, bus_name: str, chain: list[tuple[str, str]]) -> str | None:
+        """The web document among a hit-test's answers, as the cached tree knows it."""
+        app = self.cache.trees.get(bus_name)
+        for nbus, npath in chain if app is not None else ():
+            node = app.nodes.get(npath) if app is not None and nbus == bus_name else None
+            if node is not None and node.role_name == "document-web":
+                return npath
+        return None
+
+    async def _hit(
+        self, bus_name: str, frame: str, point: tuple[int, int]
+    ) -> list[tuple[str, str]]:
+        """The answers of a hit-test from ``frame`` down, outermost first (``frame`` too)."""
         key = (bus_name, frame)
+        chain = [key]
         for _ in range(64):
             try:
                 body = await self.bus.call(
@@ -381,7 +398,8 @@ class WindowTrees:
             if not nbus or npath in ("/org/a11y/atspi/null", key[1]):
                 break
             key = (str(nbus), str(npath))
-        return key
+            chain.append(key)
+        return chain
 
 
 def _frame_score(
