@@ -136,6 +136,8 @@ class Trace:
                      "interfaces", "web_engine"):  # fmt: skip
             if hasattr(a11y, name):
                 self.wrap(a11y, name, f"a11y.{name}")
+        if hasattr(a11y, "trees"):  # AT-SPI: a web engine asked for what it holds back
+            self.wrap(a11y.trees, "flush", "a11y.flush (settle)")
         self.wrap(desktop.aiming, "element_point", "aim.element_point")
         self.wrap(desktop.raw, "click", "raw.click (move+press+release)")
         self.wrap(desktop.ports.input, "move", "input.move")

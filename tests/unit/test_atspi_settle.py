@@ -227,8 +227,8 @@ async def test_a_web_action_whose_events_show_no_effect_yet_waits_for_the_pages_
         send()
 
     task = asyncio.ensure_future(page())
-    focused = "/org/a11y/atspi/accessible/1"
-    assert await bus.settle(":1.5", since, timeout=1.0, focused=focused, flush=flush) is True
+    focus = {":1.5": "/org/a11y/atspi/accessible/1"}  # the field
+    assert await bus.settle(":1.5", since, timeout=1.0, focus=focus, flush=flush) is True
     ended = time.monotonic()
     task.cancel()
     assert sent and ended > sent[0]  # the late effect is in the result's read
@@ -251,7 +251,7 @@ async def test_a_web_action_with_an_effect_ends_soon_after_it_and_a_flush() -> N
 
     bus._on_message(_children(":1.5", "remove", 7))  # the click's effect, at once
     first = time.monotonic()
-    assert await bus.settle(":1.5", since, timeout=1.0, focused=None, flush=flush) is True
+    assert await bus.settle(":1.5", since, timeout=1.0, flush=flush) is True
     ended = time.monotonic()
     assert len(flushes) == 2  # the second brought nothing: done
     assert flushes[0] - first >= WEB_EFFECT_QUIET

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
@@ -222,7 +222,7 @@ class AtspiBus(CallQueue):
         quiet: float = 0.15,
         timeout: float = 0.8,
         busy: float = 4.0,
-        focused: str | None = None,
+        focus: Mapping[str, str] | None = None,
         flush: Callable[[], Awaitable[object]] | None = None,
     ) -> bool:
         """Wait until ``bus_name`` sent an event after ``since`` and then went quiet.
@@ -236,9 +236,9 @@ class AtspiBus(CallQueue):
         button clicked by its action) is waited for: the quiet counts only from then.
 
         A web engine's quiet follows its batches (WEB_BATCH_S): short once an effect showed,
-        one batching period while only the focus (``focused``: the focused element's path)
-        and the echo of input at it did; then ``flush`` asks it to send what it still holds
-        (FLUSH_QUIET), and what that brings is settled in turn.
+        one batching period while only the focus (``focus``: each app's focused element's
+        path, as it moves) and the echo of input at it did; then ``flush`` asks it to send
+        what it still holds (FLUSH_QUIET), and what that brings is settled in turn.
 
         Not shortened by a round trip to the app (its answer does not prove it idle): a GTK
         file chooser in LibreOffice enabled its Save button after the app had answered one
@@ -260,6 +260,7 @@ class AtspiBus(CallQueue):
             last = self.last_event.get(bus_name, 0.0)
             wanted = quiet
             if web:  # an effect of the action's own, else the page's next batch
+                focused = focus.get(bus_name) if focus is not None else None
                 effects = sum(
                     1 for t, path, focus in self._seen.get(bus_name) or ()
                     if t > since and not _incidental(path, focus, focused)
