@@ -276,14 +276,16 @@ class AtspiBus(CallQueue):
             if due > since:  # the effect's own events come after ``due``: a quiet past them
                 quiet_until = max(quiet_until, due + quiet)
             if web and flush is not None and last > since and now >= quiet_until:
-                if flushed <= last:  # quiet since the last event: what does it hold back?
+                # quiet since the last event: what does it hold back? Asked once a settle (a
+                # page whose clock ticks has something to send every time it is asked)
+                if flushed <= last and flushed <= since:
                     flushed = time.monotonic()
                     await flush()
                     # its answer is a renderer's round trip away: longer on a loaded machine
                     flush_quiet = max(FLUSH_QUIET, 3 * (time.monotonic() - flushed))
                     self._flushed[bus_name] = (flushed, flush_quiet)  # a read's settle after
                     continue
-                quiet_until = flushed + flush_quiet
+                quiet_until = max(quiet_until, flushed + flush_quiet)
             if last > since and now >= quiet_until:
                 return True
             give_up = since + (busy if last > since else timeout)
