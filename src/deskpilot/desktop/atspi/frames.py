@@ -33,6 +33,7 @@ from deskpilot.desktop.atspi.range import read_range
 from deskpilot.desktop.atspi.tree import TreeReader
 from deskpilot.desktop.base import NOT_ANSWERING, LiveElement, Node, Rect, WindowInfo
 from deskpilot.desktop.cell_refs import Place
+from deskpilot.desktop.ports.identity import WindowHandle
 from deskpilot.desktop.toolkit_names import is_class_name
 from deskpilot.errors import DesktopError
 
@@ -66,6 +67,8 @@ class WindowTrees:
         self.cache = TreeCache()
         self.focus = FocusTracker()
         self._locate_problem = ""
+        #: the point (in the app's coordinates) each window was last hit-tested at
+        self._hit_points: dict[WindowHandle, tuple[int, int]] = {}
         bus.bus.add_message_handler(self._on_event)
 
     def _on_event(self, msg: Message) -> None:
@@ -334,6 +337,10 @@ class WindowTrees:
         if doc is None:
             return
         bus_name, path, point = doc
+        # at the point last hit-tested in the window: Chromium answers a hit-test inside the
+        # last answer's box with that answer until the renderer's comes, so a flush at the
+        # page's centre made the next click's first answer the page (one more 50 ms gap)
+        point = self._hit_points.get(window.handle, point)
         with contextlib.suppress(AtspiCallError, AtspiTimeout):
             await self.bus.call(
                 bus_name, path, "Component", "GetAccessibleAtPoint", "iiu", [*point, 0]
@@ -358,35 +365,19 @@ class WindowTrees:
             return None
         bus_name, path, offset = located
         point = (x - offset[0], y - offset[1])
-        chain = await self._hit(bus_name, path, point)
-        key = chain[-1]
+        self._hit_points[window.handle] = point  # where a flush asks (see flush)
+        key = await self._hit(bus_name, path, point)
         if (await self.bus.toolkit(bus_name)).casefold() in EVENTS_INCOMPLETE:
-            # asked again from the page's document: the browser's own views above it answer
-            # at once, the page's hit-test is the one that lags
-            start = self._page_in(bus_name, chain) or path
             for _ in range(HIT_TRIES):
                 await asyncio.sleep(HIT_GAP_S)
-                again = (await self._hit(bus_name, start, point))[-1]
+                again = await self._hit(bus_name, path, point)
                 if again == key:
                     break
                 key = again
         return await self.elements.inspect(key, window.pid)
 
-    def _page_in(self, bus_name: str, chain: list[tuple[str, str]]) -> str | None:
-        """The web document among a hit-test's answers, as the cached tree knows it."""
-        app = self.cache.trees.get(bus_name)
-        for nbus, npath in chain if app is not None else ():
-            node = app.nodes.get(npath) if app is not None and nbus == bus_name else None
-            if node is not None and node.role_name == "document-web":
-                return npath
-        return None
-
-    async def _hit(
-        self, bus_name: str, frame: str, point: tuple[int, int]
-    ) -> list[tuple[str, str]]:
-        """The answers of a hit-test from ``frame`` down, outermost first (``frame`` too)."""
+    async def _hit(self, bus_name: str, frame: str, point: tuple[int, int]) -> tuple[str, str]:
         key = (bus_name, frame)
-        chain = [key]
         for _ in range(64):
             try:
                 body = await self.bus.call(
@@ -398,8 +389,7 @@ class WindowTrees:
             if not nbus or npath in ("/org/a11y/atspi/null", key[1]):
                 break
             key = (str(nbus), str(npath))
-            chain.append(key)
-        return chain
+        return key
 
 
 def _frame_score(
