@@ -142,6 +142,8 @@ class Trace:
                 self.wrap(a11y, name, f"a11y.{name}")
         for name in ("activate", "window_at", "active_handle"):
             self.wrap(desktop.ports.windows, name, f"windows.{name}")
+        if hasattr(a11y, "trees"):  # AT-SPI: a web engine asked for what it holds back
+            self.wrap(a11y.trees, "flush", "a11y.flush (settle)")
         self.wrap(desktop.aiming, "element_point", "aim.element_point")
         self.wrap(desktop.raw, "click", "raw.click (move+press+release)")
         self.wrap(desktop.ports.input, "move", "input.move")

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
@@ -39,6 +39,20 @@ RECENT = 64
 #: Toolkits whose tree lives in another process (a web engine's renderer): a burst there is
 #: counted in events, as before (their events are no sure measure of the tree's growth).
 REMOTE_TREES = frozenset({"chromium", "electron", "gecko", "mozilla", "firefox"})
+#: A web engine sends what an input (a click, a key) changed at once, in one batch, and what
+#: the page changes later (a timer, a fetch, a debounce) in batches at most this often
+#: (Blink's kDelayForDeferredUpdatesAfterPageLoad). After an action whose own events showed
+#: no effect yet (only the focus moving, the typed text echoed in its field), the page is
+#: given this long after the last of them to show one: an effect made within a batching
+#: period of the action is its effect.
+WEB_BATCH_S = 0.15
+#: After a batch that showed an effect (a text, children, a state elsewhere than the focused
+#: element): the rest of that batch (its signals are sent together) is in after this quiet.
+WEB_EFFECT_QUIET = 0.03
+#: Then the engine is asked to send what it has not sent yet (a hit-test makes Blink send its
+#: pending changes at once: measured, a 120 ms timer's change came 4–6 ms after one asked at
+#: 140 ms, instead of at 163–236 ms), and its answer is waited for this long at least.
+FLUSH_QUIET = 0.03
 
 
 def _growth(msg: Message) -> int:
@@ -50,6 +64,19 @@ def _growth(msg: Message) -> int:
     if msg.interface == "org.a11y.atspi.Event.Window":
         return 1 if msg.member == "Create" else -1 if msg.member == "Destroy" else 0
     return 0
+
+
+def _about_focus(msg: Message) -> bool:
+    """Whether an event says where the focus is (``focus:``, ``state-changed:focused``)."""
+    if msg.interface == "org.a11y.atspi.Event.Focus":
+        return True
+    return msg.member == "StateChanged" and bool(msg.body) and str(msg.body[0]) == "focused"
+
+
+def _incidental(path: str, focus: bool, focused: str | None) -> bool:
+    """Whether an event is what an input causes by itself (the focus moving, the element
+    with the focus echoing its keys, caret or states), not an effect it had on the page."""
+    return focus or (focused is not None and path == focused)
 
 
 class AtspiBus(CallQueue):
@@ -70,6 +97,12 @@ class AtspiBus(CallQueue):
         self.last_window: dict[str, tuple[float, str]] = {}
         #: times of each app's recent events (how busy it is)
         self._recent: dict[str, deque[float]] = {}
+        #: each app's recent events: (time, path, whether it is about focus or the echo of
+        #: input at the focused element only: see :func:`_incidental`)
+        self._seen: dict[str, deque[tuple[float, str, bool]]] = {}
+        #: when each web engine was last asked to send what it held back (settle's flush),
+        #: and how long its answer was waited for
+        self._flushed: dict[str, tuple[float, float]] = {}
         #: each app's recent events that grow or shrink its tree: (time, +1 or -1)
         self._growth: dict[str, deque[tuple[float, int]]] = {}
         #: (app, container path) → its active descendant's path (a sheet's cursor cell), as
@@ -163,6 +196,9 @@ class AtspiBus(CallQueue):
             if self._event_came is not None:
                 self._event_came.set()
             self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(now)
+            self._seen.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(
+                (now, msg.path or "", _about_focus(msg))
+            )
             grew = _growth(msg)
             if grew:
                 self._growth.setdefault(msg.sender or "", deque(maxlen=GROWTH_KEPT)).append(
@@ -186,6 +222,8 @@ class AtspiBus(CallQueue):
         quiet: float = 0.15,
         timeout: float = 0.8,
         busy: float = 4.0,
+        focus: Mapping[str, str] | None = None,
+        flush: Callable[[], Awaitable[object]] | None = None,
     ) -> bool:
         """Wait until ``bus_name`` sent an event after ``since`` and then went quiet.
 
@@ -196,6 +234,11 @@ class AtspiBus(CallQueue):
         stream). Returns False if no event came within ``timeout`` (the action may have had
         no effect the app reports, or it is slow). An effect due later (``effect_due``: a GTK
         button clicked by its action) is waited for: the quiet counts only from then.
+
+        A web engine's quiet follows its batches (WEB_BATCH_S): short once an effect showed,
+        one batching period while only the focus (``focus``: each app's focused element's
+        path, as it moves) and the echo of input at it did; then ``flush`` asks it to send
+        what it still holds (FLUSH_QUIET), and what that brings is settled in turn.
 
         Not shortened by a round trip to the app (its answer does not prove it idle): a GTK
         file chooser in LibreOffice enabled its Save button after the app had answered one
@@ -208,18 +251,41 @@ class AtspiBus(CallQueue):
             kit = (await self.toolkit(bus_name)).casefold()
         except AccessibilityUnavailable:
             kit = ""
-        local = bool(kit) and kit not in REMOTE_TREES
+        web = kit in REMOTE_TREES
+        local = bool(kit) and not web
+        # when the engine was last asked to send what it holds back, and the quiet after it
+        flushed, flush_quiet = self._flushed.get(bus_name, (0.0, FLUSH_QUIET))
         while True:
             now = time.monotonic()
             last = self.last_event.get(bus_name, 0.0)
-            if local:  # a tree that grows: a window being built (typing churns, no growth)
+            wanted = quiet
+            if web:  # an effect of the action's own, else the page's next batch
+                focused = focus.get(bus_name) if focus is not None else None
+                effects = sum(
+                    1 for t, path, focus in self._seen.get(bus_name) or ()
+                    if t > since and not _incidental(path, focus, focused)
+                )  # fmt: skip
+                burst = effects >= BURST
+                wanted = WEB_EFFECT_QUIET if effects else WEB_BATCH_S
+            elif local:  # a tree that grows: a window being built (typing churns, no growth)
                 burst = sum(d for t, d in self._growth.get(bus_name) or () if t > since) >= BURST
             else:
                 burst = sum(1 for t in self._recent.get(bus_name) or () if t > since) >= BURST
-            quiet_until = last + (BURST_QUIET if burst else quiet)
+            quiet_until = last + (BURST_QUIET if burst else wanted)
             due = self.effect_due.get(bus_name, 0.0)
             if due > since:  # the effect's own events come after ``due``: a quiet past them
                 quiet_until = max(quiet_until, due + quiet)
+            if web and flush is not None and last > since and now >= quiet_until:
+                # quiet since the last event: what does it hold back? Asked once a settle (a
+                # page whose clock ticks has something to send every time it is asked)
+                if flushed <= last and flushed <= since:
+                    flushed = time.monotonic()
+                    await flush()
+                    # its answer is a renderer's round trip away: longer on a loaded machine
+                    flush_quiet = max(FLUSH_QUIET, 3 * (time.monotonic() - flushed))
+                    self._flushed[bus_name] = (flushed, flush_quiet)  # a read's settle after
+                    continue
+                quiet_until = max(quiet_until, flushed + flush_quiet)
             if last > since and now >= quiet_until:
                 return True
             give_up = since + (busy if last > since else timeout)

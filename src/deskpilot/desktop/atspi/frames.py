@@ -11,6 +11,7 @@ its tree (a cold read of the app first, then only what events said changed) and 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Sequence
 
@@ -31,6 +32,7 @@ from deskpilot.desktop.atspi.range import read_range
 from deskpilot.desktop.atspi.tree import TreeReader
 from deskpilot.desktop.base import NOT_ANSWERING, LiveElement, Node, Rect, WindowInfo
 from deskpilot.desktop.cell_refs import Place
+from deskpilot.desktop.ports.identity import WindowHandle
 from deskpilot.desktop.toolkit_names import is_class_name
 from deskpilot.errors import DesktopError
 
@@ -64,6 +66,8 @@ class WindowTrees:
         self.cache = TreeCache()
         self.focus = FocusTracker()
         self._locate_problem = ""
+        #: the point (in the app's coordinates) each window was last hit-tested at
+        self._hit_points: dict[WindowHandle, tuple[int, int]] = {}
         bus.bus.add_message_handler(self._on_event)
 
     def _on_event(self, msg: Message) -> None:
@@ -297,17 +301,62 @@ class WindowTrees:
                     n.bounds = n.bounds.offset(*where.offset)
         return node, problems
 
+    def document_of(self, window: WindowInfo) -> tuple[str, str, tuple[int, int]] | None:
+        """The web document a read of the window showed (its bus, path and a point inside it,
+        in the app's coordinates), from the cached tree; None when there is none."""
+        where = self.cache.located.get(window.handle)
+        app = self.cache.trees.get(where.bus) if where is not None else None
+        if where is None or app is None or where.frame not in app.nodes:
+            return None
+        todo = [where.frame]  # breadth first, not into a page: its document is near the top
+        while todo:
+            path = todo.pop(0)
+            node = app.nodes[path]
+            if node.role_name != "document-web":
+                todo += app.children_of(path)
+            elif node.extents and node.extents[2] > 0 < node.extents[3] and app.shown(path):
+                x, y, w, h = node.extents
+                return where.bus, path, (x + w // 2, y + h // 2)
+        return None
+
+    async def flush(self, window: WindowInfo) -> None:
+        """Make the window's web engine send the changes it holds back: Blink sends a page's
+        changes that no input caused in batches at most every 150 ms, and everything it holds
+        at once when asked a hit-test (an accessible hit-test's answer is a renderer's event,
+        sent with them). Nothing happens on the page."""
+        doc = self.document_of(window)
+        if doc is None:
+            return
+        bus_name, path, point = doc
+        # at the point last hit-tested in the window: Chromium answers a hit-test inside the
+        # last answer's box with that answer until the renderer's comes, so a flush at the
+        # page's centre made the next click's first answer the page (one more 50 ms gap)
+        point = self._hit_points.get(window.handle, point)
+        with contextlib.suppress(AtspiCallError, AtspiTimeout):
+            await self.bus.call(
+                bus_name, path, "Component", "GetAccessibleAtPoint", "iiu", [*point, 0]
+            )
+
     async def element_at(self, window: WindowInfo, x: int, y: int) -> LiveElement | None:
         """The deepest element of the window's frame at screen point (x, y).
 
         Chromium hit-tests asynchronously: its first answer at a new point can be the
         previous guess (an overlay's box where the element inside it is), so for web
         toolkits the point is asked until two answers agree."""
-        located = await self.locate(window)
+        where = self.cache.located.get(window.handle)  # the window's last read found it ...
+        if where is not None and where.origin == (window.geometry.x, window.geometry.y):
+            located: tuple[str, str, tuple[int, int]] | None = (
+                where.bus,
+                where.frame,
+                where.offset,
+            )
+        else:  # ... not read yet, or moved since (its offset may be another)
+            located = await self.locate(window)
         if located is None:
             return None
         bus_name, path, offset = located
         point = (x - offset[0], y - offset[1])
+        self._hit_points[window.handle] = point  # where a flush asks (see flush)
         key = await self._hit(bus_name, path, point)
         if (await self.bus.toolkit(bus_name)).casefold() in EVENTS_INCOMPLETE:
             for _ in range(HIT_TRIES):

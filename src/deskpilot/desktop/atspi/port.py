@@ -120,7 +120,14 @@ class AtspiAccessibility:
         buses = await self.trees.buses_for_pid(window.pid)
         if not buses:
             return Settled(reacted=False)
-        results = await asyncio.gather(*(self.bus.settle(b, since) for b in buses))
+        focus = self.trees.focus.focused  # kept current by the events
+
+        async def flush() -> None:  # a web engine's changes held back (frames.flush)
+            await self.trees.flush(window)
+
+        results = await asyncio.gather(
+            *(self.bus.settle(b, since, focus=focus, flush=flush) for b in buses)
+        )
         # a window the app announced since then (a dialog it opened), other than this one
         where = self.trees.cache.located.get(window.handle)
         frame = where.frame if where is not None else None

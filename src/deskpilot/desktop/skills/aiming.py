@@ -108,7 +108,9 @@ class Aiming:
 
     async def _aim(self, window: WindowInfo, key: ElementKey) -> tuple[int, int]:
         live = await self.a11y.inspect(key)
-        popover = await self.popover_of(live) if live is not None else None
+        # a GTK 4 popover's element (a walk up the ancestors: ten questions for a page's)
+        gtk = live is not None and not await self.a11y.web_engine(window)
+        popover = await self.popover_of(live) if live is not None and gtk else None
         if popover is not None:
             return await self._in_popover(window, key, popover)
         hidden = live is not None and "showing" not in live.states and "visible" in live.states
