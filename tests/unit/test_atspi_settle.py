@@ -140,16 +140,22 @@ class _KitBus(AtspiBus):
         return self.kit
 
 
-def _children(sender: str, detail: str, n: int) -> Message:
+def _object_event(sender: str, n: int, member: str, body: list[object]) -> Message:
+    """An AT-SPI object event from ``sender`` about its accessible ``n``."""
     return Message(
         message_type=MessageType.SIGNAL,
         sender=sender,
         path=f"/org/a11y/atspi/accessible/{n}",
         interface="org.a11y.atspi.Event.Object",
-        member="ChildrenChanged",
+        member=member,
         signature="siiva{sv}",
-        body=[detail, 0, 0, Variant("(so)", [sender, "/org/a11y/atspi/accessible/9"]), {}],
+        body=body,
     )
+
+
+def _children(sender: str, detail: str, n: int) -> Message:
+    child = Variant("(so)", [sender, "/org/a11y/atspi/accessible/9"])
+    return _object_event(sender, n, "ChildrenChanged", [detail, 0, 0, child, {}])
 
 
 async def test_a_tree_that_grows_is_a_burst_and_one_that_churns_is_not() -> None:
@@ -187,15 +193,7 @@ async def test_a_web_engines_burst_is_counted_in_events() -> None:
 
 
 def _text(sender: str, n: int) -> Message:
-    return Message(
-        message_type=MessageType.SIGNAL,
-        sender=sender,
-        path=f"/org/a11y/atspi/accessible/{n}",
-        interface="org.a11y.atspi.Event.Object",
-        member="TextChanged",
-        signature="siiva{sv}",
-        body=["insert", 0, 1, Variant("s", "x"), {}],
-    )
+    return _object_event(sender, n, "TextChanged", ["insert", 0, 1, Variant("s", "x"), {}])
 
 
 async def test_a_web_action_whose_events_show_no_effect_yet_waits_for_the_pages_batch() -> None:
