@@ -141,3 +141,25 @@ async def test_a_button_clicked_while_a_menu_is_open_is_clicked_not_lost_to_the_
     assert not done.is_error, done.text
     await p.wait_for("clicked Over")
     assert "Over clicked by action" in p.lines(), p.lines()
+
+
+async def test_a_combo_item_popped_up_over_the_buttons_below_is_chosen(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    """A combo box's list pops up in a surface of its own, over the buttons the tree lays
+    after the combo: an item there is not covered by them (the cover check looks no higher
+    than the popup), and clicking it chooses it without pressing a button."""
+    p = await start_probe(apps, tmp_path, "combo_probe.py", "Combo probe")
+    text = await read(call, p.window.stable_id)
+    opened = await call("perform", {"elementID": find_id(text, "combobox")})
+    assert not opened.is_error and "menu" in opened.text, opened.text
+    listed = await read(call, p.window.stable_id)
+    for item in ("Basic", "Team"):  # over the buttons' row, and below it
+        done = await call("perform", {"elementID": find_id(listed, "menuitem", item)})
+        assert not done.is_error, done.text
+        await p.wait_for(f"chose {item}")
+        if item == "Basic":
+            reopened = await call("perform", {"elementID": find_id(text, "combobox")})
+            assert not reopened.is_error, reopened.text
+            listed = await read(call, p.window.stable_id)
+    assert not any(line.startswith("clicked") for line in p.lines()), p.lines()

@@ -47,9 +47,9 @@ class ExtensionWorker:
     async def call(self, expression: str) -> Any:
         """The value of ``expression`` (awaited) in the worker; None if it cannot be found."""
         for _attempt in range(2):
-            if not await self._attach():
-                return None
             try:
+                if not await self._attach():
+                    return None
                 return await self._evaluate(expression)
             except _Gone:
                 self._sid = self._target = None
@@ -92,6 +92,22 @@ class ExtensionWorker:
                 {"targetId": target, "flatten": False},
             )
             self._sid, self._target = str(reply["sessionId"]), target
+            return await self._ready()
+        return True
+
+    async def _ready(self) -> bool:
+        """Whether the worker just attached to has run its script: a worker that was just
+        started is listed (and answers) before its script's functions are defined (a call
+        then failed with "drain is not defined"; the script runs at once, so one of its
+        functions defined means all are)."""
+
+        async def ran() -> bool:
+            return bool(await self._evaluate('typeof drain === "function"'))
+
+        try:
+            await async_wait_for(ran, timeout=CALL_TIMEOUT, what="the extension's worker script")
+        except WaitTimeout:
+            return False
         return True
 
     async def _wake(self) -> bool:

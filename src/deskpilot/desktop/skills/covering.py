@@ -42,6 +42,9 @@ MAX_SIBLINGS = 64
 #: the roles of such boxes (GtkBox, GtkGrid, GtkOverlay's children).
 INSIDE_LEVELS = 3
 BOXES = frozenset({"filler", "panel"})
+#: Roles, and GTK 4's names, of what is drawn in a surface of its own above its window.
+POPUPS = frozenset({"menu", "popup-menu", "window", "dialog", "alert", "frame", "tool-tip"})
+POPOVERS = frozenset({"GtkPopover", "GtkPopoverMenu"})
 #: How long a toolkit element found uncovered stays so, at most, while no event came (the
 #: cover check's answer is the click's, within one action).
 FRESH_S = 1.0
@@ -146,7 +149,7 @@ class Covering:
             return None  # no place on screen: nothing can be over it there
         origin = await self.a11y.origin(window) or (0, 0)
         shifted = (point[0] - origin[0], point[1] - origin[1])  # as the extents give it
-        mine = await self._lineage(key, limit=MAX_LEVELS)
+        mine = await self._popup_cut(await self._lineage(key, limit=MAX_LEVELS))
         pairs = list(itertools.pairwise(mine))
         # every level asked together (the calls pipelined), judged innermost first and in
         # drawing order: one round of questions for all levels, not one a level
@@ -171,6 +174,24 @@ class Covering:
                 if over is not None:
                     return await self._describe(over)
         return None
+
+    async def _popup_cut(self, mine: list[ElementKey]) -> list[ElementKey]:
+        """The lineage up to the popup the element is drawn in, if any: a menu (a combo box's
+        list, a menu bar's or a button's menu), a GTK 4 popover or a window of its own is
+        drawn in its own surface over its window, so what the tree lays after its ancestors
+        (a dialog's buttons after a combo box) is under it, not over it. Every ancestor's
+        role and name asked together."""
+        ups = mine[1:]
+        found = await asyncio.gather(
+            *(self.a11y.role(k) for k in ups),
+            *(self.a11y.name(k) for k in ups),
+            return_exceptions=True,
+        )
+        roles, names = found[: len(ups)], found[len(ups) :]
+        for i, (role, name) in enumerate(zip(roles, names, strict=True)):
+            if role in POPUPS or name in POPOVERS:
+                return mine[: i + 2]  # the element's side of the popup, the popup itself
+        return mine
 
     async def _later(self, child: ElementKey, parent: ElementKey) -> list[ElementKey] | None:
         """The siblings of ``child`` drawn after it (none when ``parent`` has more than
