@@ -146,6 +146,7 @@ class Trace:
             self.wrap(a11y.trees, "flush", "a11y.flush (settle)")
         self.wrap(desktop.aiming, "element_point", "aim.element_point")
         self.wrap(desktop.raw, "click", "raw.click (move+press+release)")
+        self.wrap(desktop.raw, "click_at_once", "raw.click_at_once")
         self.wrap(desktop.ports.input, "move", "input.move")
         self.wrap(desktop.ports.input, "type_text", "input.type_text")
         self.wrap(desktop.ports.input, "press_combo", "input.press_combo")

@@ -13,6 +13,7 @@ import pytest
 
 from deskpilot._wait import async_wait_for
 from deskpilot.desktop.facade import DesktopFacade
+from deskpilot.desktop.skills.raw_input import CLICK_GAP_S
 from deskpilot.sandbox import Sandbox
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps, Call
@@ -35,6 +36,9 @@ async def test_a_gtk_button_in_sight_is_clicked_by_the_pointer(
     # a pointer's release clicked it (no 250 ms shown pressed first), once
     assert "Over clicked by pointer" in p.lines(), p.lines()
     assert p.lines().count("clicked Over") == 1 and "clicked Under" not in p.lines()
+    # pressed and released at once: no fixed pause between them (GTK needs none)
+    held = next(int(line.split()[2]) for line in p.lines() if line.startswith("Over held "))
+    assert held < CLICK_GAP_S * 1000, p.lines()
 
 
 async def test_a_forced_click_on_a_covered_button_is_its_action_not_the_cover(

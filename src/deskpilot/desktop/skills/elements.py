@@ -126,9 +126,11 @@ class Elements:
             and await self._pointer_reaches(window, live, point)
         ):
             # clicked as a person clicks it, at the point the hit-test approved (GTK's button
-            # clicks on the release; its action would show it pressed for 250 ms first)
+            # clicks on the release; its action would show it pressed for 250 ms first). The
+            # pointer is on it since the checks: pressed and released at once (GTK needs no
+            # pause: see CLICK_GAP_S)
             async with self.raw.session(window) as outcome:
-                await self.raw.click(*point)
+                await self.raw.click_at_once(*point)
             return outcome.done(f"pointer click at ({point[0]}, {point[1]})")
         if expander and live is not None:
             return await self._expand_row(live)
