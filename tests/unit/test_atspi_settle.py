@@ -277,7 +277,7 @@ async def test_a_web_settle_started_during_another_leaves_the_late_effect_to_it(
     assert await bus.settle(":1.5", time.monotonic(), focus=focus, flush=flush) is True
     joined = time.monotonic()
     assert not first.done() and not flushes  # the batch is still waited for, by the first
-    assert WEB_EFFECT_QUIET <= joined - since < WEB_BATCH_S
+    assert joined - since >= WEB_EFFECT_QUIET
     assert await first is True
     assert len(flushes) == 1 and flushes[0] - since >= WEB_BATCH_S
 
