@@ -127,8 +127,10 @@ class Trace:
             self.wrap(desktop, name, f"desktop.{name}")
         for name in ("run_step", "focus_moved", "window_changes", "change_summary",
                      "verify", "refuse_covered", "resolve_window", "_names_a_dialog",
-                     "menu_opened", "is_open"):  # fmt: skip
+                     "menu_opened", "is_open", "settled_read"):  # fmt: skip
             self.wrap(act, name, f"perform.{name}")
+        # a browser's summary read, taken while the settle waits (act.settled_read)
+        self.wrap(act, "read_window", "perform.read_window (during the settle)")
         self.wrap(screen, "read_window", "screen.read_window")
         a11y = desktop.ports.a11y
         for name in ("element_at", "activate", "inspect", "set_text", "read_text",

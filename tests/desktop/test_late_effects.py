@@ -42,6 +42,13 @@ async def test_a_pages_effect_after_a_timeout_is_in_the_result(
     await pages.wait_for("searched", text="tea")
     assert "3 results for tea" in changes(typed.text), typed.text
 
+    # a fill (select-all, then the keys) too: its summary is read while the settle waits
+    # for the page's next batch, and read again when the search's results come in it
+    filled = await call("perform", {"action": "fill", "text": "milk", "elementID": field})
+    assert not filled.is_error, filled.text
+    await pages.wait_for("searched", text="milk")
+    assert "3 results for milk" in changes(filled.text), filled.text
+
 
 async def test_a_gtk_buttons_late_click_is_in_the_result(
     call: Call, ctx: ToolContext, apps: Apps

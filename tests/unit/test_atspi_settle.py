@@ -255,3 +255,39 @@ async def test_a_web_action_with_an_effect_ends_soon_after_it_and_one_flush() ->
     assert flushes[0] - first >= WEB_EFFECT_QUIET
     assert ended - flushes[0] >= max(FLUSH_QUIET, WEB_EFFECT_QUIET)
     assert ended - since < WEB_BATCH_S + FLUSH_QUIET + WEB_EFFECT_QUIET + 0.1
+
+
+async def test_a_web_settle_started_during_another_leaves_the_late_effect_to_it() -> None:
+    """perform reads the page for its change summary while its settle waits for a late
+    effect: a settle started meanwhile (the read's own) ends at the quiet after the action's
+    events, not after the page's next batch and a flush; the first one still waits for them
+    and catches a late effect."""
+    from deskpilot.desktop.atspi.bus import WEB_BATCH_S, WEB_EFFECT_QUIET
+
+    bus = _KitBus("Chromium")
+    focus = {":1.5": "/org/a11y/atspi/accessible/1"}  # the field
+    flushes: list[float] = []
+
+    async def flush() -> None:
+        flushes.append(time.monotonic())
+
+    since = time.monotonic()
+    bus._on_message(_text(":1.5", 1))  # the typed key's echo in the focused field
+    first = asyncio.ensure_future(bus.settle(":1.5", since, timeout=1.0, focus=focus, flush=flush))
+    assert await bus.settle(":1.5", time.monotonic(), focus=focus, flush=flush) is True
+    joined = time.monotonic()
+    assert not first.done() and not flushes  # the batch is still waited for, by the first
+    assert joined - since >= WEB_EFFECT_QUIET
+    assert await first is True
+    assert len(flushes) == 1 and flushes[0] - since >= WEB_BATCH_S
+
+
+async def test_a_web_settle_that_deferred_ends_with_the_one_it_deferred_to() -> None:
+    """A settle started during another that saw no event of its own ends when that one does
+    (not at its own timeout)."""
+    bus = _KitBus("Chromium")
+    since = time.monotonic()
+    first = asyncio.ensure_future(bus.settle(":1.5", since, timeout=0.1))
+    assert await bus.settle(":1.5", time.monotonic() + 0.001, timeout=5.0) is False
+    assert time.monotonic() - since < 1.0
+    assert await first is False

@@ -368,6 +368,11 @@ class Desktop(Protocol):
         (a ``time.monotonic()`` value) and gone quiet. False if it reported nothing."""
         ...
 
+    def events_seen(self) -> int:
+        """How many accessibility events (of any app) have come so far: whether anything
+        changed while a read was taken."""
+        ...
+
     # keyboard and pointer, aimed at a window (activated for the duration) ------------------
     async def type_text(self, window: WindowInfo, text: str) -> ActionOutcome: ...
 

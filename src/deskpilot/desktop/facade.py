@@ -83,6 +83,7 @@ class DesktopFacade:
         self.focused_element = reading.focused_element
         self.text_caret = reading.text_caret
         self.settle = reading.settle
+        self.events_seen = ports.a11y.events_seen
         self.element_at = reading.element_at
         self.covering = covering.covering
         self.click_element = elements.click_element

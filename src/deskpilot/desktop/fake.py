@@ -193,6 +193,9 @@ class FakeDesktop:
     async def settle(self, window: WindowInfo, since: float) -> bool:
         return True
 
+    def events_seen(self) -> int:
+        return len(self.log)
+
     async def focused_element(self, window: WindowInfo) -> tuple[str, str] | None:
         return self.focus
 

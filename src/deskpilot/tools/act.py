@@ -25,6 +25,7 @@ from pydantic import Field
 
 from deskpilot.desktop.base import LiveElement, Typed, WindowInfo
 from deskpilot.desktop.keys import parse_shortcut
+from deskpilot.desktop.toolkits import is_web_browser
 from deskpilot.errors import (
     ActionCutOff,
     ActionFailed,
@@ -42,7 +43,7 @@ from deskpilot.tools.elements import held_id, verify
 from deskpilot.tools.menus import menu_opened
 from deskpilot.tools.pointer import PRESSES, refuse_covered, run_pointer_step, step_points
 from deskpilot.tools.reach import NOTHING, Activation, Keys, Point, Reach
-from deskpilot.tools.screen import change_summary, read_window
+from deskpilot.tools.screen import Read, change_summary, read_window
 from deskpilot.tools.scrolled import came_into_view
 from deskpilot.tools.selecting import select_step
 from deskpilot.tools.steps import (
@@ -307,8 +308,9 @@ async def perform(
     before = {w.handle: w for w in windows}
     since = time.monotonic()
     line = await run_or_closed(ctx, window, step)
+    read: Read | None = None
     try:
-        await ctx.desktop.settle(window, since)
+        read = await settled_read(ctx, window, since)
         line += await focus_moved(ctx, window, focus)
         line += await menu_opened(ctx, window, focus, appeared=step.action == "right_click")
     except DeskpilotError:
@@ -322,8 +324,35 @@ async def perform(
     grace = opener or (may_open_window([step]) and (enter or not presses_enter([step])))
     line += await window_changes(ctx, window, before, enter=enter, grace=grace)
     if await is_open(ctx, window):
-        line = _with_summary(line, await change_summary(ctx, window))
+        line = _with_summary(line, await change_summary(ctx, window, read))
     return ToolResult(line, summary=line.split(" via ")[0])
+
+
+async def settled_read(ctx: ToolContext, window: WindowInfo, since: float) -> Read | None:
+    """Wait for the window's app to settle after an action done since ``since``. In a web
+    browser, the read for the change summary is taken meanwhile: once the action's own events
+    are in, while the settle waits for a late effect (the page's next batch, then what the
+    engine still holds): returned when nothing came after it began (else None: read again)."""
+    if not is_web_browser(window.app.executable, window.app.app_id) or (
+        str(window.handle) not in ctx.session.last_read  # no summary to read for
+    ):
+        await ctx.desktop.settle(window, since)
+        return None
+    settling = asyncio.ensure_future(ctx.desktop.settle(window, since))
+    try:
+        # a settle started now defers to the one above: it ends once the action's events are in
+        await ctx.desktop.settle(window, time.monotonic())
+        seen = ctx.desktop.events_seen()
+        read: Read | None = None
+        with contextlib.suppress(DeskpilotError):  # read again after the settle, as without
+            read = await read_window(ctx, window, baseline=False)
+        await settling
+    finally:
+        if not settling.done():
+            settling.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await settling
+    return read if ctx.desktop.events_seen() == seen else None
 
 
 #: Roles of a main window's accessible root, and how far up from the focus one is looked for.

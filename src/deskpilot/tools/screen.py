@@ -155,15 +155,16 @@ async def read_cells(ctx: ToolContext, window: WindowInfo, table_id: str, cells:
     return Read(rendered.text, snap, rendered.ids, rendered.lines, previous)
 
 
-async def change_summary(ctx: ToolContext, window: WindowInfo) -> str:
+async def change_summary(ctx: ToolContext, window: WindowInfo, read: Read | None = None) -> str:
     """After an action: what changed in the window because of it (one line) — since the model
-    last read the window or the last action's summary, whichever came later."""
+    last read the window or the last action's summary, whichever came later. ``read``: the
+    window's read after the action, if the caller took it already."""
     if str(window.handle) not in ctx.session.last_read:
         return ""  # never read: nothing to compare with
     if not any(w.handle == window.handle for w in await ctx.desktop.list_windows()):
         return ""
     try:
-        read = await read_window(ctx, window, baseline=False)
+        read = read or await read_window(ctx, window, baseline=False)
     except NotAnswering:  # the action was sent; the model must know the app is not answering
         return (
             f"({window.app.name} did not answer after the action: it may be busy or frozen. "

@@ -111,8 +111,12 @@ class AtspiBus(CallQueue):
         #: when an action's effect is due in each app at the earliest (a GTK button clicks
         #: 250 ms after its activation): a settle after it is not over before then
         self.effect_due: dict[str, float] = {}
-        #: set by each event, for waits that end with the quiet after one (settle)
-        self._event_came: asyncio.Event | None = None
+        #: the settles under way per app: their ``since`` (see :meth:`settle`, a settle that
+        #: defers to an earlier one)
+        self._settling: dict[str, list[float]] = {}
+        #: the waits woken by the next event (or a settle's start or end): each its own
+        #: future, so that one wait's end cannot swallow another's wake-up (see _sleep)
+        self._waiters: set[asyncio.Future[None]] = set()
         #: AT-SPI events received so far (of any app)
         self.events_seen = 0
 
@@ -193,8 +197,7 @@ class AtspiBus(CallQueue):
             now = time.monotonic()
             self.last_event[msg.sender or ""] = now
             self.events_seen += 1
-            if self._event_came is not None:
-                self._event_came.set()
+            self._wake()
             self._recent.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(now)
             self._seen.setdefault(msg.sender or "", deque(maxlen=RECENT)).append(
                 (now, msg.path or "", _about_focus(msg))
@@ -240,13 +243,34 @@ class AtspiBus(CallQueue):
         path, as it moves) and the echo of input at it did; then ``flush`` asks it to send
         what it still holds (FLUSH_QUIET), and what that brings is settled in turn.
 
+        A web settle that starts while another settle of the app is under way for an earlier
+        ``since`` leaves the late effects to that one (the batch wait and the flush): it ends at
+        the quiet after the app's events since that one's ``since`` (its action's own batch is
+        in), or when that one ends. Its caller reads meanwhile and checks what came after.
+
         Not shortened by a round trip to the app (its answer does not prove it idle): a GTK
         file chooser in LibreOffice enabled its Save button after the app had answered one
         sent 30 ms after a fill's events, and the Enter that followed pressed nothing.
         """
-        if self._event_came is None:
-            self._event_came = asyncio.Event()
-        came = self._event_came
+        under_way = self._settling.setdefault(bus_name, [])
+        under_way.append(since)
+        self._wake()  # a settle that defers to an earlier one looks again
+        try:
+            return await self._settle(bus_name, since, quiet, timeout, busy, focus, flush)
+        finally:
+            under_way.remove(since)
+            self._wake()  # one deferring to this one ends now
+
+    async def _settle(
+        self,
+        bus_name: str,
+        since: float,
+        quiet: float,
+        timeout: float,
+        busy: float,
+        focus: Mapping[str, str] | None,
+        flush: Callable[[], Awaitable[object]] | None,
+    ) -> bool:
         try:
             kit = (await self.toolkit(bus_name)).casefold()
         except AccessibilityUnavailable:
@@ -255,9 +279,24 @@ class AtspiBus(CallQueue):
         local = bool(kit) and not web
         # when the engine was last asked to send what it holds back, and the quiet after it
         flushed, flush_quiet = self._flushed.get(bus_name, (0.0, FLUSH_QUIET))
+        lead: float | None = None  # the since of an earlier settle under way, deferred to
         while True:
             now = time.monotonic()
             last = self.last_event.get(bus_name, 0.0)
+            if web:  # another settle under way for an earlier since sees to the late effects
+                earlier = [s for s in self._settling.get(bus_name, ()) if s < since]
+                if earlier:
+                    lead = min(earlier)
+                elif lead is not None:  # it has ended: the app is settled as far as it saw
+                    return last > lead
+            if lead is not None:  # its action's own batch in: the quiet after an effect
+                burst = sum(1 for t in self._recent.get(bus_name) or () if t > lead) >= BURST
+                quiet_until = last + (BURST_QUIET if burst else WEB_EFFECT_QUIET)
+                if last > lead and now >= quiet_until:
+                    return True
+                # woken by an event, by that settle's end, or when quiet long enough
+                await self._sleep(max(0.0, quiet_until - now) + 0.001 if last > lead else None)
+                continue
             wanted = quiet
             if web:  # an effect of the action's own, else the page's next batch
                 focused = focus.get(bus_name) if focus is not None else None
@@ -295,25 +334,35 @@ class AtspiBus(CallQueue):
             # changes the quiet wanted) or at the moment the app has been quiet long enough:
             # no polling interval added to every action
             wake = min(quiet_until, give_up) if last > since else give_up
-            came.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(came.wait(), max(0.0, wake - now) + 0.001)
+            await self._sleep(max(0.0, wake - now) + 0.001)
 
     async def next_event(self, seen: int, timeout: float) -> int:
         """Return once more than ``seen`` AT-SPI events (of any app) have come, or after
         ``timeout`` seconds; the count then."""
-        if self._event_came is None:
-            self._event_came = asyncio.Event()
-        came = self._event_came
         end = time.monotonic() + timeout
         while self.events_seen <= seen:
             left = end - time.monotonic()
             if left <= 0:
                 break
-            came.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(came.wait(), left)
+            await self._sleep(left)
         return self.events_seen
+
+    def _wake(self) -> None:
+        """Wake every wait (_sleep) under way."""
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._waiters.clear()
+
+    async def _sleep(self, timeout: float | None) -> None:
+        """Until the next event (or a settle's start or end), at most ``timeout`` seconds."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.add(waiter)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waiter, timeout)
+        finally:
+            self._waiters.discard(waiter)
 
     async def app_buses(self) -> list[str]:
         """Bus names of the applications registered on the a11y bus."""

@@ -1,0 +1,72 @@
+"""WindowTrees.element_at on a web engine: Chromium answers a hit-test at a new point with a
+guess (the last answer whose box holds the point, or its own copy of the tree's box) and
+sends the point to the renderer, whose answer replaces the guess when it comes. The point is
+asked again once, a gap later, and that answer is taken: the guess does not change by
+itself, so a changed answer is the renderer's."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from deskpilot.desktop.atspi.bus import AtspiBus
+from deskpilot.desktop.atspi.cache import Located
+from deskpilot.desktop.atspi.frames import HIT_GAP_S, WindowTrees
+from deskpilot.desktop.base import AppIdentity, LiveElement, Rect, WindowInfo
+
+pytestmark = pytest.mark.asyncio
+
+FRAME = "/org/a11y/atspi/accessible/1"
+GUESS = "/org/a11y/atspi/accessible/40"  # an overlay's box, where the button inside it is
+BUTTON = "/org/a11y/atspi/accessible/41"
+
+
+class _NoBus:
+    connected = True
+
+    def add_message_handler(self, handler: Any) -> None:
+        pass
+
+
+class _Chromium(AtspiBus):
+    """A renderer whose answer comes RENDERER_S after the first question."""
+
+    RENDERER_S = 0.01
+
+    def __init__(self) -> None:
+        super().__init__(_NoBus())  # type: ignore[arg-type]
+        self.asked: list[float] = []
+
+    async def toolkit(self, bus_name: str) -> str:
+        return "Chromium"
+
+    async def call(
+        self, bus: str, path: str, iface: str, member: str, *args: Any, **kw: Any
+    ) -> Any:
+        assert member == "GetAccessibleAtPoint"
+        if path != FRAME:  # the deepest element answers with itself: no deeper one
+            return [(bus, path)]
+        self.asked.append(time.monotonic())
+        answered = self.asked[-1] - self.asked[0] >= self.RENDERER_S
+        return [(bus, BUTTON if answered else GUESS)]
+
+
+class _Elements:
+    async def inspect(self, key: tuple[str, str], pid: int | None = None) -> LiveElement:
+        return LiveElement(key, 1, "push-button", "Save", None, frozenset(), None)
+
+
+async def test_a_web_hit_test_takes_the_renderers_answer_after_one_gap() -> None:
+    bus = _Chromium()
+    trees = WindowTrees(bus, _Elements())  # type: ignore[arg-type]
+    app = AppIdentity(app_id="chromium", name="Chromium", executable="chromium")
+    window = WindowInfo(
+        handle=2, title="page", app=app, pid=1, geometry=Rect(0, 0, 800, 600), active=True
+    )
+    trees.cache.located[window.handle] = Located(":1.5", FRAME, (0, 0), (0, 0))
+    hit = await trees.element_at(window, 100, 100)
+    assert hit is not None and hit.key == (":1.5", BUTTON)
+    assert len(bus.asked) == 2  # the guess, then the renderer's answer: not asked a third time
+    assert bus.asked[1] - bus.asked[0] >= HIT_GAP_S
