@@ -131,6 +131,7 @@ class AtspiBus(CallQueue):
         return cls(bus)
 
     async def close(self) -> None:
+        self.peers.close()
         self.bus.disconnect()
 
     async def register_events(
