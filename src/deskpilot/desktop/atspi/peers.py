@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from dbus_fast.aio import MessageBus
 
@@ -27,11 +27,14 @@ from deskpilot.desktop.atspi.connect import connect_bus
 from deskpilot.desktop.atspi.consts import ROOT_PATH
 from deskpilot.errors import DesktopError
 
-if TYPE_CHECKING:
-    from deskpilot.desktop.atspi.calls import CallQueue
-
 #: How long connecting to an app's socket may take (the socket, the handshake, ``Hello``).
 CONNECT_S = 2.0
+
+
+class Caller(Protocol):
+    """What asks the app for its socket's address (the bus's call queue)."""
+
+    async def call(self, dest: str, path: str, iface: str, member: str) -> list[Any]: ...
 
 
 class Peers:
@@ -49,7 +52,7 @@ class Peers:
             return None
         return conn
 
-    async def open(self, queue: CallQueue, dest: str, *, wait: float) -> None:
+    async def open(self, queue: Caller, dest: str, *, wait: float) -> None:
         """Connect to the app's own socket, once per app (a later call waits for the first);
         give up waiting after ``wait`` seconds (the connection is made all the same, for the
         calls after it). Every failure leaves the app's calls on the bus."""
@@ -60,7 +63,7 @@ class Peers:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._opening[dest]), wait)
 
-    async def _connect(self, queue: CallQueue, dest: str) -> None:
+    async def _connect(self, queue: Caller, dest: str) -> None:
         try:
             body = await queue.call(dest, ROOT_PATH, "Application", "GetApplicationBusAddress")
             address = str(body[0])
