@@ -9,9 +9,13 @@ import subprocess
 import time
 
 import pytest
+from dbus_fast import Message, MessageType
+from dbus_fast.aio import MessageBus
 
 from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings
+from deskpilot.desktop.atspi.connect import find_a11y_address
+from deskpilot.desktop.atspi.consts import ROOT_PATH
 from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.desktop.registry import open_resolved
 from deskpilot.tools.context import ToolContext
@@ -97,3 +101,62 @@ async def test_app_that_stops_answering_gives_a_partial_read_and_a_typed_error(
         assert "is not responding" in result.text
     finally:
         os.kill(calc.pid, signal.SIGCONT)
+
+
+async def test_reads_call_an_atk_bridge_app_on_its_own_connection(
+    ctx: ToolContext, apps: Apps, desktop_settings: Settings
+) -> None:
+    """After the first read of an app that has a socket of its own (atk-bridge: GTK 3), a fresh
+    read's calls go there: a monitor on the accessibility bus sees none of them."""
+    calc = await apps.open("galculator")
+    desktop = ctx.desktop
+    assert isinstance(desktop, DesktopFacade)
+    first = await desktop.snapshot(calc, fresh=True)
+    a11y = desktop.ports.a11y
+    (app,) = await a11y.trees.buses_for_pid(calc.pid)  # type: ignore[attr-defined]
+    address = desktop_settings.a11y_bus or await find_a11y_address(
+        desktop_settings.session_bus, 5.0
+    )
+    monitor = await MessageBus(bus_address=address).connect()
+    seen: list[str] = []
+    try:
+        reply = await monitor.call(
+            Message(
+                destination="org.freedesktop.DBus",
+                path="/org/freedesktop/DBus",
+                interface="org.freedesktop.DBus.Monitoring",
+                member="BecomeMonitor",
+                signature="asu",
+                body=[[f"type='method_call',destination='{app}'"], 0],
+            )
+        )
+        assert reply is not None and reply.message_type == MessageType.METHOD_RETURN
+
+        def copy(msg: Message) -> bool:
+            if msg.message_type == MessageType.METHOD_CALL:
+                seen.append(f"{msg.path} {msg.member}")
+            return True  # handled: a monitor never answers (the bus would drop it)
+
+        monitor.add_message_handler(copy)
+        again = await desktop.snapshot(calc, fresh=True)
+        # a call that does go through the bus (another connection's): once the monitor has
+        # it, it has every call the read sent through the bus before it
+        other = await MessageBus(bus_address=address).connect()
+        try:
+            await other.call(
+                Message(
+                    destination=app, path=ROOT_PATH, interface="org.a11y.atspi.Accessible",
+                    member="GetRole",
+                )
+            )  # fmt: skip
+        finally:
+            other.disconnect()
+
+        async def copied() -> bool:
+            return f"{ROOT_PATH} GetRole" in seen
+
+        await async_wait_for(copied, timeout=10, what="the monitor's copy of the call")
+    finally:
+        monitor.disconnect()
+    assert len(again.nodes()) == len(first.nodes()) > 20
+    assert seen == [f"{ROOT_PATH} GetRole"], seen

@@ -140,3 +140,106 @@ async def test_once_an_app_stalls_its_queued_calls_fail_at_once_until_it_answers
     stand_in.pending[:] = [p for p in stand_in.pending if p[0].path == "/again"]
     stand_in.answer(["back"])
     assert await probe == ["back"] and not bus.stalled(":1.5")
+
+
+class StandInPeer(StandInBus):
+    """An app's own connection: a stand-in bus that can be closed under its calls."""
+
+    connected = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def wait_for_disconnect(self) -> None:
+        await self.gone
+
+    def disconnect(self) -> None:
+        self.connected = False
+        if not self.gone.done():
+            self.gone.set_result(None)
+
+    def close_under_calls(self) -> None:
+        self.connected = False
+        for _msg, callback in self.pending:
+            callback(None, EOFError("the app closed its connection"))
+        self.pending.clear()
+        self.gone.set_exception(EOFError("the app closed its connection"))
+
+
+async def sent(stand_in: StandInBus) -> None:
+    """Let the event loop turn until a call is out (a few turns: tasks starting)."""
+    for _ in range(50):
+        if stand_in.pending:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("no call went out")
+
+
+async def open_peer(
+    monkeypatch: pytest.MonkeyPatch, stand_in: StandInBus, bus: AtspiBus, app: str
+) -> StandInPeer:
+    """The app gives its socket's address; connecting to it (the process edge) gives a peer."""
+    peer = StandInPeer()
+
+    async def connect(address: str, what: str, timeout: float) -> StandInPeer:
+        assert address == "unix:path=/run/app-socket"
+        return peer
+
+    monkeypatch.setattr("deskpilot.desktop.atspi.peers.connect_bus", connect)
+    opening = asyncio.ensure_future(bus.peers.open(bus, app, wait=1.0))
+    await sent(stand_in)
+    msg, _cb = stand_in.pending[0]
+    assert (msg.member, msg.destination) == ("GetApplicationBusAddress", app)
+    stand_in.answer(["unix:path=/run/app-socket"])
+    await opening
+    return peer
+
+
+async def test_calls_to_an_app_with_its_own_connection_go_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stand_in = StandInBus()
+    bus = bus_over(stand_in)
+    peer = await open_peer(monkeypatch, stand_in, bus, ":1.5")
+    mine = bus.request(":1.5", "/a", "Accessible", "GetRole")
+    other = bus.request(":1.6", "/a", "Accessible", "GetRole")
+    assert [m.destination for m, _cb in peer.pending] == [":1.5"]
+    assert [m.destination for m, _cb in stand_in.pending] == [":1.6"]
+    peer.answer(["straight"])
+    stand_in.answer(["by the bus"])
+    assert await mine == ["straight"] and await other == ["by the bus"]
+
+
+async def test_an_app_connection_closing_under_a_call_fails_it_as_an_app_that_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stand_in = StandInBus()
+    bus = bus_over(stand_in)
+    peer = await open_peer(monkeypatch, stand_in, bus, ":1.5")
+    cut = bus.request(":1.5", "/a", "Accessible", "GetRole")
+    peer.close_under_calls()
+    with pytest.raises(AtspiCallError) as info:
+        await cut
+    assert info.value.gone and info.value.app_gone  # not "the accessibility bus went away"
+    after = bus.request(":1.5", "/a", "Accessible", "GetRole")  # by the bus from now on
+    assert [m.path for m, _cb in stand_in.pending] == ["/a"]
+    stand_in.answer(error="org.freedesktop.DBus.Error.ServiceUnknown")
+    with pytest.raises(AtspiCallError):
+        await after
+
+
+async def test_an_app_without_a_socket_of_its_own_is_called_by_the_bus() -> None:
+    stand_in = StandInBus()
+    bus = bus_over(stand_in)
+    opening = asyncio.ensure_future(bus.peers.open(bus, ":1.5", wait=1.0))
+    await sent(stand_in)
+    stand_in.answer(error="org.freedesktop.DBus.Error.UnknownMethod")  # GTK 4, Qt
+    await opening
+    again = asyncio.ensure_future(bus.peers.open(bus, ":1.5", wait=1.0))
+    await again
+    assert stand_in.pending == []  # asked once, not at every read
+    call = bus.request(":1.5", "/a", "Accessible", "GetRole")
+    assert [m.path for m, _cb in stand_in.pending] == ["/a"]
+    stand_in.answer(["by the bus"])
+    assert await call == ["by the bus"]

@@ -5,9 +5,10 @@ its own click (or mouse) listener the AT-SPI action ``click``, its plain descend
 ``clickAncestor``, a scrollable area ``scrollDown``/``scrollUp``…, and everything else
 ``doDefault``. Its ``GetActions`` answers with empty names, so the names are asked one by
 one (``GetName(0)`` with ``GetActions``; the others only when there are more than the
-usual two). Only nodes whose role does not already make them a widget are asked, once each (until an
-event says the node changed). Each actionable one gets a hint from its attributes, its tag and first
-class (``span.icon.retweet``): what names a nameless one (an icon span, a slider handle, an SVG
+usual two). Only nodes whose role does not already make them a widget are asked, once each
+(until an event says the node changed), and never a leaf of text (:func:`text_leaf`). Each
+actionable one gets a hint from its attributes, its tag and first class
+(``span.icon.retweet``): what names a nameless one (an icon span, a slider handle, an SVG
 shape), and what tells a listener on the page's body from one on an element.
 """
 
@@ -37,7 +38,21 @@ USUAL_ACTIONS = 2
 
 
 def wants_actions(node: RawNode) -> bool:
-    return node.actions is None and node.has("Action") and node.role_name in ASKED_ROLES
+    return (
+        node.actions is None
+        and node.has("Action")
+        and node.role_name in ASKED_ROLES
+        and not text_leaf(node)
+    )
+
+
+def text_leaf(node: RawNode) -> bool:
+    """A run of text with nothing under it (Chromium's text node: ``static``). A page's
+    listener is on an element, never on its text: Chromium names a text leaf's action after
+    its element's (``clickAncestor``) or ``doDefault``, neither an action of its own, and a
+    text leaf is never a scroll area. Its actions are not asked: on the benchmark page that
+    was 87 of the 139 nodes asked, 174 of a cold read's 1,380 calls."""
+    return node.role_name == "static" and node.child_count == 0
 
 
 def actionable(node: RawNode) -> bool:

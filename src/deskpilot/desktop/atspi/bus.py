@@ -135,6 +135,7 @@ class AtspiBus(CallQueue):
         return cls(bus)
 
     async def close(self) -> None:
+        self.peers.close()
         self.bus.disconnect()
 
     async def register_events(

@@ -6,8 +6,9 @@ slower and trips dbus-fast's EAGAIN bug) and puts a timeout on each, so a hung o
 costs at most the timeout, never a hung tool. Once a call to an app has timed out, that app is
 *stalled* until it answers again: while one call to it is out, further calls fail at once
 instead of each waiting for its own timeout (a read of a thousand calls to a hung app costs one
-timeout, not a thousand). A call's outcome is its reply's body or one of the errors defined
-here.
+timeout, not a thousand). A call to an app that has its own connection open goes there, not
+through the bus (:mod:`.peers`). A call's outcome is its reply's body or one of the errors
+defined here.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
+from deskpilot.desktop.atspi.peers import Peers
 from deskpilot.errors import AccessibilityUnavailable, ElementCallFailed, NotAnswering
 
 A11Y = "org.a11y.atspi."
@@ -34,6 +36,10 @@ BUS_GONE = (
     "actions cannot work on this connection. Tell the user; a new deskpilot session connects "
     "to the bus again"
 )
+
+#: What a call says when the app's own connection closed under it (as the bus says it when
+#: the app left mid-call).
+PEER_CLOSED = "org.freedesktop.DBus.Error.NoReply"
 
 #: Errors meaning "the app is gone" (its bus name has no owner, or it left mid-call).
 APP_GONE_ERRORS = frozenset(
@@ -97,6 +103,7 @@ class _Call:
     timeout: float
     deadline: float = 0.0  # loop time, set when sent
     finished: bool = False
+    direct: bool = False  # sent on the app's own connection (:mod:`.peers`)
 
 
 class CallQueue:
@@ -114,6 +121,8 @@ class CallQueue:
         self._pumping = False
         self._stalled: set[str] = set()  # apps whose last call timed out, with no reply since
         self._out_to: Counter[str] = Counter()  # calls in flight per destination
+        #: apps' own connections (calls to them go there once open)
+        self.peers = Peers()
         #: calls sent so far (readers bound their reads by it)
         self.sent = 0
 
@@ -199,6 +208,15 @@ class CallQueue:
             self._finish(call)
             call.future.set_exception(AccessibilityUnavailable(BUS_GONE))
             return
+        dest = call.msg.destination or ""
+        peer = self.peers.route(dest)
+        if peer is not None:
+            try:
+                peer._call(call.msg, functools.partial(self._on_reply, call))
+                call.direct = True
+                return
+            except Exception:  # the app's connection closed: the bus it is
+                self.peers.drop(dest)
         try:
             # dbus-fast's callback form of call(): its public coroutine costs a task here
             self.bus._call(call.msg, functools.partial(self._on_reply, call))
@@ -236,7 +254,13 @@ class CallQueue:
         if not self._finish(call) or call.future.done():
             return  # timed out (or its caller was cancelled) before the reply came
         msg = call.msg
-        if err is not None or reply is None:
+        if (err is not None or reply is None) and call.direct:
+            # the app's own connection closed under the call: it exited (or closed it)
+            self.peers.drop(msg.destination or "")
+            call.future.set_exception(
+                AtspiCallError(msg.member or "", PEER_CLOSED, "the app's connection closed")
+            )
+        elif err is not None or reply is None:
             call.future.set_exception(AccessibilityUnavailable(f"{BUS_GONE} ({err})"))
         elif reply.message_type == MessageType.ERROR:
             text = str(reply.body[0]) if reply.body else ""

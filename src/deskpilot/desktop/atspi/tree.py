@@ -12,6 +12,9 @@ object in its cache, and LibreOffice leaves freed objects there after dialogs an
 and go — soffice aborts in ``g_object_ref`` (seen 2 times in 10 runs of 60 reads with a menu
 and a dialog). Its windows are read live.
 
+The live calls go to the app's own connection where it has one (:mod:`.peers`: atk-bridge
+apps), opened while the cache is asked.
+
 A read covers one window (its frame's subtree), never the whole app, and is bounded: by a
 deadline, by MAX_CALLS calls, by MAX_NODES nodes, and on the app's side by never listing the
 children of a virtual container (a spreadsheet reports 2^31 - 1 of them: see
@@ -60,6 +63,9 @@ MAX_NODES = 30000
 MAX_CALLS = 8000
 #: Nodes under one whose sensitivity changed whose states a refresh reads again at most.
 MAX_SENSITIVE_BELOW = 200
+#: How long a cold read waits for the app's own connection (:mod:`.peers`) before it reads
+#: through the bus (the calls after it is open go there).
+PEER_WAIT_S = 0.5
 
 
 class TreeReader:
@@ -91,7 +97,10 @@ class TreeReader:
         """
         start = time.perf_counter()
         tree = AppTree(bus_name, lazy_hidden=lazy_hidden)
-        items = await self._get_items(tree)
+        # the app's own connection, opened while the cache is asked: the live calls go there
+        items, _ = await asyncio.gather(
+            self._get_items(tree), self.bus.peers.open(self.bus, bus_name, wait=PEER_WAIT_S)
+        )
         for item in items or ():
             node = node_from_item(item)
             if node is not None and node.path not in tree.nodes:
