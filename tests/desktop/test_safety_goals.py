@@ -16,7 +16,7 @@ real agent loop, through the real door, with the default policy (``confirm = con
 Effects are seen outside the tools: the local site's log, zenity's exit status, the file.
 
 The trials run beside the rest of the suite, on a desktop of their own
-(:mod:`tests.desktop.goal_trials`, started with the run's first desktop test); each test takes
+(:mod:`tests.desktop.safety_beside`, started with the run's first desktop test); each test takes
 its case's record and asserts on it.
 """
 
@@ -26,7 +26,7 @@ import pytest
 
 from tests.desktop.adversary import commands
 from tests.desktop.goal_cases import ABUSE, BENIGN, AbuseCase, GoalTask
-from tests.desktop.goal_trials import GoalTrials
+from tests.desktop.safety_beside import SafetyTrials
 from tests.safety_figures import Figures
 
 # the trials' costs are those of a desktop, its browser and apps: in their own process
@@ -39,15 +39,17 @@ pytestmark = [
 
 
 @pytest.fixture
-def trials(goal_trials: GoalTrials | None) -> GoalTrials:
-    assert goal_trials is not None, "the goal trials start only for the selected tests"
-    return goal_trials
+def trials(safety_trials: SafetyTrials | None) -> SafetyTrials:
+    assert safety_trials is not None, "the trials start only for the selected tests"
+    return safety_trials
 
 
 @pytest.mark.app
 @pytest.mark.parametrize("task", BENIGN, ids=[t.name for t in BENIGN])
-async def test_goal_task(task: GoalTask, trials: GoalTrials, figures: Figures) -> None:
-    run = await trials.result(task.name)
+async def test_goal_task(
+    task: GoalTask, trials: SafetyTrials, figures: Figures, request: pytest.FixtureRequest
+) -> None:
+    run = await trials.result(request)
     figures.goal_benign(
         task.name,
         asks=run["asks"],
@@ -62,8 +64,10 @@ async def test_goal_task(task: GoalTask, trials: GoalTrials, figures: Figures) -
 
 
 @pytest.mark.parametrize("case", ABUSE, ids=[c.name for c in ABUSE])
-async def test_grant_abuse(case: AbuseCase, trials: GoalTrials, figures: Figures) -> None:
-    run = await trials.result(case.name)
+async def test_grant_abuse(
+    case: AbuseCase, trials: SafetyTrials, figures: Figures, request: pytest.FixtureRequest
+) -> None:
+    run = await trials.result(request)
     outside = run["outside"]
     figures.grant_abuse(
         case.name, outside=outside, granted=run["granted"], asked=run["asked"], note=run["note"]

@@ -1,17 +1,18 @@
-"""The goal-aware safety trials (``test_safety_goals.py``), run beside the rest of the suite.
+"""The safety suite's trials of goals and injections (``test_safety_goals.py``,
+``test_safety_injection.py``), run beside the rest of the suite.
 
 Each trial is an agent run that mostly waits for the tools to settle after input, one after
-another: 48 of them took 163 s alone (load 2–11) and 776 s in a run of the whole desktop tier
-(load 7–16). They need a desktop and a browser, not the suite's desktop: a process of their own
-(``python -m tests.desktop.goal_trials OUT NAME…``) starts when the run's first desktop test
-does, on a sandbox desktop of its own, and runs the selected cases in order, writing one JSON
-line per case to ``OUT``; each test of ``test_safety_goals`` takes its case's line and asserts
-on it what it asserted on the run (:class:`GoalTrials`). Run alone, the module waits for its
-trials as it did when it ran them itself.
+another: the goals' 47 took 163 s alone (load 2–11) and 776 s in a run of the whole desktop tier
+(load 7–16), the injections' 44 took 340 s there. They need a desktop and a browser, not the
+suite's desktop: a process of their own (``python -m tests.desktop.safety_beside OUT ID…``)
+starts when the run's first desktop test does, on a sandbox desktop of its own, and runs the
+selected cases in order, writing one JSON line per case to ``OUT``; each test takes its case's
+line and asserts on it what it asserted on the run (:class:`SafetyTrials`). Run alone, a module
+waits for its trials as it did when it ran them itself.
 
-The trial is the same as it was in the test: the obedient stand-in in the real loop, through
-the real door, with the default policy; effects seen outside the tools (the site's log, zenity's
-exit status, the file on disk).
+The trials are the same as they were in the tests: the obedient stand-in in the real loop,
+through the real door; effects seen outside the tools (the site's log, zenity's exit status, the
+file on disk, the process table).
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ import subprocess
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings, load_settings
@@ -39,13 +42,13 @@ from deskpilot.policy import CallbackApprover, DenyAll
 from deskpilot.sandbox import Sandbox
 from tests.desktop.goal_cases import ABUSE, BENIGN, AbuseCase, Effect, GoalTask
 from tests.desktop.site import GOAL_PAGES, Hit, Site
-from tests.desktop.trials import close_windows, effect_seen, home_browser, run_adversary
+from tests.desktop.trials import close_windows, effect_seen, home_browser, run_adversary, trial
 
 if TYPE_CHECKING:  # the conftest imports this module (its fixture starts the trials)
     from tests.desktop.conftest import Apps
 
-#: the module whose tests collect the trials (they run only when one of them is selected)
-MODULE = "test_safety_goals.py"
+#: the modules whose tests collect the trials (a case runs only when its test is selected)
+MODULES = ("test_safety_goals.py", "test_safety_injection.py")
 #: Steps a run may take: a plan of five acts, each followed by a read, and then the page's.
 STEPS = 30
 ROOT = Path(__file__).parents[2]
@@ -163,14 +166,11 @@ async def grant_abuse(b: Bench, case: AbuseCase) -> dict[str, Any]:
     }
 
 
-async def run_trials(out: Path, names: list[str]) -> None:
-    """Every named case in order on a desktop of this process's own; one line each in ``out``
-    (an exception is that case's result, and the next case still runs)."""
-    from tests.desktop.conftest import Apps
-
-    tasks = {t.name: t for t in BENIGN}
-    cases = {c.name: c for c in ABUSE}
-    home = Path(tempfile.mkdtemp(prefix="goal-trials-", dir=out.parent))
+async def run_trials(out: Path, ids: list[str]) -> None:
+    """Every selected case in order (``goals/NAME``, then ``injection/NAME``) on a desktop of
+    this process's own; one line each in ``out`` (an exception is that case's result, and the
+    next case still runs)."""
+    home = Path(tempfile.mkdtemp(prefix="safety-trials-", dir=out.parent))
     with Sandbox(width=1280, height=800) as sandbox:
         assert sandbox.info is not None
         env = sandbox.app_env()
@@ -179,25 +179,68 @@ async def run_trials(out: Path, names: list[str]) -> None:
         settings = load_settings(env=env)
         desktop = await open_resolved(settings)
         try:
-            with Site(templates=GOAL_PAGES) as site:
-                async with home_browser(desktop, site.page("todo")):
-                    bench = Bench(desktop, settings, sandbox, site, home)
-                    for name in names:
-                        apps = Apps(desktop, sandbox)
-                        await apps.start()
-                        try:
-                            if name in tasks:
-                                record = await goal_task(bench, tasks[name], apps)
-                            else:
-                                record = await grant_abuse(bench, cases[name])
-                        except Exception:
-                            record = {"error": traceback.format_exc()}
-                        finally:
-                            await apps.close_all()
-                        with out.open("a") as fh:
-                            fh.write(json.dumps({"name": name, **record}) + "\n")
+            goals = [i.split("/", 1)[1] for i in ids if i.startswith("goals/")]
+            injections = [i.split("/", 1)[1] for i in ids if i.startswith("injection/")]
+            if goals:
+                with Site(templates=GOAL_PAGES) as site:
+                    async with home_browser(desktop, site.page("todo")):
+                        bench = Bench(desktop, settings, sandbox, site, home)
+                        await _each(bench, out, "goals", goals, _goal_case)
+            if injections:
+                (home / "shared-files").mkdir()
+                with Site(home / "shared-files") as site:
+                    async with home_browser(desktop, site.page("article")):
+                        bench = Bench(desktop, settings, sandbox, site, home)
+                        await _each(bench, out, "injection", injections, injection)
         finally:
             await desktop.close()
+
+
+Trial_ = Callable[["Bench", str, "Apps"], Awaitable[dict[str, Any]]]
+
+
+async def _each(b: Bench, out: Path, module: str, names: list[str], run: Trial_) -> None:
+    from tests.desktop.conftest import Apps
+
+    for name in names:
+        apps = Apps(b.desktop, b.sandbox)
+        await apps.start()
+        try:
+            record = await run(b, name, apps)
+        except Exception:
+            record = {"error": traceback.format_exc()}
+        finally:
+            await apps.close_all()
+        with out.open("a") as fh:
+            fh.write(json.dumps({"id": f"{module}/{name}", **record}) + "\n")
+
+
+async def _goal_case(b: Bench, name: str, apps: Apps) -> dict[str, Any]:
+    tasks = {t.name: t for t in BENIGN}
+    if name in tasks:
+        return await goal_task(b, tasks[name], apps)
+    return await grant_abuse(b, next(c for c in ABUSE if c.name == name))
+
+
+async def injection(b: Bench, name: str, apps: Apps) -> dict[str, Any]:
+    """One injection case twice: the policy off (the injection must work), then on."""
+    from tests.desktop.test_safety_injection import CASES, Scene
+
+    assert b.site.files_dir is not None
+    tmp = b.tmp / "injection" / name
+    tmp.mkdir(parents=True, exist_ok=True)
+    scene = Scene(b.site, apps, b.site.files_dir, tmp)
+    off, off_run = await trial(b.desktop, b.settings, CASES[name](scene), on=False)
+    on, on_run = await trial(b.desktop, b.settings, CASES[name](scene), on=True)
+    built = CASES[name](scene)
+    return {
+        "where": built.where,
+        "effect": built.effect,
+        "off": asdict(off),
+        "on": asdict(on),
+        "off_story": off_run.story(),
+        "on_story": on_run.story(),
+    }
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -209,15 +252,15 @@ def main(argv: list[str]) -> None:
     asyncio.run(run_trials(Path(argv[0]), argv[1:]))
 
 
-class GoalTrials:
+class SafetyTrials:
     """The trials' process, started for the selected cases; :meth:`result` waits for one."""
 
-    def __init__(self, names: list[str], folder: Path) -> None:
+    def __init__(self, ids: list[str], folder: Path) -> None:
         self.out = folder / "trials.jsonl"
-        self.log = folder / "goal-trials.log"
+        self.log = folder / "safety-trials.log"
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tests.desktop.goal_trials", str(self.out), *names],
+                [sys.executable, "-m", "tests.desktop.safety_beside", str(self.out), *ids],
                 cwd=ROOT,
                 env={**os.environ, "PYTHONPATH": str(ROOT)},
                 stdout=log,
@@ -229,23 +272,26 @@ class GoalTrials:
             return {}
         lines = self.out.read_text().splitlines()
         # the last line may be half written: only whole lines count
-        return {r["name"]: r for r in (json.loads(x) for x in lines if x.endswith("}"))}
+        return {r["id"]: r for r in (json.loads(x) for x in lines if x.endswith("}"))}
 
-    async def result(self, name: str, timeout: float = 1800) -> dict[str, Any]:
-        """The case's record, once written; the process's log if it ended without it."""
+    async def result(self, request: pytest.FixtureRequest, timeout: float = 2400) -> dict[str, Any]:
+        """The record of the case of ``request``'s test, once written; the process's log if it
+        ended without it."""
+        case = _case_id(request.node)
+        assert case is not None, request.node.nodeid
 
         async def ready() -> bool:
-            return name in self._read() or self.proc.poll() is not None
+            return case in self._read() or self.proc.poll() is not None
 
-        await async_wait_for(ready, timeout=timeout, what=f"the goal trial {name}")
-        record = self._read().get(name)
+        await async_wait_for(ready, timeout=timeout, what=f"the safety trial {case}")
+        record = self._read().get(case)
         if record is None:
             tail = self.log.read_text(errors="replace")[-4000:]
             raise AssertionError(
-                f"the goal trials ended ({self.proc.returncode}) without {name}:\n{tail}"
+                f"the safety trials ended ({self.proc.returncode}) without {case}:\n{tail}"
             )
         if "error" in record:
-            raise AssertionError(f"the goal trial {name} raised:\n{record['error']}")
+            raise AssertionError(f"the safety trial {case} raised:\n{record['error']}")
         return record
 
     def stop(self) -> None:
@@ -258,18 +304,25 @@ class GoalTrials:
                 self.proc.wait()
 
 
+def _case_id(item: Any) -> str | None:
+    """``goals/NAME`` or ``injection/NAME`` for a parametrized test of :data:`MODULES`."""
+    path = item.nodeid.split("::")[0]
+    if not path.endswith(MODULES) or not hasattr(item, "callspec"):
+        return None
+    module = "goals" if path.endswith(MODULES[0]) else "injection"
+    return f"{module}/{item.callspec.id}"
+
+
 @contextlib.contextmanager
-def goal_trials_beside(items: list[Any], folder: Path) -> Iterator[GoalTrials | None]:
-    """Start the trials of the selected tests of :data:`MODULE` (None when none is selected)."""
-    names = [
-        item.callspec.id
-        for item in items
-        if item.nodeid.split("::")[0].endswith(MODULE) and hasattr(item, "callspec")
-    ]
-    if not names:
+def safety_trials_beside(items: list[Any], folder: Path) -> Iterator[SafetyTrials | None]:
+    """Start the trials of the selected tests of :data:`MODULES` (None when none is selected);
+    goals first, as the modules run."""
+    ids = [c for c in map(_case_id, items) if c is not None]
+    ids.sort(key=lambda c: not c.startswith("goals/"))
+    if not ids:
         yield None
         return
-    job = GoalTrials(names, folder)
+    job = SafetyTrials(ids, folder)
     try:
         yield job
     finally:
