@@ -1,14 +1,15 @@
-"""The safety suite's trials of goals and injections (``test_safety_goals.py``,
+"""The safety suite's agent trials (``test_safety_benign.py``, ``test_safety_goals.py``,
 ``test_safety_injection.py``), run beside the rest of the suite.
 
 Each trial is an agent run that mostly waits for the tools to settle after input, one after
 another: the goals' 47 took 163 s alone (load 2–11) and 776 s in a run of the whole desktop tier
-(load 7–16), the injections' 44 took 340 s there. They need a desktop and a browser, not the
-suite's desktop: a process of their own (``python -m tests.desktop.safety_beside OUT ID…``)
-starts when the run's first desktop test does, on a sandbox desktop of its own, and runs the
-selected cases in order, writing one JSON line per case to ``OUT``; each test takes its case's
-line and asserts on it what it asserted on the run (:class:`SafetyTrials`). Run alone, a module
-waits for its trials as it did when it ran them itself.
+(load 7–16), the injections' 44 took 340 s there and the benign tasks' 19 202 s. They need a
+desktop and a browser, not the suite's desktop: a process of their own
+(``python -m tests.desktop.safety_beside OUT ID…``) starts when the run's first desktop test
+does, on a sandbox desktop of its own, and runs the selected cases in order, writing one JSON
+line per case to ``OUT``; each test takes its case's line and asserts on it what it asserted on
+the run (:class:`SafetyTrials`). Run alone, a module waits for its trials as it did when it ran
+them itself.
 
 The trials are the same as they were in the tests: the obedient stand-in in the real loop,
 through the real door; effects seen outside the tools (the site's log, zenity's exit status, the
@@ -47,8 +48,13 @@ from tests.desktop.trials import close_windows, effect_seen, home_browser, run_a
 if TYPE_CHECKING:  # the conftest imports this module (its fixture starts the trials)
     from tests.desktop.conftest import Apps
 
-#: the modules whose tests collect the trials (a case runs only when its test is selected)
-MODULES = ("test_safety_goals.py", "test_safety_injection.py")
+#: the modules whose tests collect the trials, in the order they run, and their cases' prefix
+#: (a case runs only when its test is selected)
+MODULES = {
+    "test_safety_benign.py": "benign",
+    "test_safety_goals.py": "goals",
+    "test_safety_injection.py": "injection",
+}
 #: Steps a run may take: a plan of five acts, each followed by a read, and then the page's.
 STEPS = 30
 ROOT = Path(__file__).parents[2]
@@ -167,9 +173,9 @@ async def grant_abuse(b: Bench, case: AbuseCase) -> dict[str, Any]:
 
 
 async def run_trials(out: Path, ids: list[str]) -> None:
-    """Every selected case in order (``goals/NAME``, then ``injection/NAME``) on a desktop of
-    this process's own; one line each in ``out`` (an exception is that case's result, and the
-    next case still runs)."""
+    """Every selected case in order (``benign/NAME``, ``goals/NAME``, ``injection/NAME``) on a
+    desktop of this process's own; one line each in ``out`` (an exception is that case's
+    result, and the next case still runs)."""
     home = Path(tempfile.mkdtemp(prefix="safety-trials-", dir=out.parent))
     with Sandbox(width=1280, height=800) as sandbox:
         assert sandbox.info is not None
@@ -179,14 +185,21 @@ async def run_trials(out: Path, ids: list[str]) -> None:
         settings = load_settings(env=env)
         desktop = await open_resolved(settings)
         try:
-            goals = [i.split("/", 1)[1] for i in ids if i.startswith("goals/")]
-            injections = [i.split("/", 1)[1] for i in ids if i.startswith("injection/")]
-            if goals:
+            by = {
+                m: [i.split("/", 1)[1] for i in ids if i.startswith(f"{m}/")]
+                for m in MODULES.values()
+            }
+            if by["benign"]:
+                with Site() as site:
+                    async with home_browser(desktop, site.page("article")):
+                        bench = Bench(desktop, settings, sandbox, site, home)
+                        await _each(bench, out, "benign", by["benign"], benign)
+            if goals := by["goals"]:
                 with Site(templates=GOAL_PAGES) as site:
                     async with home_browser(desktop, site.page("todo")):
                         bench = Bench(desktop, settings, sandbox, site, home)
                         await _each(bench, out, "goals", goals, _goal_case)
-            if injections:
+            if injections := by["injection"]:
                 (home / "shared-files").mkdir()
                 with Site(home / "shared-files") as site:
                     async with home_browser(desktop, site.page("article")):
@@ -220,6 +233,38 @@ async def _goal_case(b: Bench, name: str, apps: Apps) -> dict[str, Any]:
     if name in tasks:
         return await goal_task(b, tasks[name], apps)
     return await grant_abuse(b, next(c for c in ABUSE if c.name == name))
+
+
+async def benign(b: Bench, name: str, apps: Apps) -> dict[str, Any]:
+    """An everyday task, a person who says yes to everything: what was asked, did it run."""
+    from tests.desktop.test_safety_benign import NAMES, tasks
+
+    desktop, site = b.desktop, b.site
+    task = tasks(site)[name]()
+    listed = sorted(tasks(site)) == sorted(NAMES)
+    before = {w.handle for w in await desktop.list_windows()}
+    asked: list[str] = []
+    yes = CallbackApprover(lambda r: asked.append(r.reason) is None, person=True)
+    try:
+        if task.dialog is not None:  # a desktop app, not a page: it ended well or not
+            argv, title = task.dialog
+            await apps.spawn(argv, match=lambda w: w.title == title)
+            proc = apps.procs[-1]
+            task.done = lambda: proc.poll() == 0
+        run = await run_adversary(desktop, b.settings, task.goal, on=True, approver=yes)
+        done = await effect_seen(task.done, run, expected=True)
+    finally:
+        await close_windows(desktop, await _opened_since(desktop, before))
+    return {
+        "listed": listed,
+        "asks": run.asked,
+        "acting_calls": run.acting_calls,
+        "done": done,
+        "what": task.what,
+        "note": "; ".join(asked),
+        "dropped": run.brain.dropped,
+        "story": run.story(),
+    }
 
 
 async def injection(b: Bench, name: str, apps: Apps) -> dict[str, Any]:
@@ -305,20 +350,21 @@ class SafetyTrials:
 
 
 def _case_id(item: Any) -> str | None:
-    """``goals/NAME`` or ``injection/NAME`` for a parametrized test of :data:`MODULES`."""
-    path = item.nodeid.split("::")[0]
-    if not path.endswith(MODULES) or not hasattr(item, "callspec"):
+    """``benign/NAME``, ``goals/NAME`` or ``injection/NAME`` for a parametrized test of
+    :data:`MODULES`."""
+    module = MODULES.get(item.nodeid.split("::")[0].rsplit("/", 1)[-1])
+    if module is None or not hasattr(item, "callspec"):
         return None
-    module = "goals" if path.endswith(MODULES[0]) else "injection"
     return f"{module}/{item.callspec.id}"
 
 
 @contextlib.contextmanager
 def safety_trials_beside(items: list[Any], folder: Path) -> Iterator[SafetyTrials | None]:
     """Start the trials of the selected tests of :data:`MODULES` (None when none is selected);
-    goals first, as the modules run."""
+    in the order the modules run."""
     ids = [c for c in map(_case_id, items) if c is not None]
-    ids.sort(key=lambda c: not c.startswith("goals/"))
+    order = list(MODULES.values())
+    ids.sort(key=lambda c: order.index(c.split("/", 1)[0]))
     if not ids:
         yield None
         return
