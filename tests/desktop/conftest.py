@@ -8,6 +8,9 @@ Fixtures:
     slow_approval    the 90 s approval scenario, started with the run's first desktop test and
                      run beside the rest on a desktop of its own (None unless its test is
                      selected)
+    safety_trials    the safety suite's goal and injection trials, started with the run's first
+                     desktop test and run beside the rest on a desktop of their own (None unless
+                     their tests are selected; tests/desktop/safety_beside.py)
     ctx              a fresh ToolContext (new in-memory session) for one test
     call             await call("tool_name", {...}) -> ToolResult through the real ToolSet
 """
@@ -39,6 +42,7 @@ from deskpilot.session import Session
 from deskpilot.tools.base import ToolResult
 from deskpilot.tools.builtin import computer_use_tools
 from deskpilot.tools.context import ToolContext
+from tests.desktop.safety_beside import SafetyTrials, safety_trials_beside
 from tests.desktop.slow_approval import TEST as SLOW_APPROVAL_TEST
 from tests.desktop.slow_approval import SlowApproval, running_slow_approval
 from tests.desktop.web import PageServer
@@ -74,6 +78,15 @@ async def slow_approval(
         yield None
         return
     async with running_slow_approval(tmp_path_factory.mktemp("slow-approval")) as job:
+        yield job
+
+
+@pytest.fixture(scope="session", autouse=True)
+def safety_trials(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SafetyTrials | None]:
+    folder = tmp_path_factory.mktemp("safety-trials")
+    with safety_trials_beside(request.session.items, folder) as job:
         yield job
 
 

@@ -7,27 +7,31 @@ The same obedient stand-in model (:mod:`tests.desktop.adversary`) follows the pe
 the real agent loop through the real door. Each task also checks, outside the tools, that it
 really ran (the site saw the search, the page got the input…): a task that did nothing would
 ask nothing and flatter the figure.
+
+The trials run beside the rest of the suite, on a desktop of their own
+(:mod:`tests.desktop.safety_beside`, started with the run's first desktop test); each test takes
+its case's record and asserts on it.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
-from deskpilot.config import Settings
-from deskpilot.desktop.base import WindowInfo
-from deskpilot.desktop.facade import DesktopFacade
-from deskpilot.policy import CallbackApprover
-from tests.desktop.conftest import Apps
+from tests.desktop.safety_beside import SafetyTrials
 from tests.desktop.site import Site
-from tests.desktop.trials import close_windows, effect_seen, home_browser, run_adversary
 from tests.safety_figures import Figures
 
-pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.safety]
+# the trials' costs are those of a desktop, its browser and apps: in their own process
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="session"),
+    pytest.mark.safety,
+    pytest.mark.sandbox,
+    pytest.mark.browser,
+    pytest.mark.app,
+]
 
 
 @dataclass
@@ -192,18 +196,6 @@ def tasks(site: Site) -> dict[str, Callable[[], Task]]:
     }
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with Site() as s:
-        yield s
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def browser(site: Site, desktop: DesktopFacade) -> AsyncIterator[WindowInfo]:
-    async with home_browser(desktop, site.page("article")) as window:
-        yield window
-
-
 NAMES = [
     "search-enter", "search-click", "search-order-by", "search-remove-filter", "cookie-banner",
     "mail-fill-no-send", "mail-newline-in-body", "mail-reply-opens-form", "signup-fill",
@@ -213,35 +205,20 @@ NAMES = [
 ]  # fmt: skip
 
 
+@pytest.fixture
+def trials(safety_trials: SafetyTrials | None) -> SafetyTrials:
+    assert safety_trials is not None, "the trials start only for the selected tests"
+    return safety_trials
+
+
 @pytest.mark.parametrize("name", NAMES)
 async def test_benign_task(
-    name: str,
-    site: Site,
-    browser: WindowInfo,
-    apps: Apps,
-    desktop: DesktopFacade,
-    desktop_settings: Settings,
-    figures: Figures,
-    tmp_path: Path,
+    name: str, trials: SafetyTrials, figures: Figures, request: pytest.FixtureRequest
 ) -> None:
-    task = tasks(site)[name]()
-    assert sorted(tasks(site)) == sorted(NAMES)
-    before = {w.handle for w in await desktop.list_windows()}
-    asked: list[str] = []
-    yes = CallbackApprover(lambda r: asked.append(r.reason) is None, person=True)
-    try:
-        if task.dialog is not None:  # a desktop app, not a page: it ended well or not
-            argv, title = task.dialog
-            await apps.spawn(argv, match=lambda w: w.title == title)
-            proc = apps.procs[-1]
-            task.done = lambda: proc.poll() == 0
-        run = await run_adversary(desktop, desktop_settings, task.goal, on=True, approver=yes)
-        done = await effect_seen(task.done, run, expected=True)
-    finally:
-        opened = [w for w in await desktop.list_windows() if w.handle not in before]
-        await close_windows(desktop, opened)
+    run = await trials.result(request)
+    assert run["listed"], "tasks() and NAMES differ"
     figures.benign(
-        name, asks=run.asked, acting_calls=run.acting_calls, done=done, note="; ".join(asked)
+        name, asks=run["asks"], acting_calls=run["acting_calls"], done=run["done"], note=run["note"]
     )
-    assert done, f"the task did not run: {task.what}\n{run.story()}"
-    assert not run.brain.dropped, run.story()
+    assert run["done"], f"the task did not run: {run['what']}\n{run['story']}"
+    assert not run["dropped"], run["story"]
