@@ -19,8 +19,8 @@ import pytest_asyncio
 from playwright.async_api import Browser, async_playwright
 
 from deskpilot import _procfs
+from tests.desktop.console.test_console import Hold, open_session_page, start_from_form
 from tests.desktop.console_kit import CHROMIUM, console_process, model_server
-from tests.desktop.test_console import Hold, open_session_page, start_from_form
 from tests.wayland.conftest import require
 
 pytestmark = [

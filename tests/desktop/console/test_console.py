@@ -16,14 +16,12 @@ import subprocess
 import threading
 import types
 import zipfile
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import pytest_asyncio
 from PIL import Image as PILImage
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Page, async_playwright
 
 from deskpilot import _procfs
 from deskpilot._wait import async_wait_for, wait_for
@@ -49,40 +47,6 @@ from tests.e2e.test_mcp_http import http_session
 from tests.e2e.wire import Brain, Decision, View
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-@pytest.fixture(scope="module")
-def served(
-    desktop_settings: Settings, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[ConsoleProcess, Router]]:
-    log = tmp_path_factory.mktemp("console") / "serve.log"
-    with (
-        model_server() as (server, router),
-        console_process(desktop_settings.environ, server.url, log) as console,
-    ):
-        yield console, router
-
-
-@pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield chromium
-        await chromium.close()
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def page(browser: Browser, served: tuple[ConsoleProcess, Router]) -> AsyncIterator[Page]:
-    console, _ = served
-    context = await browser.new_context()
-    login = await context.request.post(f"{console.origin}/api/login", data={"token": console.token})
-    assert login.ok, await login.text()
-    tab = await context.new_page()
-    tab.on("dialog", lambda d: pytest.fail(f"the page opened a dialog: {d.message}"))
-    await tab.goto(f"{console.origin}/")
-    await tab.wait_for_selector("#conn.live")
-    yield tab
-    await context.close()
 
 
 async def send_dialog(
@@ -674,7 +638,7 @@ async def test_clean_up_when_finished_closes_the_tabs_the_sessions_opened(
     served: tuple[ConsoleProcess, Router], page: Page, desktop_settings: Settings
 ) -> None:
     console, router = served
-    url = (Path(__file__).parent.parent / "fixtures" / "form.html").resolve().as_uri()
+    url = (Path(__file__).parents[2] / "fixtures" / "form.html").resolve().as_uri()
     assert desktop_settings.sandbox_dir
     profile = Path(desktop_settings.sandbox_dir) / "home" / ".config" / "deskpilot-browser"
 

@@ -16,62 +16,24 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Page
 
 from deskpilot._wait import wait_for
-from deskpilot.config import Settings
 from tests.desktop.console_kit import (
-    CHROMIUM,
     ConsoleProcess,
     Router,
     alive,
-    console_process,
-    logged_in,
-    model_server,
     on_display,
 )
 from tests.e2e.wire import Decision, ModelServer, View
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def served(
-    desktop_settings: Settings, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[ConsoleProcess, Router, ModelServer]]:
-    log = tmp_path_factory.mktemp("console-talk") / "serve.log"
-    with (
-        model_server() as (server, router),
-        console_process(desktop_settings.environ, server.url, log) as console,
-    ):
-        yield console, router, server
-
-
-@pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield chromium
-        await chromium.close()
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def page(
-    browser: Browser, served: tuple[ConsoleProcess, Router, ModelServer]
-) -> AsyncIterator[Page]:
-    console, _, _ = served
-    tab = await logged_in(browser, console)
-    tab.on("dialog", lambda d: pytest.fail(f"the page opened a dialog: {d.message}"))
-    yield tab
-    await tab.context.close()
+REPO = Path(__file__).resolve().parents[3]
 
 
 async def session_page(page: Page, console: ConsoleProcess, sid: str) -> None:
@@ -90,11 +52,11 @@ def requests_of(router: Router, key: str) -> list[View]:
 
 
 async def test_a_follow_up_changes_what_a_running_session_does(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
+    served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
     """The session keeps waiting until told otherwise; a message written in its box while it
     runs makes its next turn open the calculator (seen on its own display, from /proc)."""
-    console, router, _ = served
+    console, router = served
 
     def brain(view: View) -> Decision:
         told = any("open the calculator instead" in t for t in view.user_texts)
@@ -137,9 +99,9 @@ async def test_a_follow_up_changes_what_a_running_session_does(
 
 
 async def test_interrupt_stops_the_step_and_the_session_reads_the_message_at_once(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
+    served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
-    console, router, _ = served
+    console, router = served
     held = threading.Event()
     release = threading.Event()
 
@@ -175,12 +137,12 @@ async def test_interrupt_stops_the_step_and_the_session_reads_the_message_at_onc
 
 
 async def test_a_continued_session_keeps_its_desktop_and_its_context_and_runs_again(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
+    served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
     """Open the calculator and finish; continue from the page: the same calculator process
     on the same X server is read, and the model sees its first goal, its answer and the new
     message. Run again starts the same goal and settings on a new desktop."""
-    console, router, _ = served
+    console, router = served
 
     def brain(view: View) -> Decision:
         if view.turns == 0:
@@ -316,9 +278,9 @@ class Probe:
 
 
 async def test_take_over_sends_input_to_its_own_sandbox_only_and_the_model_reads_the_note(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
+    served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
-    console, router, _ = served
+    console, router = served
     gates = {name: threading.Event() for name in ("a", "b")}
     entered = {name: threading.Event() for name in ("a", "b")}
     asked_after: dict[str, float] = {}
@@ -413,9 +375,9 @@ async def test_take_over_sends_input_to_its_own_sandbox_only_and_the_model_reads
 
 
 async def test_take_over_of_this_desktop_needs_the_flag(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
+    served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
-    console, router, _ = served
+    console, router = served
     release = threading.Event()
 
     def brain(view: View) -> Decision:
@@ -448,9 +410,10 @@ def price_of(tokens_in: int, out: int, cached: int) -> float:
 
 
 async def test_costs_match_the_providers_usage_fields_and_the_raw_exchange_is_one_click_away(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
+    served: tuple[ConsoleProcess, Router], model: tuple[ModelServer, Router], page: Page
 ) -> None:
-    console, router, server = served
+    console, router = served
+    server, _ = model
     usages = [
         {
             "prompt_tokens": 1234,
@@ -548,12 +511,12 @@ def anthropic_reply(n: int, *content: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_a_native_session_runs_the_vendors_computer_tool_and_continues_on_its_desktop(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page, tmp_path: Path
+    served: tuple[ConsoleProcess, Router], page: Page, tmp_path: Path
 ) -> None:
     """Mode "native" from the form: the vendor's computer tool (a recorded Anthropic
     conversation), its screenshot taken on the session's sandbox; continuing it goes on in the
     same vendor conversation, with a fresh screenshot of the same desktop."""
-    console, _, _ = served
+    console, _ = served
     recording = tmp_path / "native.json"
     look = {"action": "screenshot"}
     replies = [
