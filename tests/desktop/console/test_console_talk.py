@@ -30,6 +30,7 @@ from tests.desktop.console_kit import (
     on_display,
 )
 from tests.e2e.wire import Decision, ModelServer, View
+from tests.wires import anthropic_message
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -498,18 +499,6 @@ async def test_costs_match_the_providers_usage_fields_and_the_raw_exchange_is_on
         console.post("/api/prices", {"prices": {}})
 
 
-def anthropic_reply(n: int, *content: dict[str, Any]) -> dict[str, Any]:
-    stop = "tool_use" if any(c["type"] == "tool_use" for c in content) else "end_turn"
-    return {
-        "id": f"msg_{n}",
-        "type": "message",
-        "role": "assistant",
-        "content": list(content),
-        "stop_reason": stop,
-        "usage": {"input_tokens": 10, "output_tokens": 2},
-    }
-
-
 async def test_a_native_session_runs_the_vendors_computer_tool_and_continues_on_its_desktop(
     served: tuple[ConsoleProcess, Router], page: Page, tmp_path: Path
 ) -> None:
@@ -519,12 +508,13 @@ async def test_a_native_session_runs_the_vendors_computer_tool_and_continues_on_
     console, _ = served
     recording = tmp_path / "native.json"
     look = {"action": "screenshot"}
+    usage = {"input_tokens": 10, "output_tokens": 2}
     replies = [
-        anthropic_reply(
-            1, {"type": "tool_use", "id": "toolu_1", "name": "computer", "input": look}
+        anthropic_message(
+            {"type": "tool_use", "id": "toolu_1", "name": "computer", "input": look}, usage=usage
         ),
-        anthropic_reply(2, {"type": "text", "text": "Native: I saw the desktop."}),
-        anthropic_reply(3, {"type": "text", "text": "Native again."}),
+        anthropic_message({"type": "text", "text": "Native: I saw the desktop."}, n=2, usage=usage),
+        anthropic_message({"type": "text", "text": "Native again."}, n=3, usage=usage),
     ]
     recording.write_text(
         json.dumps({"format": "anthropic", "model": "claude-sonnet-4-5", "replies": replies})
