@@ -11,6 +11,7 @@ wire.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -20,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import Page, Route
 
-from deskpilot._wait import wait_for
+from deskpilot._wait import WaitTimeout, async_wait_for, wait_for
 from tests.desktop.console_kit import (
     ConsoleProcess,
     Router,
@@ -401,6 +402,48 @@ async def test_take_over_of_this_desktop_needs_the_flag(
             f"/api/sessions/{card['id']}/input", {"events": [{"t": "text", "text": "x"}]}
         )
         assert sent.status_code == 409  # nothing reaches this desktop
+    finally:
+        release.set()
+        close(console, card["id"])
+
+
+async def test_a_script_that_arrives_late_still_hears_the_first_render_of_the_session(
+    served: tuple[ConsoleProcess, Router], page: Page
+) -> None:
+    """The session view's modules (take over, talk, costs) render a session when the console
+    tells them: takeover.js held back until the view shows the session (at most 2 s: a page
+    that waits for all its scripts shows nothing before) still hears that first render, and
+    switches Take over off for a session on this desktop (seen before as a flaky failure of
+    the test above on a loaded machine)."""
+    console, router = served
+    release = threading.Event()
+
+    def brain(view: View) -> Decision:
+        release.wait(90)
+        return Decision("Done.")
+
+    key = router.add("late-script", brain)
+    card = console.start(f"{key}: wait", target="desktop", confirm="none")
+
+    async def shown() -> bool:
+        goal = "document.getElementById('s-goal')?.textContent || ''"
+        return bool(await page.evaluate(goal))
+
+    async def hold(route: Route) -> None:
+        with contextlib.suppress(WaitTimeout):
+            await async_wait_for(shown, timeout=2, what="the session shown", interval=0.05)
+        await route.continue_()
+
+    try:
+        await asyncio.to_thread(
+            console.wait_card, card["id"], lambda c: c["state"] == "running", "it to run"
+        )
+        await page.route("**/static/takeover.js", hold)
+        await page.goto(f"{console.origin}/s/{card['id']}")
+        await page.wait_for_function("window.deskpilotTakeover !== undefined")
+        await page.wait_for_selector("#s-goal:not(:empty)")
+        assert await page.locator("#takeover").is_disabled()
+        assert "--takeover-here" in await page.locator("#takeover-help").inner_text()
     finally:
         release.set()
         close(console, card["id"])
