@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 
 from deskpilot import _procfs
 from tests.desktop.console.test_console import Hold, open_session_page, start_from_form
-from tests.desktop.console_kit import CHROMIUM, console_process, model_server
+from tests.desktop.console_kit import chromium, console_process, model_server
 from tests.wayland.conftest import require
 
 pytestmark = [
@@ -68,10 +68,8 @@ KINDS = {
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
 async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield chromium
-        await chromium.close()
+    async with chromium() as browser:
+        yield browser
 
 
 @pytest.mark.parametrize("name", sorted(KINDS))

@@ -19,13 +19,13 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 
 from deskpilot.config import Settings
 from tests.desktop.console_kit import (
-    CHROMIUM,
     ConsoleProcess,
     Router,
+    chromium,
     console_process,
     logged_in,
     model_server,
@@ -53,10 +53,8 @@ def served(
 
 @pytest_asyncio.fixture(loop_scope="session", scope="session")
 async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield chromium
-        await chromium.close()
+    async with chromium() as browser:
+        yield browser
 
 
 @pytest_asyncio.fixture(loop_scope="session")

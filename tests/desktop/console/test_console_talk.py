@@ -376,18 +376,25 @@ async def test_take_over_sends_input_to_its_own_sandbox_only_and_the_model_reads
         close(console, *(c["id"] for c in cards.values()))
 
 
-async def test_take_over_of_this_desktop_needs_the_flag(
-    served: tuple[ConsoleProcess, Router], page: Page
-) -> None:
-    console, router = served
+def waiting_here(
+    console: ConsoleProcess, router: Router, key: str
+) -> tuple[dict[str, Any], threading.Event]:
+    """A session on this desktop whose model call waits until the returned event is set."""
     release = threading.Event()
 
     def brain(view: View) -> Decision:
         release.wait(90)
         return Decision("Done.")
 
-    key = router.add("take-over-here", brain)
-    card = console.start(f"{key}: wait", target="desktop", confirm="none")
+    router.add(key, brain)
+    return console.start(f"{key}: wait", target="desktop", confirm="none"), release
+
+
+async def test_take_over_of_this_desktop_needs_the_flag(
+    served: tuple[ConsoleProcess, Router], page: Page
+) -> None:
+    console, router = served
+    card, release = waiting_here(console, router, "take-over-here")
     try:
         await asyncio.to_thread(
             console.wait_card, card["id"], lambda c: c["state"] == "running", "it to run"
@@ -416,14 +423,7 @@ async def test_a_script_that_arrives_late_still_hears_the_first_render_of_the_se
     switches Take over off for a session on this desktop (seen before as a flaky failure of
     the test above on a loaded machine)."""
     console, router = served
-    release = threading.Event()
-
-    def brain(view: View) -> Decision:
-        release.wait(90)
-        return Decision("Done.")
-
-    key = router.add("late-script", brain)
-    card = console.start(f"{key}: wait", target="desktop", confirm="none")
+    card, release = waiting_here(console, router, "late-script")
 
     async def shown() -> bool:
         goal = "document.getElementById('s-goal')?.textContent || ''"
