@@ -38,9 +38,15 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 REPO = Path(__file__).resolve().parents[3]
 
 
+#: whether the page shows the goal given (not "No such session (yet)"), as a page function
+SHOWS_GOAL = "goal => document.getElementById('s-goal')?.textContent === goal"
+
+
 async def session_page(page: Page, console: ConsoleProcess, sid: str) -> None:
+    """Open a session's own view; wait until the page has the session (its goal shows)."""
+    goal = console.card(sid)["goal"]
     await page.goto(f"{console.origin}/s/{sid}")
-    await page.wait_for_selector("#s-goal:not(:empty)")
+    await page.wait_for_function(SHOWS_GOAL, arg=goal)
 
 
 def close(console: ConsoleProcess, *sids: str) -> None:
@@ -420,14 +426,13 @@ async def test_a_script_that_arrives_late_still_hears_the_first_render_of_the_se
     """The session view's modules (take over, talk, costs) render a session when the console
     tells them: takeover.js held back until the view shows the session (at most 2 s: a page
     that waits for all its scripts shows nothing before) still hears that first render, and
-    switches Take over off for a session on this desktop (seen before as a flaky failure of
-    the test above on a loaded machine)."""
+    switches Take over off for a session on this desktop (a slow script: a loaded machine, a
+    slow link)."""
     console, router = served
     card, release = waiting_here(console, router, "late-script")
 
     async def shown() -> bool:
-        goal = "document.getElementById('s-goal')?.textContent || ''"
-        return bool(await page.evaluate(goal))
+        return bool(await page.evaluate(SHOWS_GOAL, card["goal"]))
 
     async def hold(route: Route) -> None:
         with contextlib.suppress(WaitTimeout):
@@ -439,9 +444,8 @@ async def test_a_script_that_arrives_late_still_hears_the_first_render_of_the_se
             console.wait_card, card["id"], lambda c: c["state"] == "running", "it to run"
         )
         await page.route("**/static/takeover.js", hold)
-        await page.goto(f"{console.origin}/s/{card['id']}")
+        await session_page(page, console, card["id"])
         await page.wait_for_function("window.deskpilotTakeover !== undefined")
-        await page.wait_for_selector("#s-goal:not(:empty)")
         assert await page.locator("#takeover").is_disabled()
         assert "--takeover-here" in await page.locator("#takeover-help").inner_text()
     finally:
