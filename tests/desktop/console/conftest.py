@@ -11,6 +11,9 @@ Fixtures:
     browser  Debian's Chromium under Playwright (session)
     page     a new context logged in with the console's token, showing ``/`` live; a page
              dialog fails the test
+
+After each test that uses the console, the sessions it started are stopped (a finished one
+keeps its desktop for ten minutes otherwise: the next tests would share the machine with it).
 """
 
 from __future__ import annotations
@@ -64,3 +67,16 @@ async def page(browser: Browser, served: tuple[ConsoleProcess, Router]) -> Async
     tab.on("dialog", lambda d: pytest.fail(f"the page opened a dialog: {d.message}"))
     yield tab
     await tab.context.close()
+
+
+@pytest.fixture(autouse=True)
+def stop_what_the_test_started(request: pytest.FixtureRequest) -> Iterator[None]:
+    if "served" not in request.fixturenames:
+        yield
+        return
+    console, _ = request.getfixturevalue("served")
+    before = {card["id"] for card in console.get("/api/sessions")}
+    yield
+    for card in console.get("/api/sessions"):
+        if card["id"] not in before:
+            console.post(f"/api/sessions/{card['id']}/stop")
