@@ -209,15 +209,26 @@ class Hold:
         return Decision("Released.")
 
 
+async def open_and_hold(page: Page, router: Router, key: str, target: str) -> tuple[str, Hold]:
+    """A session started from the form whose model opens the calculator and then waits in its
+    next call (until ``hold.release``): its id and its hold, once it waits."""
+    hold = Hold()
+    router.add(key, hold)
+    try:
+        sid = await start_from_form(page, f"{key}: open the calculator", target=target)
+        await asyncio.to_thread(hold.entered.wait, 90)
+    except BaseException:
+        hold.release.set()
+        raise
+    return sid, hold
+
+
 async def test_stop_ends_the_sandbox_session_and_all_its_processes(
     served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
     console, router = served
-    hold = Hold()
-    key = router.add("stop-me-in-a-sandbox", hold)
+    sid, hold = await open_and_hold(page, router, "stop-me-in-a-sandbox", "sandbox")
     try:
-        sid = await start_from_form(page, f"{key}: open the calculator", target="sandbox")
-        await asyncio.to_thread(hold.entered.wait, 90)
         card = console.card(sid)
         marker = f"DISPLAY={card['display']}".encode()
         pids = processes_with(marker)
@@ -241,12 +252,9 @@ async def test_stop_on_this_desktop_ends_what_the_session_launched_only(
 ) -> None:
     console, router = served
     bystander, bystander_proc = await send_dialog(apps, "Not the session's")
-    hold = Hold()
-    key = router.add("stop-me-here", hold)
     before = {w.pid for w in await desktop.list_windows()}
+    sid, hold = await open_and_hold(page, router, "stop-me-here", "desktop")
     try:
-        sid = await start_from_form(page, f"{key}: open the calculator", target="desktop")
-        await asyncio.to_thread(hold.entered.wait, 90)
 
         async def launched() -> set[int] | None:
             new = {
@@ -411,11 +419,8 @@ async def test_cards_show_live_thumbnails_and_the_session_view_a_live_preview(
     served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
     console, router = served
-    hold = Hold()
-    key = router.add("watch-me", hold)
+    sid, hold = await open_and_hold(page, router, "watch-me", "sandbox")
     try:
-        sid = await start_from_form(page, f"{key}: open the calculator", target="sandbox")
-        await asyncio.to_thread(hold.entered.wait, 90)
         console.wait_card(sid, lambda c: c["title"] == "Calculator", "the card to name the window")
         thumb = f'canvas[data-thumb="{sid}"][data-seq]'
         await page.wait_for_selector(thumb, timeout=30000)
