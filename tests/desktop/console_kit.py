@@ -16,12 +16,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+from playwright.async_api import Browser, async_playwright
 
 from deskpilot import _procfs
 from deskpilot._wait import wait_for
@@ -151,6 +152,15 @@ def console_process(
     finally:
         console.stop()
         out.close()
+
+
+@asynccontextmanager
+async def chromium() -> AsyncIterator[Browser]:
+    """Debian's Chromium under Playwright, headless (no browser download)."""
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True)
+        yield browser
+        await browser.close()
 
 
 async def logged_in(browser: Any, console: ConsoleProcess, path: str = "/") -> Any:

@@ -13,11 +13,11 @@ import json
 import sys
 
 from Xlib import XK, X, display
+from Xlib.xobject.drawable import Window
 
 
-def main() -> None:
-    title = sys.argv[1] if len(sys.argv) > 1 else "input probe"
-    d = display.Display()
+def probe_window(d: display.Display, title: str, event_mask: int = 0) -> Window:
+    """A white 400x300 top-level window at (60, 60) on ``d`` named ``title``, not yet mapped."""
     screen = d.screen()
     window = screen.root.create_window(
         60,
@@ -29,9 +29,17 @@ def main() -> None:
         X.InputOutput,
         X.CopyFromParent,
         background_pixel=screen.white_pixel,
-        event_mask=X.KeyPressMask | X.ButtonPressMask | X.ExposureMask | X.StructureNotifyMask,
+        event_mask=event_mask,
     )
     window.set_wm_name(title)
+    return window
+
+
+def main() -> None:
+    title = sys.argv[1] if len(sys.argv) > 1 else "input probe"
+    d = display.Display()
+    events = X.KeyPressMask | X.ButtonPressMask | X.ExposureMask | X.StructureNotifyMask
+    window = probe_window(d, title, events)
     window.set_wm_class("input-probe", "InputProbe")
     window.set_wm_hints(flags=1, input=1)  # InputHint: it takes the keyboard focus
     window.map()

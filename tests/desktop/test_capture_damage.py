@@ -28,6 +28,7 @@ from Xlib import X, display
 from deskpilot._wait import wait_for
 from deskpilot.sandbox import Sandbox
 from deskpilot.serve.capture import Capturer, Frame, Seen
+from tests.desktop.input_probe import probe_window
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -55,18 +56,7 @@ async def test_a_change_drawn_while_a_frame_is_sent_reaches_the_preview(
     assert sandbox.info is not None
     d = display.Display(sandbox.info.display)
     screen = d.screen()
-    win = screen.root.create_window(
-        60,
-        60,
-        400,
-        300,
-        0,
-        screen.root_depth,
-        X.InputOutput,
-        X.CopyFromParent,
-        background_pixel=screen.white_pixel,
-    )
-    win.set_wm_name("capture damage probe")
+    win = probe_window(d, "capture damage probe")
     win.map()
     gc = win.create_gc(foreground=screen.white_pixel)
     d.sync()

@@ -32,6 +32,7 @@ from deskpilot.policy import ApprovalRequest, CallbackApprover
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Apps
 from tests.desktop.native_server import ReplayServer, Request, image_of, vendor_provider
+from tests.wires import anthropic_message, openai_computer_reply
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -102,20 +103,7 @@ def openai_ga(req: Request, i: int, eye: Eye) -> dict[str, Any]:
         actions = [
             {"type": "click", "button": "left", "x": x, "y": y} for x, y in map(eye.at, KEYS)
         ]
-        return {
-            "id": "resp_1",
-            "output": [
-                {"type": "reasoning", "id": "rs_1", "summary": []},
-                {
-                    "type": "computer_call",
-                    "id": "cu_1",
-                    "call_id": "call_1",
-                    "status": "completed",
-                    "actions": actions,
-                    "pending_safety_checks": [CHECK],
-                },
-            ],
-        }
+        return openai_computer_reply(actions, [CHECK])
     return {"id": "resp_2", "output": [_message("The calculator shows 42.")]}
 
 
@@ -162,31 +150,13 @@ def anthropic(toolset: bool, zoom: bool) -> Reply:
                 _tool_use(n, "left_click", toolset, coordinate=list(eye.at(k)))
                 for n, k in enumerate(KEYS, 1)
             ]
-            return {
-                "id": "msg_1",
-                "type": "message",
-                "role": "assistant",
-                "content": [{"type": "text", "text": "Clicking 7 × 6 =."}, *uses],
-                "stop_reason": "tool_use",
-            }
+            return anthropic_message({"type": "text", "text": "Clicking 7 × 6 =."}, *uses)
         if i == 1 and zoom:
             r = eye.calc.display_rect
             x0, y0 = eye.point(r.x, r.y)
             x1, y1 = eye.point(r.x + r.width, r.y + r.height)
-            return {
-                "id": "msg_2",
-                "type": "message",
-                "role": "assistant",
-                "content": [_tool_use(9, "zoom", toolset, region=[x0, y0, x1, y1])],
-                "stop_reason": "tool_use",
-            }
-        return {
-            "id": "msg_3",
-            "type": "message",
-            "role": "assistant",
-            "content": [{"type": "text", "text": "It shows 42."}],
-            "stop_reason": "end_turn",
-        }
+            return anthropic_message(_tool_use(9, "zoom", toolset, region=[x0, y0, x1, y1]), n=2)
+        return anthropic_message({"type": "text", "text": "It shows 42."}, n=3)
 
     return reply
 

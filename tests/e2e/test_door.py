@@ -9,8 +9,8 @@ a KeePassXC window): ``deskpilot tool`` (no terminal, and on a pseudo-terminal),
 the MCP server. The log is read back from its SQLite file
 (a channel the surfaces do not use to answer). The demo's sessions (its run and its reads
 afterwards) are checked on a real sandbox in tests/desktop/test_door_demo.py, the console's
-(``deskpilot serve``) in tests/desktop/test_console.py (a denied Send, a blocked window), the
-native executor on real apps in tests/desktop/test_native_policy.py and
+(``deskpilot serve``) in tests/desktop/console/test_console.py (a denied Send, a blocked
+window), the native executor on real apps in tests/desktop/test_native_policy.py and
 tests/desktop/test_effects_real.py.
 """
 

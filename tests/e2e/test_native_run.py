@@ -37,24 +37,13 @@ from deskpilot.native.safety import CancelRequest, PauseRequest
 from deskpilot.policy import AllowAll, ApprovalRequest, CallbackApprover
 from deskpilot.tools.context import ToolContext
 from tests.e2e.conftest import KEYS, Events
+from tests.wires import anthropic_message
 
 GOAL = "In the calculator, work out 12*7 and tell me the result"
 CALC = FAKE_APPS[0]
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-def msg(*content: dict[str, Any], n: int = 1) -> dict[str, Any]:
-    """An Anthropic Messages reply."""
-    stop = "tool_use" if any(c["type"] == "tool_use" for c in content) else "end_turn"
-    return {
-        "id": f"msg_{n}",
-        "type": "message",
-        "role": "assistant",
-        "content": list(content),
-        "stop_reason": stop,
-    }
 
 
 def text(t: str) -> dict[str, Any]:
@@ -234,7 +223,7 @@ def test_ctrl_c_stops_a_native_run_with_exit_4(
         tmp_path / "r.json",
         "anthropic",
         "claude-sonnet-4-5",
-        [msg(computer(1, "wait", duration=100)), msg(text("never"))],
+        [anthropic_message(computer(1, "wait", duration=100)), anthropic_message(text("never"))],
     )
     result = invoke(env, "run", "--native", "--model", model, GOAL)
     assert result.exit_code == 4, result.output
@@ -257,9 +246,9 @@ async def test_step_budget_gets_one_tools_free_last_answer(
         "anthropic",
         "claude-sonnet-4-5",
         [
-            msg(computer(1, "screenshot")),
-            msg(computer(2, "screenshot")),
-            msg(
+            anthropic_message(computer(1, "screenshot")),
+            anthropic_message(computer(2, "screenshot")),
+            anthropic_message(
                 text("Partial: nothing computed yet."), computer(3, "left_click", coordinate=[1, 1])
             ),
         ],
@@ -291,8 +280,8 @@ async def test_timeout_answers_the_interrupted_call_and_asks_for_a_last_answer(
         "anthropic",
         "claude-sonnet-4-5",
         [
-            msg(text("Waiting for the app."), computer(1, "wait", duration=100)),
-            msg(text("Nothing done yet.")),
+            anthropic_message(text("Waiting for the app."), computer(1, "wait", duration=100)),
+            anthropic_message(text("Nothing done yet.")),
         ],
     )
     provider = get_provider(spec, agent_settings)
@@ -451,7 +440,9 @@ async def test_resume_refuses_another_model(
 async def test_only_the_newest_images_go_back_to_the_model(
     fake_ctx: ToolContext, agent_settings: Settings, tmp_path: Path
 ) -> None:
-    replies = [msg(computer(n, "screenshot"), n=n) for n in range(1, 6)] + [msg(text("Seen."))]
+    replies = [anthropic_message(computer(n, "screenshot"), n=n) for n in range(1, 6)] + [
+        anthropic_message(text("Seen."))
+    ]
     spec = replay(tmp_path / "r.json", "anthropic", "claude-sonnet-4-5", replies)
     provider = get_provider(spec, agent_settings)
     assert isinstance(provider, ScriptedProvider)
@@ -487,7 +478,7 @@ def test_a_provider_failure_ends_the_run_with_a_progress_summary(
         tmp_path / "r.json",
         "anthropic",
         "claude-sonnet-4-5",
-        [msg(computer(1, "type", text="12*7\n"))],
+        [anthropic_message(computer(1, "type", text="12*7\n"))],
     )  # the recording ends here
     result = invoke(env, "run", "--native", "--model", model, GOAL)
     assert result.exit_code == 3, result.output

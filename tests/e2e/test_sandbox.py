@@ -7,9 +7,11 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
+from deskpilot import _procfs
 from deskpilot._wait import wait_for
 from deskpilot.sandbox import Sandbox
 from deskpilot.sandbox.processes import processes_of
@@ -18,15 +20,14 @@ CLI = [sys.executable, "-m", "deskpilot"]
 
 
 def alive(pids: list[int]) -> list[int]:
-    out = []
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] != "Z":
-                    out.append(pid)
-        except OSError:
-            pass
-    return out
+    return [pid for pid in pids if not _procfs.is_zombie(pid)]
+
+
+def deskpilot(env: dict[str, str], *args: str, timeout: float = 60) -> CompletedProcess[str]:
+    """``deskpilot ARGS`` in a process of its own, its output kept; never raises on its exit."""
+    return subprocess.run(
+        [*CLI, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
 
 
 @pytest.mark.sandbox
@@ -60,26 +61,14 @@ def test_sandbox_run_exit_code_and_environment(tmp_path: Path) -> None:
         'test "$ACCESSIBILITY_ENABLED" = 1 && test "$QT_LINUX_ACCESSIBILITY_ALWAYS_ON" = 1 '
         '&& echo "$XDG_RUNTIME_DIR" && exit 7'
     )
-    done = subprocess.run(
-        [*CLI, "sandbox", "run", "--size", "640x480", "--", "sh", "-c", script],
-        env=_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    done = deskpilot(
+        _env(tmp_path), "sandbox", "run", "--size", "640x480", "--", "sh", "-c", script
     )
     assert done.returncode == 7, done.stderr
     runtime = done.stdout.strip()
     assert runtime and not Path(runtime).exists()
     assert processes_of(runtime) == []
-    missing = subprocess.run(
-        [*CLI, "sandbox", "run", "--", "no-such-command-xyz"],
-        env=_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    missing = deskpilot(_env(tmp_path), "sandbox", "run", "--", "no-such-command-xyz")
     assert missing.returncode == 127 and "command not found" in missing.stderr
 
 
@@ -112,10 +101,7 @@ def test_sandbox_run_interrupted_tears_down(tmp_path: Path) -> None:
 
 
 def _comm(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return ""
+    return _procfs.read(f"/proc/{pid}/comm").decode().strip()
 
 
 @pytest.mark.sandbox
@@ -139,82 +125,33 @@ def test_owner_killed_reaper_cleans_up(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("size", ["0x0", "abc", "99999x10"])
 def test_bad_size_is_refused(tmp_path: Path, size: str) -> None:
-    done = subprocess.run(
-        [*CLI, "sandbox", "run", "--size", size, "--", "true"],
-        env=_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    done = deskpilot(_env(tmp_path), "sandbox", "run", "--size", size, "--", "true", timeout=30)
     assert done.returncode == 2 and "'--size'" in done.stderr
 
 
 @pytest.mark.sandbox
 def test_up_status_down(tmp_path: Path) -> None:
     env = _env(tmp_path)
-    up = subprocess.run(
-        [*CLI, "sandbox", "up", "--size", "800x600"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    up = deskpilot(env, "sandbox", "up", "--size", "800x600")
     assert up.returncode == 0, up.stderr
     exports = dict(line.removeprefix("export ").split("=", 1) for line in up.stdout.splitlines())
     assert set(exports) == {"DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "DESKPILOT_SANDBOX"}
     runtime = exports["DESKPILOT_SANDBOX"]
     try:
-        again = subprocess.run(
-            [*CLI, "sandbox", "up"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        again = deskpilot(env, "sandbox", "up")
         assert again.returncode == 0 and "already up" in again.stderr
         assert again.stdout == up.stdout  # the same desktop, the same lines
-        status = subprocess.run(
-            [*CLI, "sandbox", "status"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
+        status = deskpilot(env, "sandbox", "status", timeout=30)
         assert status.returncode == 0 and "up" in status.stdout
         on_it = {**env, **exports}
-        listed = subprocess.run(
-            [*CLI, "tool", "list_windows"],
-            env=on_it,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        listed = deskpilot(on_it, "tool", "list_windows")
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.startswith("Open Windows (0 total):")
         pids = processes_of(runtime)
         assert pids
     finally:
-        down = subprocess.run(
-            [*CLI, "sandbox", "down"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        down = deskpilot(env, "sandbox", "down")
     assert down.returncode == 0, down.stderr
     assert alive(pids) == [] and not Path(runtime).exists()
-    gone = subprocess.run(
-        [*CLI, "sandbox", "status"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    gone = deskpilot(env, "sandbox", "status", timeout=30)
     assert gone.returncode == 1 and "no sandbox is running" in gone.stdout

@@ -44,7 +44,7 @@ from deskpilot.native.wire import WireSetup
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, tool
 from deskpilot.tools.context import ToolContext
-from tests.wires import computer_wire, viewport_for
+from tests.wires import computer_wire, openai_computer_reply, viewport_for
 
 PNG = b"\x89PNG-shot"
 SHOT = ScreenshotRef(data=PNG)
@@ -60,41 +60,29 @@ def test_openai_ga_batches_are_scaled_and_parsed_in_order() -> None:
     first = conv.say("do it", PNG)
     assert first["input"][0]["content"][1] == {"type": "input_image", "image_url": DATA_URL}
     turn = conv.parse(
-        {
-            "id": "resp_1",
-            "output": [
-                {"type": "reasoning", "id": "rs_1", "summary": []},
-                {
-                    "type": "computer_call",
-                    "id": "cu_1",
-                    "call_id": "call_1",
-                    "status": "completed",
-                    "actions": [
-                        {"type": "click", "button": "left", "x": 405, "y": 157, "keys": ["shift"]},
-                        {"type": "double_click", "x": 0, "y": 0},
-                        {"type": "click", "button": "wheel", "x": 1, "y": 1},
-                        {"type": "type", "text": "penguin"},
-                        {"type": "keypress", "keys": ["ctrl", "c"]},
-                        {"type": "scroll", "x": 10, "y": 10, "scroll_x": 0, "scroll_y": -300},
-                        {"type": "drag", "path": [{"x": 1, "y": 1}, {"x": 9, "y": 9}]},
-                        {"type": "move", "x": 5, "y": 6},
-                        {"type": "wait"},
-                        {"type": "screenshot"},
-                    ],
-                    "pending_safety_checks": [
-                        {"id": "cu_sc_1", "code": "malicious_instructions", "message": "Check it."}
-                    ],
-                },
-                {
-                    "type": "function_call",
-                    "id": "fc_1",
-                    "call_id": "call_2",
-                    "name": "list_windows",
-                    "arguments": "{}",
-                },
-                {"type": "message", "content": [{"type": "output_text", "text": "Working."}]},
+        openai_computer_reply(
+            [
+                {"type": "click", "button": "left", "x": 405, "y": 157, "keys": ["shift"]},
+                {"type": "double_click", "x": 0, "y": 0},
+                {"type": "click", "button": "wheel", "x": 1, "y": 1},
+                {"type": "type", "text": "penguin"},
+                {"type": "keypress", "keys": ["ctrl", "c"]},
+                {"type": "scroll", "x": 10, "y": 10, "scroll_x": 0, "scroll_y": -300},
+                {"type": "drag", "path": [{"x": 1, "y": 1}, {"x": 9, "y": 9}]},
+                {"type": "move", "x": 5, "y": 6},
+                {"type": "wait"},
+                {"type": "screenshot"},
             ],
-        }
+            [{"id": "cu_sc_1", "code": "malicious_instructions", "message": "Check it."}],
+            {
+                "type": "function_call",
+                "id": "fc_1",
+                "call_id": "call_2",
+                "name": "list_windows",
+                "arguments": "{}",
+            },
+            {"type": "message", "content": [{"type": "output_text", "text": "Working."}]},
+        )
     )
     call, func = turn.items
     assert isinstance(call, ComputerCall) and call.problem is None

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from deskpilot.agent.native_setup import is_native_model
-from deskpilot.agent.providers import anthropic, gemini
+from deskpilot.agent.providers import PROVIDERS, anthropic, gemini
 from deskpilot.native.wire import OMITTED_IMAGE
 from tests.wires import computer_wire, viewport_for
 
@@ -49,7 +48,7 @@ def wire(vendor: str) -> Any:
 )
 def test_which_models_have_a_native_computer_tool(spec: str, native: bool) -> None:
     vendor, _, model = spec.partition(":")
-    assert is_native_model(vendor, model) is native
+    assert PROVIDERS[vendor].speaks_computer(model) is native
 
 
 def image(n: int) -> dict[str, Any]:

@@ -13,9 +13,9 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
@@ -24,6 +24,11 @@ from deskpilot.desktop.atspi.calls import AtspiCallError, AtspiTimeout
 from deskpilot.desktop.wayland.mutter import MutterError, MutterSession
 from deskpilot.sandbox import Sandbox
 from deskpilot.sandbox.compositors import REQUIREMENTS
+
+if TYPE_CHECKING:
+    from deskpilot.desktop.atspi.bus import AtspiBus
+
+T = TypeVar("T")
 
 
 def require(kind: str) -> None:
@@ -92,12 +97,11 @@ def frames_by_pid(session_bus: str) -> dict[int, list[str]]:
     return asyncio.run(_app_frames(session_bus))
 
 
-async def _find(
-    session_bus: str, pid: int, role: str, name: str, coords: int = 1
-) -> tuple[int, int, int, int]:
-    """Extents of the first element of ``pid`` with ``role`` and ``name`` (``coords``: AT-SPI's
-    coordinate type, 1 = window, 0 = "screen" — window-relative too on Wayland, and the only
-    right ones for Qt 5 there)."""
+async def _walk(
+    session_bus: str, pid: int, visit: Callable[[AtspiBus, str, str], Awaitable[T | None]]
+) -> T | None:
+    """Visit the elements of the app of ``pid`` breadth first, ``visit(bus, app, path)`` each,
+    until a visit returns something (returned); None when none did."""
     from deskpilot.desktop.atspi.bus import AtspiBus
     from deskpilot.desktop.atspi.consts import ROOT_PATH
 
@@ -115,124 +119,77 @@ async def _find(
                 kids = await bus.call(app, path, "Accessible", "GetChildren")
                 for _b, child in kids[0]:
                     todo.append(str(child))
-                    got_role = await bus.call(app, str(child), "Accessible", "GetRoleName")
-                    got_name = await bus.get_property(app, str(child), "Accessible", "Name")
-                    if got_role[0] == role and got_name == name:
-                        ext = await bus.call(
-                            app, str(child), "Component", "GetExtents", "u", [coords]
-                        )
-                        x, y, w, h = (int(v) for v in ext[0])
-                        return x, y, w, h
-        raise LookupError(f"no {role} {name!r} in app {pid}")
-    finally:
-        await bus.close()
-
-
-def window_extents(
-    session_bus: str, pid: int, role: str, name: str, coords: int = 1
-) -> tuple[int, int, int, int]:
-    """(x, y, w, h) of an element relative to its window, read over AT-SPI."""
-    return asyncio.run(_find(session_bus, pid, role, name, coords))
-
-
-async def _act(session_bus: str, pid: int, role: str, name: str) -> bool:
-    from deskpilot.desktop.atspi.bus import AtspiBus
-    from deskpilot.desktop.atspi.consts import ROOT_PATH
-
-    bus = await AtspiBus.connect(session_bus)
-    try:
-        for app in await bus.app_buses():
-            try:
-                if await bus.pid_of(app) != pid:
-                    continue
-            except (AtspiTimeout, AtspiCallError):
-                continue
-            todo = [ROOT_PATH]
-            while todo:
-                path = todo.pop(0)
-                kids = await bus.call(app, path, "Accessible", "GetChildren")
-                for _b, child in kids[0]:
-                    todo.append(str(child))
-                    got_role = await bus.call(app, str(child), "Accessible", "GetRoleName")
-                    got_name = await bus.get_property(app, str(child), "Accessible", "Name")
-                    if got_role[0] == role and got_name == name:
-                        await bus.call(app, str(child), "Action", "DoAction", "i", [0])
-                        return True
-        return False
-    finally:
-        await bus.close()
-
-
-def do_action(session_bus: str, pid: int, role: str, name: str) -> bool:
-    """Run the first action of an app's element found by role and name (False: not there)."""
-    return asyncio.run(_act(session_bus, pid, role, name))
-
-
-async def _checked(session_bus: str, pid: int, role: str, name: str) -> bool | None:
-    from deskpilot.desktop.atspi.bus import AtspiBus
-    from deskpilot.desktop.atspi.consts import ROOT_PATH
-
-    bus = await AtspiBus.connect(session_bus)
-    try:
-        for app in await bus.app_buses():
-            try:
-                if await bus.pid_of(app) != pid:
-                    continue
-            except (AtspiTimeout, AtspiCallError):
-                continue
-            todo = [ROOT_PATH]
-            while todo:
-                path = todo.pop(0)
-                kids = await bus.call(app, path, "Accessible", "GetChildren")
-                for _b, child in kids[0]:
-                    todo.append(str(child))
-                    got_role = await bus.call(app, str(child), "Accessible", "GetRoleName")
-                    got_name = await bus.get_property(app, str(child), "Accessible", "Name")
-                    if got_role[0] == role and got_name == name:
-                        states = await bus.call(app, str(child), "Accessible", "GetState")
-                        return bool(states[0][0] & (1 << 4))  # ATSPI_STATE_CHECKED
+                    found = await visit(bus, app, str(child))
+                    if found is not None:
+                        return found
         return None
     finally:
         await bus.close()
 
 
+async def _is(bus: AtspiBus, app: str, path: str, role: str, name: str) -> bool:
+    got_role = await bus.call(app, path, "Accessible", "GetRoleName")
+    got_name = await bus.get_property(app, path, "Accessible", "Name")
+    return bool(got_role[0] == role and got_name == name)
+
+
+def window_extents(
+    session_bus: str, pid: int, role: str, name: str, coords: int = 1
+) -> tuple[int, int, int, int]:
+    """(x, y, w, h) of the first element of ``pid`` with ``role`` and ``name``, relative to its
+    window, read over AT-SPI (``coords``: AT-SPI's coordinate type, 1 = window, 0 = "screen" —
+    window-relative too on Wayland, and the only right ones for Qt 5 there)."""
+
+    async def extents(bus: AtspiBus, app: str, path: str) -> tuple[int, int, int, int] | None:
+        if not await _is(bus, app, path, role, name):
+            return None
+        ext = await bus.call(app, path, "Component", "GetExtents", "u", [coords])
+        x, y, w, h = (int(v) for v in ext[0])
+        return x, y, w, h
+
+    found = asyncio.run(_walk(session_bus, pid, extents))
+    if found is None:
+        raise LookupError(f"no {role} {name!r} in app {pid}")
+    return found
+
+
+def do_action(session_bus: str, pid: int, role: str, name: str) -> bool:
+    """Run the first action of an app's element found by role and name (False: not there)."""
+
+    async def act(bus: AtspiBus, app: str, path: str) -> bool | None:
+        if not await _is(bus, app, path, role, name):
+            return None
+        await bus.call(app, path, "Action", "DoAction", "i", [0])
+        return True
+
+    return bool(asyncio.run(_walk(session_bus, pid, act)))
+
+
 def is_checked(session_bus: str, pid: int, role: str, name: str) -> bool | None:
     """Whether an app's element (by role and name) is checked; None when it is not there."""
-    return asyncio.run(_checked(session_bus, pid, role, name))
 
+    async def checked(bus: AtspiBus, app: str, path: str) -> bool | None:
+        if not await _is(bus, app, path, role, name):
+            return None
+        states = await bus.call(app, path, "Accessible", "GetState")
+        return bool(states[0][0] & (1 << 4))  # ATSPI_STATE_CHECKED
 
-async def _texts(session_bus: str, pid: int) -> list[str]:
-    from deskpilot.desktop.atspi.bus import AtspiBus
-    from deskpilot.desktop.atspi.consts import ROOT_PATH
-
-    bus = await AtspiBus.connect(session_bus)
-    out: list[str] = []
-    try:
-        for app in await bus.app_buses():
-            try:
-                if await bus.pid_of(app) != pid:
-                    continue
-            except (AtspiTimeout, AtspiCallError):
-                continue
-            todo = [ROOT_PATH]
-            while todo:
-                path = todo.pop(0)
-                kids = await bus.call(app, path, "Accessible", "GetChildren")
-                for _b, child in kids[0]:
-                    todo.append(str(child))
-                    role = await bus.call(app, str(child), "Accessible", "GetRoleName")
-                    if role[0] in ("text", "entry", "editbar"):
-                        with contextlib.suppress(AtspiCallError):
-                            got = await bus.call(app, str(child), "Text", "GetText", "ii", [0, -1])
-                            out.append(str(got[0]))
-        return out
-    finally:
-        await bus.close()
+    return asyncio.run(_walk(session_bus, pid, checked))
 
 
 def texts_of(session_bus: str, pid: int) -> list[str]:
     """The texts of an app's text fields, read over AT-SPI."""
-    return asyncio.run(_texts(session_bus, pid))
+    out: list[str] = []
+
+    async def text(bus: AtspiBus, app: str, path: str) -> None:
+        role = await bus.call(app, path, "Accessible", "GetRoleName")
+        if role[0] in ("text", "entry", "editbar"):
+            with contextlib.suppress(AtspiCallError):
+                got = await bus.call(app, path, "Text", "GetText", "ii", [0, -1])
+                out.append(str(got[0]))
+
+    asyncio.run(_walk(session_bus, pid, text))
+    return out
 
 
 async def focused_window_stream(session_bus: str, timeout: float = 20.0) -> MutterSession:

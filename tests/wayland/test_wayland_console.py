@@ -8,7 +8,6 @@ AT-SPI frame)."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -16,11 +15,11 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 
 from deskpilot import _procfs
-from tests.desktop.console_kit import CHROMIUM, console_process, model_server
-from tests.desktop.test_console import Hold, open_session_page, start_from_form
+from tests.desktop.console.test_console import open_and_hold, open_session_page
+from tests.desktop.console_kit import chromium, console_process, logged_in, model_server
 from tests.wayland.conftest import require
 
 pytestmark = [
@@ -68,10 +67,8 @@ KINDS = {
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
 async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield chromium
-        await chromium.close()
+    async with chromium() as browser:
+        yield browser
 
 
 @pytest.mark.parametrize("name", sorted(KINDS))
@@ -86,19 +83,9 @@ async def test_a_sandbox_session_is_previewed_live(
         model_server() as (server, router),
         console_process(env, server.url, tmp_path / "serve.log") as console,
     ):
-        context = await browser.new_context()
-        login = await context.request.post(
-            f"{console.origin}/api/login", data={"token": console.token}
-        )
-        assert login.ok, await login.text()
-        page = await context.new_page()
-        await page.goto(f"{console.origin}/")
-        await page.wait_for_selector("#conn.live")
-        hold = Hold()
-        key = router.add(f"watch-me-on-{name}", hold)
+        page = await logged_in(browser, console)
+        sid, hold = await open_and_hold(page, router, f"watch-me-on-{name}", "sandbox")
         try:
-            sid = await start_from_form(page, f"{key}: open the calculator", target="sandbox")
-            await asyncio.to_thread(hold.entered.wait, 90)
             # the card names the window (on GNOME by its AT-SPI frame: the preview's reader)
             console.wait_card(
                 sid, lambda c: c["title"] == "Calculator", "the card to name the window"
@@ -120,4 +107,4 @@ async def test_a_sandbox_session_is_previewed_live(
         finally:
             hold.release.set()
         console.wait_end(sid)
-        await context.close()
+        await page.context.close()

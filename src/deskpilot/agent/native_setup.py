@@ -29,7 +29,6 @@ from deskpilot.agent.prompts import (
     render_constraints,
     render_context,
 )
-from deskpilot.agent.providers import PROVIDERS
 from deskpilot.agent.providers.base import Provider
 from deskpilot.agent.providers.scripted import ScriptedProvider
 from deskpilot.errors import ProviderNotConfigured
@@ -44,12 +43,6 @@ NATIVE_MODELS_HELP = (
     "gemini-3.1-pro-preview, gemini-3.5-flash and later; or a scripted: replay recorded in one "
     "of these vendors' formats."
 )
-
-
-def is_native_model(vendor: str, model: str) -> bool:
-    """True when ``vendor:model`` has a native computer tool deskpilot speaks."""
-    adapter = PROVIDERS.get(vendor)
-    return adapter is not None and adapter.speaks_computer(model)
 
 
 def native_target(provider: Provider) -> tuple[str, str]:

@@ -22,7 +22,6 @@ import contextlib
 import json
 import struct
 from collections.abc import AsyncIterator
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -238,6 +237,3 @@ class Previews:
         """End every page's stream (the server is stopping)."""
         for viewer in list(self.viewers):
             viewer.queue.put_nowait(None)
-
-    def stats(self) -> dict[str, Any]:
-        return {sid: c.frames for sid, c in self.capturers.items()}

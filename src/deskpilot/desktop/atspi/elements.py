@@ -111,20 +111,6 @@ class ElementActions:
                 (found if "EditableText" in ifaces else queue).append(child)
         return found
 
-    async def current_value(self, key: tuple[str, str]) -> float | None:
-        try:
-            return float(await self.bus.get_property(key[0], key[1], "Value", "CurrentValue"))
-        except (AtspiCallError, AtspiTimeout):
-            return None
-
-    async def attribute(self, key: tuple[str, str], name: str) -> str:
-        """One of the element's attributes (Calc's cells: "Formula"), "" when it has none."""
-        try:
-            body = await self.bus.call(key[0], key[1], "Accessible", "GetAttributes")
-        except AtspiCallError:
-            return ""
-        return str(dict(body[0]).get(name, ""))
-
     async def interfaces(self, key: tuple[str, str]) -> frozenset[str]:
         body = await self.bus.call(key[0], key[1], "Accessible", "GetInterfaces")
         return frozenset(str(n).rsplit(".", 1)[-1] for n in body[0])

@@ -224,9 +224,6 @@ class MutterSession:
         not (callers that can should set text through accessibility instead)."""
         await type_through_keysyms(self, text)
 
-    async def keycode(self, evdev_code: int, pressed: bool) -> None:
-        await self._notify("NotifyKeyboardKeycode", "ub", [evdev_code, pressed])
-
     async def move(self, x: float, y: float) -> None:
         """Move the pointer to (x, y) in the stream's coordinates."""
         if self.stream is None:

@@ -252,12 +252,6 @@ class Connection:
             body, self._buffer = self._buffer[8:size], self._buffer[size:]
             self._dispatch(oid, opcode, body)
 
-    def take_fd(self) -> int:
-        """The oldest file descriptor received and not yet taken (events that carry one)."""
-        if not self._fds:
-            raise WaylandError("an event promised a file descriptor that did not arrive")
-        return self._fds.pop(0)
-
     def _dispatch(self, oid: int, opcode: int, body: bytes) -> None:
         if oid == DISPLAY_ID:
             if opcode == ERROR:

@@ -568,9 +568,12 @@ new MutationObserver((changes) => {
 
 // -- start ---------------------------------------------------------------------------------
 
-(async () => {
+// once every script of the page has run (they are deferred: DOMContentLoaded follows the last),
+// so that the modules that render a session when told (talk, takeover, costs) hear its first
+// render even when their script arrives after the session's events
+document.addEventListener("DOMContentLoaded", async () => {
   state.view = route();
   await loadConfig();
   connect();
   show();
-})();
+});

@@ -13,58 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator
 
 import pytest
-import pytest_asyncio
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Page
 
-from deskpilot.config import Settings
 from tests.desktop.conftest import Apps
 from tests.desktop.console_kit import (
-    CHROMIUM,
     ConsoleProcess,
     Router,
-    console_process,
-    model_server,
 )
 from tests.desktop.helpers import find_id
 from tests.e2e.wire import Decision, View
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-@pytest.fixture(scope="module")
-def served(
-    desktop_settings: Settings, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[ConsoleProcess, Router]]:
-    log = tmp_path_factory.mktemp("console-asks") / "serve.log"
-    with (
-        model_server() as (server, router),
-        console_process(desktop_settings.environ, server.url, log) as console,
-    ):
-        yield console, router
-
-
-@pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield chromium
-        await chromium.close()
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def page(browser: Browser, served: tuple[ConsoleProcess, Router]) -> AsyncIterator[Page]:
-    console, _ = served
-    context = await browser.new_context()
-    login = await context.request.post(f"{console.origin}/api/login", data={"token": console.token})
-    assert login.ok, await login.text()
-    tab = await context.new_page()
-    await tab.goto(f"{console.origin}/")
-    await tab.wait_for_selector("#conn.live")
-    yield tab
-    await context.close()
 
 
 class PressSend:

@@ -9,54 +9,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 
 from deskpilot.config import Settings
 from tests.desktop.conftest import Apps
 from tests.desktop.console_kit import (
-    CHROMIUM,
     ConsoleProcess,
     Router,
     console_process,
-    logged_in,
     model_server,
 )
 from tests.e2e.wire import Decision, View
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-@pytest.fixture(scope="module")
-def served(
-    desktop_settings: Settings, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[ConsoleProcess, Router]]:
-    log = tmp_path_factory.mktemp("console-fixes") / "serve.log"
-    with (
-        model_server() as (server, router),
-        console_process(desktop_settings.environ, server.url, log) as console,
-    ):
-        yield console, router
-
-
-@pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield chromium
-        await chromium.close()
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def page(browser: Browser, served: tuple[ConsoleProcess, Router]) -> AsyncIterator[Page]:
-    console, _ = served
-    tab = await logged_in(browser, console)
-    yield tab
-    await tab.context.close()
 
 
 #: the mean red level of a canvas's pixels (0: empty or black), as a page function

@@ -16,14 +16,12 @@ import subprocess
 import threading
 import types
 import zipfile
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import pytest_asyncio
 from PIL import Image as PILImage
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Page, async_playwright
 
 from deskpilot import _procfs
 from deskpilot._wait import async_wait_for, wait_for
@@ -49,40 +47,6 @@ from tests.e2e.test_mcp_http import http_session
 from tests.e2e.wire import Brain, Decision, View
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-@pytest.fixture(scope="module")
-def served(
-    desktop_settings: Settings, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[ConsoleProcess, Router]]:
-    log = tmp_path_factory.mktemp("console") / "serve.log"
-    with (
-        model_server() as (server, router),
-        console_process(desktop_settings.environ, server.url, log) as console,
-    ):
-        yield console, router
-
-
-@pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield chromium
-        await chromium.close()
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def page(browser: Browser, served: tuple[ConsoleProcess, Router]) -> AsyncIterator[Page]:
-    console, _ = served
-    context = await browser.new_context()
-    login = await context.request.post(f"{console.origin}/api/login", data={"token": console.token})
-    assert login.ok, await login.text()
-    tab = await context.new_page()
-    tab.on("dialog", lambda d: pytest.fail(f"the page opened a dialog: {d.message}"))
-    await tab.goto(f"{console.origin}/")
-    await tab.wait_for_selector("#conn.live")
-    yield tab
-    await context.close()
 
 
 async def send_dialog(
@@ -245,15 +209,26 @@ class Hold:
         return Decision("Released.")
 
 
+async def open_and_hold(page: Page, router: Router, key: str, target: str) -> tuple[str, Hold]:
+    """A session started from the form whose model opens the calculator and then waits in its
+    next call (until ``hold.release``): its id and its hold, once it waits."""
+    hold = Hold()
+    router.add(key, hold)
+    try:
+        sid = await start_from_form(page, f"{key}: open the calculator", target=target)
+        await asyncio.to_thread(hold.entered.wait, 90)
+    except BaseException:
+        hold.release.set()
+        raise
+    return sid, hold
+
+
 async def test_stop_ends_the_sandbox_session_and_all_its_processes(
     served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
     console, router = served
-    hold = Hold()
-    key = router.add("stop-me-in-a-sandbox", hold)
+    sid, hold = await open_and_hold(page, router, "stop-me-in-a-sandbox", "sandbox")
     try:
-        sid = await start_from_form(page, f"{key}: open the calculator", target="sandbox")
-        await asyncio.to_thread(hold.entered.wait, 90)
         card = console.card(sid)
         marker = f"DISPLAY={card['display']}".encode()
         pids = processes_with(marker)
@@ -277,12 +252,9 @@ async def test_stop_on_this_desktop_ends_what_the_session_launched_only(
 ) -> None:
     console, router = served
     bystander, bystander_proc = await send_dialog(apps, "Not the session's")
-    hold = Hold()
-    key = router.add("stop-me-here", hold)
     before = {w.pid for w in await desktop.list_windows()}
+    sid, hold = await open_and_hold(page, router, "stop-me-here", "desktop")
     try:
-        sid = await start_from_form(page, f"{key}: open the calculator", target="desktop")
-        await asyncio.to_thread(hold.entered.wait, 90)
 
         async def launched() -> set[int] | None:
             new = {
@@ -447,11 +419,8 @@ async def test_cards_show_live_thumbnails_and_the_session_view_a_live_preview(
     served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
     console, router = served
-    hold = Hold()
-    key = router.add("watch-me", hold)
+    sid, hold = await open_and_hold(page, router, "watch-me", "sandbox")
     try:
-        sid = await start_from_form(page, f"{key}: open the calculator", target="sandbox")
-        await asyncio.to_thread(hold.entered.wait, 90)
         console.wait_card(sid, lambda c: c["title"] == "Calculator", "the card to name the window")
         thumb = f'canvas[data-thumb="{sid}"][data-seq]'
         await page.wait_for_selector(thumb, timeout=30000)
@@ -674,7 +643,7 @@ async def test_clean_up_when_finished_closes_the_tabs_the_sessions_opened(
     served: tuple[ConsoleProcess, Router], page: Page, desktop_settings: Settings
 ) -> None:
     console, router = served
-    url = (Path(__file__).parent.parent / "fixtures" / "form.html").resolve().as_uri()
+    url = (Path(__file__).parents[2] / "fixtures" / "form.html").resolve().as_uri()
     assert desktop_settings.sandbox_dir
     profile = Path(desktop_settings.sandbox_dir) / "home" / ".config" / "deskpilot-browser"
 

@@ -11,72 +11,42 @@ wire.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Page, Route
 
-from deskpilot._wait import wait_for
-from deskpilot.config import Settings
+from deskpilot._wait import WaitTimeout, async_wait_for, wait_for
 from tests.desktop.console_kit import (
-    CHROMIUM,
     ConsoleProcess,
     Router,
     alive,
-    console_process,
-    logged_in,
-    model_server,
     on_display,
 )
 from tests.e2e.wire import Decision, ModelServer, View
+from tests.wires import anthropic_message
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
-@pytest.fixture(scope="module")
-def served(
-    desktop_settings: Settings, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[ConsoleProcess, Router, ModelServer]]:
-    log = tmp_path_factory.mktemp("console-talk") / "serve.log"
-    with (
-        model_server() as (server, router),
-        console_process(desktop_settings.environ, server.url, log) as console,
-    ):
-        yield console, router, server
-
-
-@pytest_asyncio.fixture(loop_scope="session", scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield chromium
-        await chromium.close()
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def page(
-    browser: Browser, served: tuple[ConsoleProcess, Router, ModelServer]
-) -> AsyncIterator[Page]:
-    console, _, _ = served
-    tab = await logged_in(browser, console)
-    tab.on("dialog", lambda d: pytest.fail(f"the page opened a dialog: {d.message}"))
-    yield tab
-    await tab.context.close()
+#: whether the page shows the goal given (not "No such session (yet)"), as a page function
+SHOWS_GOAL = "goal => document.getElementById('s-goal')?.textContent === goal"
 
 
 async def session_page(page: Page, console: ConsoleProcess, sid: str) -> None:
+    """Open a session's own view; wait until the page has the session (its goal shows)."""
+    goal = console.card(sid)["goal"]
     await page.goto(f"{console.origin}/s/{sid}")
-    await page.wait_for_selector("#s-goal:not(:empty)")
+    await page.wait_for_function(SHOWS_GOAL, arg=goal)
 
 
 def close(console: ConsoleProcess, *sids: str) -> None:
@@ -90,11 +60,11 @@ def requests_of(router: Router, key: str) -> list[View]:
 
 
 async def test_a_follow_up_changes_what_a_running_session_does(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
+    served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
     """The session keeps waiting until told otherwise; a message written in its box while it
     runs makes its next turn open the calculator (seen on its own display, from /proc)."""
-    console, router, _ = served
+    console, router = served
 
     def brain(view: View) -> Decision:
         told = any("open the calculator instead" in t for t in view.user_texts)
@@ -137,9 +107,9 @@ async def test_a_follow_up_changes_what_a_running_session_does(
 
 
 async def test_interrupt_stops_the_step_and_the_session_reads_the_message_at_once(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
+    served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
-    console, router, _ = served
+    console, router = served
     held = threading.Event()
     release = threading.Event()
 
@@ -175,12 +145,12 @@ async def test_interrupt_stops_the_step_and_the_session_reads_the_message_at_onc
 
 
 async def test_a_continued_session_keeps_its_desktop_and_its_context_and_runs_again(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
+    served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
     """Open the calculator and finish; continue from the page: the same calculator process
     on the same X server is read, and the model sees its first goal, its answer and the new
     message. Run again starts the same goal and settings on a new desktop."""
-    console, router, _ = served
+    console, router = served
 
     def brain(view: View) -> Decision:
         if view.turns == 0:
@@ -316,9 +286,9 @@ class Probe:
 
 
 async def test_take_over_sends_input_to_its_own_sandbox_only_and_the_model_reads_the_note(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
+    served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
-    console, router, _ = served
+    console, router = served
     gates = {name: threading.Event() for name in ("a", "b")}
     entered = {name: threading.Event() for name in ("a", "b")}
     asked_after: dict[str, float] = {}
@@ -412,18 +382,25 @@ async def test_take_over_sends_input_to_its_own_sandbox_only_and_the_model_reads
         close(console, *(c["id"] for c in cards.values()))
 
 
-async def test_take_over_of_this_desktop_needs_the_flag(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
-) -> None:
-    console, router, _ = served
+def waiting_here(
+    console: ConsoleProcess, router: Router, key: str
+) -> tuple[dict[str, Any], threading.Event]:
+    """A session on this desktop whose model call waits until the returned event is set."""
     release = threading.Event()
 
     def brain(view: View) -> Decision:
         release.wait(90)
         return Decision("Done.")
 
-    key = router.add("take-over-here", brain)
-    card = console.start(f"{key}: wait", target="desktop", confirm="none")
+    router.add(key, brain)
+    return console.start(f"{key}: wait", target="desktop", confirm="none"), release
+
+
+async def test_take_over_of_this_desktop_needs_the_flag(
+    served: tuple[ConsoleProcess, Router], page: Page
+) -> None:
+    console, router = served
+    card, release = waiting_here(console, router, "take-over-here")
     try:
         await asyncio.to_thread(
             console.wait_card, card["id"], lambda c: c["state"] == "running", "it to run"
@@ -443,14 +420,48 @@ async def test_take_over_of_this_desktop_needs_the_flag(
         close(console, card["id"])
 
 
+async def test_a_script_that_arrives_late_still_hears_the_first_render_of_the_session(
+    served: tuple[ConsoleProcess, Router], page: Page
+) -> None:
+    """The session view's modules (take over, talk, costs) render a session when the console
+    tells them: takeover.js held back until the view shows the session (at most 2 s: a page
+    that waits for all its scripts shows nothing before) still hears that first render, and
+    switches Take over off for a session on this desktop (a slow script: a loaded machine, a
+    slow link)."""
+    console, router = served
+    card, release = waiting_here(console, router, "late-script")
+
+    async def shown() -> bool:
+        return bool(await page.evaluate(SHOWS_GOAL, card["goal"]))
+
+    async def hold(route: Route) -> None:
+        with contextlib.suppress(WaitTimeout):
+            await async_wait_for(shown, timeout=2, what="the session shown", interval=0.05)
+        await route.continue_()
+
+    try:
+        await asyncio.to_thread(
+            console.wait_card, card["id"], lambda c: c["state"] == "running", "it to run"
+        )
+        await page.route("**/static/takeover.js", hold)
+        await session_page(page, console, card["id"])
+        await page.wait_for_function("window.deskpilotTakeover !== undefined")
+        assert await page.locator("#takeover").is_disabled()
+        assert "--takeover-here" in await page.locator("#takeover-help").inner_text()
+    finally:
+        release.set()
+        close(console, card["id"])
+
+
 def price_of(tokens_in: int, out: int, cached: int) -> float:
     return ((tokens_in - cached) * 2.5 + cached * 0.25 + out * 10.0) / 1_000_000
 
 
 async def test_costs_match_the_providers_usage_fields_and_the_raw_exchange_is_one_click_away(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page
+    served: tuple[ConsoleProcess, Router], model: tuple[ModelServer, Router], page: Page
 ) -> None:
-    console, router, server = served
+    console, router = served
+    server, _ = model
     usages = [
         {
             "prompt_tokens": 1234,
@@ -535,33 +546,22 @@ async def test_costs_match_the_providers_usage_fields_and_the_raw_exchange_is_on
         console.post("/api/prices", {"prices": {}})
 
 
-def anthropic_reply(n: int, *content: dict[str, Any]) -> dict[str, Any]:
-    stop = "tool_use" if any(c["type"] == "tool_use" for c in content) else "end_turn"
-    return {
-        "id": f"msg_{n}",
-        "type": "message",
-        "role": "assistant",
-        "content": list(content),
-        "stop_reason": stop,
-        "usage": {"input_tokens": 10, "output_tokens": 2},
-    }
-
-
 async def test_a_native_session_runs_the_vendors_computer_tool_and_continues_on_its_desktop(
-    served: tuple[ConsoleProcess, Router, ModelServer], page: Page, tmp_path: Path
+    served: tuple[ConsoleProcess, Router], page: Page, tmp_path: Path
 ) -> None:
     """Mode "native" from the form: the vendor's computer tool (a recorded Anthropic
     conversation), its screenshot taken on the session's sandbox; continuing it goes on in the
     same vendor conversation, with a fresh screenshot of the same desktop."""
-    console, _, _ = served
+    console, _ = served
     recording = tmp_path / "native.json"
     look = {"action": "screenshot"}
+    usage = {"input_tokens": 10, "output_tokens": 2}
     replies = [
-        anthropic_reply(
-            1, {"type": "tool_use", "id": "toolu_1", "name": "computer", "input": look}
+        anthropic_message(
+            {"type": "tool_use", "id": "toolu_1", "name": "computer", "input": look}, usage=usage
         ),
-        anthropic_reply(2, {"type": "text", "text": "Native: I saw the desktop."}),
-        anthropic_reply(3, {"type": "text", "text": "Native again."}),
+        anthropic_message({"type": "text", "text": "Native: I saw the desktop."}, n=2, usage=usage),
+        anthropic_message({"type": "text", "text": "Native again."}, n=3, usage=usage),
     ]
     recording.write_text(
         json.dumps({"format": "anthropic", "model": "claude-sonnet-4-5", "replies": replies})
