@@ -2,10 +2,10 @@
 
 A click on a page's element hit-tests its point twice over — the cover check (what a
 person's click would reach there) and the click itself (the point approved) — and a web
-engine's hit-test is slow (Chromium answers asynchronously: each point is asked until two
-answers agree, ~80 ms). An answer is reused for the same window and point while nothing can
-have moved: no accessibility event has come since (of any app) and it is younger than
-FRESH_S.
+engine's hit-test is slow (Chromium's first answer is a guess until its renderer's comes:
+each point is asked again HIT_GAP_S later and that answer taken, ~55 ms). An answer is
+reused for the same window and point while nothing can have moved: no accessibility event
+has come since (of any app) and it is younger than FRESH_S.
 """
 
 from __future__ import annotations
