@@ -243,3 +243,40 @@ async def test_an_app_without_a_socket_of_its_own_is_called_by_the_bus() -> None
     assert [m.path for m, _cb in stand_in.pending] == ["/a"]
     stand_in.answer(["by the bus"])
     assert await call == ["by the bus"]
+
+
+async def test_an_app_whose_socket_hangs_up_in_the_handshake_is_called_by_the_bus(
+    tmp_path: Any,
+) -> None:
+    """An app run as another user (the sandbox's unprivileged one, we root) accepts the
+    connection and closes it at authentication: its calls stay on the bus, not a traceback."""
+
+    async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        # libdbus's way: the SASL exchange succeeds, the uid is refused after it, at BEGIN
+        await reader.readexactly(1)  # the credentials byte
+        while line := await reader.readline():
+            if line.startswith(b"AUTH"):
+                writer.write(b"OK " + b"0" * 32 + b"\r\n")
+            elif line.startswith(b"NEGOTIATE_UNIX_FD"):
+                writer.write(b"AGREE_UNIX_FD\r\n")
+            elif line.startswith(b"BEGIN"):
+                break
+            await writer.drain()
+        writer.close()
+
+    path = str(tmp_path / "app-socket")
+    server = await asyncio.start_unix_server(refuse, path=path)
+    stand_in = StandInBus()
+    bus = bus_over(stand_in)
+    try:
+        opening = asyncio.ensure_future(bus.peers.open(bus, ":1.5", wait=5.0))
+        await sent(stand_in)
+        stand_in.answer([f"unix:path={path}"])
+        await opening  # before: EOFError out of the read
+        assert bus.peers.route(":1.5") is None
+        call = bus.request(":1.5", "/a", "Accessible", "GetRole")
+        assert [m.path for m, _cb in stand_in.pending] == ["/a"]
+        stand_in.answer(["by the bus"])
+        assert await call == ["by the bus"]
+    finally:
+        server.close()

@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -97,12 +98,45 @@ def start_compositor(
     kind: Kind, spawner: Spawner, env: Mapping[str, str], width: int, height: int, timeout: float
 ) -> Compositor:
     """Start the compositor of ``kind`` and wait until it serves clients."""
+    share_x_socket_dir()
     base = {k: v for k, v in env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     if kind == "sway":
         return _start_sway(spawner, base, width, height, timeout)
     if kind == "gnome":
         return _start_mutter(spawner, base, width, height, timeout)
     raise SandboxError(f"{kind} is not a Wayland sandbox kind")
+
+
+#: Where every X server puts its socket: shared by all users, root's with mode 1777, as
+#: systemd-tmpfiles makes it at boot.
+X_SOCKET_DIR = "/tmp/.X11-unix"
+
+
+def share_x_socket_dir(path: str = X_SOCKET_DIR) -> None:
+    """Make the X socket directory everyone's before a compositor's Xwayland needs it.
+
+    Xwayland runs as the sandbox's user and puts its socket in ``/tmp/.X11-unix``. Where no X
+    server ran since boot the directory is missing, and the first Xwayland creates it as its
+    user's, mode 0755; every later sandbox with another user then fails (measured: mutter 43
+    exits with SIGTRAP, "Failed to start X Wayland: Directory "/tmp/.X11-unix" is not
+    writable"; sway's Xwayland gives no display). As root, make it what tmpfiles would; as an
+    ordinary user the compositor runs as that user and the directory is the system's affair.
+    """
+    if os.geteuid() != 0:
+        return
+    try:
+        os.mkdir(path, 0o1777)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise SandboxError(f"cannot create {path} for Xwayland's sockets: {exc}") from exc
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode):
+        raise SandboxError(f"{path} is not a directory: X servers cannot put their sockets there")
+    if info.st_uid != 0 or info.st_gid != 0:
+        os.chown(path, 0, 0)
+    if stat.S_IMODE(info.st_mode) != 0o1777:
+        os.chmod(path, 0o1777)
 
 
 # -- sway ------------------------------------------------------------------------------------

@@ -98,8 +98,12 @@ def _patch_writer(bus: MessageBus) -> None:
 async def connect_bus(address: str, what: str, timeout: float) -> MessageBus:
     try:
         bus = await asyncio.wait_for(MessageBus(bus_address=address).connect(), timeout)
-    except (OSError, DBusError, TimeoutError, ValueError) as exc:
-        raise AccessibilityUnavailable(f"cannot connect to the {what} at {address}: {exc}") from exc
+    except (OSError, EOFError, DBusError, TimeoutError, ValueError) as exc:
+        # EOFError: the other end closed during the handshake (it refused our credentials)
+        reason = str(exc) or type(exc).__name__
+        raise AccessibilityUnavailable(
+            f"cannot connect to the {what} at {address}: {reason}"
+        ) from exc
     _patch_writer(bus)
     return bus
 

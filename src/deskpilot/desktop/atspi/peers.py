@@ -10,9 +10,11 @@ together, a loaded 2-core machine): 26 ms through the bus (our process 10 ms of 
 
 Events still come through the bus (an app sends its signals there), and so do calls to the
 registry and the daemon, and calls to an app that has no socket of its own (GTK 4 and Qt answer
-``UnknownMethod``), or whose socket cannot be reached (another mount namespace): for them
-nothing changes. A connection that closes (the app exited) is dropped, and its calls fail as
-calls to an app that left do.
+``UnknownMethod``), or whose socket cannot be reached (another mount namespace) or refuses us:
+an app run as the sandbox's unprivileged user while deskpilot is root (every app on a Wayland
+sandbox in CI) completes the handshake and hangs up at ``BEGIN``, libdbus admitting its own uid
+only. For them nothing changes. A connection that closes (the app exited) is dropped, and its
+calls fail as calls to an app that left do.
 """
 
 from __future__ import annotations
