@@ -7,8 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from deskpilot.config import Settings, load_settings
+
+# No per-example deadline: time is measured in bench/, never asserted in a test, and a busy
+# 2-core machine took one downscaling example 331 ms against hypothesis's default 200.
+hypothesis_settings.register_profile("deskpilot", deadline=None)
+hypothesis_settings.load_profile("deskpilot")
 
 #: the safety suite's figures (`figures`, `--safety-json`); the tiers by cost (`--tier`); the
 #: eval trials' fixtures, whose proof starts with the session (`tests.eval_runs`); pytester, to
