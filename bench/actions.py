@@ -410,9 +410,13 @@ async def gtk_figures(
         await _perform(
             tools,
             ctx,
-            {"action": "fill", "elementID": body, "text": values["text"],
-             "windowID": editor.stable_id},
-        )  # fmt: skip
+            {
+                "action": "fill",
+                "elementID": body,
+                "text": values["text"],
+                "windowID": editor.stable_id,
+            },
+        )
 
     async def ours_fill_ok() -> bool:
         return await shown_text() == values["text"]
@@ -456,9 +460,10 @@ async def calc_figures(
     async def ours_keys() -> None:
         wanted["text"] = str(100000 + time.monotonic_ns() % 100000)
         await _perform(
-            tools, ctx,
+            tools,
+            ctx,
             {"action": "type", "text": wanted["text"] + "\n", "windowID": sheet.stable_id},
-        )  # fmt: skip
+        )
         row["n"] += 1
 
     async def ours_keys_ok() -> bool:
@@ -496,15 +501,23 @@ async def run(
     ):
         assert box.info is not None
         run_dir = Path(tmp)
-        env = {**box.app_env(), "DESKPILOT_SANDBOX": box.info.runtime_dir,
-               "DESKPILOT_HOME": str(run_dir / "home")}  # fmt: skip
+        env = {
+            **box.app_env(),
+            "DESKPILOT_SANDBOX": box.info.runtime_dir,
+            "DESKPILOT_HOME": str(run_dir / "home"),
+        }
         write_all(run_dir)
         box.spawn(["gnome-calculator"], log="calc.log")
         box.spawn(["mousepad", str(run_dir / TEXT_FILE.name)], log="mousepad.log")
         settings = load_settings(env=env).with_overrides(confirm="none")
         desktop = await open_resolved(settings)
-        ctx = ToolContext(desktop=desktop, settings=settings, audit=discard, session=Session(),
-                          approver=AllowAll())  # fmt: skip
+        ctx = ToolContext(
+            desktop=desktop,
+            settings=settings,
+            audit=discard,
+            session=Session(),
+            approver=AllowAll(),
+        )
         tools = computer_use_tools()
         if trace is not None:
             trace.install(desktop)
@@ -515,12 +528,10 @@ async def run(
                 if "web" in kinds:
                     await web_figures(runner, tools, ctx, env, rounds, run_dir)
                 if "calc" in kinds:
-                    shutil.copy(CALC_FILE, run_dir / CALC_FILE.name)  # fresh: no lock file
-                    box.spawn(
-                        ["soffice", "--norestore", "--nologo", "--nodefault",
-                         str(run_dir / CALC_FILE.name)],
-                        log="calc-sheet.log",
-                    )  # fmt: skip
+                    sheet = run_dir / CALC_FILE.name
+                    shutil.copy(CALC_FILE, sheet)  # fresh: no lock file
+                    soffice = ["soffice", "--norestore", "--nologo", "--nodefault", str(sheet)]
+                    box.spawn(soffice, log="calc-sheet.log")
                     await calc_figures(runner, tools, ctx, env, rounds, run_dir)
         finally:
             await desktop.close()

@@ -97,8 +97,10 @@ async def test_a_gtk4_tree_row_under_another_window_says_it_expanded_it(
     # the other window moved over the row's point (the window manager places it)
     subprocess.run(
         ["xdotool", "windowmove", str(other.handle), str(x - 100), str(y - 100)],
-        env=sandbox.app_env(), check=True, timeout=10,
-    )  # fmt: skip
+        env=sandbox.app_env(),
+        check=True,
+        timeout=10,
+    )
 
     async def covered() -> bool:
         hit = await desktop.window_at(x, y)

@@ -145,10 +145,12 @@ async def test_reads_call_an_atk_bridge_app_on_its_own_connection(
         try:
             await other.call(
                 Message(
-                    destination=app, path=ROOT_PATH, interface="org.a11y.atspi.Accessible",
+                    destination=app,
+                    path=ROOT_PATH,
+                    interface="org.a11y.atspi.Accessible",
                     member="GetRole",
                 )
-            )  # fmt: skip
+            )
         finally:
             other.disconnect()
 

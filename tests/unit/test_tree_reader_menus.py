@@ -117,14 +117,16 @@ async def test_a_live_read_reads_a_view_s_panes_that_do_not_say_showing() -> Non
     app.cached = set()
     visible = {"visible", "enabled"}
     app.objects["/frame"].children.append("/view")
-    app.objects.update({
-        "/view": Obj("scroll-pane", "", set(SHOWN), ["/main", "/header", "/bar"], "/frame"),
-        "/main": Obj("document-spreadsheet", "", set(SHOWN), ["/cells"], "/view"),
-        "/cells": Obj("table-cell", "B61", set(SHOWN), [], "/main"),
-        "/header": Obj("document-spreadsheet", "", set(visible), ["/head"], "/view"),
-        "/head": Obj("table-cell", "B1", set(SHOWN), [], "/header"),
-        "/bar": Obj("scroll-bar", "", set(visible), [], "/view"),
-    })  # fmt: skip
+    app.objects.update(
+        {
+            "/view": Obj("scroll-pane", "", set(SHOWN), ["/main", "/header", "/bar"], "/frame"),
+            "/main": Obj("document-spreadsheet", "", set(SHOWN), ["/cells"], "/view"),
+            "/cells": Obj("table-cell", "B61", set(SHOWN), [], "/main"),
+            "/header": Obj("document-spreadsheet", "", set(visible), ["/head"], "/view"),
+            "/head": Obj("table-cell", "B1", set(SHOWN), [], "/header"),
+            "/bar": Obj("scroll-bar", "", set(visible), [], "/view"),
+        }
+    )
     reader = TreeReader(AtspiBus(app))  # type: ignore[arg-type]
     tree = await reader.read_app(APP, frame="/frame", lazy_hidden=True)
     assert tree.uses_showing and not tree.partial

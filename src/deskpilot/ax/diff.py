@@ -45,8 +45,10 @@ class Diff:
                 if self.ticking
                 else ""
             )
-        items = [f"~ {_ID_SUFFIX.sub('', new).strip()}{_id_of(new)} (was: "
-                 f"{_brief(old, new)})" for old, new in self.changed]  # fmt: skip
+        items = [
+            f"~ {_ID_SUFFIX.sub('', new).strip()}{_id_of(new)} (was: {_brief(old, new)})"
+            for old, new in self.changed
+        ]
         items += [f"↕ {line.strip()} ({_where(after)})" for line, after in self.moved]
         items += [f"+ {line.strip()}" for line in self.added]
         items += [f"- {_ID_SUFFIX.sub('', line).strip()}" for line in self.removed]

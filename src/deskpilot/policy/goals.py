@@ -268,10 +268,12 @@ class _Clause:
 
 def _inflect(verb: str) -> dict[str, str]:
     """English forms of ``verb`` → "base", "s", "past" or "ing"."""
-    irregular = {"send": "sent", "buy": "bought", "pay": "paid", "tell": "told", "write":
-                 "written", "leave": "left", "put": "put", "make": "made", "give": "given",
-                 "run": "run", "drop": "dropped", "throw": "thrown", "get": "got",
-                 "wire": "wired", "set": "set", "hit": "hit", "do": "done"}  # fmt: skip
+    irregular = {
+        "send": "sent", "buy": "bought", "pay": "paid", "tell": "told", "write": "written",
+        "leave": "left", "put": "put", "make": "made", "give": "given", "run": "run",
+        "drop": "dropped", "throw": "thrown", "get": "got", "wire": "wired", "set": "set",
+        "hit": "hit", "do": "done",
+    }  # fmt: skip
     if verb.endswith("e"):
         ing, past = verb[:-1] + "ing", verb + "d"
     elif verb.endswith("y") and verb[-2:-1] not in "aeiou":

@@ -228,6 +228,13 @@ def _check_sequence(values: Mapping[str, Any]) -> None:
         check_step(step, f"steps.{i - 1} (step {i})")
 
 
+def _activation_how(step: Step) -> Literal["click", "press", "fill", "focus"]:
+    """How a step acts on its element (an ``Activation``'s ``how``)."""
+    if step.action in ("fill", "click"):
+        return step.action
+    return "press" if step.action in PRESSES else "focus"
+
+
 async def steps_reach(ctx: ToolContext, window_id: str | None, steps: list[Step]) -> Reach:
     """What these steps reach in the window they would run in, for the door: the elements they
     click, press or fill, the points they press or move over, the keys they send."""
@@ -238,22 +245,18 @@ async def steps_reach(ctx: ToolContext, window_id: str | None, steps: list[Step]
         if window is not None and (step.point is not None or step.to_point is not None):
             reach.points += [Point(x, y, presses) for x, y, presses in step_points(window, step)]
         if step.elementID and step.point is None:
-            how: Literal["click", "press", "fill", "focus"] = (
-                "fill" if step.action == "fill"
-                else "click" if step.action == "click"
-                else "press" if step.action in PRESSES
-                else "focus"
-            )  # fmt: skip
-            reach.activations.append(Activation(step.elementID, how, step.text))
+            reach.activations.append(Activation(step.elementID, _activation_how(step), step.text))
         if step.toElementID:  # a drop onto an element presses it ("Trash")
             reach.activations.append(Activation(step.toElementID, "press"))
         if step.action == "type" and step.text:
-            reach.keys.append(Keys(text=step.text, element_id=step.elementID, window=window,
-                                   maybe_focus=touched))  # fmt: skip
+            reach.keys.append(
+                Keys(text=step.text, element_id=step.elementID, window=window, maybe_focus=touched)
+            )
         elif step.action == "shortcut" and step.shortcut:
             combo = parse_shortcut(step.shortcut)
-            reach.keys.append(Keys(combo.keysyms, shown=step.shortcut, window=window,
-                                   maybe_focus=touched))  # fmt: skip
+            reach.keys.append(
+                Keys(combo.keysyms, shown=step.shortcut, window=window, maybe_focus=touched)
+            )
         touched = step.elementID or touched
     return reach
 
@@ -294,10 +297,21 @@ async def perform(
     activate the window for the moment, like type and shortcut. A menu the action opens (a
     right_click's context menu) is named in the result with its items' IDs: click one."""
     step = Step(
-        action=action, elementID=elementID, text=text, shortcut=shortcut, x=x, y=y,
-        toElementID=toElementID, toX=toX, toY=toY, dx=dx, dy=dy, force=force, start=start,
+        action=action,
+        elementID=elementID,
+        text=text,
+        shortcut=shortcut,
+        x=x,
+        y=y,
+        toElementID=toElementID,
+        toX=toX,
+        toY=toY,
+        dx=dx,
+        dy=dy,
+        force=force,
+        start=start,
         end=end,
-    )  # fmt: skip
+    )
     window = await resolve_window(ctx, windowID)
     # what the step is judged against, asked together (the calls pipelined)
     windows, focus, opener = await asyncio.gather(
@@ -414,13 +428,18 @@ async def run_or_closed(ctx: ToolContext, window: WindowInfo, step: Step) -> str
         cut_off = isinstance(exc, ActionCutOff) or getattr(exc, "cut_off", False)
         if cut_off or await is_open(ctx, window):
             raise
-    what = (
-        f"Pressed {step.shortcut}" if step.action == "shortcut"
-        else f"Typed {len(step.text or '')} characters" if step.action == "type"
-        else f"Did {step.action} on @{step.elementID}" if step.elementID
-        else f"Did {step.action}"
-    )  # fmt: skip
-    return f"{what}{CLOSED_AS_IT_DID}"
+    return f"{_what_it_did(step)}{CLOSED_AS_IT_DID}"
+
+
+def _what_it_did(step: Step) -> str:
+    """What a step did, in words, for a step whose window closed as it did."""
+    if step.action == "shortcut":
+        return f"Pressed {step.shortcut}"
+    if step.action == "type":
+        return f"Typed {len(step.text or '')} characters"
+    if step.elementID:
+        return f"Did {step.action} on @{step.elementID}"
+    return f"Did {step.action}"
 
 
 @tool(
@@ -625,9 +644,12 @@ async def scroll(
         text = (
             f"Scrolled {direction} ({steps} wheel steps) in {what}, but nothing moved: it "
             "may already be at the end. Re-read the window, or try another direction"
-            + (" or another element." if key else ", or pass the elementID of the scrollable "
-               "area to scroll.")
-        )  # fmt: skip
+            + (
+                " or another element."
+                if key
+                else ", or pass the elementID of the scrollable area to scroll."
+            )
+        )
     return ToolResult(
         text,
         data={"moved": moved, "steps": steps},

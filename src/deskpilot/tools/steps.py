@@ -177,8 +177,11 @@ def check_step(step: Step, where: str = "") -> None:
         raise bad("fill needs an elementID from read_screen_ax")
     if step.action in POINT_ACTIONS and not has_element and step.point is None:
         raise bad(f"{step.action} needs an elementID from read_screen_ax, or a point x, y")
-    drop = [step.toElementID is not None, step.to_point is not None,
-            step.dx is not None or step.dy is not None]  # fmt: skip
+    drop = [
+        step.toElementID is not None,
+        step.to_point is not None,
+        step.dx is not None or step.dy is not None,
+    ]
     if step.action == "drag" and sum(drop) != 1:
         raise bad("drag needs exactly one destination: toElementID, (toX, toY), or (dx, dy)")
     if step.action != "drag" and any(drop):

@@ -302,9 +302,10 @@ class AtspiBus(CallQueue):
             if web:  # an effect of the action's own, else the page's next batch
                 focused = focus.get(bus_name) if focus is not None else None
                 effects = sum(
-                    1 for t, path, focus in self._seen.get(bus_name) or ()
+                    1
+                    for t, path, focus in self._seen.get(bus_name) or ()
                     if t > since and not _incidental(path, focus, focused)
-                )  # fmt: skip
+                )
                 burst = effects >= BURST
                 wanted = WEB_EFFECT_QUIET if effects else WEB_BATCH_S
             elif local:  # a tree that grows: a window being built (typing churns, no growth)

@@ -212,10 +212,11 @@ class WindowTrees:
         textual = [p for p in shown if wants_text(app.nodes[p])]
         await self.details.fill_text(app, textual, deadline=deadline)
         unnamed = [
-            p for p in shown
+            p
+            for p in shown
             if (not app.nodes[p].name or is_class_name(app.nodes[p].name))
             and app.nodes[p].role_name in LABELLED_ROLES
-        ]  # fmt: skip
+        ]
         await self.details.fill_labels(app, unnamed, deadline=deadline)
         await self.actions.fill_actions(app, shown)
         await self.actions.fill_hints(app, shown)
@@ -255,11 +256,12 @@ class WindowTrees:
             x, y, w, h = (int(v) for v in ext[0])
             offset = next(
                 (
-                    (dx, dy) for dx, dy in ((0, 0), where.offset)
+                    (dx, dy)
+                    for dx, dy in ((0, 0), where.offset)
                     if any(_same_place(Rect(x + dx, y + dy, w, h), r) for r in rects)
                 ),
                 None,
-            )  # fmt: skip
+            )
             if offset is None or w <= 0 or h <= 0:
                 continue
             await self.reader.read_frame(app, path, deadline=deadline)

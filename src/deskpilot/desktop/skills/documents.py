@@ -151,9 +151,10 @@ class Documents:
         except WaitTimeout as exc:
             windows = await self.launching.list_windows()
             late = [
-                w for w in windows
+                w
+                for w in windows
                 if is_new(before, w.handle, w.pid) and self._of_app(w, app, proc.pid)
-            ]  # fmt: skip
+            ]
             if not late:
                 raise DesktopError(
                     f"{app.name} did not open a window for {names[0]} in time; see "

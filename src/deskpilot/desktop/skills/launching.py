@@ -232,10 +232,13 @@ class Launching:
         except DesktopError:
             names = {n.casefold() for n in (app.wm_class, app.executable, app.app_id) if n}
             others = [
-                w for w in await self.list_windows()
-                if w.handle != window.handle and is_new(before, w.handle, w.pid) and w.title
+                w
+                for w in await self.list_windows()
+                if w.handle != window.handle
+                and is_new(before, w.handle, w.pid)
+                and w.title
                 and (w.pid == window.pid or bool(names & w.app.match_keys()))
-            ]  # fmt: skip
+            ]
             if not others:
                 if time.monotonic() >= deadline:
                     raise

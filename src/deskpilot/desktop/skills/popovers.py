@@ -95,8 +95,10 @@ def _surface(node: Node, parent: Node, popups: Sequence[Rect]) -> Rect | None:
     if not (_near(b.x, anchor.x) and _near(b.y, anchor.y)):
         return None
     same = [
-        r for r in popups
-        if _near(r.width, b.width) and _near(r.height, b.height)
+        r
+        for r in popups
+        if _near(r.width, b.width)
+        and _near(r.height, b.height)
         and not (_near(r.x, b.x) and _near(r.y, b.y))
-    ]  # fmt: skip
+    ]
     return same[0] if len(same) == 1 else None
