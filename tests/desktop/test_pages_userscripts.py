@@ -486,3 +486,32 @@ async def test_the_rest_of_the_gm_api_unwrap_and_url_changes(
         "top-level",
         "undefined",
     ]
+
+
+async def test_each_gm_download_tells_the_script_it_ended(
+    rig: Rig, api: Api, tmp_path: Path
+) -> None:
+    from tests.desktop.userscript_rig import many_downloads
+
+    count = 8
+    (tmp_path / "many.user.js").write_text(many_downloads(api.port, count))
+    run(rig, "add", str(tmp_path / "many.user.js"))
+    page = await goto(rig, "/other?nosink&downloads")
+
+    async def ended() -> dict[str, Any] | None:
+        got: dict[str, Any] | None = await page.evaluate("window.__downloads || null")
+        return got if got and len(got["loaded"]) + len(got["failed"]) == count else None
+
+    seen = await async_wait_for(
+        ended, timeout=30, what=f"the script to hear of its {count} downloads' ends"
+    )
+    assert seen["failed"] == [] and sorted(seen["loaded"]) == list(range(count))
+    # the API served each file, and each is complete on disk with what it served
+    paths = api.paths()
+    assert all(f"/api/many-{i}" in paths for i in range(count))
+    async with connect(rig.settings) as agent:
+        found = await agent.worker_call(
+            "chrome.downloads.search({filenameRegex: 'deskpilot-many-', state: 'complete'})"
+        )
+    served = {json.loads(Path(d["filename"]).read_text())["path"] for d in found}
+    assert served >= {f"/api/many-{i}" for i in range(count)}
