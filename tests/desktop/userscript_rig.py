@@ -334,3 +334,29 @@ UNWRAPPED = """// ==UserScript==
 var unwrappedGlobal = 'top-level';
 function unwrappedFn() { return typeof GM_info; }
 """
+
+
+def many_downloads(api_port: int, count: int) -> str:
+    """``count`` GM_downloads at once, on pages whose query has ``downloads``: small files,
+    each complete within milliseconds, whose ends the worker's one downloads listener must
+    tell the call that started each."""
+    return f"""// ==UserScript==
+// @name         Many Downloads
+// @namespace    https://example.org/many-downloads
+// @match        http://127.0.0.1/*
+// @grant        GM_download
+// @connect      localhost
+// ==/UserScript==
+(function () {{
+    if (!location.search.includes('downloads')) return;
+    const out = (window.__downloads = {{ loaded: [], failed: [] }});
+    for (let i = 0; i < {count}; i++) {{
+        GM_download({{
+            url: 'http://localhost:{api_port}/api/many-' + i,
+            name: 'deskpilot-many-' + i + '.txt',
+            onload: function () {{ out.loaded.push(i); }},
+            onerror: function (e) {{ out.failed.push([i, e.error]); }},
+        }});
+    }}
+}})();
+"""

@@ -353,7 +353,14 @@ async function xhr(port, msg) {
   }
 }
 
-// -- GM_download
+// -- GM_download. One listener, added when the worker starts: a small file can be complete
+// before chrome.downloads.download() has answered with its id, and a listener added only
+// then never hears of it (Chrome had sent that change to no one).
+const downloading = new Map();  // download id -> settle(state, error)
+chrome.downloads.onChanged.addListener((delta) => {
+  const settle = downloading.get(delta.id);
+  if (settle && delta.state) settle(delta.state.current, delta.error && delta.error.current);
+});
 async function download(port, msg) {
   const post = (m) => { try { port.postMessage(m); } catch (e) { /* gone */ } };
   const sender = port.sender || {};
@@ -369,16 +376,19 @@ async function download(port, msg) {
       url: msg.url, filename: msg.name, saveAs: Boolean(msg.saveAs),
       conflictAction: msg.conflictAction || "uniquify", headers,
     });
-    port.onMessage.addListener((m) => { if (m && m.abort) chrome.downloads.cancel(id).catch(() => {}); });
-    const listener = (delta) => {
-      if (delta.id !== id || !delta.state) return;
-      if (delta.state.current === "complete") { post({ event: "load", final: true }); chrome.downloads.onChanged.removeListener(listener); }
-      if (delta.state.current === "interrupted") {
-        post({ event: "error", error: (delta.error && delta.error.current) || "interrupted", final: true });
-        chrome.downloads.onChanged.removeListener(listener);
-      }
+    const settle = (state, error) => {
+      if (!downloading.has(id)) return;  // told already
+      if (state === "complete") post({ event: "load", final: true });
+      else if (state === "interrupted") post({ event: "error", error: error || "interrupted", final: true });
+      else return;
+      downloading.delete(id);
     };
-    chrome.downloads.onChanged.addListener(listener);
+    downloading.set(id, settle);
+    port.onMessage.addListener((m) => { if (m && m.abort) chrome.downloads.cancel(id).catch(() => {}); });
+    port.onDisconnect.addListener(() => downloading.delete(id));
+    // it may have ended already, its change sent before its id was known here
+    const [item] = await chrome.downloads.search({ id });
+    if (item) settle(item.state, item.error);
   } catch (e) {
     post({ event: "error", error: String((e && e.message) || e), final: true });
   }
