@@ -10,13 +10,16 @@ PIDs and X sockets read from /proc and /tmp, and what the model was sent over th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
+import json
 import re
 import subprocess
 import threading
 import types
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -24,7 +27,7 @@ from PIL import Image as PILImage
 from playwright.async_api import Page, async_playwright
 
 from deskpilot import _procfs
-from deskpilot._wait import async_wait_for, wait_for
+from deskpilot._wait import WaitTimeout, async_wait_for, wait_for
 from deskpilot.audit import AuditLog
 from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
@@ -359,14 +362,80 @@ async def test_two_sessions_on_one_display_type_and_click_at_once_without_mixing
         cards[name] = console.start(
             f"{key}: type the line", target="desktop", window=window.stable_id, confirm="none"
         )
-    for name, (_window, proc, out, _point) in dialogs.items():
-        assert await exited(proc, 120) == 0, f"{name}'s OK was not clicked"
-        assert out.read_text().rstrip("\n") == texts[name], (
-            name,
-            texts_of(router, f"typist-{name}"),
+
+    def transcripts() -> str:
+        return "\n".join(
+            f"--- {name}: {step}"
+            for name, card in cards.items()
+            for step in steps_of(console, card)
         )
+
+    procs = {name: dialogs[name][1] for name in dialogs}
+    try:
+        seen = await asyncio.to_thread(clicked_or_ended, console, cards, procs, together)
+    except WaitTimeout as exc:
+        together.abort()
+        raise AssertionError(f"{exc}:\n{transcripts()}") from None
+    for name, (_window, proc, out, _point) in dialogs.items():
+        assert proc.poll() == 0, f"{name}'s OK was not clicked ({seen[name]}):\n{transcripts()}"
+        assert out.read_text().rstrip("\n") == texts[name], (name, transcripts())
     for card in cards.values():
-        assert console.wait_end(card["id"])["state"] == "done"
+        assert console.wait_end(card["id"])["state"] == "done", transcripts()
+
+
+def clicked_or_ended(
+    console: ConsoleProcess,
+    cards: dict[str, dict[str, Any]],
+    procs: dict[str, subprocess.Popen[bytes]],
+    together: threading.Barrier,
+    timeout: float = 120,
+) -> dict[str, str]:
+    """Wait until each dialog exited (its OK was clicked) or its session ended; what was seen
+    for each ("exited" or the session's state). A session that ended with its dialog open
+    breaks the barrier at once (the other brain is not left waiting for it), and its dialog
+    is given CLOSE_GRACE_S to exit (the click that closes it is reported before the end)."""
+    seen: dict[str, str] = {}
+
+    def settled() -> bool:
+        for name, proc in procs.items():
+            if name in seen:
+                continue
+            if proc.poll() is not None:
+                seen[name] = f"exited {proc.returncode}"
+                continue
+            state = str(console.card(cards[name]["id"])["state"])
+            if state in ("done", "needs_attention", "stopped"):
+                together.abort()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(CLOSE_GRACE_S)
+                seen[name] = f"its session ended {state}" + (
+                    "" if proc.poll() is None else f", then it exited {proc.returncode}"
+                )
+        return len(seen) == len(procs)
+
+    wait_for(settled, timeout=timeout, what="each dialog to exit or its session to end")
+    return seen
+
+
+#: How long a dialog may take to exit after the session that clicked its OK ended.
+CLOSE_GRACE_S = 5.0
+
+
+def steps_of(console: ConsoleProcess, card: dict[str, Any]) -> list[str]:
+    """A session's steps as its run recorded them: each tool call and result, in order."""
+    run_id = console.card(card["id"]).get("run_id")
+    if not run_id:
+        return ["(no run yet)"]
+    lines = []
+    for e in console.run_events(run_id):
+        data = e.get("data", {})
+        if e["event"] == "tool.call":
+            lines.append(f"call {data.get('tool')} {json.dumps(data.get('args'))[:200]}")
+        elif e["event"] == "tool.result":
+            lines.append(f"result ok={data.get('ok')} {str(data.get('text'))[:400]}")
+        elif e["event"] in ("policy.decided", "run.finished"):
+            lines.append(f"{e['event']} {json.dumps(data)[:200]}")
+    return lines
 
 
 async def test_a_window_opened_by_one_session_takes_no_keys_another_is_typing(
