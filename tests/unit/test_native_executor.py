@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from deskpilot.config import Settings
-from deskpilot.desktop.base import LiveElement
+from deskpilot.desktop.base import LiveElement, WindowInfo
 from deskpilot.desktop.fake import FakeDesktop
 from deskpilot.desktop.fake_apps import FAKE_APPS
 from deskpilot.events import Event
@@ -39,9 +39,11 @@ class RecordingDesktop(FakeDesktop):
 
     looked_at: list[tuple[int, int]] = field(default_factory=list)
 
-    async def element_at(self, x: int, y: int) -> LiveElement | None:
+    async def element_at(
+        self, x: int, y: int, window: WindowInfo | None = None
+    ) -> LiveElement | None:
         self.looked_at.append((x, y))
-        return await super().element_at(x, y)
+        return await super().element_at(x, y, window)
 
 
 def make(

@@ -6,13 +6,20 @@ is tested on real pages in tests/desktop/test_web_pointer.py.
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from deskpilot.config import Settings
+from deskpilot.desktop.base import LiveElement, WindowInfo
+from deskpilot.desktop.fake import FakeDesktop
 from deskpilot.desktop.fake_apps import FAKE_APPS
+from deskpilot.errors import AppGone
 from deskpilot.policy import CallbackApprover, DenyAll
+from deskpilot.session import Session
+from deskpilot.tools.context import ToolContext
 from tests.unit.test_tools_fake import call, make
 
 
@@ -112,3 +119,47 @@ def test_a_press_on_a_send_like_element_at_a_point_asks(settings: Settings) -> N
     assert not hover.is_error and asked == []  # a hover presses nothing
     assert not call(ctx, "perform", {"action": "double_click", **point}).is_error
     assert asked and "Send" in asked[0]
+
+
+@dataclass
+class LeavingDesktop(FakeDesktop):
+    """A FakeDesktop where one window's app answers one hit-test, then has left the bus (its
+    dialog closed by another session's click between the policy's look and the step's)."""
+
+    leaving: int | None = None  # the handle of that window
+    answered: int = 0
+
+    async def element_at(
+        self, x: int, y: int, window: WindowInfo | None = None
+    ) -> LiveElement | None:
+        hit = window or await self.window_at(x, y)
+        if hit is not None and hit.handle == self.leaving:
+            self.answered += 1
+            if self.answered > 1:
+                raise AppGone(f"the app of window {hit.stable_id} left the accessibility bus")
+        return await super().element_at(x, y, window)
+
+
+def test_a_point_another_window_covers_clicks_this_window_whatever_becomes_of_that_one(
+    settings: Settings,
+) -> None:
+    """A click at a point of the session's window that another window covers (another
+    session's dialog) presses this window's element there, and says so; that the other
+    window's app leaves meanwhile is not this window closing."""
+    desk = LeavingDesktop()
+    ctx = ToolContext(desktop=desk, settings=settings, session=Session(), audit=lambda _e: None)
+    call(ctx, "open_app", {"bundleId": "Calculator"})
+    calc = desk.windows[0].info
+    other = desk.add_window(FAKE_APPS[1], title="Another session's dialog")
+    seven = next(n for n in desk.windows[0].root.walk() if n.name == "7")
+    assert seven.bounds is not None
+    x, y = seven.bounds.center
+    covering = asyncio.run(desk.window_at(x, y))
+    assert covering is not None and covering.handle == other.handle  # the premise
+    desk.leaving = other.handle
+    ctx.session.target = calc.stable_id
+    done = call(ctx, "perform", {"x": x - calc.geometry.x, "y": y - calc.geometry.y})
+    assert not done.is_error, done.text
+    assert 'on button "7"' in done.text, done.text
+    assert desk.display_text(int(calc.handle)) == "7"  # pressed: the calculator shows it
+    assert desk.answered == 1  # only the policy looked at what covered the point

@@ -459,7 +459,12 @@ class Desktop(Protocol):
 
     async def window_at(self, x: int, y: int) -> WindowInfo | None: ...
 
-    async def element_at(self, x: int, y: int) -> LiveElement | None: ...
+    async def element_at(
+        self, x: int, y: int, window: WindowInfo | None = None
+    ) -> LiveElement | None:
+        """The deepest element at screen point (x, y): of ``window`` when given (whatever
+        covers it there), else of the window on top at the point."""
+        ...
 
     async def close(self) -> None: ...
 

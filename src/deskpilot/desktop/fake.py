@@ -239,6 +239,11 @@ class FakeDesktop:
         self.active_xid = window.handle
         return activated, (None if previous is None or not activated else str(previous))
 
+    def _raise(self, window: WindowInfo) -> None:
+        """Put ``window`` over the others (a pointer action makes sure its point shows it)."""
+        w = self._window(window)
+        self.windows = [o for o in self.windows if o is not w] + [w]
+
     async def _restore(self, previous: str | None) -> str | None:
         if previous is None:
             return None
@@ -288,6 +293,7 @@ class FakeDesktop:
         self, window: WindowInfo, x: int, y: int, action: PointerAction = "click"
     ) -> ActionOutcome:
         activated, previous = await self._focus_for_input(window)
+        self._raise(window)  # as the real one: the point must show the window (on_top)
         self.pointer = (x, y)
         self.log.append(f"{action} {x},{y}")
         hit = self._hit(x, y)
@@ -330,8 +336,13 @@ class FakeDesktop:
         img.save(buf, format="PNG", compress_level=1)  # as the real desktop encodes (pixels.py)
         return buf.getvalue()
 
-    def _hit(self, x: int, y: int) -> tuple[FakeWindow, Node] | None:
+    def _hit(
+        self, x: int, y: int, window: WindowInfo | None = None
+    ) -> tuple[FakeWindow, Node] | None:
+        """The deepest node at (x, y) of ``window``, else of the window on top there."""
         for w in reversed(self.windows):
+            if window is not None and w.info.handle != window.handle:
+                continue
             if w.info.geometry.contains(x, y):
                 hit: Node | None = None
                 for node in w.root.walk():
@@ -406,8 +417,10 @@ class FakeDesktop:
                 return self._info(w)
         return None
 
-    async def element_at(self, x: int, y: int) -> LiveElement | None:
-        hit = self._hit(x, y)
+    async def element_at(
+        self, x: int, y: int, window: WindowInfo | None = None
+    ) -> LiveElement | None:
+        hit = self._hit(x, y, window)
         if hit is None:
             return None
         w, node = hit

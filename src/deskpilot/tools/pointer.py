@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from deskpilot.desktop.base import WRAPPER_ROLES, LiveElement, WindowInfo
 from deskpilot.errors import ActionFailed, InvalidArguments
+from deskpilot.tools.answering import before_sending
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import verify
 from deskpilot.tools.steps import Step
@@ -43,10 +44,13 @@ def screen_point(window: WindowInfo, x: int, y: int) -> tuple[int, int]:
     return g.x + x, g.y + y
 
 
-async def element_under(ctx: ToolContext, x: int, y: int) -> list[LiveElement]:
-    """The element at screen point (x, y) and, when it is a label or icon inside a control,
-    its ancestors up to that control (at most three elements, innermost first)."""
-    element = await ctx.desktop.element_at(x, y)
+async def element_under(
+    ctx: ToolContext, x: int, y: int, window: WindowInfo | None = None
+) -> list[LiveElement]:
+    """The element at screen point (x, y) — of ``window`` when given, else of the window on
+    top there — and, when it is a label or icon inside a control, its ancestors up to that
+    control (at most three elements, innermost first)."""
+    element = await ctx.desktop.element_at(x, y, window)
     chain: list[LiveElement] = []
     while element is not None and len(chain) < 3:
         chain.append(element)
@@ -93,7 +97,12 @@ async def _start(ctx: ToolContext, window: WindowInfo, step: Step) -> tuple[int,
     """Where a pointer step acts: (x, y) on screen and what is there, for the result."""
     if step.point is not None:
         x, y = screen_point(window, *step.point)
-        under = await element_under(ctx, x, y)
+        # what the click will press: the window's own element there (it is raised for the
+        # click, :meth:`~deskpilot.desktop.skills.pointer.Pointer.on_top`), not that of a
+        # window over it now — another session's, whose app may leave meanwhile (its
+        # dialog closed by its own click): that is no failure of this window
+        async with before_sending(window):
+            under = await element_under(ctx, x, y, window)
         what = f" (on {describe(under[-1])})" if under else ""
         return x, y, f"at ({step.point[0]}, {step.point[1]}){what}"
     eid, live = await verify(ctx, window, step.elementID or "")

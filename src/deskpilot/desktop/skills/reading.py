@@ -174,8 +174,11 @@ class Reading:
         with contextlib.suppress(WaitTimeout):
             await async_wait_for(shown, timeout=NEW_WINDOW_S, what="the new window", interval=0.05)
 
-    async def element_at(self, x: int, y: int) -> LiveElement | None:
-        window = await self.windows.window_at(x, y)
+    async def element_at(
+        self, x: int, y: int, window: WindowInfo | None = None
+    ) -> LiveElement | None:
+        if window is None:
+            window = await self.windows.window_at(x, y)
         if window is None:
             return None
         return await self.a11y.element_at(window, x, y)
