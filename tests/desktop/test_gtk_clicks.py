@@ -6,6 +6,7 @@ the tools never use."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from pathlib import Path
 
@@ -169,3 +170,31 @@ async def test_a_combo_item_popped_up_over_the_buttons_below_is_chosen(
             assert not reopened.is_error, reopened.text
             listed = await read(call, p.window.stable_id)
     assert not any(line.startswith("clicked") for line in p.lines()), p.lines()
+
+
+async def test_a_point_another_dialog_covers_is_clicked_in_the_session_window_and_named_so(
+    call: Call, apps: Apps, desktop: DesktopFacade
+) -> None:
+    """A click at a point of a dialog that another dialog covers (two sessions' dialogs, one
+    over the other) presses the dialog's own OK there — it exits, the one over it does not —
+    and the result names that OK, not the covering one's (each has its own label)."""
+    opened = {}
+    for name in ("Under", "Over"):
+        window = await apps.spawn(
+            ["zenity", "--entry", f"--title=Cover {name}", f"--ok-label={name} OK"],
+            match=lambda w, n=name: w.title == f"Cover {n}",  # type: ignore[misc]
+        )
+        opened[name] = (window, apps.procs[-1])
+    (under, under_proc), (over, over_proc) = opened["Under"], opened["Over"]
+    snap = await desktop.snapshot(under)
+    ok = next(n for n in snap.nodes() if n.role == "push-button" and n.name == "Under OK")
+    assert ok.bounds is not None
+    x, y = ok.bounds.center
+    on_top = await desktop.window_at(x, y)
+    assert on_top is not None and on_top.handle == over.handle  # the premise: it is covered
+    point = {"x": x - under.geometry.x, "y": y - under.geometry.y}
+    done = await call("perform", {"windowID": under.stable_id, **point})
+    assert not done.is_error, done.text
+    assert 'on button "Under OK"' in done.text, done.text
+    assert await asyncio.to_thread(under_proc.wait, 10) == 0
+    assert over_proc.poll() is None  # the dialog over it was not clicked
