@@ -162,4 +162,27 @@ def test_a_point_another_window_covers_clicks_this_window_whatever_becomes_of_th
     assert not done.is_error, done.text
     assert 'on button "7"' in done.text, done.text
     assert desk.display_text(int(calc.handle)) == "7"  # pressed: the calculator shows it
-    assert desk.answered == 1  # only the policy looked at what covered the point
+    assert desk.answered == 0  # neither the policy nor the step asked the window over it
+
+
+def test_a_send_under_another_window_is_judged_as_the_send_the_click_presses(
+    settings: Settings,
+) -> None:
+    """A click at a point of the session's window raises that window and presses its element
+    there: under ``confirm = consequential`` the press is judged by that element ("Send"),
+    not by the harmless element of a window that covers the point now."""
+    ctx, desk, _events = make(settings, confirm="consequential")
+    call(ctx, "open_app", {"bundleId": "Editor"})
+    editor = desk.windows[0].info
+    send = next(n for n in desk.windows[0].root.walk() if n.name == "Send")
+    assert send.bounds is not None
+    x, y = send.bounds.center
+    cover = desk.add_window(FAKE_APPS[0], title="A calculator over the editor")
+    covering = asyncio.run(desk.window_at(x, y))
+    assert covering is not None and covering.handle == cover.handle  # the premise
+    ctx.session.target = editor.stable_id
+    ctx.approver = DenyAll()
+    declined = call(ctx, "perform", {"x": x - editor.geometry.x, "y": y - editor.geometry.y})
+    assert declined.is_error and declined.text.startswith("Declined"), declined.text
+    assert "Send" in declined.text, declined.text
+    assert not any(e.startswith("click ") for e in desk.log)  # nothing pressed, anywhere

@@ -10,7 +10,8 @@ the door gives them) and the :class:`~deskpilot.policy.effects.Judge` of the rul
   (only then is the tree read); a fill of a password field, or a fill with a newline (a web
   field that takes no text is filled by typing: Enter there submits);
 * a pressed screen point — the element under it (through a button's label or icon), in the
-  tree of the window under the point;
+  tree of the window it is pressed in: the call's own (an element tool's pointer step raises
+  it for the press), else the window on top at the point (a native computer call);
 * keys — Enter (a typed newline), shift+Enter, space and ctrl+Enter, by the element with the
   focus (the one ``type`` focuses first, or one an earlier step of the same call touched);
   text typed into a password field; the consequential shortcuts (alt+s…) where the keys
@@ -69,10 +70,11 @@ def key_kind(keysyms: Sequence[str]) -> str | None:
 
 
 Records = Callable[[str], ElementRecord | None]
-Under = Callable[[int, int], Awaitable[list[LiveElement]]]
+#: the element under a screen point: of the window given, else of the window on top there
+Under = Callable[[int, int, WindowInfo | None], Awaitable[list[LiveElement]]]
 
 
-async def _nobody_under(x: int, y: int) -> list[LiveElement]:
+async def _nobody_under(x: int, y: int, window: WindowInfo | None) -> list[LiveElement]:
     return []
 
 
@@ -215,10 +217,13 @@ async def _points(scene: Scene, rules: ConsequentialRules, reach: Reach) -> Judg
     for point in reach.points:
         if not point.presses:
             continue
-        own = reach.window is not None and not reach.window.placed
+        unplaced = reach.window is not None and not reach.window.placed
+        # a point pressed in the call's own window (raised for the press) is judged there,
+        # not by a window that covers it now: a harmless button over "Send" hides nothing
+        own = unplaced or (reach.window is not None and point.in_window)
         window = reach.window if own else await scene.desktop.window_at(point.x, point.y)
         tree = await scene.tree(window)
-        if own:
+        if unplaced:
             # a window with no place on the screen (GNOME on Wayland) is pressed in its own
             # coordinates, once made active: what is there comes from its own tree (the
             # desktop cannot tell which window is under a point)
@@ -227,7 +232,7 @@ async def _points(scene: Scene, rules: ConsequentialRules, reach: Reach) -> Judg
                 if found is not None:
                     return Judged(found, window)
             continue
-        for element in await scene.under(point.x, point.y):
+        for element in await scene.under(point.x, point.y, window if own else None):
             node = tree.find(element.key) if tree is not None else None
             found = judge.element(node, tree) if node is not None else None
             found = found or judge.by_name(element.name, element.role)

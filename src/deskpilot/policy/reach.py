@@ -49,11 +49,17 @@ class Keys:
 
 @dataclass(frozen=True)
 class Point:
-    """A screen point (root coordinates) the call presses, or only moves over."""
+    """A screen point (root coordinates) the call presses, or only moves over.
+
+    ``in_window``: the point is pressed in the call's window (:attr:`Reach.window`), which is
+    raised for the press when another window covers it there (the element tools' pointer
+    steps); else in whatever window is on top at the point (a native computer call's raw
+    point)."""
 
     x: int
     y: int
     presses: bool = True
+    in_window: bool = False
 
 
 @dataclass

@@ -243,7 +243,9 @@ async def steps_reach(ctx: ToolContext, window_id: str | None, steps: list[Step]
     touched: str | None = None  # the element an earlier step acted on (it may have the focus)
     for step in steps:
         if window is not None and (step.point is not None or step.to_point is not None):
-            reach.points += [Point(x, y, presses) for x, y, presses in step_points(window, step)]
+            reach.points += [
+                Point(x, y, presses, in_window=True) for x, y, presses in step_points(window, step)
+            ]
         if step.elementID and step.point is None:
             reach.activations.append(Activation(step.elementID, _activation_how(step), step.text))
         if step.toElementID:  # a drop onto an element presses it ("Trash")

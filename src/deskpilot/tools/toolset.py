@@ -35,6 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.live import lost_reason
 from deskpilot.errors import (
     ActionDeclined,
@@ -230,8 +231,8 @@ class ToolSet:
             except DeskpilotError:
                 return None
 
-        async def under(x: int, y: int) -> Any:
-            return await element_under(ctx, x, y)
+        async def under(x: int, y: int, window: WindowInfo | None) -> Any:
+            return await element_under(ctx, x, y, window)
 
         def write(kind: str, data: dict[str, Any]) -> None:
             ctx.emit(Event(kind, _jsonable(data), run_id=ctx.run_id))
