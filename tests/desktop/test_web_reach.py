@@ -14,8 +14,9 @@ import re
 import httpx
 import pytest
 
-from deskpilot._wait import async_wait_for
+from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.x11.titles import window_titles
 from deskpilot.pages.browser import endpoint
 from deskpilot.tools.context import ToolContext
 from tests.desktop.conftest import Call
@@ -182,9 +183,20 @@ async def close_tab(ctx: ToolContext, url: str, window: WindowInfo) -> None:
         now = {w.stable_id: w.title for w in await ctx.desktop.list_windows()}
         return now.get(window.stable_id) != window.title  # another tab shows, or none
 
-    # DevTools closes the tab at once; the window list tells later on a loaded machine (10 s
-    # ran out once in the full suite of 2026-12-02, with the eval proof running beside)
-    await async_wait_for(closed, timeout=30, what=f"the tab of {window.title!r} to close")
+    # the window list tells within 0.14 s (idle or loaded); it once kept the closed tab's title
+    # for 30 s, from a window id it had looked up before the window existed (test_x11_window_cache)
+    try:
+        await async_wait_for(closed, timeout=10, what=f"the tab of {window.title!r} to close")
+    except WaitTimeout as exc:
+        async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
+            after = (await client.get(base + "/json/list")).json()
+        open_pages = [(t["url"], t["title"]) for t in after if t.get("type") == "page"]
+        listed = [(w.stable_id, w.title) for w in await ctx.desktop.list_windows()]
+        fresh = window_titles(ctx.settings.display or "")
+        raise AssertionError(
+            f"{exc}: closed tab(s) {ids} of {url}; DevTools now lists the pages {open_pages}; "
+            f"list_windows has {listed}; the titles read on a new X connection: {fresh}"
+        ) from exc
 
 
 async def test_scroll_one_element_judged_on_its_content(

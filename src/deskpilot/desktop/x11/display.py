@@ -244,7 +244,12 @@ class X11:
         win = self.d.create_resource_object("window", xid)
         self._watch(win)  # its changes are heard from before it is read
         found = self._read_window(xid, win)
-        if found is not None:
+        if found is None:
+            # no window has this id (the window manager's client list still names one just
+            # destroyed): the watch asked for nothing, and the id's next window, X hands freed
+            # ids on (a restarted browser's first window), must be watched when it is read
+            self._watched.discard(xid)
+        else:
             self._known[xid] = found
         return found
 
