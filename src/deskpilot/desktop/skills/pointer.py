@@ -93,6 +93,9 @@ class Pointer:
         ]
         async with self.raw.session(window) as outcome:
             await self.on_top(window, x0, y0)
+            # the drop lands in this window too (what the policy judged it by), not in one that
+            # stays on top over the drop point
+            await self.on_top(window, x1, y1)
             await self.input.move(x0, y0)
             await self.input.button("left", True)
             try:
