@@ -338,7 +338,7 @@ async def perform(
     # before the settle ends and waited for there
     enter = presses_enter([step]) and await _in_dialog(ctx, window) is not False
     grace = opener or (may_open_window([step]) and (enter or not presses_enter([step])))
-    line += await window_changes(ctx, window, before, enter=enter, grace=grace)
+    line += await window_changes(ctx, window, before, enter=enter, grace=grace, focus=focus)
     if await is_open(ctx, window):
         line = _with_summary(line, await change_summary(ctx, window, read))
     return ToolResult(line, summary=line.split(" via ")[0])
@@ -560,7 +560,7 @@ async def perform_sequence(
             text += await menu_opened(ctx, window, focus)
     enter = presses_enter(steps) and await _in_dialog(ctx, window) is not False  # as perform
     grace = may_open_window(steps) and (enter or not presses_enter(steps))
-    text += await window_changes(ctx, window, before, enter=enter, grace=grace)
+    text += await window_changes(ctx, window, before, enter=enter, grace=grace, focus=focus)
     if await is_open(ctx, window):
         text = _with_summary(text, await change_summary(ctx, window))
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")

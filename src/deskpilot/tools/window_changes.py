@@ -8,6 +8,8 @@ dialog stayed open.
 
 from __future__ import annotations
 
+import time
+
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.errors import DeskpilotError
@@ -27,6 +29,10 @@ EDITING = frozenset({
 #: How long, after the app went quiet, such a shortcut is given to open a window (a dialog
 #: LibreOffice builds after its events stop, on a loaded machine: Save As seen 1 in 4).
 OPEN_GRACE_S = 1.0
+#: How long it is given in all while the app's keyboard focus has left the element that had
+#: it and gone nowhere else: the app is moving it to a window it is still building (Calc's
+#: Format Cells after ctrl+1 took longer than the grace on a loaded CI machine, 3 December).
+FOCUS_LEFT_S = 6.0
 
 
 def may_open_window(steps: list[Step]) -> bool:
@@ -70,15 +76,18 @@ async def window_changes(
     *,
     enter: bool = False,
     grace: bool = False,
+    focus: tuple[str, str] | None = None,
 ) -> str:
     """Describe windows the action opened or closed; follow a new dialog as the target. After
     Enter, say so when nothing opened or closed (a dialog that stayed open). With ``grace``
     (a shortcut that may open a window), a window still coming is waited for briefly, on a
-    desktop whose windows may come late (:attr:`~deskpilot.desktop.base.Desktop.late_windows`)."""
+    desktop whose windows may come late (:attr:`~deskpilot.desktop.base.Desktop.late_windows`);
+    longer while the keyboard focus the app reported before the action (``focus``) has left
+    and gone nowhere: a window being built takes it."""
     after = {w.handle: w for w in await ctx.desktop.list_windows()}
     late = grace and ctx.desktop.late_windows  # a fake desktop's windows are never late
     if late and window.handle in after and not _new(after, before, window):
-        after = await _late_window(ctx, window, before) or after
+        after = await _late_window(ctx, window, before, focus) or after
     notes = []
     opened = _new(after, before, window)
     for w in opened:
@@ -112,9 +121,15 @@ def _new(
 
 
 async def _late_window(
-    ctx: ToolContext, window: WindowInfo, before: dict[int, WindowInfo]
+    ctx: ToolContext,
+    window: WindowInfo,
+    before: dict[int, WindowInfo],
+    focus: tuple[str, str] | None = None,
 ) -> dict[int, WindowInfo] | None:
-    """The windows once one of the app's opened within OPEN_GRACE_S, else None."""
+    """The windows once one of the app's opened within OPEN_GRACE_S, else None; within
+    FOCUS_LEFT_S while the app's focus, reported on ``focus`` before, is on nothing and its
+    window still the active one (a dialog it builds is not shown yet)."""
+    start = time.monotonic()
 
     async def opened() -> dict[int, WindowInfo] | None:
         now = {w.handle: w for w in await ctx.desktop.list_windows()}
@@ -122,6 +137,23 @@ async def _late_window(
 
     try:
         return await async_wait_for(opened, timeout=OPEN_GRACE_S, what="a window to open")
+    except WaitTimeout:
+        pass
+    if focus is None or await ctx.desktop.focused_element(window) is not None:
+        return None  # the focus stayed, or moved within the app: nothing is coming
+
+    async def opened_or_focused() -> dict[int, WindowInfo] | None:
+        now = {w.handle: w for w in await ctx.desktop.list_windows()}
+        if _new(now, before, window) or window.handle not in now:
+            return now
+        if not now[window.handle].active or any(x not in before for x in now):
+            return {}  # another window is active (the one input restored), or another app's
+        # the focus on one of the app's elements again, no window taking it: {} ends the wait
+        return {} if await ctx.desktop.focused_element(window) is not None else None
+
+    left = FOCUS_LEFT_S - (time.monotonic() - start)
+    try:
+        return await async_wait_for(opened_or_focused, timeout=left, what="a window") or None
     except WaitTimeout:
         return None
 
