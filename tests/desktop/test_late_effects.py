@@ -2,8 +2,9 @@
 action's time, the settle after it still sees them). A page that reacts after a timeout — a
 click's effect, a debounced search — is reported with its effect whenever the page's timer ran
 on time, also on a loaded machine (each report says how late it ran; Blink sends such a change
-in its next batch, up to 150 ms later: the settle waits a batch and then asks for what it holds
-back); a GTK button clicked by its action, whose click comes 250 ms later, too. The page
+in its next batch, up to 150 ms later: the settle waits a batch after the action's own events,
+even when one of them showed an effect already, and then asks for what it holds back); a GTK
+button clicked by its action, whose click comes 250 ms later, too. The page
 reports to the test server and the calculator's display is read afterwards: channels the
 action's result does not use."""
 
@@ -42,13 +43,6 @@ def check_late(report: dict[str, Any], text: str, wanted: str) -> None:
         assert wanted in changes(text), (f"the change came {report['late']:.0f} ms after", text)
 
 
-@pytest.mark.xfail(
-    reason="known, open (#21): the page's change, though its timer ran on time (120-125 ms), "
-    "was missing from the result in 3 of 4 runs alone on 2026-12-03 (Chromium 156), at every "
-    "stage (click, type, fill), also at the session's first commit and with the apps' own "
-    "sockets off; in the full suite's order it passed 2 of 3. Cause not found.",
-    strict=False,
-)
 async def test_a_pages_effect_after_a_timeout_is_in_the_result(
     call: Call, pages: PageServer, browser: WindowInfo
 ) -> None:

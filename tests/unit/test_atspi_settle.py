@@ -233,10 +233,11 @@ async def test_a_web_action_whose_events_show_no_effect_yet_waits_for_the_pages_
     assert ended - since < 0.12 + WEB_BATCH_S + 0.15  # asked for it, not waited out
 
 
-async def test_a_web_action_with_an_effect_ends_soon_after_it_and_one_flush() -> None:
-    """An effect in the action's own batch: a short quiet, then the engine is asked once for
-    what it holds back; what that brings is settled with the ordinary quiet, not asked again
-    (a page whose clock ticks has something to send every time it is asked)."""
+async def test_a_web_action_with_an_effect_flushes_once_a_batch_after_it() -> None:
+    """An effect in the action's own batch: the page still has a batching period to show a
+    late one, then the engine is asked once for what it holds back; what that brings is
+    settled with the short quiet, not asked again (a page whose clock ticks has something to
+    send every time it is asked)."""
     from deskpilot.desktop.atspi.bus import FLUSH_QUIET, WEB_BATCH_S, WEB_EFFECT_QUIET
 
     bus = _KitBus("Chromium")
@@ -252,9 +253,58 @@ async def test_a_web_action_with_an_effect_ends_soon_after_it_and_one_flush() ->
     assert await bus.settle(":1.5", since, timeout=1.0, flush=flush) is True
     ended = time.monotonic()
     assert len(flushes) == 1
-    assert flushes[0] - first >= WEB_EFFECT_QUIET
+    assert flushes[0] - first >= WEB_BATCH_S
     assert ended - flushes[0] >= max(FLUSH_QUIET, WEB_EFFECT_QUIET)
     assert ended - since < WEB_BATCH_S + FLUSH_QUIET + WEB_EFFECT_QUIET + 0.1
+
+
+def _name(sender: str, n: int) -> Message:
+    body: list[object] = ["accessible-name", 0, 0, Variant("s", ""), {}]
+    return _object_event(sender, n, "PropertyChange", body)
+
+
+@pytest.mark.parametrize("first", ["the page's own", "a browser tab's name"])
+async def test_a_web_actions_late_effect_is_waited_for_after_an_effect_at_once(first: str) -> None:
+    """An event that is not the focus's or its echo comes at once — the page's own effect
+    ("Saving…"), or one of the browser's (a background tab's name, which says its memory use,
+    in Chromium 156) — and the page changes again from a timer 120 ms after the input (the
+    answer of its fetch): that change, which the engine holds back until it is asked or its
+    next batch, is in before the settle ends (tests/desktop/test_late_effects.py missed it in
+    3 of 4 runs, the settle over 60 ms after the first such event)."""
+    from deskpilot.desktop.atspi.bus import WEB_BATCH_S
+
+    bus = _KitBus("Chromium")
+    focus = {":1.5": "/org/a11y/atspi/accessible/1"}  # the field typed into
+    since = time.monotonic()
+    made: list[float] = []  # when the page made its late change
+    sent: list[float] = []  # when the engine sent it
+
+    def send() -> None:
+        if made and not sent:
+            sent.append(time.monotonic())
+            bus._on_message(_children(":1.5", "add", 7))
+
+    async def flush() -> None:  # Blink sends what it holds when asked a hit-test
+        send()
+
+    async def page() -> None:
+        bus._on_message(_text(":1.5", 1))  # the key's echo in the field
+        if first == "the page's own":
+            bus._on_message(_children(":1.5", "remove", 6))
+        else:
+            bus._on_message(_name(":1.5", 166))
+        await asyncio.sleep(0.12)  # the page's timer
+        made.append(time.monotonic())
+        await asyncio.sleep(0.4)  # its batch, late on a loaded machine
+        send()
+
+    task = asyncio.ensure_future(page())
+    assert await bus.settle(":1.5", since, timeout=1.0, focus=focus, flush=flush) is True
+    ended = time.monotonic()
+    task.cancel()
+    assert made, "the settle ended before the page's timer ran"
+    assert sent and ended > sent[0]  # the late change is in the result's read
+    assert ended - since < 0.12 + WEB_BATCH_S + 0.15  # asked for it, not waited out
 
 
 async def test_a_web_settle_started_during_another_leaves_the_late_effect_to_it() -> None:

@@ -40,14 +40,18 @@ RECENT = 64
 #: counted in events, as before (their events are no sure measure of the tree's growth).
 REMOTE_TREES = frozenset({"chromium", "electron", "gecko", "mozilla", "firefox"})
 #: A web engine sends what an input (a click, a key) changed at once, in one batch, and what
-#: the page changes later (a timer, a fetch, a debounce) in batches at most this often
-#: (Blink's kDelayForDeferredUpdatesAfterPageLoad). After an action whose own events showed
-#: no effect yet (only the focus moving, the typed text echoed in its field), the page is
-#: given this long after the last of them to show one: an effect made within a batching
-#: period of the action is its effect.
+#: the page changes later (a timer, a fetch, a debounce, an animation frame) in batches at
+#: most this often (Blink's kDelayForDeferredUpdatesAfterPageLoad). After an action the page
+#: is given this long after the action's own reaction (its last echo: the focus moving, the
+#: last key in its field; else its first event) to show an effect, whether or not one showed
+#: at once: an effect made within a batching period of the action is its effect. (Ending
+#: 30 ms after an event that was not the focus's lost a page's change 120 ms after its keys
+#: in tests/desktop/test_late_effects.py: in each of the 4 traced runs whose settle ended
+#: before it, Chromium 156 had renamed a tab meanwhile, its name saying its memory use.)
 WEB_BATCH_S = 0.15
-#: After a batch that showed an effect (a text, children, a state elsewhere than the focused
-#: element): the rest of that batch (its signals are sent together) is in after this quiet.
+#: After an event that showed an effect (a text, children, a state elsewhere than the
+#: focused element): the rest of its batch (its signals are sent together) is in after this
+#: quiet.
 WEB_EFFECT_QUIET = 0.03
 #: Then the engine is asked to send what it has not sent yet (a hit-test makes Blink send its
 #: pending changes at once: measured, a 120 ms timer's change came 4–6 ms after one asked at
@@ -239,9 +243,10 @@ class AtspiBus(CallQueue):
         no effect the app reports, or it is slow). An effect due later (``effect_due``: a GTK
         button clicked by its action) is waited for: the quiet counts only from then.
 
-        A web engine's quiet follows its batches (WEB_BATCH_S): short once an effect showed,
-        one batching period while only the focus (``focus``: each app's focused element's
-        path, as it moves) and the echo of input at it did; then ``flush`` asks it to send
+        A web engine's quiet follows its batches (WEB_BATCH_S): one batching period after the
+        action's own reaction (the focus moving, ``focus``: each app's focused element's path,
+        as it moves, and the echo of input at it; else its first event), even when an effect
+        showed at once, and a short one after any later event; then ``flush`` asks it to send
         what it still holds (FLUSH_QUIET), and what that brings is settled in turn.
 
         A web settle that starts while another settle of the app is under way for an earlier
@@ -299,20 +304,26 @@ class AtspiBus(CallQueue):
                 await self._sleep(max(0.0, quiet_until - now) + 0.001 if last > lead else None)
                 continue
             wanted = quiet
-            if web:  # an effect of the action's own, else the page's next batch
+            late_until = 0.0  # in a web engine: until when a late effect is waited for
+            if web:  # the page's next batch after the action's own reaction, at least
                 focused = focus.get(bus_name) if focus is not None else None
-                effects = sum(
-                    1
-                    for t, path, focus in self._seen.get(bus_name) or ()
-                    if t > since and not _incidental(path, focus, focused)
-                )
+                effects, reacted = 0, 0.0
+                for t, path, about in self._seen.get(bus_name) or ():
+                    if t <= since:
+                        continue
+                    if _incidental(path, about, focused):
+                        reacted = t  # the action's echo: its last key's, say
+                    else:
+                        effects += 1
+                        reacted = reacted or t  # none yet: its first effect
                 burst = effects >= BURST
-                wanted = WEB_EFFECT_QUIET if effects else WEB_BATCH_S
+                wanted = WEB_EFFECT_QUIET
+                late_until = reacted + WEB_BATCH_S
             elif local:  # a tree that grows: a window being built (typing churns, no growth)
                 burst = sum(d for t, d in self._growth.get(bus_name) or () if t > since) >= BURST
             else:
                 burst = sum(1 for t in self._recent.get(bus_name) or () if t > since) >= BURST
-            quiet_until = last + (BURST_QUIET if burst else wanted)
+            quiet_until = max(last + (BURST_QUIET if burst else wanted), late_until)
             due = self.effect_due.get(bus_name, 0.0)
             if due > since:  # the effect's own events come after ``due``: a quiet past them
                 quiet_until = max(quiet_until, due + quiet)
