@@ -248,8 +248,8 @@ async def test_a_web_action_with_an_effect_flushes_once_a_batch_after_it() -> No
         flushes.append(time.monotonic())
         bus._on_message(_children(":1.5", "add", 8))  # a change held back, every time
 
-    bus._on_message(_children(":1.5", "remove", 7))  # the click's effect, at once
     first = time.monotonic()
+    bus._on_message(_children(":1.5", "remove", 7))  # the click's effect, at once
     assert await bus.settle(":1.5", since, timeout=1.0, flush=flush) is True
     ended = time.monotonic()
     assert len(flushes) == 1
