@@ -14,6 +14,7 @@ import time
 from deskpilot.desktop.atspi.bus import AtspiBus
 from deskpilot.desktop.atspi.calls import AtspiCallError, AtspiTimeout
 from deskpilot.desktop.atspi.consts import NULL_PATH, S_DEFUNCT, role_name, state_bits, state_names
+from deskpilot.desktop.atspi.tab_names import plain_name
 from deskpilot.desktop.base import LiveElement, Rect
 from deskpilot.desktop.ports.accessibility import shows
 from deskpilot.errors import ActionCutOff, ActionFailed, AppGone
@@ -60,11 +61,12 @@ class ElementActions:
             return None
         real_pid = pid if pid is not None else (await self.bus.pid_of(bus_name) or 0)
         pbus, ppath = parent
+        kind = role_name(int(role[0]))
         return LiveElement(
             key=key,
             pid=real_pid,
-            role=role_name(int(role[0])),
-            name=str(name),
+            role=kind,
+            name=plain_name(kind, str(name)),
             parent_key=(str(pbus), str(ppath)) if pbus else None,
             states=state_names(bits),
             bounds=None,

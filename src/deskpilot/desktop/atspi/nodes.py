@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from deskpilot.desktop.atspi.consts import S_EDITABLE, state_names
 from deskpilot.desktop.atspi.kinds import is_view_item
 from deskpilot.desktop.atspi.model import AppTree, RawNode, Span, wants_value
+from deskpilot.desktop.atspi.tab_names import plain_name
 from deskpilot.desktop.base import Node, Rect, WindowInfo
 from deskpilot.desktop.grid import Grid
 
@@ -110,7 +111,7 @@ def build_nodes(wt: WindowTree, window: WindowInfo) -> Node:
         return Node(
             key=(app.bus, raw.path),
             role=raw.role_name,
-            name=raw.name,
+            name=plain_name(raw.role_name, raw.name),
             description=raw.description,
             states=state_names(raw.states),
             bounds=bounds,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from deskpilot.desktop.atspi.consts import state_names
 from deskpilot.desktop.atspi.model import AppTree, RawNode, Span
 from deskpilot.desktop.atspi.nodes import grid_of
+from deskpilot.desktop.atspi.tab_names import plain_name
 from deskpilot.desktop.atspi.table import MAX_CELLS, MAX_COLUMNS
 from deskpilot.desktop.atspi.tree import TreeReader
 from deskpilot.desktop.base import Node, Rect
@@ -58,7 +59,7 @@ def _node(tree: AppTree, raw: RawNode, parent: tuple[str, str] | None) -> Node:
     return Node(
         key=(tree.bus, raw.path),
         role=raw.role_name,
-        name=raw.name,
+        name=plain_name(raw.role_name, raw.name),
         states=state_names(raw.states),
         bounds=Rect(x, y, w, h) if raw.extents else None,
         text=raw.text,
