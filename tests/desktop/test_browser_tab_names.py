@@ -61,5 +61,8 @@ async def test_a_tab_reads_as_its_page_title_without_its_memory_use(
         chrome = (await call("read_screen_ax", {"chrome": True})).text
         assert "Memory usage" not in chrome, chrome
         assert find_id(chrome, "tab", "Stopped page"), chrome
+        # the window's title (X11's, not AT-SPI's) never carried it
+        windows = (await call("list_windows")).text
+        assert "Stopped page" in windows and "Memory usage" not in windows, windows
     finally:
         await reader.close()
