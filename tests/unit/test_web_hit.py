@@ -2,7 +2,9 @@
 guess (the last answer whose box holds the point, or its own copy of the tree's box) and
 sends the point to the renderer, whose answer replaces the guess when it comes. The point is
 asked again once, a gap later, and that answer is taken: the guess does not change by
-itself, so a changed answer is the renderer's."""
+itself, so a changed answer is the renderer's. An answer a person cannot see (Chromium's guess
+at a collapsed <select>: its hidden last option) is asked again until a shown one comes, else
+its nearest shown ancestor is taken."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from deskpilot.desktop.atspi import frames
 from deskpilot.desktop.atspi.bus import AtspiBus
 from deskpilot.desktop.atspi.cache import Located
 from deskpilot.desktop.atspi.frames import HIT_GAP_S, WindowTrees
@@ -53,18 +56,70 @@ class _Chromium(AtspiBus):
         return [(bus, BUTTON if answered else GUESS)]
 
 
+SHOWN = frozenset({"showing", "visible"})
+SELECT = "/org/a11y/atspi/accessible/50"
+POPUP = "/org/a11y/atspi/accessible/51"  # a collapsed select's menu: hidden
+OPTION = "/org/a11y/atspi/accessible/52"  # its last option: hidden
+
+
 class _Elements:
     async def inspect(self, key: tuple[str, str], pid: int | None = None) -> LiveElement:
-        return LiveElement(key, 1, "push-button", "Save", None, frozenset(), None)
+        parents = {OPTION: POPUP, POPUP: SELECT, SELECT: FRAME}
+        parent = (key[0], parents[key[1]]) if key[1] in parents else None
+        states = frozenset({"enabled"}) if key[1] in (OPTION, POPUP) else SHOWN
+        return LiveElement(key, 1, "push-button", "Save", parent, states, None)
+
+
+class _Select(_Chromium):
+    """At a collapsed select: the guess is its hidden option; the renderer answers the select
+    after ``late`` seconds (never, for None)."""
+
+    def __init__(self, late: float | None) -> None:
+        super().__init__()
+        self.late = late
+
+    async def call(
+        self, bus: str, path: str, iface: str, member: str, *args: Any, **kw: Any
+    ) -> Any:
+        if path != FRAME:
+            return [(bus, path)]
+        self.asked.append(time.monotonic())
+        answered = self.late is not None and self.asked[-1] - self.asked[0] >= self.late
+        return [(bus, SELECT if answered else OPTION)]
+
+
+def _window() -> WindowInfo:
+    app = AppIdentity(app_id="chromium", name="Chromium", executable="chromium")
+    return WindowInfo(
+        handle=2, title="page", app=app, pid=1, geometry=Rect(0, 0, 800, 600), active=True
+    )
+
+
+@pytest.mark.parametrize("late", [0.2, None])
+async def test_a_hidden_answer_is_not_what_a_person_hits(
+    late: float | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A renderer later than the gap (a loaded machine): its answer is waited for; one that
+    never comes leaves the hidden option's nearest shown ancestor, the select."""
+    monkeypatch.setattr(frames, "HIDDEN_HIT_S", 0.5)
+    bus = _Select(late)
+    trees = WindowTrees(bus, _Elements())  # type: ignore[arg-type]
+    window = _window()
+    trees.cache.located[window.handle] = Located(":1.5", FRAME, (0, 0), (0, 0))
+    started = time.monotonic()
+    hit = await trees.element_at(window, 100, 100)
+    took = time.monotonic() - started
+    assert hit is not None and hit.key == (":1.5", SELECT)
+    if late is not None:  # the renderer's answer, taken when it came
+        assert late <= took < frames.HIDDEN_HIT_S
+    else:  # asked until the deadline, then the select
+        assert took >= frames.HIDDEN_HIT_S and len(bus.asked) > 3
 
 
 async def test_a_web_hit_test_takes_the_renderers_answer_after_one_gap() -> None:
     bus = _Chromium()
     trees = WindowTrees(bus, _Elements())  # type: ignore[arg-type]
-    app = AppIdentity(app_id="chromium", name="Chromium", executable="chromium")
-    window = WindowInfo(
-        handle=2, title="page", app=app, pid=1, geometry=Rect(0, 0, 800, 600), active=True
-    )
+    window = _window()
     trees.cache.located[window.handle] = Located(":1.5", FRAME, (0, 0), (0, 0))
     hit = await trees.element_at(window, 100, 100)
     assert hit is not None and hit.key == (":1.5", BUTTON)
