@@ -12,7 +12,7 @@ import time
 
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import WindowInfo
-from deskpilot.errors import DeskpilotError
+from deskpilot.errors import DeskpilotError, NotAnswering
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.steps import Step
 
@@ -29,10 +29,15 @@ EDITING = frozenset({
 #: How long, after the app went quiet, such a shortcut is given to open a window (a dialog
 #: LibreOffice builds after its events stop, on a loaded machine: Save As seen 1 in 4).
 OPEN_GRACE_S = 1.0
-#: How long it is given in all while the app's keyboard focus has left the element that had
-#: it and gone nowhere else: the app is moving it to a window it is still building (Calc's
-#: Format Cells after ctrl+1 took longer than the grace on a loaded CI machine, 3 December).
-FOCUS_LEFT_S = 6.0
+#: How long it is given in all while the app is still at work on it — it answers slowly
+#: (BUSY_S), or its keyboard focus has left the element that had it and gone nowhere else —
+#: and its window is still the active one: it is building a window (Calc's Format Cells after
+#: ctrl+1 came after the grace on a loaded CI machine, 3 December, and here with soffice
+#: starved of CPU, its focus not yet moved when the grace ended).
+LATE_WINDOW_S = 6.0
+#: An app that takes longer than this to answer a question about its focused element is busy
+#: (an idle one answers in a few milliseconds; LibreOffice answers on its main thread).
+BUSY_S = 0.2
 
 
 def may_open_window(steps: list[Step]) -> bool:
@@ -82,8 +87,8 @@ async def window_changes(
     Enter, say so when nothing opened or closed (a dialog that stayed open). With ``grace``
     (a shortcut that may open a window), a window still coming is waited for briefly, on a
     desktop whose windows may come late (:attr:`~deskpilot.desktop.base.Desktop.late_windows`);
-    longer while the keyboard focus the app reported before the action (``focus``) has left
-    and gone nowhere: a window being built takes it."""
+    longer while the app is still at work on it (it answers slowly about ``focus``, the element
+    it reported focused before the action, or its focus left and went nowhere)."""
     after = {w.handle: w for w in await ctx.desktop.list_windows()}
     late = grace and ctx.desktop.late_windows  # a fake desktop's windows are never late
     if late and window.handle in after and not _new(after, before, window):
@@ -127,8 +132,9 @@ async def _late_window(
     focus: tuple[str, str] | None = None,
 ) -> dict[int, WindowInfo] | None:
     """The windows once one of the app's opened within OPEN_GRACE_S, else None; within
-    FOCUS_LEFT_S while the app's focus, reported on ``focus`` before, is on nothing and its
-    window still the active one (a dialog it builds is not shown yet)."""
+    LATE_WINDOW_S while the app is still at work (:func:`_at_work`: asked about ``focus``, the
+    element it reported focused before the action, else one the model holds an ID for) and
+    its window the active one."""
     start = time.monotonic()
 
     async def opened() -> dict[int, WindowInfo] | None:
@@ -139,23 +145,51 @@ async def _late_window(
         return await async_wait_for(opened, timeout=OPEN_GRACE_S, what="a window to open")
     except WaitTimeout:
         pass
-    if focus is None or await ctx.desktop.focused_element(window) is not None:
-        return None  # the focus stayed, or moved within the app: nothing is coming
+    asked = focus or _held_key(ctx, window)
+    if asked is None:
+        return None  # nothing to ask the app about: the grace is all
 
-    async def opened_or_focused() -> dict[int, WindowInfo] | None:
+    async def coming() -> dict[int, WindowInfo] | None:
         now = {w.handle: w for w in await ctx.desktop.list_windows()}
         if _new(now, before, window) or window.handle not in now:
             return now
         if not now[window.handle].active or any(x not in before for x in now):
             return {}  # another window is active (the one input restored), or another app's
-        # the focus on one of the app's elements again, no window taking it: {} ends the wait
-        return {} if await ctx.desktop.focused_element(window) is not None else None
+        # {} ends the wait: the app is idle, its focus where it was or elsewhere in it
+        return None if await _at_work(ctx, window, asked, focus) else {}
 
-    left = FOCUS_LEFT_S - (time.monotonic() - start)
+    left = LATE_WINDOW_S - (time.monotonic() - start)
     try:
-        return await async_wait_for(opened_or_focused, timeout=left, what="a window") or None
+        return await async_wait_for(coming, timeout=left, what="a window", interval=0.1) or None
     except WaitTimeout:
         return None
+
+
+async def _at_work(
+    ctx: ToolContext,
+    window: WindowInfo,
+    asked: tuple[str, str],
+    focus: tuple[str, str] | None,
+) -> bool:
+    """Whether the app is still at work on the action: it answers a question about ``asked``
+    (one of its elements) slowly or not at all, or the ``focus`` it reported before the action
+    has left and gone nowhere."""
+    start = time.monotonic()
+    try:
+        await ctx.desktop.inspect(asked)
+    except NotAnswering:
+        return True
+    except DeskpilotError:
+        return False  # the element is gone, or the app: the next listing tells
+    if time.monotonic() - start > BUSY_S:
+        return True
+    return focus is not None and await ctx.desktop.focused_element(window) is None
+
+
+def _held_key(ctx: ToolContext, window: WindowInfo) -> tuple[str, str] | None:
+    """The key of an element of the window the model holds an ID for (the first a read gave)."""
+    held = (r.key for r in ctx.session.elements.values() if r.window == window.handle)
+    return next(held, None)
 
 
 async def _is_dialog(ctx: ToolContext, window: WindowInfo) -> bool:
