@@ -33,6 +33,7 @@ from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.events import Event
+from deskpilot.sandbox.info import read_info
 from tests.desktop.conftest import Apps
 from tests.desktop.console_kit import (
     CHROMIUM,
@@ -226,6 +227,14 @@ async def open_and_hold(page: Page, router: Router, key: str, target: str) -> tu
     return sid, hold
 
 
+def runtime_dir_of(pid: int) -> str:
+    """The XDG_RUNTIME_DIR in ``pid``'s environment: a sandbox's own, private folder."""
+    for entry in _procfs.read(f"/proc/{pid}/environ").split(b"\0"):
+        if entry.startswith(b"XDG_RUNTIME_DIR="):
+            return entry.split(b"=", 1)[1].decode()
+    raise AssertionError(f"no XDG_RUNTIME_DIR in the environment of {pid}")
+
+
 async def test_stop_ends_the_sandbox_session_and_all_its_processes(
     served: tuple[ConsoleProcess, Router], page: Page
 ) -> None:
@@ -235,17 +244,28 @@ async def test_stop_ends_the_sandbox_session_and_all_its_processes(
         card = console.card(sid)
         marker = f"DISPLAY={card['display']}".encode()
         pids = processes_with(marker)
-        number = card["display"].lstrip(":")
-        assert any(b"gnome-calculator" in _procfs.read(f"/proc/{p}/cmdline") for p in alive(pids))
-        assert Path(f"/tmp/.X11-unix/X{number}").exists()
+        calculator = [
+            p for p in alive(pids) if b"gnome-calculator" in _procfs.read(f"/proc/{p}/cmdline")
+        ]
+        assert calculator, pids
+        # once stopped, this sandbox by what no other shares: its private runtime dir and its X
+        # server's pid. A sandbox started since (the proof's, a parallel worker's) may have its
+        # display number: under -n 2 a live process with DISPLAY=:N was found after the stop
+        # (not identified), and its X socket can be the new server's
+        runtime = runtime_dir_of(calculator[0])
+        info = read_info(runtime)
+        assert info is not None, runtime
+        server = info.pids["xvfb"]
+        assert alive({server}) == {server}
         await page.click(f'[data-session="{sid}"] button.stop')
         end = console.wait_end(sid, timeout=60)
         assert not hold.release.is_set()  # the model call was abandoned, not waited for
         assert end["state"] == "stopped" and end["label"] == "Stopped"
         await page.wait_for_selector(f'[data-session="{sid}"][data-state="stopped"]')
         assert alive(pids) == set()
-        assert alive(processes_with(marker)) == set()
-        assert not Path(f"/tmp/.X11-unix/X{number}").exists()  # the sandbox's X server is gone
+        assert alive(processes_with(f"XDG_RUNTIME_DIR={runtime}".encode())) == set()
+        assert alive({server}) == set()  # the sandbox's X server is gone
+        assert not Path(runtime).exists()
     finally:
         hold.release.set()
 
