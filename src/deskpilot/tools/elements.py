@@ -46,6 +46,12 @@ def held_id(ctx: ToolContext, window: WindowInfo, key: tuple[str, str]) -> str |
     return next((e for e, r in held if r.key == key and r.window == window.handle), None)
 
 
+def first_held_key(ctx: ToolContext, window: WindowInfo) -> tuple[str, str] | None:
+    """The key of the first element of ``window`` a read gave the model an ID for."""
+    held = (r.key for r in ctx.session.elements.values() if r.window == window.handle)
+    return next(held, None)
+
+
 def split_cell_ref(element_id: str) -> tuple[str, str | None]:
     """``"2d.jd:B7"`` → ("2d.jd", "B7"): a table's ID and the cell (or range) named after it."""
     eid = normalize(element_id)

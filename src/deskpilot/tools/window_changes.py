@@ -14,6 +14,7 @@ from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.errors import DeskpilotError, NotAnswering
 from deskpilot.tools.context import ToolContext
+from deskpilot.tools.elements import first_held_key
 from deskpilot.tools.steps import Step
 
 ENTER_KEYS = frozenset({"enter", "return", "kp_enter"})
@@ -135,32 +136,27 @@ async def _late_window(
     LATE_WINDOW_S while the app is still at work (:func:`_at_work`: asked about ``focus``, the
     element it reported focused before the action, else one the model holds an ID for) and
     its window the active one."""
-    start = time.monotonic()
-
-    async def opened() -> dict[int, WindowInfo] | None:
-        now = {w.handle: w for w in await ctx.desktop.list_windows()}
-        return now if _new(now, before, window) or window.handle not in now else None
-
-    try:
-        return await async_wait_for(opened, timeout=OPEN_GRACE_S, what="a window to open")
-    except WaitTimeout:
-        pass
-    asked = focus or _held_key(ctx, window)
-    if asked is None:
-        return None  # nothing to ask the app about: the grace is all
+    grace_ends = time.monotonic() + OPEN_GRACE_S
+    asked = focus or first_held_key(ctx, window)
 
     async def coming() -> dict[int, WindowInfo] | None:
         now = {w.handle: w for w in await ctx.desktop.list_windows()}
         if _new(now, before, window) or window.handle not in now:
             return now
-        if not now[window.handle].active or any(x not in before for x in now):
-            return {}  # another window is active (the one input restored), or another app's
-        # {} ends the wait: the app is idle, its focus where it was or elsewhere in it
+        if time.monotonic() < grace_ends:
+            return None
+        if asked is None or not now[window.handle].active or any(x not in before for x in now):
+            # {} ends the wait: nothing to ask the app about, another window is active (the
+            # one input restored), or another app's opened
+            return {}
+        # {} also when the app is idle, its focus where it was or elsewhere in it
         return None if await _at_work(ctx, window, asked, focus) else {}
 
-    left = LATE_WINDOW_S - (time.monotonic() - start)
     try:
-        return await async_wait_for(coming, timeout=left, what="a window", interval=0.1) or None
+        return (
+            await async_wait_for(coming, timeout=LATE_WINDOW_S, what="a window", interval=0.02)
+            or None
+        )
     except WaitTimeout:
         return None
 
@@ -184,12 +180,6 @@ async def _at_work(
     if time.monotonic() - start > BUSY_S:
         return True
     return focus is not None and await ctx.desktop.focused_element(window) is None
-
-
-def _held_key(ctx: ToolContext, window: WindowInfo) -> tuple[str, str] | None:
-    """The key of an element of the window the model holds an ID for (the first a read gave)."""
-    held = (r.key for r in ctx.session.elements.values() if r.window == window.handle)
-    return next(held, None)
 
 
 async def _is_dialog(ctx: ToolContext, window: WindowInfo) -> bool:
