@@ -207,22 +207,32 @@ async def browser(desktop: DesktopFacade) -> AsyncIterator[WindowInfo]:
     await async_wait_for(gone, timeout=10, what="the shared browser to close")
 
 
-@pytest.fixture
-def ctx(desktop: DesktopFacade, desktop_settings: Settings) -> ToolContext:
+def context_on(desktop: DesktopFacade, desktop_settings: Settings) -> ToolContext:
+    """A tool context on ``desktop`` with a session of its own, asking nobody."""
     settings = desktop_settings.with_overrides(confirm="none")
     return ToolContext(
         desktop=desktop, settings=settings, audit=discard, session=Session(), approver=AllowAll()
     )
 
 
+@pytest.fixture
+def ctx(desktop: DesktopFacade, desktop_settings: Settings) -> ToolContext:
+    return context_on(desktop, desktop_settings)
+
+
 Call = Callable[..., Awaitable[ToolResult]]
 
 
-@pytest.fixture
-def call(ctx: ToolContext) -> Call:
+def caller(ctx: ToolContext) -> Call:
+    """Call a computer-use tool by name in ``ctx``, through the tool set's door."""
     toolset = computer_use_tools()
 
     async def run(name: str, args: dict[str, Any] | str | None = None) -> ToolResult:
         return await toolset.call(name, args or {}, ctx)
 
     return run
+
+
+@pytest.fixture
+def call(ctx: ToolContext) -> Call:
+    return caller(ctx)

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
-from tests.desktop.conftest import Apps, Call
+from deskpilot.desktop.registry import open_resolved
+from tests.desktop.conftest import Apps, Call, caller, context_on
 from tests.desktop.helpers import find_id, id_of_line
 from tests.desktop.probe_apps import Probe, start_probe
 from tests.desktop.web import PageServer, open_page
@@ -117,6 +119,36 @@ async def test_a_dialog_an_app_builds_slowly_is_reported(
     away = await call("perform", {"action": "shortcut", "shortcut": "ctrl+k"})
     assert not away.is_error and "A new window" not in away.text, away.text
     await p.wait_for("focus back")
+
+
+async def test_the_focus_an_app_took_before_deskpilot_listened_is_known_from_a_read(
+    call: Call, apps: Apps, tmp_path: Path, desktop_settings: Settings
+) -> None:
+    # An app of the user's session started before deskpilot has reported no focus to it: the
+    # focus a read finds stands for it, so a dialog built late after a shortcut that took the
+    # focus away is still waited for (the focus left and went nowhere) and reported.
+    p = await probe(apps, tmp_path)
+    notes = id_of_line(await read(call, p.window.stable_id), '"Notes"')
+    focused = await call("perform", {"elementID": notes})
+    assert not focused.is_error, focused.text
+    later = await open_resolved(desktop_settings)  # a deskpilot started now: it heard nothing
+    try:
+        call_later = caller(context_on(later, desktop_settings))
+        text = await read(call_later, p.window.stable_id)
+        assert "[focused" in text.splitlines()[_line_of(text, '"Notes"')], text
+        done = await call_later("perform", {"action": "shortcut", "shortcut": "ctrl+p"})
+        assert not done.is_error, done.text
+        assert "print shown" in p.lines(), (done.text, p.lines())
+        assert 'A new window opened: "Print"' in done.text, done.text
+        closed = await call_later("perform", {"action": "shortcut", "shortcut": "escape"})
+        assert "closed" in closed.text, closed.text
+        await p.wait_for("print response -4")
+    finally:
+        await later.close()
+
+
+def _line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines()) if needle in line)
 
 
 async def test_a_click_in_a_hover_driven_menu_acts_on_the_item_clicked(

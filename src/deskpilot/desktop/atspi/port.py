@@ -87,10 +87,28 @@ class AtspiAccessibility:
         whole: ElementKey | None = None,
         popups: Sequence[Rect] = (),
     ) -> TreeRead:
-        read = await self.trees.read_window(
-            window, timeout=timeout, fresh=fresh, whole=whole, popups=popups
+        read = TreeRead(
+            *await self.trees.read_window(
+                window, timeout=timeout, fresh=fresh, whole=whole, popups=popups
+            )
         )
-        return TreeRead(*read)
+        if read.root is not None:
+            self._learn_focus(read.root)
+        return read
+
+    def _learn_focus(self, root: Node) -> None:
+        """Tell the focus tracker where the focus is in an app that has not reported it (it
+        took the focus before this process listened): the focused element the read found."""
+        tracker = self.trees.focus
+        if root.key[0] in tracker.heard:
+            return
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if "focused" in node.states:
+                tracker.learn(node.key[0], node.key[1])
+                return
+            stack.extend(node.children)
 
     async def read_cells(
         self, window: WindowInfo, key: ElementKey, first: Place, last: Place
