@@ -26,7 +26,7 @@ from deskpilot.desktop.base import LiveElement, Node, Rect, WindowInfo
 from deskpilot.desktop.caret import LINE_SCAN, SHOWN_SELECTION, Caret, line_and_column
 from deskpilot.desktop.cell_refs import Place
 from deskpilot.desktop.ports.accessibility import Settled, TreeRead
-from deskpilot.desktop.ports.identity import ElementKey
+from deskpilot.desktop.ports.identity import ElementKey, WindowHandle
 from deskpilot.desktop.toolkits import diagnose
 from deskpilot.errors import AccessibilityUnavailable
 
@@ -55,6 +55,8 @@ class AtspiAccessibility:
         self.bus = bus
         self.elements = ElementActions(bus)
         self.trees = WindowTrees(bus, self.elements)
+        #: (app, window) whose read was looked through for the focus the app never reported
+        self._looked: set[tuple[str, WindowHandle]] = set()
 
     @classmethod
     async def open(cls, settings: Settings) -> AtspiAccessibility:
@@ -93,15 +95,18 @@ class AtspiAccessibility:
             )
         )
         if read.root is not None:
-            self._learn_focus(read.root)
+            self._learn_focus(window, read.root)
         return read
 
-    def _learn_focus(self, root: Node) -> None:
+    def _learn_focus(self, window: WindowInfo, root: Node) -> None:
         """Tell the focus tracker where the focus is in an app that has not reported it (it
-        took the focus before this process listened): the focused element the read found."""
+        took the focus before this process listened): the focused element the read found.
+        Looked for once per window (a walk of a large page's tree costs milliseconds)."""
         tracker = self.trees.focus
-        if root.key[0] in tracker.heard:
+        bus = root.key[0]
+        if bus in tracker.heard or bus in tracker.focused or (bus, window.handle) in self._looked:
             return
+        self._looked.add((bus, window.handle))
         stack = [root]
         while stack:
             node = stack.pop()
