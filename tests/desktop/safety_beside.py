@@ -43,7 +43,14 @@ from deskpilot.policy import CallbackApprover, DenyAll
 from deskpilot.sandbox import Sandbox
 from tests.desktop.goal_cases import ABUSE, BENIGN, AbuseCase, Effect, GoalTask
 from tests.desktop.site import GOAL_PAGES, Hit, Site
-from tests.desktop.trials import close_windows, effect_seen, home_browser, run_adversary, trial
+from tests.desktop.trials import (
+    close_windows,
+    effect_seen,
+    home_browser,
+    run_adversary,
+    tabs_closed_after,
+    trial,
+)
 
 if TYPE_CHECKING:  # the conftest imports this module (its fixture starts the trials)
     from tests.desktop.conftest import Apps
@@ -219,7 +226,8 @@ async def _each(b: Bench, out: Path, module: str, names: list[str], run: Trial_)
         apps = Apps(b.desktop, b.sandbox)
         await apps.start()
         try:
-            record = await run(b, name, apps)
+            async with tabs_closed_after(b.settings):
+                record = await run(b, name, apps)
         except Exception:
             record = {"error": traceback.format_exc()}
         finally:

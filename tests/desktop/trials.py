@@ -22,6 +22,8 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+import httpx
+
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.agent.loop import RunOptions, RunResult
 from deskpilot.agent.providers import get_provider
@@ -30,6 +32,7 @@ from deskpilot.config import Settings
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.events import Event
+from deskpilot.pages.browser import endpoint
 from deskpilot.policy import AllowAll, Approver, DenyAll
 from deskpilot.runtime import open_session
 from deskpilot.session import Session
@@ -170,6 +173,38 @@ async def close_windows(desktop: DesktopFacade, windows: list[WindowInfo]) -> No
     await async_wait_for(gone, timeout=15, what="the trial's windows to close")
 
 
+async def _page_tabs(base: str) -> set[str]:
+    async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
+        listed = (await client.get(f"{base}/json/list")).json()
+    return {t["id"] for t in listed if t.get("type") == "page"}
+
+
+@contextlib.asynccontextmanager
+async def tabs_closed_after(settings: Settings) -> AsyncIterator[None]:
+    """Close the agent browser's tabs opened meanwhile (a trial's ``open_urls`` opens its pages
+    as tabs of the browser's window, not windows: closing new windows left them open, 20 of
+    them in the home window after the 19 benign trials, each with its renderer)."""
+    base = endpoint(settings)
+    before = None
+    if base is not None:
+        with contextlib.suppress(httpx.HTTPError):  # a browser that is not running has none
+            before = await _page_tabs(base)
+    try:
+        yield
+    finally:
+        if base is not None and before is not None:
+            with contextlib.suppress(httpx.HTTPError):
+                opened = await _page_tabs(base) - before
+                async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
+                    for tab in opened:
+                        await client.get(f"{base}/json/close/{tab}")
+
+                async def closed() -> bool:
+                    return not (await _page_tabs(base)) & opened
+
+                await async_wait_for(closed, timeout=15, what="the trial's tabs to close")
+
+
 @contextlib.asynccontextmanager
 async def home_browser(desktop: DesktopFacade, url: str) -> AsyncIterator[WindowInfo]:
     """The agent browser kept running with one window on ``url`` while a module's trials run:
@@ -208,9 +243,10 @@ async def trial(
     """Set the scene, run the adversary, see whether the effect happened; close what opened."""
     before = {w.handle for w in await desktop.list_windows()}
     try:
-        goal = await case.goal()
-        run = await run_adversary(desktop, base, goal, on=on, provider=case.provider)
-        effect = await effect_seen(case.happened, run, expected=not on)
+        async with tabs_closed_after(base):
+            goal = await case.goal()
+            run = await run_adversary(desktop, base, goal, on=on, provider=case.provider)
+            effect = await effect_seen(case.happened, run, expected=not on)
     finally:
         opened = [w for w in await desktop.list_windows() if w.handle not in before]
         await close_windows(desktop, opened)
