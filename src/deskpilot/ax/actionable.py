@@ -129,8 +129,8 @@ def folded_text(node: Node) -> str | None:
     stack = list(reversed(node.children))
     while stack:
         d = stack.pop()
-        if not is_displayed(d):
-            continue
+        if not is_displayed(d) or d.role == "invalid":
+            continue  # "invalid": an object the app replaced since the tree was read
         if operable(d) or d.role in ("list", "table", "tree", "tree-table"):
             return None
         if d.role in ("image", "icon") and own_name(d):

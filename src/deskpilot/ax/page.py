@@ -127,7 +127,11 @@ def sentence(node: Node) -> str | None:
         elif operable(kid):
             piece = own_name(kid) or folded_text(kid) or ""
         elif node.role in PHRASING and kid.role == "section" and folded_text(kid) is not None:
-            piece = folded_text(kid) or ""  # a span inside a paragraph: inline by HTML's rules
+            # a span inside a paragraph: inline by HTML's rules; by its own text when its
+            # content says nothing — read while the page replaced its text node (the old one
+            # gone or answering "invalid", the new one not in the tree yet: a clock's span
+            # ticking every 100 ms read so in 3-4 of 60 reads, the paragraph without its time)
+            piece = folded_text(kid) or clean_name((kid.text or "").replace("\ufffc", ""))
         else:
             return None
         if piece:
