@@ -31,7 +31,7 @@ import pytest_asyncio
 from deskpilot._wait import async_wait_for
 from deskpilot.config import Settings, load_settings
 from deskpilot.desktop.apps import resolve_app
-from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.base import Desktop, WindowInfo
 from deskpilot.desktop.facade import DesktopFacade
 from deskpilot.desktop.ports.identity import is_new
 from deskpilot.desktop.registry import open_resolved
@@ -207,7 +207,7 @@ async def browser(desktop: DesktopFacade) -> AsyncIterator[WindowInfo]:
     await async_wait_for(gone, timeout=10, what="the shared browser to close")
 
 
-def context_on(desktop: DesktopFacade, desktop_settings: Settings) -> ToolContext:
+def context_on(desktop: Desktop, desktop_settings: Settings) -> ToolContext:
     """A tool context on ``desktop`` with a session of its own, asking nobody."""
     settings = desktop_settings.with_overrides(confirm="none")
     return ToolContext(

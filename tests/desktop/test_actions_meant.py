@@ -99,22 +99,12 @@ async def test_a_dialog_an_app_builds_slowly_is_reported(
     notes = id_of_line(text, '"Notes"')
     focused = await call("perform", {"elementID": notes})
     assert not focused.is_error, focused.text
-    done = await call("perform", {"action": "shortcut", "shortcut": "ctrl+p"})
-    assert not done.is_error, done.text
-    assert "print shown" in p.lines(), (done.text, p.lines())
-    assert 'A new window opened: "Print"' in done.text, done.text
+    await opens_late(call, p, "ctrl+p", "Print")
     assert "· 'Print' ·" in await read(call)  # the tracked target now
-    closed = await call("perform", {"action": "shortcut", "shortcut": "escape"})
-    assert "closed" in closed.text, closed.text
-    await p.wait_for("print response -4")  # GTK's response to Escape
+    await escaped(call, p, "Print")
     # an app busy building a window (its main loop held 2.5 s, the focus where it was)
-    busy = await call("perform", {"action": "shortcut", "shortcut": "ctrl+o"})
-    assert not busy.is_error, busy.text
-    assert "open shown" in p.lines(), (busy.text, p.lines())
-    assert 'A new window opened: "Open"' in busy.text, busy.text
-    closed = await call("perform", {"action": "shortcut", "shortcut": "escape"})
-    assert "closed" in closed.text, closed.text
-    await p.wait_for("open response -4")
+    await opens_late(call, p, "ctrl+o", "Open")
+    await escaped(call, p, "Open")
     # the focus off and back, no window: the result says no window opened
     away = await call("perform", {"action": "shortcut", "shortcut": "ctrl+k"})
     assert not away.is_error and "A new window" not in away.text, away.text
@@ -135,20 +125,26 @@ async def test_the_focus_an_app_took_before_deskpilot_listened_is_known_from_a_r
     try:
         call_later = caller(context_on(later, desktop_settings))
         text = await read(call_later, p.window.stable_id)
-        assert "[focused" in text.splitlines()[_line_of(text, '"Notes"')], text
-        done = await call_later("perform", {"action": "shortcut", "shortcut": "ctrl+p"})
-        assert not done.is_error, done.text
-        assert "print shown" in p.lines(), (done.text, p.lines())
-        assert 'A new window opened: "Print"' in done.text, done.text
-        closed = await call_later("perform", {"action": "shortcut", "shortcut": "escape"})
-        assert "closed" in closed.text, closed.text
-        await p.wait_for("print response -4")
+        assert any('"Notes"' in ln and "[focused" in ln for ln in text.splitlines()), text
+        await opens_late(call_later, p, "ctrl+p", "Print")
+        await escaped(call_later, p, "Print")
     finally:
         await later.close()
 
 
-def _line_of(text: str, needle: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines()) if needle in line)
+async def opens_late(call: Call, p: Probe, shortcut: str, title: str) -> None:
+    """Press a shortcut of the probe that opens a dialog late: the result reports it."""
+    done = await call("perform", {"action": "shortcut", "shortcut": shortcut})
+    assert not done.is_error, done.text
+    assert f"{title.lower()} shown" in p.lines(), (done.text, p.lines())
+    assert f'A new window opened: "{title}"' in done.text, done.text
+
+
+async def escaped(call: Call, p: Probe, title: str) -> None:
+    """Close the probe's dialog with Escape: the result says so, and GTK answered it."""
+    closed = await call("perform", {"action": "shortcut", "shortcut": "escape"})
+    assert "closed" in closed.text, closed.text
+    await p.wait_for(f"{title.lower()} response -4")  # GTK's response to Escape
 
 
 async def test_a_click_in_a_hover_driven_menu_acts_on_the_item_clicked(

@@ -35,6 +35,7 @@ from deskpilot.events import Event
 from deskpilot.pages.browser import endpoint
 from deskpilot.policy import AllowAll, Approver, DenyAll
 from deskpilot.runtime import open_session
+from deskpilot.serve.cleanup import page_tabs
 from deskpilot.session import Session
 from deskpilot.tools.blocklist import DEFAULT_BLOCKLIST
 from tests.desktop.adversary import Obedient, commands
@@ -173,36 +174,36 @@ async def close_windows(desktop: DesktopFacade, windows: list[WindowInfo]) -> No
     await async_wait_for(gone, timeout=15, what="the trial's windows to close")
 
 
-async def _page_tabs(base: str) -> set[str]:
-    async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
-        listed = (await client.get(f"{base}/json/list")).json()
-    return {t["id"] for t in listed if t.get("type") == "page"}
-
-
 @contextlib.asynccontextmanager
 async def tabs_closed_after(settings: Settings) -> AsyncIterator[None]:
     """Close the agent browser's tabs opened meanwhile (a trial's ``open_urls`` opens its pages
     as tabs of the browser's window, not windows: closing new windows left them open, 20 of
     them in the home window after the 19 benign trials, each with its renderer)."""
     base = endpoint(settings)
-    before = None
-    if base is not None:
-        with contextlib.suppress(httpx.HTTPError):  # a browser that is not running has none
-            before = await _page_tabs(base)
-    try:
+    if base is None:  # no agent browser: no tabs
         yield
-    finally:
-        if base is not None and before is not None:
+        return
+    async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
+
+        async def tabs() -> set[str]:
+            return {t["id"] for t in await page_tabs(client, base)}
+
+        before = await tabs()
+        if not before:  # a running agent browser shows a page: this one does not answer
+            yield
+            return
+        try:
+            yield
+        finally:
+            opened = await tabs() - before
             with contextlib.suppress(httpx.HTTPError):
-                opened = await _page_tabs(base) - before
-                async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
-                    for tab in opened:
-                        await client.get(f"{base}/json/close/{tab}")
+                for tab in opened:
+                    await client.get(f"{base}/json/close/{tab}")
 
-                async def closed() -> bool:
-                    return not (await _page_tabs(base)) & opened
+            async def closed() -> bool:
+                return not (await tabs()) & opened
 
-                await async_wait_for(closed, timeout=15, what="the trial's tabs to close")
+            await async_wait_for(closed, timeout=15, what="the trial's tabs to close")
 
 
 @contextlib.asynccontextmanager
