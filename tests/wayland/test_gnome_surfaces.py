@@ -213,9 +213,14 @@ def test_the_console_preview_shows_an_x11_window_at_its_place(gnome_box: Sandbox
                 timeout=20,
                 what="a keyframe",
             )
-            assert (key.left, key.top) == frame.place and (key.width, key.height) == frame.size
+            # its place as read before the capture or after it: mutter may move a window a
+            # pixel once it has its final size (CI, 3 December: 427,323 then 428,324)
+            later = asyncio.run(_frame_of(bus, "X11 here"))
+            assert later is not None
+            places = {(f.place, f.size) for f in (frame, later)}
+            assert ((key.left, key.top), (key.width, key.height)) in places, places
             image = Image.open(io.BytesIO(key.jpeg)).convert("L")
-            assert image.size == frame.size
+            assert image.size == (key.width, key.height)
             assert len(image.getcolors(maxcolors=1 << 16) or []) > 8  # the dialog, not a blank
         finally:
             capturer.stop()

@@ -71,6 +71,7 @@ from deskpilot.tools.window_changes import (
     opens_dialog,
     presses_enter,
     window_changes,
+    window_like,
 )
 from deskpilot.tools.windows import WindowIDArg, peek_window, resolve_window
 from deskpilot.tools.wording import describe, how, shown
@@ -371,30 +372,16 @@ async def settled_read(ctx: ToolContext, window: WindowInfo, since: float) -> Re
     return read if ctx.desktop.events_seen() == seen else None
 
 
-#: Roles of a main window's accessible root, and how far up from the focus one is looked for.
-WINDOW_ROLES = frozenset({"frame", "window", "application"})
-MAX_LEVELS = 24
-
-
 async def _in_dialog(ctx: ToolContext, window: WindowInfo) -> bool | None:
     """Whether the keyboard focus is in a dialog (its nearest window-like ancestor says),
     None when that cannot be told. Cheaper than reading the window's root (a whole read: in
     LibreOffice Calc ~0.5 s, with the 1 s wait for a late window the largest part of every
     Enter typed into a cell)."""
     try:
-        key = await ctx.desktop.focused_element(window)
-        for _ in range(MAX_LEVELS):
-            live = await ctx.desktop.inspect(key) if key is not None else None
-            if live is None:
-                return None
-            if live.role in DIALOG_ROLES:
-                return True
-            if live.role in WINDOW_ROLES:
-                return False
-            key = live.parent_key
+        holder = await window_like(ctx, await ctx.desktop.focused_element(window))
     except DeskpilotError:
         return None
-    return None
+    return None if holder is None else holder.role in DIALOG_ROLES
 
 
 async def _names_a_dialog(ctx: ToolContext, window: WindowInfo, step: Step) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from deskpilot._wait import WaitTimeout, async_wait_for
-from deskpilot.desktop.base import WindowInfo
+from deskpilot.desktop.base import LiveElement, WindowInfo
 from deskpilot.errors import DeskpilotError, NotAnswering
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import first_held_key
@@ -168,8 +168,9 @@ async def _at_work(
     focus: tuple[str, str] | None,
 ) -> bool:
     """Whether the app is still at work on the action: it answers a question about ``asked``
-    (one of its elements) slowly or not at all, or the ``focus`` it reported before the action
-    has left and gone nowhere."""
+    (one of its elements) slowly or not at all, the ``focus`` it reported before the action
+    has left and gone nowhere, or it went into another window than ``asked``'s (one not
+    listed yet)."""
     start = time.monotonic()
     try:
         await ctx.desktop.inspect(asked)
@@ -179,7 +180,41 @@ async def _at_work(
         return False  # the element is gone, or the app: the next listing tells
     if time.monotonic() - start > BUSY_S:
         return True
-    return focus is not None and await ctx.desktop.focused_element(window) is None
+    now = await ctx.desktop.focused_element(window)
+    if now is not None and now != focus:
+        # the focus came back elsewhere: in another window of the app, one its toolkit focused
+        # before the window list showed it (a dialog mapped on a loaded machine: its first
+        # focus event came 2.5 s before it was listed), the window is coming
+        return await _in_another_window(ctx, asked, now)
+    return focus is not None and now is None
+
+
+async def _in_another_window(ctx: ToolContext, here: tuple[str, str], key: tuple[str, str]) -> bool:
+    """Whether ``key`` is in another window than ``here`` (their nearest window-like
+    ancestors differ); False when that cannot be told."""
+    mine, theirs = await window_like(ctx, here), await window_like(ctx, key)
+    return mine is not None and theirs is not None and mine.key != theirs.key
+
+
+#: Roles of a main window's accessible root, and how far up from an element one is looked for.
+WINDOW_ROLES = frozenset({"frame", "window", "application"})
+MAX_LEVELS = 24
+
+
+async def window_like(ctx: ToolContext, key: tuple[str, str] | None) -> LiveElement | None:
+    """The nearest ancestor of ``key`` (or itself) whose role is a window's or a dialog's, None
+    when that cannot be told (gone, or deeper than MAX_LEVELS)."""
+    try:
+        for _ in range(MAX_LEVELS):
+            live = await ctx.desktop.inspect(key) if key is not None else None
+            if live is None:
+                return None
+            if live.role in DIALOG_ROLES or live.role in WINDOW_ROLES:
+                return live
+            key = live.parent_key
+    except DeskpilotError:
+        return None
+    return None
 
 
 async def _is_dialog(ctx: ToolContext, window: WindowInfo) -> bool:
