@@ -132,6 +132,26 @@ async def test_the_focus_an_app_took_before_deskpilot_listened_is_known_from_a_r
         await later.close()
 
 
+async def test_an_app_that_left_the_bus_as_its_window_closed_closed_it(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    # The app exits at ctrl+q or a click on Quit (the focus moved first), and its window goes
+    # a second after it left the accessibility bus (the X server hears of the exit later):
+    # the window's closing is the result, not an error that the app left, nor nothing.
+    for way in ("shortcut", "click"):
+        (tmp_path / way).mkdir()
+        p = await probe(apps, tmp_path / way)
+        text = await read(call, p.window.stable_id)
+        quits = {"action": "shortcut", "shortcut": "ctrl+q"}
+        done = await call(
+            "perform", quits if way == "shortcut" else {"elementID": id_of_line(text, '"Quit"')}
+        )
+        assert "exiting" in p.lines(), (done.text, p.lines())
+        assert not done.is_error, done.text
+        assert f"The window {p.window.stable_id} closed." in done.text, done.text
+        assert p.window.handle not in {w.handle for w in await apps.desktop.list_windows()}
+
+
 async def opens_late(call: Call, p: Probe, shortcut: str, title: str) -> None:
     """Press a shortcut of the probe that opens a dialog late: the result reports it."""
     done = await call("perform", {"action": "shortcut", "shortcut": shortcut})

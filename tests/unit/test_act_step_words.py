@@ -67,9 +67,9 @@ def test_a_step_that_closed_its_window_says_what_it_did(
         raise AppClosed("Notes", w.stable_id)
 
     async def gone(_ctx: ToolContext, _w: WindowInfo) -> bool:
-        return False
+        return True  # the window left the list
 
     monkeypatch.setattr(act, "run_step", closes)
-    monkeypatch.setattr(act, "is_open", gone)
+    monkeypatch.setattr(act, "closes", gone)
     said = asyncio.run(act.run_or_closed(ctx, window, Step(**step)))
     assert said == line + act.CLOSED_AS_IT_DID

@@ -67,6 +67,7 @@ from deskpilot.tools.steps import (
 )
 from deskpilot.tools.window_changes import (
     DIALOG_ROLES,
+    closes,
     may_open_window,
     opens_dialog,
     presses_enter,
@@ -330,6 +331,9 @@ async def perform(
         read = await settled_read(ctx, window, since)
         line += await focus_moved(ctx, window, focus)
         line += await menu_opened(ctx, window, focus, appeared=step.action == "right_click")
+    except (AppGone, AppClosed):
+        if not await closes(ctx, window):  # the app left after the action: it is exiting
+            raise
     except DeskpilotError:
         if await is_open(ctx, window):
             raise
@@ -415,7 +419,8 @@ async def run_or_closed(ctx: ToolContext, window: WindowInfo, step: Step) -> str
         return await run_step(ctx, window, step)
     except (AppClosed, AppGone) as exc:
         cut_off = isinstance(exc, ActionCutOff) or getattr(exc, "cut_off", False)
-        if cut_off or await is_open(ctx, window):
+        # the app left the bus as it did: its window goes a moment later
+        if cut_off or not await closes(ctx, window):
             raise
     return f"{_what_it_did(step)}{CLOSED_AS_IT_DID}"
 

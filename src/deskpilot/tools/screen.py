@@ -17,6 +17,8 @@ from deskpilot.desktop.caret import describe_caret
 from deskpilot.desktop.cell_refs import parse_range
 from deskpilot.desktop.toolkits import is_web_browser
 from deskpilot.errors import (
+    AppClosed,
+    AppGone,
     AppNotResponding,
     ElementGone,
     InvalidArguments,
@@ -31,6 +33,7 @@ from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup, remember, split_cell_ref, verify
 from deskpilot.tools.guidance import guidance_for
 from deskpilot.tools.revealing import reveal_bars
+from deskpilot.tools.window_changes import closes
 from deskpilot.tools.windows import WindowIDArg, resolve_window
 
 
@@ -163,13 +166,20 @@ async def change_summary(ctx: ToolContext, window: WindowInfo, read: Read | None
         return ""  # never read: nothing to compare with
     if not any(w.handle == window.handle for w in await ctx.desktop.list_windows()):
         return ""
+    gone = f"The window {window.stable_id} closed."
     try:
         read = read or await read_window(ctx, window, baseline=False)
+    except (AppGone, AppClosed):  # the app left the bus after the action: it is exiting
+        return gone if await closes(ctx, window) else ""
     except NotAnswering:  # the action was sent; the model must know the app is not answering
         return (
             f"({window.app.name} did not answer after the action: it may be busy or frozen. "
             "Read the window again before going on.)"
         )
+    if read.snap.root is None and read.previous and not read.snap.unanswered:
+        # a window read before with no tree now: its app left the accessibility bus after
+        # the action (it is exiting; the window server hears of it a moment later)
+        return gone if await closes(ctx, window) else ""
     if read.previous is None or read.snap.root is None:
         return ""
     summary = changes_since(ctx, window, read).summary()

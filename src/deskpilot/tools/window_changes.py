@@ -12,7 +12,7 @@ import time
 
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import LiveElement, WindowInfo
-from deskpilot.errors import DeskpilotError, NotAnswering
+from deskpilot.errors import AppGone, DeskpilotError, NotAnswering
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import first_held_key
 from deskpilot.tools.steps import Step
@@ -93,7 +93,8 @@ async def window_changes(
     after = {w.handle: w for w in await ctx.desktop.list_windows()}
     late = grace and ctx.desktop.late_windows  # a fake desktop's windows are never late
     if late and window.handle in after and not _new(after, before, window):
-        after = await _late_window(ctx, window, before, focus) or after
+        came = await _late_window(ctx, window, before, focus)
+        after = after if came is None else came
     notes = []
     opened = _new(after, before, window)
     for w in opened:
@@ -107,7 +108,7 @@ async def window_changes(
     elif enter and not notes and await _is_dialog(ctx, window):
         # Enter in a dialog: give it a moment to close (saving may come first), then say
         # whether it did
-        if await _closes(ctx, window):
+        if await closes(ctx, window):
             notes.append(f"The window {window.stable_id} closed.")
         else:
             notes.append(f'No window opened or closed: the dialog "{window.title}" is still open.')
@@ -116,7 +117,9 @@ async def window_changes(
 
 #: Roles of a window's accessible root that make it a dialog.
 DIALOG_ROLES = frozenset({"dialog", "file-chooser", "alert", "color-chooser", "font-chooser"})
-#: How long a window Enter was pressed in is given to close before it is said to stay open.
+#: How long a window Enter was pressed in is given to close before it is said to stay open;
+#: and a window whose app left the accessibility bus, to leave the window list (the window
+#: server hears of an app's exit after the bus does: a moment later on a loaded machine).
 CLOSE_WAIT_S = 2.0
 
 
@@ -139,26 +142,26 @@ async def _late_window(
     grace_ends = time.monotonic() + OPEN_GRACE_S
     asked = focus or first_held_key(ctx, window)
 
-    async def coming() -> dict[int, WindowInfo] | None:
+    async def coming() -> list[dict[int, WindowInfo]] | None:
+        """[the windows] once one opened or the window closed (the list may then be empty:
+        it was the desktop's only one); [] to end the wait with no news; None: wait on."""
         now = {w.handle: w for w in await ctx.desktop.list_windows()}
         if _new(now, before, window) or window.handle not in now:
-            return now
+            return [now]
         if time.monotonic() < grace_ends:
             return None
         if asked is None or not now[window.handle].active or any(x not in before for x in now):
-            # {} ends the wait: nothing to ask the app about, another window is active (the
-            # one input restored), or another app's opened
-            return {}
-        # {} also when the app is idle, its focus where it was or elsewhere in it
-        return None if await _at_work(ctx, window, asked, focus) else {}
+            # no news: nothing to ask the app about, another window is active (the one input
+            # restored), or another app's opened
+            return []
+        # no news also when the app is idle, its focus where it was or elsewhere in it
+        return None if await _at_work(ctx, window, asked, focus) else []
 
     try:
-        return (
-            await async_wait_for(coming, timeout=LATE_WINDOW_S, what="a window", interval=0.02)
-            or None
-        )
+        found = await async_wait_for(coming, timeout=LATE_WINDOW_S, what="a window", interval=0.02)
     except WaitTimeout:
         return None
+    return found[0] if found else None
 
 
 async def _at_work(
@@ -176,8 +179,10 @@ async def _at_work(
         await ctx.desktop.inspect(asked)
     except NotAnswering:
         return True
+    except AppGone:
+        return True  # the app left the bus: it is exiting, its window about to go
     except DeskpilotError:
-        return False  # the element is gone, or the app: the next listing tells
+        return False  # the element is gone: the next listing tells
     if time.monotonic() - start > BUSY_S:
         return True
     now = await ctx.desktop.focused_element(window)
@@ -225,7 +230,9 @@ async def _is_dialog(ctx: ToolContext, window: WindowInfo) -> bool:
     return snap.root is not None and snap.root.role in DIALOG_ROLES
 
 
-async def _closes(ctx: ToolContext, window: WindowInfo) -> bool:
+async def closes(ctx: ToolContext, window: WindowInfo) -> bool:
+    """Whether the window leaves the window list within CLOSE_WAIT_S (at once if it has)."""
+
     async def gone() -> bool:
         return all(w.handle != window.handle for w in await ctx.desktop.list_windows())
 
