@@ -195,10 +195,35 @@ async def _at_work(
 
 
 async def _in_another_window(ctx: ToolContext, here: tuple[str, str], key: tuple[str, str]) -> bool:
-    """Whether ``key`` is in another window than ``here`` (their nearest window-like
-    ancestors differ); False when that cannot be told."""
-    mine, theirs = await window_like(ctx, here), await window_like(ctx, key)
-    return mine is not None and theirs is not None and mine.key != theirs.key
+    """Whether ``key`` is in another top-level window of the app than ``here``; False when
+    that cannot be told. (A page's own modal, role "dialog" inside the browser's window, is
+    the same window: no window is coming.)"""
+    mine, theirs = await top_level(ctx, here), await top_level(ctx, key)
+    return mine is not None and theirs is not None and mine != theirs
+
+
+#: How far up from an element its top-level window is looked for (a web page's deep DOM).
+TOP_LEVELS = 96
+
+
+async def top_level(ctx: ToolContext, key: tuple[str, str]) -> tuple[str, str] | None:
+    """The key of the app's top-level element (its window) that ``key`` is in: the ancestor
+    that is a child of the app's root (or has no parent); None when that cannot be told."""
+    below: tuple[str, str] | None = None
+    at: tuple[str, str] | None = key
+    try:
+        for _ in range(TOP_LEVELS):
+            live = await ctx.desktop.inspect(at) if at is not None else None
+            if live is None:
+                return None
+            if live.role == "application":
+                return below
+            if live.parent_key is None:
+                return at
+            below, at = at, live.parent_key
+    except DeskpilotError:
+        return None
+    return None
 
 
 #: Roles of a main window's accessible root, and how far up from an element one is looked for.
