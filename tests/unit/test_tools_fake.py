@@ -290,9 +290,7 @@ def test_a_window_whose_focus_came_before_it_was_listed_is_waited_for(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The focus moved into another window of the app while the list did not show it yet:
-    the window is coming, and the wait goes on past its grace until it is listed. The focus
-    moved within the window, into a modal of its own, is no sign of one: the wait ends with
-    the grace."""
+    the window is coming, and the wait goes on past its grace until it is listed."""
     monkeypatch.setattr(window_changes, "OPEN_GRACE_S", 0.1)
     desk = FocusedFirst(late_windows=True)
     ctx = ToolContext(desktop=desk, settings=settings, session=Session(), audit=lambda e: None)
@@ -301,14 +299,36 @@ def test_a_window_whose_focus_came_before_it_was_listed_is_waited_for(
     result = call(ctx, "perform", {"action": "shortcut", "shortcut": "ctrl+p"})
     assert not result.is_error, result.text
     assert desk.hidden is None and 'A new window opened: "Print"' in result.text, result.text
-    # a modal of the window's own (a page's role=dialog) took the focus: the same window
-    frame = desk.windows[1].root
+
+
+@pytest.mark.parametrize("where", ["modal", "popup menu"])
+def test_the_focus_in_a_modal_or_a_popup_menu_is_no_window_coming(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """The focus moved into a modal of the window's own (a page's role=dialog), or into a
+    popup menu (a top-level "window" the window list never shows): no window is coming, and
+    the wait ends with its grace, before a window listed later (ctrl+g's "Go to")."""
+    monkeypatch.setattr(window_changes, "OPEN_GRACE_S", 0.1)
+    desk = FocusedFirst(late_windows=True)
+    ctx = ToolContext(desktop=desk, settings=settings, session=Session(), audit=lambda e: None)
+    call(ctx, "open_app", {"bundleId": "Calculator"})
+    frame = desk.windows[0].root
     bus = frame.key[0]
-    field = Node(key=(bus, "/palette/field"), role="entry", name="Command")
-    modal = Node(key=(bus, "/palette"), role="dialog", name="Palette", children=[field])
-    field.parent_key, modal.parent_key = modal.key, frame.key
-    frame.children.append(modal)
-    desk.focus, desk.then_focused = frame.children[0].key, field.key
+    app = Node(key=(bus, "/root"), role="application", name="calc", children=[frame])
+    item = Node(key=(bus, "/inner/item"), role="menu-item" if where != "modal" else "entry")
+    inner = Node(key=(bus, "/inner"), role="dialog" if where == "modal" else "menu")
+    inner.children.append(item)
+    item.parent_key = inner.key
+    if where == "modal":  # inside the window
+        inner.parent_key = frame.key
+        frame.children.append(inner)
+    else:  # a top-level of its own, beside the window, under the app's root
+        popup = Node(key=(bus, "/popup"), role="window", children=[inner], parent_key=app.key)
+        inner.parent_key = popup.key
+        app.children.append(popup)
+        desk.windows[0].root = app  # where the fake finds elements (app, window, popup)
+    frame.parent_key = app.key
+    desk.focus, desk.then_focused = frame.children[0].key, item.key
     again = call(ctx, "perform", {"action": "shortcut", "shortcut": "ctrl+g"})
     assert not again.is_error and "A new window" not in again.text, again.text
     assert desk.hidden is not None  # the wait ended before "Go to" was listed

@@ -187,6 +187,12 @@ WRAPPER_ROLES = frozenset({"label", "text", "icon", "image", "static", "filler",
 
 #: The problem a snapshot names when the app did not answer at all (busy, frozen or hung).
 NOT_ANSWERING = "the app did not answer in time (it may be busy or hung)"
+#: The problem a snapshot names when the window's app is not on the accessibility bus (never
+#: was, or has left it: an app exiting, its window listed a moment longer).
+OFF_THE_BUS = (
+    "the app is not on the accessibility bus (it has no AT-SPI support, or accessibility is "
+    "switched off for it)"
+)
 
 
 @dataclass
@@ -203,6 +209,11 @@ class Snapshot:
     def unanswered(self) -> bool:
         """Nothing could be read because the app did not answer (:data:`NOT_ANSWERING`)."""
         return self.root is None and NOT_ANSWERING in self.problems
+
+    @property
+    def off_the_bus(self) -> bool:
+        """Nothing could be read because the app is not on the bus (:data:`OFF_THE_BUS`)."""
+        return self.root is None and OFF_THE_BUS in self.problems
 
     def nodes(self) -> list[Node]:
         return self.root.walk() if self.root is not None else []

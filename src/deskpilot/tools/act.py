@@ -331,7 +331,7 @@ async def perform(
         read = await settled_read(ctx, window, since)
         line += await focus_moved(ctx, window, focus)
         line += await menu_opened(ctx, window, focus, appeared=step.action == "right_click")
-    except (AppGone, AppClosed):
+    except AppGone:
         if not await closes(ctx, window):  # the app left after the action: it is exiting
             raise
     except DeskpilotError:

@@ -17,7 +17,6 @@ from deskpilot.desktop.caret import describe_caret
 from deskpilot.desktop.cell_refs import parse_range
 from deskpilot.desktop.toolkits import is_web_browser
 from deskpilot.errors import (
-    AppClosed,
     AppGone,
     AppNotResponding,
     ElementGone,
@@ -169,16 +168,16 @@ async def change_summary(ctx: ToolContext, window: WindowInfo, read: Read | None
     gone = f"The window {window.stable_id} closed."
     try:
         read = read or await read_window(ctx, window, baseline=False)
-    except (AppGone, AppClosed):  # the app left the bus after the action: it is exiting
+    except AppGone:  # the app left the bus after the action: it is exiting
         return gone if await closes(ctx, window) else ""
     except NotAnswering:  # the action was sent; the model must know the app is not answering
         return (
             f"({window.app.name} did not answer after the action: it may be busy or frozen. "
             "Read the window again before going on.)"
         )
-    if read.snap.root is None and read.previous and not read.snap.unanswered:
-        # a window read before with no tree now: its app left the accessibility bus after
-        # the action (it is exiting; the window server hears of it a moment later)
+    if read.snap.off_the_bus and read.previous:
+        # a window read before whose app is off the bus now: it left after the action (it is
+        # exiting; the window server hears of it a moment later)
         return gone if await closes(ctx, window) else ""
     if read.previous is None or read.snap.root is None:
         return ""

@@ -88,8 +88,9 @@ async def window_changes(
     Enter, say so when nothing opened or closed (a dialog that stayed open). With ``grace``
     (a shortcut that may open a window), a window still coming is waited for briefly, on a
     desktop whose windows may come late (:attr:`~deskpilot.desktop.base.Desktop.late_windows`);
-    longer while the app is still at work on it (it answers slowly about ``focus``, the element
-    it reported focused before the action, or its focus left and went nowhere)."""
+    longer while the app is still at work on it (:func:`_late_window`: it answers slowly about
+    ``focus``, the element it reported focused before the action; its focus left and went
+    nowhere, or went into a window not listed yet; it left the accessibility bus)."""
     after = {w.handle: w for w in await ctx.desktop.list_windows()}
     late = grace and ctx.desktop.late_windows  # a fake desktop's windows are never late
     if late and window.handle in after and not _new(after, before, window):
@@ -135,12 +136,15 @@ async def _late_window(
     before: dict[int, WindowInfo],
     focus: tuple[str, str] | None = None,
 ) -> dict[int, WindowInfo] | None:
-    """The windows once one of the app's opened within OPEN_GRACE_S, else None; within
-    LATE_WINDOW_S while the app is still at work (:func:`_at_work`: asked about ``focus``, the
-    element it reported focused before the action, else one the model holds an ID for) and
-    its window the active one."""
+    """The windows once one of the app's opened (or the window closed) within OPEN_GRACE_S,
+    else None; within LATE_WINDOW_S while the app is still at work (:func:`_at_work`: asked
+    about ``focus``, the element it reported focused before the action, else one the model
+    holds an ID for) and its window the active one — for signs that pass on their own, at most
+    their own wait (WAITS) from when they were first seen."""
     grace_ends = time.monotonic() + OPEN_GRACE_S
     asked = focus or first_held_key(ctx, window)
+    first_seen: dict[str, float] = {}
+    tops: dict[tuple[str, str], LiveElement | None] = {}
 
     async def coming() -> list[dict[int, WindowInfo]] | None:
         """[the windows] once one opened or the window closed (the list may then be empty:
@@ -155,7 +159,11 @@ async def _late_window(
             # restored), or another app's opened
             return []
         # no news also when the app is idle, its focus where it was or elsewhere in it
-        return None if await _at_work(ctx, window, asked, focus) else []
+        why = await _at_work(ctx, window, asked, focus, tops)
+        if not why:
+            return []
+        seen = first_seen.setdefault(why, time.monotonic())
+        return [] if time.monotonic() - seen >= WAITS.get(why, LATE_WINDOW_S) else None
 
     try:
         found = await async_wait_for(coming, timeout=LATE_WINDOW_S, what="a window", interval=0.02)
@@ -164,52 +172,77 @@ async def _late_window(
     return found[0] if found else None
 
 
+#: Signs that the app is at work on a window that end by themselves, and how long each is
+#: waited on once seen: an app gone from the bus is exiting (its window leaves the list within
+#: CLOSE_WAIT_S), and a window whose element took the focus is listed within WINDOW_LAG_S.
+WINDOW_LAG_S = 1.0
+WAITS = {"left": CLOSE_WAIT_S, "elsewhere": WINDOW_LAG_S}
+
+
 async def _at_work(
     ctx: ToolContext,
     window: WindowInfo,
     asked: tuple[str, str],
     focus: tuple[str, str] | None,
-) -> bool:
-    """Whether the app is still at work on the action: it answers a question about ``asked``
-    (one of its elements) slowly or not at all, the ``focus`` it reported before the action
-    has left and gone nowhere, or it went into another window than ``asked``'s (one not
-    listed yet)."""
+    tops: dict[tuple[str, str], LiveElement | None],
+) -> str:
+    """Why the app is still at work on the action, "" if it is not: it answers a question
+    about ``asked`` (one of its elements) slowly or not at all ("busy"), it left the bus
+    ("left"), the ``focus`` it reported before the action has left and gone nowhere ("away"),
+    or the focus went into another top-level window than ``asked``'s ("elsewhere": one its
+    toolkit focused before the window list showed it). ``tops``: the top-level windows of
+    elements, as found so far."""
     start = time.monotonic()
     try:
         await ctx.desktop.inspect(asked)
     except NotAnswering:
-        return True
+        return "busy"
     except AppGone:
-        return True  # the app left the bus: it is exiting, its window about to go
+        return "left"  # exiting: its window about to go
     except DeskpilotError:
-        return False  # the element is gone: the next listing tells
+        return ""  # the element is gone: the next listing tells
     if time.monotonic() - start > BUSY_S:
-        return True
+        return "busy"
     now = await ctx.desktop.focused_element(window)
     if now is not None and now != focus:
-        # the focus came back elsewhere: in another window of the app, one its toolkit focused
-        # before the window list showed it (a dialog mapped on a loaded machine: its first
-        # focus event came 2.5 s before it was listed), the window is coming
-        return await _in_another_window(ctx, asked, now)
-    return focus is not None and now is None
+        # a dialog mapped on a loaded machine: its first focus event came before it was listed
+        return "elsewhere" if await _in_another_window(ctx, asked, now, tops) else ""
+    return "away" if focus is not None and now is None else ""
 
 
-async def _in_another_window(ctx: ToolContext, here: tuple[str, str], key: tuple[str, str]) -> bool:
-    """Whether ``key`` is in another top-level window of the app than ``here``; False when
-    that cannot be told. (A page's own modal, role "dialog" inside the browser's window, is
-    the same window: no window is coming.)"""
-    mine, theirs = await top_level(ctx, here), await top_level(ctx, key)
-    return mine is not None and theirs is not None and mine != theirs
+#: Roles of a top-level element that is no window the window list shows (a popup menu, a
+#: tooltip) or of a focused element in one: the focus there is no window coming.
+NOT_LISTED = frozenset({"window", "menu", "popup-menu", "menu-item", "check-menu-item",
+                        "radio-menu-item", "tool-tip"})  # fmt: skip
+
+
+async def _in_another_window(
+    ctx: ToolContext,
+    here: tuple[str, str],
+    key: tuple[str, str],
+    tops: dict[tuple[str, str], LiveElement | None],
+) -> bool:
+    """Whether ``key`` is in another top-level window of the app than ``here``, one the window
+    list would show (not a popup menu); False when that cannot be told. (A page's own modal,
+    role "dialog" inside the browser's window, is the same window: no window is coming.)"""
+    for k in (here, key):
+        if k not in tops:
+            tops[k] = await top_level(ctx, k)
+    mine, theirs = tops[here], tops[key]
+    if mine is None or theirs is None or mine.key == theirs.key or theirs.role in NOT_LISTED:
+        return False
+    focused = await ctx.desktop.inspect(key)
+    return focused is not None and focused.role not in NOT_LISTED
 
 
 #: How far up from an element its top-level window is looked for (a web page's deep DOM).
 TOP_LEVELS = 96
 
 
-async def top_level(ctx: ToolContext, key: tuple[str, str]) -> tuple[str, str] | None:
-    """The key of the app's top-level element (its window) that ``key`` is in: the ancestor
-    that is a child of the app's root (or has no parent); None when that cannot be told."""
-    below: tuple[str, str] | None = None
+async def top_level(ctx: ToolContext, key: tuple[str, str]) -> LiveElement | None:
+    """The app's top-level element (its window) that ``key`` is in: the ancestor that is a
+    child of the app's root (or has no parent); None when that cannot be told."""
+    below: LiveElement | None = None
     at: tuple[str, str] | None = key
     try:
         for _ in range(TOP_LEVELS):
@@ -219,8 +252,8 @@ async def top_level(ctx: ToolContext, key: tuple[str, str]) -> tuple[str, str] |
             if live.role == "application":
                 return below
             if live.parent_key is None:
-                return at
-            below, at = at, live.parent_key
+                return live
+            below, at = live, live.parent_key
     except DeskpilotError:
         return None
     return None

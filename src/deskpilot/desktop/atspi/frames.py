@@ -31,7 +31,14 @@ from deskpilot.desktop.atspi.model import AppTree
 from deskpilot.desktop.atspi.nodes import WindowTree, build_nodes, rendered, wants_text
 from deskpilot.desktop.atspi.range import read_range
 from deskpilot.desktop.atspi.tree import TreeReader
-from deskpilot.desktop.base import NOT_ANSWERING, LiveElement, Node, Rect, WindowInfo
+from deskpilot.desktop.base import (
+    NOT_ANSWERING,
+    OFF_THE_BUS,
+    LiveElement,
+    Node,
+    Rect,
+    WindowInfo,
+)
 from deskpilot.desktop.cell_refs import Place
 from deskpilot.desktop.ports.identity import WindowHandle
 from deskpilot.desktop.toolkit_names import is_class_name
@@ -119,12 +126,7 @@ class WindowTrees:
     async def locate(self, window: WindowInfo) -> tuple[str, str, tuple[int, int]] | None:
         """(bus, frame path, coordinate offset) of an X window's accessible frame, if any."""
         buses = await self.buses_for_pid(window.pid)
-        self._locate_problem = (
-            ""
-            if buses
-            else "the app is not on the accessibility bus (it has no AT-SPI "
-            "support, or accessibility is switched off for it)"
-        )
+        self._locate_problem = "" if buses else OFF_THE_BUS
         # frames other windows were matched to: two windows with the same title (two
         # browser windows on one page) must never resolve to the same tree
         taken = {(w.bus, w.frame) for x, w in self.cache.located.items() if x != window.handle}
