@@ -152,6 +152,20 @@ async def test_an_app_that_left_the_bus_as_its_window_closed_closed_it(
         assert p.window.handle not in {w.handle for w in await apps.desktop.list_windows()}
 
 
+async def test_a_sequence_step_after_the_app_exited_is_not_run(
+    call: Call, apps: Apps, tmp_path: Path
+) -> None:
+    # ctrl+q makes the app exit; its window lingers a moment: the step after it is not sent to
+    # a dead app and reported as done, the closing is put down to ctrl+q
+    p = await probe(apps, tmp_path)
+    await read(call, p.window.stable_id)
+    steps = [{"action": "shortcut", "shortcut": "ctrl+q"}, {"action": "type", "text": "late"}]
+    done = await call("perform_sequence", {"steps": steps})
+    assert "exiting" in p.lines(), (done.text, p.lines())
+    assert done.is_error and done.data == {"failed_step": 2, "ran": 1}, done.text
+    assert "Step 1 of 2 (shortcut) closed window" in done.text, done.text
+
+
 async def opens_late(call: Call, p: Probe, shortcut: str, title: str) -> None:
     """Press a shortcut of the probe that opens a dialog late: the result reports it."""
     done = await call("perform", {"action": "shortcut", "shortcut": shortcut})

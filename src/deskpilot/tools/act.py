@@ -516,6 +516,13 @@ async def perform_sequence(
             # runs after it), then see what this step changed
             await ctx.desktop.settle(window, since)
             now = await _state(ctx, window)
+            if now is None and await _exited(ctx, window):
+                # the app left the bus after this step and its window went a moment later
+                # (the window server hears of an exit after the bus): this step closed it
+                done.append(f"{i}. {line} The window closed after it.")
+                if i == len(steps):
+                    break
+                return await closed_by(i)
             if state is not None and now is not None and state == now:
                 line += " No visible effect: nothing in the window changed."
                 idle.append(i)
@@ -556,6 +563,16 @@ async def perform_sequence(
     if await is_open(ctx, window):
         text = _with_summary(text, await change_summary(ctx, window))
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")
+
+
+async def _exited(ctx: ToolContext, window: WindowInfo) -> bool:
+    """Whether the window's app is off the accessibility bus and its window then left the
+    list (within CLOSE_WAIT_S): the app exited."""
+    try:
+        snap = await ctx.desktop.snapshot(window)
+    except DeskpilotError:
+        return False
+    return snap.off_the_bus and await closes(ctx, window)
 
 
 async def _state(
