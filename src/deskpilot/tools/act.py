@@ -478,6 +478,7 @@ async def perform_sequence(
     before = {w.handle: w for w in await ctx.desktop.list_windows()}
     focus = await ctx.desktop.focused_element(window)
     state = await _state(ctx, window)
+    on_bus = state != OFF_THE_BUS  # an app without accessibility is off it all along
     state = None if state == OFF_THE_BUS else state
     idle: list[int] = []  # the steps after which nothing in the window had changed
 
@@ -517,7 +518,7 @@ async def perform_sequence(
             # runs after it), then see what this step changed
             await ctx.desktop.settle(window, since)
             now = await _state(ctx, window)
-            if now == OFF_THE_BUS and await closes(ctx, window):
+            if now == OFF_THE_BUS and on_bus and await closes(ctx, window):
                 # the app left the bus after this step and its window went a moment later
                 # (the window server hears of an exit after the bus): this step closed it
                 done.append(f"{i}. {line} The window closed after it.")
