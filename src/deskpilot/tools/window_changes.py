@@ -231,7 +231,10 @@ async def _in_another_window(
     mine, theirs = tops[here], tops[key]
     if mine is None or theirs is None or mine.key == theirs.key or theirs.role in NOT_LISTED:
         return False
-    focused = await ctx.desktop.inspect(key)
+    try:
+        focused = await ctx.desktop.inspect(key)
+    except DeskpilotError:
+        return False  # gone, or the app with it: the next listing tells
     return focused is not None and focused.role not in NOT_LISTED
 
 
