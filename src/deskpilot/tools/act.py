@@ -478,8 +478,8 @@ async def perform_sequence(
     before = {w.handle: w for w in await ctx.desktop.list_windows()}
     focus = await ctx.desktop.focused_element(window)
     state = await _state(ctx, window)
-    on_bus = state != OFF_THE_BUS  # an app without accessibility is off it all along
-    state = None if state == OFF_THE_BUS else state
+    on_bus = state != LEFT_THE_BUS  # an app without accessibility is off it all along
+    state = None if state == LEFT_THE_BUS else state
     idle: list[int] = []  # the steps after which nothing in the window had changed
 
     async def closed_by(i: int) -> ToolResult:
@@ -518,14 +518,14 @@ async def perform_sequence(
             # runs after it), then see what this step changed
             await ctx.desktop.settle(window, since)
             now = await _state(ctx, window)
-            if now == OFF_THE_BUS and on_bus and await closes(ctx, window):
+            if now == LEFT_THE_BUS and on_bus and await closes(ctx, window):
                 # the app left the bus after this step and its window went a moment later
                 # (the window server hears of an exit after the bus): this step closed it
                 done.append(f"{i}. {line} The window closed after it.")
                 if i == len(steps):
                     break
                 return await closed_by(i)
-            now = None if now == OFF_THE_BUS else now
+            now = None if now == LEFT_THE_BUS else now
             if state is not None and now is not None and state == now:
                 line += " No visible effect: nothing in the window changed."
                 idle.append(i)
@@ -568,8 +568,9 @@ async def perform_sequence(
     return ToolResult(text, data={"ran": len(steps)}, summary=f"{len(steps)} steps ran")
 
 
-#: What :func:`_state` answers for a window whose app is off the accessibility bus.
-OFF_THE_BUS = "off the bus"
+#: What :func:`_state` answers for a window whose app is off the accessibility bus (a
+#: snapshot's :data:`~deskpilot.desktop.base.OFF_THE_BUS`).
+LEFT_THE_BUS = "left the bus"
 
 
 async def _state(
@@ -577,7 +578,7 @@ async def _state(
 ) -> tuple[frozenset[int], tuple[tuple[str, str], ...]] | str | None:
     """What a step can visibly change: the windows open, and every line of the window's read
     in order (values, focus, selection, order); None when the window cannot be read (it
-    closed, it does not answer); OFF_THE_BUS when its app is not on the bus (any more)."""
+    closed, it does not answer); LEFT_THE_BUS when its app is not on the bus (any more)."""
     try:
         handles = frozenset(w.handle for w in await ctx.desktop.list_windows())
         if window.handle not in handles:
@@ -586,7 +587,7 @@ async def _state(
     except DeskpilotError:
         return None
     if read.snap.off_the_bus:
-        return OFF_THE_BUS
+        return LEFT_THE_BUS
     if read.snap.root is None:
         return None
     return handles, tuple(read.lines.items())

@@ -32,7 +32,7 @@ from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup, remember, split_cell_ref, verify
 from deskpilot.tools.guidance import guidance_for
 from deskpilot.tools.revealing import reveal_bars
-from deskpilot.tools.window_changes import closes
+from deskpilot.tools.window_changes import closed_line, closes
 from deskpilot.tools.windows import WindowIDArg, resolve_window
 
 
@@ -165,7 +165,7 @@ async def change_summary(ctx: ToolContext, window: WindowInfo, read: Read | None
         return ""  # never read: nothing to compare with
     if not any(w.handle == window.handle for w in await ctx.desktop.list_windows()):
         return ""
-    gone = f"The window {window.stable_id} closed."
+    gone = closed_line(window)
     try:
         read = read or await read_window(ctx, window, baseline=False)
     except AppGone:  # the app left the bus after the action: it is exiting

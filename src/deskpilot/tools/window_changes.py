@@ -9,6 +9,7 @@ dialog stayed open.
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
 
 from deskpilot._wait import WaitTimeout, async_wait_for
 from deskpilot.desktop.base import LiveElement, WindowInfo
@@ -105,12 +106,12 @@ async def window_changes(
         ctx.session.track(target.stable_id)
         notes.append("It is now the tracked target; read it with read_screen_ax.")
     if window.handle not in after:
-        notes.append(f"The window {window.stable_id} closed.")
+        notes.append(closed_line(window))
     elif enter and not notes and await _is_dialog(ctx, window):
         # Enter in a dialog: give it a moment to close (saving may come first), then say
         # whether it did
         if await closes(ctx, window):
-            notes.append(f"The window {window.stable_id} closed.")
+            notes.append(closed_line(window))
         else:
             notes.append(f'No window opened or closed: the dialog "{window.title}" is still open.')
     return (" " + " ".join(notes)) if notes else ""
@@ -144,7 +145,7 @@ async def _late_window(
     grace_ends = time.monotonic() + OPEN_GRACE_S
     asked = focus or first_held_key(ctx, window)
     first_seen: dict[str, float] = {}
-    tops: dict[tuple[str, str], LiveElement | None] = {}
+    tops: dict[tuple[str, str], tuple[LiveElement, LiveElement] | None] = {}
 
     async def coming() -> list[dict[int, WindowInfo]] | None:
         """[the windows] once one opened or the window closed (the list may then be empty:
@@ -184,7 +185,7 @@ async def _at_work(
     window: WindowInfo,
     asked: tuple[str, str],
     focus: tuple[str, str] | None,
-    tops: dict[tuple[str, str], LiveElement | None],
+    tops: dict[tuple[str, str], tuple[LiveElement, LiveElement] | None],
 ) -> str:
     """Why the app is still at work on the action, "" if it is not: it answers a question
     about ``asked`` (one of its elements) slowly or not at all ("busy"), it left the bus
@@ -220,45 +221,56 @@ async def _in_another_window(
     ctx: ToolContext,
     here: tuple[str, str],
     key: tuple[str, str],
-    tops: dict[tuple[str, str], LiveElement | None],
+    tops: dict[tuple[str, str], tuple[LiveElement, LiveElement] | None],
 ) -> bool:
     """Whether ``key`` is in another top-level window of the app than ``here``, one the window
     list would show (not a popup menu); False when that cannot be told. (A page's own modal,
     role "dialog" inside the browser's window, is the same window: no window is coming.)"""
     for k in (here, key):
         if k not in tops:
-            tops[k] = await top_level(ctx, k)
+            tops[k] = await _top_level(ctx, k)
     mine, theirs = tops[here], tops[key]
-    if mine is None or theirs is None or mine.key == theirs.key or theirs.role in NOT_LISTED:
+    if mine is None or theirs is None or mine[1].key == theirs[1].key:
         return False
-    try:
-        focused = await ctx.desktop.inspect(key)
-    except DeskpilotError:
-        return False  # gone, or the app with it: the next listing tells
-    return focused is not None and focused.role not in NOT_LISTED
+    focused, top = theirs
+    return top.role not in NOT_LISTED and focused.role not in NOT_LISTED
 
 
 #: How far up from an element its top-level window is looked for (a web page's deep DOM).
 TOP_LEVELS = 96
 
 
-async def top_level(ctx: ToolContext, key: tuple[str, str]) -> LiveElement | None:
-    """The app's top-level element (its window) that ``key`` is in: the ancestor that is a
-    child of the app's root (or has no parent); None when that cannot be told."""
-    below: LiveElement | None = None
-    at: tuple[str, str] | None = key
+async def _climb(
+    ctx: ToolContext, key: tuple[str, str] | None, levels: int
+) -> AsyncIterator[LiveElement]:
+    """The element ``key`` names, then its ancestors, nearest first, at most ``levels``; the
+    climb stops where one is gone or does not answer."""
     try:
-        for _ in range(TOP_LEVELS):
-            live = await ctx.desktop.inspect(at) if at is not None else None
+        for _ in range(levels):
+            live = await ctx.desktop.inspect(key) if key is not None else None
             if live is None:
-                return None
-            if live.role == "application":
-                return below
-            if live.parent_key is None:
-                return live
-            below, at = live, live.parent_key
+                return
+            yield live
+            key = live.parent_key
     except DeskpilotError:
-        return None
+        return
+
+
+async def _top_level(
+    ctx: ToolContext, key: tuple[str, str]
+) -> tuple[LiveElement, LiveElement] | None:
+    """The element ``key`` names and the app's top-level element (its window) it is in: the
+    ancestor that is a child of the app's root (or has no parent); None when that cannot be
+    told."""
+    first: LiveElement | None = None
+    below: LiveElement | None = None
+    async for live in _climb(ctx, key, TOP_LEVELS):
+        first = first or live
+        if live.role == "application":
+            return None if below is None else (first, below)
+        if live.parent_key is None:
+            return (first, live)
+        below = live
     return None
 
 
@@ -270,17 +282,15 @@ MAX_LEVELS = 24
 async def window_like(ctx: ToolContext, key: tuple[str, str] | None) -> LiveElement | None:
     """The nearest ancestor of ``key`` (or itself) whose role is a window's or a dialog's, None
     when that cannot be told (gone, or deeper than MAX_LEVELS)."""
-    try:
-        for _ in range(MAX_LEVELS):
-            live = await ctx.desktop.inspect(key) if key is not None else None
-            if live is None:
-                return None
-            if live.role in DIALOG_ROLES or live.role in WINDOW_ROLES:
-                return live
-            key = live.parent_key
-    except DeskpilotError:
-        return None
+    async for live in _climb(ctx, key, MAX_LEVELS):
+        if live.role in DIALOG_ROLES or live.role in WINDOW_ROLES:
+            return live
     return None
+
+
+def closed_line(window: WindowInfo) -> str:
+    """How a result says the window closed."""
+    return f"The window {window.stable_id} closed."
 
 
 async def _is_dialog(ctx: ToolContext, window: WindowInfo) -> bool:
