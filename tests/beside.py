@@ -17,7 +17,7 @@ status are the same as if they had run here.
   reported (it crashed) fails here with that file's end.
 
 The child writes one JSON line per report (pytest's own serialisation, as pytest-xdist does)
-and one per test's cost to a pipe this session reads.
+and one per test's cost to a pipe this session reads as they come (a thread).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Generator
 from pathlib import Path
 from typing import IO, Any
@@ -111,30 +112,43 @@ class Child:
                 start_new_session=True,  # stopped as a group, not by a terminal's Ctrl-C
             )
         os.close(write_fd)
-        self.pipe: IO[str] = os.fdopen(read_fd, "r", encoding="utf-8")
         self.reports: dict[str, list[dict[str, Any]]] = {}
-        self.costs: dict[str, dict[str, Any]] = {}
+        self.costs: dict[str, dict[str, Any] | None] = {}
         self.ended = False
+        self.news = threading.Condition()
+        # read as the child writes, whatever this session is doing: a child whose pipe is full
+        # waits (measured: 22 tests in, the rest of the run lost)
+        self.reader = threading.Thread(
+            target=self._read, args=(os.fdopen(read_fd, "r", encoding="utf-8"),), daemon=True
+        )
+        self.reader.start()
 
-    def _read_until(self, nodeid: str) -> None:
-        """Read the pipe until ``nodeid``'s cost came (its last line) or the child ended."""
-        while nodeid not in self.costs and not self.ended:
-            line = self.pipe.readline()
-            if not line:
-                self.ended = True
-                break
-            record = json.loads(line)
-            if record["kind"] == "cost":
-                self.costs[record["nodeid"]] = record["cost"]
-            else:
-                self.reports.setdefault(record["nodeid"], []).append(record["report"])
+    def _read(self, pipe: IO[str]) -> None:
+        with pipe:
+            for line in pipe:
+                record = json.loads(line)
+                with self.news:
+                    if record["kind"] == "cost":
+                        self.costs[record["nodeid"]] = record["cost"]
+                    else:
+                        self.reports.setdefault(record["nodeid"], []).append(record["report"])
+                    self.news.notify_all()
+        with self.news:
+            self.ended = True
+            self.news.notify_all()
+
+    def _wait_for(self, nodeid: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """The child's reports of ``nodeid`` and its cost (its last line), once it sent them
+        or ended."""
+        with self.news:
+            self.news.wait_for(lambda: nodeid in self.costs or self.ended)
+            return self.reports.pop(nodeid, []), self.costs.pop(nodeid, None)
 
     def relay(self, item: pytest.Item) -> None:
         """Report ``item`` here as the child ran it (or as failed, when it never did)."""
-        self._read_until(item.nodeid)
+        reports, cost = self._wait_for(item.nodeid)
         hook = item.ihook
         hook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-        reports = self.reports.pop(item.nodeid, [])
         for data in reports:
             report = self.config.hook.pytest_report_from_serializable(config=self.config, data=data)
             hook.pytest_runtest_logreport(report=report)
@@ -143,7 +157,6 @@ class Child:
             report = self._lost(item, "teardown" if "call" in seen else "call")
             hook.pytest_runtest_logreport(report=report)
         hook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
-        cost = self.costs.pop(item.nodeid, None)
         if cost is not None:
             tiers.add_cost(self.config, tiers.Cost(**cost))
 
@@ -164,7 +177,6 @@ class Child:
 
     def stop(self) -> None:
         """End the child: at once when it is done, else asked (SIGINT), then killed."""
-        self.pipe.close()
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGINT)
             try:

@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 HERE = """
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,16 @@ import pytest
 @pytest.mark.sandbox
 def test_here():
     Path("here.pid").write_text(str(os.getpid()))
+
+
+@pytest.mark.sandbox
+def test_the_child_is_not_held_up_by_this_session():
+    # its reports are read as they come: a child with 200 kB of output still ends its last
+    # test while this session is busy here
+    deadline = time.monotonic() + 60
+    while not Path("last.done").exists():
+        assert time.monotonic() < deadline, "the child did not reach its last test"
+        time.sleep(0.05)
 """
 
 AWAY = """
@@ -32,6 +43,12 @@ import pytest
 @pytest.mark.sandbox
 def test_passes():
     Path("away.pid").write_text(str(os.getpid()))
+    print("a line of output\\n" * 12_000)  # more than a pipe holds, in its report
+
+
+@pytest.mark.sandbox
+def test_last_before_the_failures():
+    Path("last.done").touch()
 
 
 def test_fast_stays():
@@ -69,7 +86,7 @@ def test_the_waiting_part_runs_in_another_process_and_reports_here(
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the child imports the plugins
     result = run(pytester, AWAY, "-v")
-    result.assert_outcomes(passed=3, failed=3)
+    result.assert_outcomes(passed=5, failed=3)
     pids = {name: (pytester.path / f"{name}.pid").read_text() for name in ("here", "away", "fast")}
     assert pids["here"] == pids["fast"] == str(os.getpid())  # in-process pytester: this one
     assert pids["away"] != pids["here"]
@@ -90,5 +107,5 @@ def test_no_beside_runs_everything_here(
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     result = run(pytester, AWAY.split("@pytest.mark.sandbox\ndef test_fails")[0], "--no-beside")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=5)
     assert (pytester.path / "away.pid").read_text() == str(os.getpid())
