@@ -251,22 +251,6 @@ def _state(config: pytest.Config) -> Tiers:
     return config.stash[KEY]
 
 
-def last_cost(config: pytest.Config, nodeid: str) -> dict[str, Any] | None:
-    """What the test ``nodeid`` cost, when it is the last test this session clocked."""
-    costs = _state(config).costs
-    return asdict(costs[-1]) if costs and costs[-1].nodeid == nodeid else None
-
-
-def add_cost(config: pytest.Config, cost: Cost) -> None:
-    """Count a test another process ran for this session (tests/beside.py)."""
-    state = _state(config)
-    state.costs.append(cost)
-    state.paces.append(cost.pace)
-    if state.log_path:
-        with open(state.log_path, "a") as log:
-            log.write(json.dumps(asdict(cost)) + "\n")
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     state = Tiers(
