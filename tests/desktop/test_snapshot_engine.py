@@ -162,3 +162,57 @@ async def test_reads_call_an_atk_bridge_app_on_its_own_connection(
         monitor.disconnect()
     assert len(again.nodes()) == len(first.nodes()) > 20
     assert seen == [f"{ROOT_PATH} GetRole"], seen
+
+
+async def test_a_window_nothing_changed_reads_as_its_last_read_until_something_does(
+    call: Call, ctx: ToolContext, apps: Apps
+) -> None:
+    # A read of a window with no event, no input, the same pixels and place since its last
+    # read is that read again (the same nodes, said unchanged); a change made outside the tools
+    # (xdotool types into the field: events) or a window moved (no event of the app) ends that.
+    window = await apps.spawn(
+        ["zenity", "--entry", "--title=Memo", "--text=Your name"], match=lambda w: w.title == "Memo"
+    )
+    desktop = ctx.desktop
+    assert isinstance(desktop, DesktopFacade)
+    first = (await call("read_screen_ax", {"windowID": window.stable_id})).text
+
+    async def quiet_twice() -> bool:  # two reads in a row with nothing between them
+        a = await desktop.snapshot(window)
+        b = await desktop.snapshot(window)
+        return b.unchanged and b.root is a.root
+
+    await async_wait_for(quiet_twice, timeout=15, what="two reads with nothing between them")
+    again = (await call("read_screen_ax", {"windowID": window.stable_id})).text
+    assert again == first
+
+    env = {**os.environ, "DISPLAY": ctx.settings.display or ""}
+    subprocess.run(["xdotool", "type", "Ada"], env=env, check=True, timeout=30)
+
+    async def typed_in() -> bool:
+        snap = await desktop.snapshot(window)
+        return not snap.unchanged and any(n.text == "Ada" for n in snap.nodes())
+
+    await async_wait_for(typed_in, timeout=15, what="xdotool's text in a read")
+    assert '"Ada"' in (await call("read_screen_ax", {"windowID": window.stable_id})).text
+
+    await async_wait_for(quiet_twice, timeout=15, what="two reads with nothing between them")
+    before = await desktop.snapshot(window)
+    assert before.root is not None and before.root.bounds is not None
+    subprocess.run(
+        ["xdotool", "search", "--name", "^Memo$", "windowmove", "300", "260"],
+        env=env,
+        check=True,
+        timeout=30,
+    )
+
+    async def moved() -> bool:
+        w = next((x for x in await desktop.list_windows() if x.handle == window.handle), None)
+        if w is None or (w.geometry.x, w.geometry.y) == (window.geometry.x, window.geometry.y):
+            return False
+        snap = await desktop.snapshot(w)
+        was = before.root.bounds if before.root is not None else None
+        now = snap.root.bounds if snap.root is not None else None
+        return not snap.unchanged and None not in (was, now) and now != was
+
+    await async_wait_for(moved, timeout=15, what="the moved window's read")

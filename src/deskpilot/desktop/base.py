@@ -204,6 +204,8 @@ class Snapshot:
     partial: bool = False  # some calls timed out or failed: the tree may be incomplete
     problems: list[str] = field(default_factory=list)
     elapsed_ms: float = 0.0
+    #: the window's last read handed out again: nothing changed since (the same nodes)
+    unchanged: bool = False
 
     @property
     def unanswered(self) -> bool:

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from deskpilot.ax.diff import Diff, diff
 from deskpilot.ax.render import Renderer
+from deskpilot.ax.render_memo import RENDERINGS
 from deskpilot.ax.ticking import quiet
 from deskpilot.desktop.base import Node, Snapshot, WindowInfo
 from deskpilot.desktop.caret import describe_caret
@@ -113,13 +114,26 @@ async def read_window(
         return Read(body, snap, {}, {}, previous)
     # a zoomed read (one element's part) shows it in full: long text uncut, what is
     # scrolled out of view marked offscreen
-    rendered = Renderer(
-        window.geometry,
-        budget=ctx.settings.read_budget_chars,
-        chrome=chrome,
-        zoom=element_id is not None,
-        browser=is_web_browser(window.app.executable, window.app.app_id),
-    ).render(root, header=header(window))
+    browser = is_web_browser(window.app.executable, window.app.app_id)
+    if element_id is None:  # the same nodes as the last read's (nothing changed): its text
+        rendered = RENDERINGS.render(
+            xid,
+            root,
+            area=window.geometry,
+            budget=ctx.settings.read_budget_chars,
+            chrome=chrome,
+            browser=browser,
+            header=header(window),
+            unchanged=snap.unchanged,
+        )
+    else:
+        rendered = Renderer(
+            window.geometry,
+            budget=ctx.settings.read_budget_chars,
+            chrome=chrome,
+            zoom=True,
+            browser=browser,
+        ).render(root, header=header(window))
     remember(ctx.session, window, rendered.ids, rendered.names, rendered.roles)
     if element_id is None and baseline:  # a zoomed read is not a baseline for diffs
         ctx.session.last_read[xid] = rendered.lines

@@ -3,7 +3,9 @@
 Reads are copies of the fake apps' trees with their texts filled in; activating a calculator's
 button presses it, setting an editable text replaces the app's text; element primitives answer
 from the tree and raise :class:`~deskpilot.errors.ElementCallFailed` for an element that is not
-there, as a real backend does for one that is gone.
+there, as a real backend does for one that is gone. Its events are the world's changes: the
+count of events seen moves whenever what a read would show changed (an app's own events, on a
+real desktop), however the world was changed.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from deskpilot.errors import ElementCallFailed
 class FakeAccessibility:
     def __init__(self, world: FakeWorld) -> None:
         self.world = world
+        self._events = 0
+        self._shown: int | None = None  # what a read showed when last looked at
 
     # -- windows' trees ---------------------------------------------------------------------
     async def unreadable(self, pids: Sequence[int]) -> str | None:
@@ -68,11 +72,47 @@ class FakeAccessibility:
         return Settled(reacted=True)
 
     def events_seen(self) -> int:
-        return 0
+        shown = self._digest()
+        if shown != self._shown:
+            self._shown = shown
+            self._events += 1
+        return self._events
+
+    def _digest(self) -> int:
+        """What reads of the world would show, as one number."""
+        world = self.world
+        return hash(
+            (
+                world.active,
+                world.focus,
+                tuple(
+                    (
+                        w.info.handle,
+                        w.info.title,
+                        w.info.geometry,
+                        w.info.hidden,
+                        tuple(
+                            (
+                                n.key,
+                                n.role,
+                                n.name,
+                                n.states,
+                                n.bounds,
+                                n.value,
+                                len(n.children),
+                                world.text_of(w, n),
+                            )
+                            for n in w.root.walk()
+                        ),
+                    )
+                    for w in world.windows
+                ),
+            )
+        )
 
     async def next_event(self, seen: int, timeout: float) -> int:
         await asyncio.sleep(min(timeout, 0.001))  # the world changes only when acted on
-        return 0
+        return self.events_seen()
 
     # -- element checks and actions ---------------------------------------------------------
     async def inspect(self, key: ElementKey, pid: int | None = None) -> LiveElement | None:

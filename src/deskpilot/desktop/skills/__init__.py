@@ -9,6 +9,7 @@ inheritance); the facade (:mod:`deskpilot.desktop.facade`) builds them all:
 * :mod:`.pixels` — captures, and whether a window's pixels changed between reads;
 * :mod:`.reading` — snapshots (settling after input, full reads when the pixels moved, GTK 4
   popovers placed, the app's popups over the window read with it), live element looks, settle;
+  :mod:`.read_memo` — a window's last read, given again while nothing could have changed it;
 * :mod:`.launching`, :mod:`.documents` — starting apps, URLs and documents, and waiting for the
   window that shows them;
 * :mod:`.aiming` — where to point at an element; :mod:`.pointer` — click, hover, drag at a

@@ -6,7 +6,9 @@ the event cache (see :mod:`.pixels`). A read whose app's focused element lies ou
 just read (a popup the toolkit did not announce) is read again in full, once. GTK 4 popovers,
 which report extents as if they lay inside their window, are moved to where their popup
 surfaces really are (:mod:`.popovers`). The app's popups over the window (a context menu,
-outside every window's tree) are read with it.
+outside every window's tree) are read with it. A read of a window nothing could have changed
+since its last read (no event, no input, same pixels, place and popups) is that read again
+(:mod:`.read_memo`), once the app has answered one call.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import time
 from typing import Any
 
 from deskpilot._wait import WaitTimeout, async_wait_for
-from deskpilot.desktop.base import LiveElement, Node, Rect, Snapshot, WindowInfo
+from deskpilot.desktop.base import NOT_ANSWERING, LiveElement, Node, Rect, Snapshot, WindowInfo
 from deskpilot.desktop.caret import Caret
 from deskpilot.desktop.cell_refs import Place
 from deskpilot.desktop.ports.bundle import Ports
@@ -24,7 +26,9 @@ from deskpilot.desktop.ports.identity import ElementKey, WindowHandle
 from deskpilot.desktop.skills.pixels import Pixels
 from deskpilot.desktop.skills.popovers import place_popovers, shift_to
 from deskpilot.desktop.skills.raw_input import RawInput
+from deskpilot.desktop.skills.read_memo import ReadMemo
 from deskpilot.desktop.skills.tab_closers import DrawnClosers, drawn_live, tab_of
+from deskpilot.errors import DeskpilotError, NotAnswering
 
 #: A read within this many seconds of keyboard/pointer input first lets the app settle.
 INPUT_SETTLE_S = 1.0
@@ -55,6 +59,7 @@ class Reading:
         self.raw = raw
         self.closers = DrawnClosers(pixels)  # GTK 3 tabs' close buttons, drawn only
         self._focus_checked: dict[WindowHandle, ElementKey] = {}  # window → focus looked for
+        self.memo = ReadMemo()
 
     async def snapshot(
         self,
@@ -69,6 +74,7 @@ class Reading:
             # keyboard/pointer input is processed asynchronously: let the app catch up
             # (a read right after typing "12*7\n" could still show "12×7")
             await self.settle(window, self.raw.last_input)
+        events = self.a11y.events_seen()  # before the read: one that comes during it voids it
         fresh = await self.pixels.changed(window) or fresh
         # ``whole`` only when asked: ports (and their fakes) written before it still serve reads
         part: dict[str, Any] = {"whole": whole} if whole is not None else {}
@@ -77,6 +83,11 @@ class Reading:
         ]
         if popups:
             part["popups"] = popups  # a context menu: a popup outside the window's tree
+        if not fresh and whole is None:
+            again = await self._again(window, events, tuple(popups))
+            if again is not None:
+                again.elapsed_ms = (time.perf_counter() - start) * 1000
+                return again
         read = await self.a11y.read_window(window, timeout=timeout, fresh=fresh, **part)
         if not fresh and read.root is not None and await self._focus_outside(window, read.root):
             # the focus moved into something the tree does not have: a popup the toolkit did
@@ -86,6 +97,10 @@ class Reading:
             place_popovers(read.root, popups)  # GTK 4's, reported at their anchors
             await self.closers.add(window, read.root)  # GTK 3 tabs' (.tab_closers)
         await self.pixels.take_baseline(window)
+        if read.root is not None and whole is None and not read.partial and not read.problems:
+            self.memo.keep(window, events, tuple(popups), self.raw.last_input, read.root)
+        else:
+            self.memo.drop(window.handle)
         return Snapshot(
             window=window,
             root=read.root,
@@ -93,6 +108,24 @@ class Reading:
             problems=read.problems,
             elapsed_ms=(time.perf_counter() - start) * 1000,
         )
+
+    async def _again(
+        self, window: WindowInfo, events: int, popups: tuple[Rect, ...]
+    ) -> Snapshot | None:
+        """The window's last read when nothing could have changed it (:mod:`.read_memo`) and
+        its app still answers; else None (read it)."""
+        kept = self.memo.get(window, events, popups, self.raw.last_input)
+        if kept is None:
+            return None
+        try:
+            await self.a11y.states(kept.key)  # it still answers (a frozen app does not)
+        except NotAnswering:
+            self.memo.drop(window.handle)
+            return Snapshot(window=window, root=None, partial=True, problems=[NOT_ANSWERING])
+        except DeskpilotError:
+            self.memo.drop(window.handle)  # gone, or its frame is: a read says what
+            return None
+        return Snapshot(window=window, root=kept, unchanged=True)
 
     async def popover_shift(self, window: WindowInfo, believed: Rect) -> tuple[int, int]:
         """How far a GTK 4 popover really is from where its extents put it (on X11 it is a
