@@ -41,7 +41,7 @@ from deskpilot.sandbox import Sandbox
 from deskpilot.session import Session
 from deskpilot.tools.base import ToolResult
 from deskpilot.tools.builtin import computer_use_tools
-from deskpilot.tools.context import ToolContext
+from deskpilot.tools.context import SessionResources, ToolContext
 from tests.desktop.safety_beside import SafetyTrials, safety_trials_beside
 from tests.desktop.slow_approval import TEST as SLOW_APPROVAL_TEST
 from tests.desktop.slow_approval import SlowApproval, running_slow_approval
@@ -207,17 +207,33 @@ async def browser(desktop: DesktopFacade) -> AsyncIterator[WindowInfo]:
     await async_wait_for(gone, timeout=10, what="the shared browser to close")
 
 
-def context_on(desktop: Desktop, desktop_settings: Settings) -> ToolContext:
-    """A tool context on ``desktop`` with a session of its own, asking nobody."""
+def context_on(
+    desktop: Desktop, desktop_settings: Settings, resources: SessionResources | None = None
+) -> ToolContext:
+    """A tool context on ``desktop`` with a session of its own, asking nobody; with
+    ``resources``, what its calls keep between them (the agent browser's connection), as every
+    surface's session keeps it (``runtime.open_session``)."""
     settings = desktop_settings.with_overrides(confirm="none")
     return ToolContext(
-        desktop=desktop, settings=settings, audit=discard, session=Session(), approver=AllowAll()
+        desktop=desktop,
+        settings=settings,
+        audit=discard,
+        session=Session(),
+        approver=AllowAll(),
+        resources=resources,
     )
 
 
-@pytest.fixture
-def ctx(desktop: DesktopFacade, desktop_settings: Settings) -> ToolContext:
-    return context_on(desktop, desktop_settings)
+@pytest_asyncio.fixture(loop_scope="session")
+async def ctx(desktop: DesktopFacade, desktop_settings: Settings) -> AsyncIterator[ToolContext]:
+    """A test's tool context: a session of its own that keeps what a surface's session keeps
+    between calls (the agent browser's connection: not one Playwright start per page call),
+    closed after the test."""
+    resources = SessionResources()
+    try:
+        yield context_on(desktop, desktop_settings, resources)
+    finally:
+        await resources.close()
 
 
 Call = Callable[..., Awaitable[ToolResult]]
