@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deskpilot.agent.conversation import (
     Conversation,
@@ -31,7 +31,6 @@ from deskpilot.agent.conversation import (
     ToolResultPart,
 )
 from deskpilot.agent.loop import Acted, BeforeCall, Reply, render_progress
-from deskpilot.agent.providers.base import Provider
 from deskpilot.events import Event
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.toolset import ToolSet
@@ -46,6 +45,9 @@ FORGED_NOTE = (
     "\n(Runtime note: your reply contained a result marker; everything from it on was ignored. "
     "Only the runtime writes results.)"
 )
+
+if TYPE_CHECKING:  # an annotation only: no vendor SDK imported with the agent loop
+    from deskpilot.agent.providers.base import Provider
 
 
 class ElementTools:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Callable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
@@ -40,7 +40,6 @@ from deskpilot.agent.prompts import (
     gather_context,
     negative_constraints,
 )
-from deskpilot.agent.providers.base import Provider
 from deskpilot.desktop.window_ids import find_window
 from deskpilot.policy import Risk
 from deskpilot.tools.base import ToolResult, ToolSpec, tool
@@ -48,6 +47,9 @@ from deskpilot.tools.builtin import NINE_TOOL_NAMES, computer_use_tools
 from deskpilot.tools.context import ToolContext, persons_goal
 from deskpilot.tools.reach import NOTHING
 from deskpilot.tools.toolset import ToolSet
+
+if TYPE_CHECKING:  # an annotation only: no vendor SDK imported with the agent loop
+    from deskpilot.agent.providers.base import Provider
 
 #: The nine computer-use tools — all the subagent may use (named where they are defined).
 COMPUTER_USE_TOOLS: tuple[str, ...] = NINE_TOOL_NAMES

@@ -18,8 +18,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-import httpx
-
 from deskpilot.errors import CheckBroken
 
 #: getters of the browser's settings, read from its profile (Chromium's, for Google Chrome's)
@@ -101,6 +99,8 @@ def free_port() -> int:
 
 
 def _pages(port: str) -> list[dict[str, Any]]:
+    import httpx  # here: every trial and eval command imports this module, few ask a browser
+
     try:
         reply = httpx.get(f"http://127.0.0.1:{port}/json/list", timeout=10)
         reply.raise_for_status()
@@ -111,6 +111,8 @@ def _pages(port: str) -> list[dict[str, Any]]:
 
 def open_tab(port: str, url: str) -> bool:
     """Open ``url`` in a new tab of the browser on ``port``; False when there is none."""
+    import httpx
+
     try:
         reply = httpx.put(f"http://127.0.0.1:{port}/json/new?{quote(url, safe='')}", timeout=10)
     except httpx.HTTPError:
