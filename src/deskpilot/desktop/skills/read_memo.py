@@ -7,10 +7,12 @@ window's place and size, the app's popups over it, the last keyboard or pointer 
 given again while all of them still hold, after the same pixel check a warm read has (what
 changes without an event, a page scrolled, changes its pixels: the caller reads afresh).
 
-Only a complete read is kept: a partial one, one with problems, or a zoomed one (``whole``) is
-never handed out again. Nodes handed out are shared between the reads that got them: nothing
-outside the read that built them changes them (their builders and the placing of GTK 4
-popovers, :mod:`.popovers`, run before a read is kept).
+Only a complete read is kept: a partial one, one with problems, a zoomed one (``whole``), or
+one of a window whose tabs' close buttons are found in its pixels (GTK 3's, drawn only:
+:mod:`.tab_closers`; a hover may draw one with no event) is never handed out again. Nodes
+handed out are shared between the reads that got them: nothing outside the read that built
+them changes them (their builders and the placing of GTK 4 popovers, :mod:`.popovers`, run
+before a read is kept; rendering merges a sheet's panes in place, once).
 """
 
 from __future__ import annotations

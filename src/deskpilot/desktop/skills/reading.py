@@ -27,7 +27,7 @@ from deskpilot.desktop.skills.pixels import Pixels
 from deskpilot.desktop.skills.popovers import place_popovers, shift_to
 from deskpilot.desktop.skills.raw_input import RawInput
 from deskpilot.desktop.skills.read_memo import ReadMemo
-from deskpilot.desktop.skills.tab_closers import DrawnClosers, drawn_live, tab_of
+from deskpilot.desktop.skills.tab_closers import DrawnClosers, drawn_live, strips, tab_of
 from deskpilot.errors import DeskpilotError, NotAnswering
 
 #: A read within this many seconds of keyboard/pointer input first lets the app settle.
@@ -97,7 +97,10 @@ class Reading:
             place_popovers(read.root, popups)  # GTK 4's, reported at their anchors
             await self.closers.add(window, read.root)  # GTK 3 tabs' (.tab_closers)
         await self.pixels.take_baseline(window)
-        if read.root is not None and whole is None and not read.partial and not read.problems:
+        # tabs whose close buttons are only drawn are looked for in pixels, which may change
+        # with no event (a hover): a window with such tabs is read each time
+        kept = whole is None and not read.partial and not read.problems
+        if read.root is not None and kept and not strips(read.root):
             self.memo.keep(window, events, tuple(popups), self.raw.last_input, read.root)
         else:
             self.memo.drop(window.handle)
