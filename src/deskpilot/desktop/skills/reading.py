@@ -27,7 +27,7 @@ from deskpilot.desktop.skills.pixels import Pixels
 from deskpilot.desktop.skills.popovers import place_popovers, shift_to
 from deskpilot.desktop.skills.raw_input import RawInput
 from deskpilot.desktop.skills.read_memo import ReadMemo
-from deskpilot.desktop.skills.tab_closers import DrawnClosers, drawn_live, strips, tab_of
+from deskpilot.desktop.skills.tab_closers import DrawnClosers, drawn_live, tab_of
 from deskpilot.errors import DeskpilotError, NotAnswering
 
 #: A read within this many seconds of keyboard/pointer input first lets the app settle.
@@ -93,14 +93,16 @@ class Reading:
             # the focus moved into something the tree does not have: a popup the toolkit did
             # not announce (GTK 4's drop-down list): read the window afresh, once
             read = await self.a11y.read_window(window, timeout=timeout, fresh=True, **part)
+        watched = False  # tabs whose close buttons are only drawn: found in pixels
         if read.root is not None:
             place_popovers(read.root, popups)  # GTK 4's, reported at their anchors
             await self.closers.add(window, read.root)  # GTK 3 tabs' (.tab_closers)
+            watched = self.closers.watches(window.handle)
         await self.pixels.take_baseline(window)
-        # tabs whose close buttons are only drawn are looked for in pixels, which may change
-        # with no event (a hover): a window with such tabs is read each time
-        kept = whole is None and not read.partial and not read.problems
-        if read.root is not None and kept and not strips(read.root):
+        # those pixels may change with no event (a hover): a window with such tabs is read
+        # each time
+        kept = whole is None and not read.partial and not read.problems and not watched
+        if read.root is not None and kept:
             self.memo.keep(window, events, tuple(popups), self.raw.last_input, read.root)
         else:
             self.memo.drop(window.handle)

@@ -225,13 +225,22 @@ class DrawnClosers:
         #: window → the strips looked at, their pixels' checksum, what was found in them
         self._seen: dict[int, tuple[dict[ElementKey, Strip], int | None, dict[Any, Rect | None]]]
         self._seen = {}
+        #: windows whose last read had such tabs (their pixels looked at on every read)
+        self._watched: set[int] = set()
+
+    def watches(self, handle: int) -> bool:
+        """Whether the window's last read had GTK 3 tabs whose close buttons are looked for in
+        its pixels (which a hover may change with no event)."""
+        return handle in self._watched
 
     async def add(self, window: WindowInfo, root: Node) -> int:
         """Add the drawn close buttons of the window's GTK 3 tabs to ``root``; how many."""
         found = strips(root)
         if not found:
             self._seen.pop(window.handle, None)
+            self._watched.discard(window.handle)
             return 0
+        self._watched.add(window.handle)
         digest = self.pixels.grab.checksum(_region(found.values()))
         known = self._seen.get(window.handle)
         if known is not None and digest is not None and known[:2] == (found, digest):
