@@ -3,18 +3,18 @@
 Chromium hit-tests in two steps: its first answer at a new point is a guess made in its own
 copy of the tree, which the renderer's answer replaces when it comes. At a collapsed <select>
 that guess is the select's last option, hidden in the select's box (measured: 10 of 18 first
-answers); the renderer's answer, the select, comes HIT_GAP_S later on an idle machine, later
+answers); the renderer's answer, the select, comes 3–5 ms later on an idle machine, later
 still on a loaded one (a coverage check once found "menu-item 'Huge'" at select.html's
-select). The test takes the gap away, as a renderer later than the gap does: every answer at
-the select must still be the element the read gives an ID to (the page reports where its
-controls are: a channel the hit-test does not use).
+select). The test takes the wait for it away (point_hits.HIT_GAP_S), as a renderer later than
+the wait does: every answer at the select must still be the element the read gives an ID to
+(the page reports where its controls are: a channel the hit-test does not use).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from deskpilot.desktop.atspi import frames
+from deskpilot.desktop.atspi import point_hits
 from deskpilot.desktop.base import WindowInfo
 from deskpilot.tools.context import ToolContext
 from deskpilot.tools.elements import lookup
@@ -39,7 +39,7 @@ async def test_a_collapsed_select_is_hit_not_its_hidden_option(
     window = next(w for w in await ctx.desktop.list_windows() if w.stable_id == ctx.session.target)
     snap = await ctx.desktop.snapshot(window, fresh=True)
     doc = next(n for n in snap.nodes() if n.role == "document-web" and "showing" in n.states)
-    monkeypatch.setattr(frames, "HIT_GAP_S", 0.0)
+    monkeypatch.setattr(point_hits, "HIT_GAP_S", 0.0)
     hits = []
     for _ in range(8):  # from one control to the other: each question is at a new point
         for label, key in (("size", size), ("colour", colour)):

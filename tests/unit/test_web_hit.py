@@ -1,14 +1,16 @@
 """WindowTrees.element_at on a web engine: Chromium answers a hit-test at a new point with a
 guess (the last answer whose box holds the point, or its own copy of the tree's box) and
 sends the point to the renderer, whose answer replaces the guess when it comes. The point is
-asked again once, a gap later, and that answer is taken: the guess does not change by
-itself, so a changed answer is the renderer's. An answer a person cannot see (Chromium's guess
-at a collapsed <select>: its hidden last option) is asked again until a shown one comes, else
-its nearest shown ancestor is taken."""
+asked again until the answer changes (the guess does not change by itself, so a changed answer
+is the renderer's), or until the renderer has had as long as its answers take (HIT_GAP_S
+before any was timed), when the unchanged answer is taken. An answer a person cannot see
+(Chromium's guess at a collapsed <select>: its hidden last option) is asked again until a shown
+one comes, else its nearest shown ancestor is taken."""
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from typing import Any
 
 import pytest
@@ -16,7 +18,8 @@ import pytest
 from deskpilot.desktop.atspi import frames
 from deskpilot.desktop.atspi.bus import AtspiBus
 from deskpilot.desktop.atspi.cache import Located
-from deskpilot.desktop.atspi.frames import HIT_GAP_S, WindowTrees
+from deskpilot.desktop.atspi.frames import WindowTrees
+from deskpilot.desktop.atspi.point_hits import HIT_GAP_S, HIT_MARGIN, HIT_MIN_S, PointHits
 from deskpilot.desktop.base import AppIdentity, LiveElement, Rect, WindowInfo
 
 pytestmark = pytest.mark.asyncio
@@ -34,13 +37,14 @@ class _NoBus:
 
 
 class _Chromium(AtspiBus):
-    """A renderer whose answer comes RENDERER_S after the first question."""
+    """A renderer whose answer comes ``late`` seconds after the first question (never, for
+    None); its answer is ``answer`` (the guess, for a guess that was right)."""
 
-    RENDERER_S = 0.01
-
-    def __init__(self) -> None:
+    def __init__(self, late: float | None = 0.01, answer: str = BUTTON) -> None:
         super().__init__(_NoBus())  # type: ignore[arg-type]
+        self.late, self.answer = late, answer
         self.asked: list[float] = []
+        self.answers: list[str] = []
 
     async def toolkit(self, bus_name: str) -> str:
         return "Chromium"
@@ -52,8 +56,9 @@ class _Chromium(AtspiBus):
         if path != FRAME:  # the deepest element answers with itself: no deeper one
             return [(bus, path)]
         self.asked.append(time.monotonic())
-        answered = self.asked[-1] - self.asked[0] >= self.RENDERER_S
-        return [(bus, BUTTON if answered else GUESS)]
+        answered = self.late is not None and self.asked[-1] - self.asked[0] >= self.late
+        self.answers.append(self.answer if answered else GUESS)
+        return [(bus, self.answers[-1])]
 
 
 SHOWN = frozenset({"showing", "visible"})
@@ -116,12 +121,44 @@ async def test_a_hidden_answer_is_not_what_a_person_hits(
         assert took >= frames.HIDDEN_HIT_S and len(bus.asked) > 3
 
 
-async def test_a_web_hit_test_takes_the_renderers_answer_after_one_gap() -> None:
-    bus = _Chromium()
+def _trees(bus: _Chromium) -> tuple[WindowTrees, WindowInfo]:
     trees = WindowTrees(bus, _Elements())  # type: ignore[arg-type]
     window = _window()
     trees.cache.located[window.handle] = Located(":1.5", FRAME, (0, 0), (0, 0))
+    return trees, window
+
+
+async def test_a_web_hit_test_takes_the_renderers_answer_as_soon_as_it_comes() -> None:
+    bus = _Chromium(late=0.01)
+    trees, window = _trees(bus)
     hit = await trees.element_at(window, 100, 100)
     assert hit is not None and hit.key == (":1.5", BUTTON)
-    assert len(bus.asked) == 2  # the guess, then the renderer's answer: not asked a third time
-    assert bus.asked[1] - bus.asked[0] >= HIT_GAP_S
+    # asked until the answer changed, not once more: the guesses, then the renderer's answer
+    assert bus.answers[-1] == BUTTON and set(bus.answers[:-1]) == {GUESS}
+    assert bus.asked[-1] - bus.asked[0] >= 0.01
+
+
+async def test_an_answer_that_never_changes_is_taken_once_the_renderer_had_its_time() -> None:
+    """A guess that was right: the renderer's answer is the same element. Before any answer of
+    the renderer was timed it is given HIT_GAP_S (the gap waited before)."""
+    bus = _Chromium(late=None)
+    trees, window = _trees(bus)
+    hit = await trees.element_at(window, 100, 100)
+    assert hit is not None and hit.key == (":1.5", GUESS)
+    assert len(bus.asked) > 2 and bus.asked[-1] - bus.asked[0] >= HIT_GAP_S * 0.9
+
+
+async def test_the_renderers_time_is_learnt_per_app_and_bounded() -> None:
+    hits = PointHits(_Chromium())
+    assert hits.patience(":1.5") == HIT_GAP_S  # nothing timed yet
+    for took in (0.002, 0.004, 0.003):
+        hits._timed.setdefault(":1.5", deque()).append(took)
+    assert hits.patience(":1.5") == max(HIT_MIN_S, HIT_MARGIN * 0.004) < HIT_GAP_S
+    hits._timed[":1.5"].append(0.03)  # a loaded moment: the slowest counts, up to the cap
+    assert hits.patience(":1.5") == HIT_GAP_S
+    assert hits.patience(":1.9") == HIT_GAP_S  # another app: its own
+    # a timed answer comes from renderers(): the fake's answer 10 ms after the question
+    bus = _Chromium(late=0.01)
+    timed = PointHits(bus)
+    assert await timed.renderers(":1.5", FRAME, (1, 1)) == (":1.5", BUTTON)
+    assert timed._timed[":1.5"][0] >= 0.01 and timed.patience(":1.5") <= HIT_GAP_S

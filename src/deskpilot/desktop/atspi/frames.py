@@ -29,6 +29,7 @@ from deskpilot.desktop.atspi.focus import FocusTracker
 from deskpilot.desktop.atspi.folds import folded
 from deskpilot.desktop.atspi.model import AppTree
 from deskpilot.desktop.atspi.nodes import WindowTree, build_nodes, rendered, wants_text
+from deskpilot.desktop.atspi.point_hits import PointHits
 from deskpilot.desktop.atspi.range import read_range
 from deskpilot.desktop.atspi.tree import TreeReader
 from deskpilot.desktop.base import (
@@ -47,11 +48,9 @@ from deskpilot.errors import DesktopError
 #: Toolkits whose AT-SPI events miss changes (Chromium: scrolling moves nothing it reports).
 EVENTS_INCOMPLETE = {"chromium", "electron", "gecko", "mozilla", "firefox"}
 
-#: A web toolkit's hit-test is asked again this long after the first (its renderer's answer).
-HIT_GAP_S = 0.05
 #: How long a web toolkit's answer of a hidden element is asked again: Chromium's guess at a
 #: collapsed <select> is its last option (hidden, in the select's box), and on a loaded
-#: machine its renderer answers later than HIT_GAP_S.
+#: machine its renderer answers later than it is waited for (:mod:`.point_hits`).
 HIDDEN_HIT_S = 1.0
 HIDDEN_HIT_POLL_S = 0.05
 #: States of an element a person can see, and so hit.
@@ -82,6 +81,7 @@ class WindowTrees:
         self._locate_problem = ""
         #: the point (in the app's coordinates) each window was last hit-tested at
         self._hit_points: dict[WindowHandle, tuple[int, int]] = {}
+        self.hits = PointHits(bus)
         bus.bus.add_message_handler(self._on_event)
 
     def _on_event(self, msg: Message) -> None:
@@ -351,14 +351,8 @@ class WindowTrees:
     async def element_at(self, window: WindowInfo, x: int, y: int) -> LiveElement | None:
         """The deepest element of the window's frame at screen point (x, y).
 
-        Chromium hit-tests asynchronously: its first answer at a new point is a guess (the
-        last answer, where the point lies in its box: an overlay's box where the element
-        inside it is; else the box found in its own copy of the tree), and each question
-        sends the point to the renderer, whose answer replaces the guess when it comes. So
-        for web toolkits the point is asked again HIT_GAP_S later, and that answer is taken:
-        a guess holds until the renderer's answer comes, so an answer that changed is the
-        renderer's (asking until two answers agreed cost one more gap whenever the guess was
-        wrong: a click's cover check after a fill elsewhere, 107 ms a hit-test)."""
+        A web toolkit's first answer is a guess: its renderer's is waited for
+        (:meth:`.point_hits.PointHits.renderers`)."""
         where = self.cache.located.get(window.handle)  # the window's last read found it ...
         if where is not None and where.origin == (window.geometry.x, window.geometry.y):
             located: tuple[str, str, tuple[int, int]] | None = (
@@ -373,11 +367,11 @@ class WindowTrees:
         bus_name, path, offset = located
         point = (x - offset[0], y - offset[1])
         self._hit_points[window.handle] = point  # where a flush asks (see flush)
-        key = await self._hit(bus_name, path, point)
         web = (await self.bus.toolkit(bus_name)).casefold() in EVENTS_INCOMPLETE
         if web:
-            await asyncio.sleep(HIT_GAP_S)
-            key = await self._hit(bus_name, path, point)
+            key = await self.hits.renderers(bus_name, path, point)
+        else:
+            key = await self.hits.deepest(bus_name, path, point)
         element = await self.elements.inspect(key, window.pid)
         if web and element is not None and not element.states & DISPLAYED:
             return await self._displayed(bus_name, path, point, element, window.pid)
@@ -392,7 +386,9 @@ class WindowTrees:
         until it comes; else the nearest ancestor shown (the select, not its option)."""
 
         async def shown() -> LiveElement | None:
-            found = await self.elements.inspect(await self._hit(bus_name, frame, point), pid)
+            found = await self.elements.inspect(
+                await self.hits.deepest(bus_name, frame, point), pid
+            )
             return found if found is not None and found.states & DISPLAYED else None
 
         with contextlib.suppress(WaitTimeout):
@@ -413,21 +409,6 @@ class WindowTrees:
                 return parent
             element = parent
         return hidden
-
-    async def _hit(self, bus_name: str, frame: str, point: tuple[int, int]) -> tuple[str, str]:
-        key = (bus_name, frame)
-        for _ in range(64):
-            try:
-                body = await self.bus.call(
-                    bus_name, key[1], "Component", "GetAccessibleAtPoint", "iiu", [*point, 0]
-                )
-            except (AtspiCallError, AtspiTimeout):
-                break
-            nbus, npath = body[0]
-            if not nbus or npath in ("/org/a11y/atspi/null", key[1]):
-                break
-            key = (str(nbus), str(npath))
-        return key
 
 
 def _frame_score(

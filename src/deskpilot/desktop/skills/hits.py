@@ -3,7 +3,7 @@
 A click on a page's element hit-tests its point twice over — the cover check (what a
 person's click would reach there) and the click itself (the point approved) — and a web
 engine's hit-test is slow (Chromium's first answer is a guess until its renderer's comes:
-each point is asked again HIT_GAP_S later and that answer taken, ~55 ms). An answer is
+:mod:`deskpilot.desktop.atspi.point_hits`). An answer is
 reused for the same window and point while nothing can have moved: no accessibility event
 has come since (of any app) and it is younger than FRESH_S.
 """
