@@ -6,7 +6,8 @@ Owns: the bus connection and its bounded, timed calls (:mod:`.bus`, :mod:`.calls
 whose role undersells them: :mod:`.kinds`), the
 details of shown nodes (:mod:`.details`, :mod:`.actions`), the event cache (:mod:`.cache`,
 :mod:`.focus`), windows' frames (:mod:`.frames`; GTK 4 popovers moved to where they are
-drawn: :mod:`.popovers`), element checks and actions
+drawn: :mod:`.popovers`; hit-tests at a point, a web engine's renderer's answer waited for:
+:mod:`.point_hits`), element checks and actions
 (:mod:`.elements`), and :class:`.port.AtspiAccessibility`, the port itself.
 
 May import: :mod:`deskpilot.desktop.base`, :mod:`deskpilot.desktop.ports`, the value helpers
