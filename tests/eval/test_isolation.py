@@ -158,7 +158,9 @@ def test_gold_files_and_checks_are_out_of_a_trials_reach(
     report = json.loads(probe)
     assert report["files"][str(suite / "gold.txt")] == "FileNotFoundError"
     assert report["files"][str(suite / "leak.json")] == "FileNotFoundError"
-    assert len(report["harness"]) == 1, report  # it saw the harness process…
-    (seen,) = report["harness"].values()
-    assert seen == {"fds": ["PermissionError"], "mem": "PermissionError"}, seen  # …no way in
+    # it saw the harness process (and any child it was starting: a forked child has its
+    # parent's command line until it runs its own program — seen once in a full suite)…
+    assert report["harness"], report
+    for seen in report["harness"].values():  # …and no way into any of them
+        assert seen == {"fds": ["PermissionError"], "mem": "PermissionError"}, seen
     assert (out / "trials" / "leak" / ".specs" / "t1-a1.json").is_file()  # kept, out of reach
