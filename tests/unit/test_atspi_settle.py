@@ -258,6 +258,28 @@ async def test_a_web_action_with_an_effect_flushes_once_a_batch_after_it() -> No
     assert ended - since < WEB_BATCH_S + FLUSH_QUIET + WEB_EFFECT_QUIET + 0.1
 
 
+
+@pytest.mark.parametrize("answers_in", [0.015, None, 0.05])
+async def test_the_flushs_answer_is_waited_for_as_long_as_the_renderers_answers_take(
+    answers_in: float | None,
+) -> None:
+    """The flush's answer comes with the renderer's answer to its hit-test: where those are
+    known to come sooner than FLUSH_QUIET (point_hits' patience, 15 ms at least), the quiet
+    after the flush is that long; never longer than FLUSH_QUIET for a slow or unknown one."""
+    from deskpilot.desktop.atspi.bus import FLUSH_QUIET
+
+    bus = _KitBus("Chromium")
+    since = time.monotonic()
+
+    async def flush() -> float | None:
+        return answers_in
+
+    bus._on_message(_children(":1.5", "remove", 7))  # the click's effect
+    assert await bus.settle(":1.5", since, timeout=1.0, flush=flush) is True
+    _flushed, quiet = bus._flushed[":1.5"]
+    least = FLUSH_QUIET if answers_in is None else min(FLUSH_QUIET, answers_in)
+    assert least <= quiet < least + 0.01  # (3 round trips of a flush that returns at once)
+
 def _name(sender: str, n: int) -> Message:
     body: list[object] = ["accessible-name", 0, 0, Variant("s", ""), {}]
     return _object_event(sender, n, "PropertyChange", body)

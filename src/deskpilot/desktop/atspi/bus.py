@@ -55,7 +55,9 @@ WEB_BATCH_S = 0.15
 WEB_EFFECT_QUIET = 0.03
 #: Then the engine is asked to send what it has not sent yet (a hit-test makes Blink send its
 #: pending changes at once: measured, a 120 ms timer's change came 4–6 ms after one asked at
-#: 140 ms, instead of at 163–236 ms), and its answer is waited for this long at least.
+#: 140 ms, instead of at 163–236 ms), and its answer is waited for this long at least — or as
+#: long as its renderer's hit-tests are known to take, when that is less
+#: (:mod:`.point_hits`: 15 ms at least).
 FLUSH_QUIET = 0.03
 
 
@@ -231,7 +233,7 @@ class AtspiBus(CallQueue):
         timeout: float = 0.8,
         busy: float = 4.0,
         focus: Mapping[str, str] | None = None,
-        flush: Callable[[], Awaitable[object]] | None = None,
+        flush: Callable[[], Awaitable[float | None]] | None = None,
     ) -> bool:
         """Wait until ``bus_name`` sent an event after ``since`` and then went quiet.
 
@@ -275,7 +277,7 @@ class AtspiBus(CallQueue):
         timeout: float,
         busy: float,
         focus: Mapping[str, str] | None,
-        flush: Callable[[], Awaitable[object]] | None,
+        flush: Callable[[], Awaitable[float | None]] | None,
     ) -> bool:
         try:
             kit = (await self.toolkit(bus_name)).casefold()
@@ -332,9 +334,12 @@ class AtspiBus(CallQueue):
                 # page whose clock ticks has something to send every time it is asked)
                 if flushed <= last and flushed <= since:
                     flushed = time.monotonic()
-                    await flush()
-                    # its answer is a renderer's round trip away: longer on a loaded machine
-                    flush_quiet = max(FLUSH_QUIET, 3 * (time.monotonic() - flushed))
+                    answers_in = await flush()
+                    # its answer is a renderer's round trip away: as long as its hit-tests'
+                    # answers take here (``answers_in``), when they are known to take less
+                    # than FLUSH_QUIET; longer on a loaded machine
+                    least = min(FLUSH_QUIET, answers_in or FLUSH_QUIET)
+                    flush_quiet = max(least, 3 * (time.monotonic() - flushed))
                     self._flushed[bus_name] = (flushed, flush_quiet)  # a read's settle after
                     continue
                 quiet_until = max(quiet_until, flushed + flush_quiet)

@@ -330,14 +330,16 @@ class WindowTrees:
                 return where.bus, path, (x + w // 2, y + h // 2)
         return None
 
-    async def flush(self, window: WindowInfo) -> None:
+    async def flush(self, window: WindowInfo) -> float | None:
         """Make the window's web engine send the changes it holds back: Blink sends a page's
         changes that no input caused in batches at most every 150 ms, and everything it holds
         at once when asked a hit-test (an accessible hit-test's answer is a renderer's event,
-        sent with them). Nothing happens on the page."""
+        sent with them). Nothing happens on the page. Returns how long the renderer's answer
+        may take (its hit-tests' :meth:`~.point_hits.PointHits.patience`); None when there is
+        no page to ask."""
         doc = self.document_of(window)
         if doc is None:
-            return
+            return None
         bus_name, path, point = doc
         # at the point last hit-tested in the window: Chromium answers a hit-test inside the
         # last answer's box with that answer until the renderer's comes, so a flush at the
@@ -347,6 +349,7 @@ class WindowTrees:
             await self.bus.call(
                 bus_name, path, "Component", "GetAccessibleAtPoint", "iiu", [*point, 0]
             )
+        return self.hits.patience(bus_name)
 
     async def element_at(self, window: WindowInfo, x: int, y: int) -> LiveElement | None:
         """The deepest element of the window's frame at screen point (x, y).

@@ -145,8 +145,8 @@ class AtspiAccessibility:
             return Settled(reacted=False)
         focus = self.trees.focus.focused  # kept current by the events
 
-        async def flush() -> None:  # a web engine's changes held back (frames.flush)
-            await self.trees.flush(window)
+        async def flush() -> float | None:  # a web engine's changes held back (frames.flush)
+            return await self.trees.flush(window)
 
         results = await asyncio.gather(
             *(self.bus.settle(b, since, focus=focus, flush=flush) for b in buses)
