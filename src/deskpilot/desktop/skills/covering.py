@@ -212,11 +212,13 @@ class Covering:
         when it shows, holds the point and can be pressed (no bare container); in a bare
         GTK box that holds it (a GtkOverlay's box laid over a widget), the topmost of its
         children, ``depth`` levels down, that does. None when nothing there covers it."""
-        live = await self.a11y.inspect(key)
-        if live is None or not {"showing", "visible"} <= live.states:
-            return None
+        # where it is first (one call; most of the siblings asked are laid out beside it),
+        # what it is only for one that holds the point
         rect = await self.a11y.extents(key)
         if rect is None or rect.empty or not rect.contains(*point):
+            return None
+        live = await self.a11y.inspect(key)
+        if live is None or not {"showing", "visible"} <= live.states:
             return None
         if live.role not in CONTAINERS or "focusable" in live.states:
             return key
