@@ -57,7 +57,7 @@ WEB_EFFECT_QUIET = 0.03
 #: pending changes at once: measured, a 120 ms timer's change came 4–6 ms after one asked at
 #: 140 ms, instead of at 163–236 ms), and its answer is waited for this long at least — or as
 #: long as its renderer's hit-tests are known to take, when that is less
-#: (:mod:`.point_hits`: 15 ms at least).
+#: (:mod:`.point_hits`: 25 ms at least).
 FLUSH_QUIET = 0.03
 
 

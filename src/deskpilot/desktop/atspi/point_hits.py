@@ -32,9 +32,11 @@ HIT_GAP_S = 0.05
 HIT_POLL_S = 0.003
 #: Once its answers have been timed, the renderer is given this many times the slowest of its
 #: last HIT_TIMED answers, at least HIT_MIN_S: a loaded machine's slower answers lengthen the
-#: wait again (to HIT_GAP_S at most).
+#: wait again (to HIT_GAP_S at most). The floor is for the answer that comes late while the
+#: machine turns busy (a guess taken then is what a cover check judges by): only an answer
+#: that never changes waits it, a changed one is taken when it comes.
 HIT_MARGIN = 4.0
-HIT_MIN_S = 0.015
+HIT_MIN_S = 0.025
 HIT_TIMED = 8
 #: Levels a hit-test descends at most.
 MAX_DEPTH = 64
