@@ -162,3 +162,26 @@ async def test_the_renderers_time_is_learnt_per_app_and_bounded() -> None:
     timed = PointHits(bus)
     assert await timed.renderers(":1.5", FRAME, (1, 1)) == (":1.5", BUTTON)
     assert timed._timed[":1.5"][0] >= 0.01 and timed.patience(":1.5") <= HIT_GAP_S
+
+
+class _Unanswered(_Chromium):
+    """The first question is not answered (a call that failed): the frame itself comes back."""
+
+    async def call(
+        self, bus: str, path: str, iface: str, member: str, *args: Any, **kw: Any
+    ) -> Any:
+        if path == FRAME and not self.asked:
+            self.asked.append(time.monotonic())
+            self.answers.append(FRAME)
+            return [("", "/org/a11y/atspi/null")]
+        return await super().call(bus, path, iface, member, *args, **kw)
+
+
+async def test_a_first_question_left_unanswered_makes_the_next_answer_the_guess() -> None:
+    """An answer that differs from none at all is the engine's first guess, not its
+    renderer's answer: the renderer's is still waited for."""
+    bus = _Unanswered(late=0.02)
+    trees, window = _trees(bus)
+    hit = await trees.element_at(window, 100, 100)
+    assert hit is not None and hit.key == (":1.5", BUTTON)
+    assert bus.answers[0] == FRAME and GUESS in bus.answers and bus.answers[-1] == BUTTON

@@ -12,7 +12,8 @@ changed is the renderer's. The point is asked again every HIT_POLL_S until the a
 fixed 50 ms gap was waited before), or until the renderer has had as long as its answers
 take here (:meth:`PointHits.patience`), when the answer that never changed is taken: the
 guess was right. No answer is timed before the renderer's first: until then it has HIT_GAP_S,
-the gap waited before.
+the gap waited before. A first question that found nothing deeper than the frame (its call
+failed) makes the next answer the guess, not the renderer's.
 """
 
 from __future__ import annotations
@@ -77,7 +78,9 @@ class PointHits:
         while (left := asked + wait - time.monotonic()) > 0:
             await asyncio.sleep(min(HIT_POLL_S, left))
             key = await self.deepest(bus_name, frame, point)
-            if key != guess:  # the renderer's answer has come
+            if key != guess and guess == (bus_name, frame):
+                guess = key  # the first question went unanswered: this is the first guess
+            elif key != guess:  # the renderer's answer has come
                 timed = self._timed.setdefault(bus_name, deque(maxlen=HIT_TIMED))
                 timed.append(time.monotonic() - asked)
                 return key
