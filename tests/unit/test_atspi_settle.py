@@ -258,7 +258,7 @@ async def test_a_web_action_with_an_effect_flushes_once_a_batch_after_it() -> No
     assert ended - since < WEB_BATCH_S + FLUSH_QUIET + WEB_EFFECT_QUIET + 0.1
 
 
-@pytest.mark.parametrize("answers_in", [0.025, None, 0.05])
+@pytest.mark.parametrize("answers_in", [0.01, None, 0.05])
 async def test_the_flushs_answer_is_waited_for_as_long_as_the_renderers_answers_take(
     answers_in: float | None,
 ) -> None:
@@ -277,7 +277,10 @@ async def test_the_flushs_answer_is_waited_for_as_long_as_the_renderers_answers_
     assert await bus.settle(":1.5", since, timeout=1.0, flush=flush) is True
     _flushed, quiet = bus._flushed[":1.5"]
     least = FLUSH_QUIET if answers_in is None else min(FLUSH_QUIET, answers_in)
-    assert least <= quiet < least + 0.01  # (3 round trips of a flush that returns at once)
+    assert quiet >= least
+    if answers_in is not None and answers_in < FLUSH_QUIET:
+        # shorter than FLUSH_QUIET (3 round trips of a flush that returns at once are not)
+        assert quiet < FLUSH_QUIET
 
 
 def _name(sender: str, n: int) -> Message:
