@@ -185,3 +185,26 @@ async def test_a_first_question_left_unanswered_makes_the_next_answer_the_guess(
     hit = await trees.element_at(window, 100, 100)
     assert hit is not None and hit.key == (":1.5", BUTTON)
     assert bus.answers[0] == FRAME and GUESS in bus.answers and bus.answers[-1] == BUTTON
+
+
+class _ThirdAnswer(_Chromium):
+    """A renderer whose answer is there from the third question on (counted, not timed)."""
+
+    async def call(
+        self, bus: str, path: str, iface: str, member: str, *args: Any, **kw: Any
+    ) -> Any:
+        if path != FRAME:
+            return [(bus, path)]
+        self.asked.append(time.monotonic())
+        self.answers.append(BUTTON if len(self.asked) >= 3 else GUESS)
+        return [(bus, self.answers[-1])]
+
+
+async def test_the_point_is_asked_until_the_answer_changes_not_twice() -> None:
+    """Two questions a gap apart took the guess when the renderer had not answered by the
+    second; asking until the answer changes (within the renderer's time) gets its answer."""
+    bus = _ThirdAnswer()
+    trees, window = _trees(bus)
+    hit = await trees.element_at(window, 100, 100)
+    assert hit is not None and hit.key == (":1.5", BUTTON)
+    assert bus.answers == [GUESS, GUESS, BUTTON]  # and no question after the answer
