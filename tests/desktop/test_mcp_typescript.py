@@ -83,10 +83,15 @@ def sandboxes_of(home: Path) -> list[int]:
             argv0 = _argv0(entry)
             with open(f"/proc/{entry}/environ", "rb") as fh:
                 env = fh.read().split(b"\0")
-            forked = _argv0(_parent(entry)).endswith(b"Xvfb")
-        except (OSError, ValueError, IndexError):
+        except OSError:
             continue
-        if argv0.endswith(b"Xvfb") and mark in env and not forked:
+        if not (argv0.endswith(b"Xvfb") and mark in env):
+            continue
+        try:
+            forked = _argv0(_parent(entry)).endswith(b"Xvfb")
+        except (OSError, ValueError, IndexError):  # its parent gone meanwhile: it is counted
+            forked = False
+        if not forked:
             found.append(int(entry))
     return found
 
