@@ -257,8 +257,9 @@ class Runner:
                 self.profile.enable()
             started = time.monotonic()
             ms = await _timed(fn)
-            if who == "deskpilot" and app_clock is not None and app_clock() > started:
-                self.samples[figure]["app_last_event"].append((app_clock() - started) * 1000)
+            heard = app_clock() if who == "deskpilot" and app_clock is not None else 0.0
+            if heard > started:
+                self.samples[figure]["app_last_event"].append((heard - started) * 1000)
             if self.profile is not None and who == "deskpilot":
                 self.profile.disable()
             if self.trace is not None:
