@@ -142,3 +142,53 @@ async def test_listing_sees_changes_made_behind_its_back(ctx: ToolContext, apps:
         other.sync()
     finally:
         other.close()
+
+
+async def test_the_active_window_is_where_the_keys_go_while_the_window_manager_lags(
+    ctx: ToolContext, apps: Apps
+) -> None:
+    """Openbox moves the X input focus first and names the window in _NET_ACTIVE_WINDOW when
+    the focus events come back: meanwhile the property names the window keys have left, or
+    none. A listing then marks where the keys go, and an activation returns only once the
+    focus is in its window (a full suite once listed no window active after one returned)."""
+    from Xlib import X, Xatom, display
+
+    calc = await apps.open("galculator")
+    editor = await apps.open("org.xfce.mousepad")
+    assert await ctx.desktop.activate(editor)
+    other = display.Display(ctx.settings.display)
+    root = other.screen().root
+    active = other.intern_atom("_NET_ACTIVE_WINDOW")
+
+    def focus_in(handle: int) -> bool:
+        """The X server's input focus is in ``handle`` (read over a connection of its own)."""
+        focus = other.get_input_focus().focus
+        xid = focus if isinstance(focus, int) else focus.id
+        while xid not in (X.NONE, X.PointerRoot, root.id):
+            if xid == handle:
+                return True
+            xid = other.create_resource_object("window", xid).query_tree().parent.id
+        return False
+
+    def marked() -> list[int]:
+        return [w.handle for w in listed if w.active]
+
+    try:
+        assert focus_in(editor.handle)
+        for lagging in (0, calc.handle):  # focus passing between apps; the window left
+            root.change_property(active, Xatom.WINDOW, 32, [lagging])
+            other.sync()
+            listed = await ctx.desktop.list_windows()
+            assert marked() == [editor.handle], (lagging, listed)
+            assert await ctx.desktop.ports.windows.active_handle() == editor.handle
+            now = await ctx.desktop.active_window()
+            assert now is not None and now.handle == editor.handle
+        # the property already names galculator: activating it waits for the focus too
+        assert await ctx.desktop.activate(calc)
+        assert focus_in(calc.handle)
+        listed = await ctx.desktop.list_windows()
+        assert marked() == [calc.handle]
+    finally:
+        # the window manager names the active window again
+        await ctx.desktop.activate(editor)
+        other.close()

@@ -218,7 +218,9 @@ class Launching:
                 and not prev.hidden
                 and await self.windows.active_handle() != previous
             ):
-                await self.windows.request_activate(previous)
+                # waited for: a restore still under way when the caller acts on the new
+                # window would take the keyboard from it
+                await self.windows.activate(prev)
         return (await self.windows.window(window.handle)) or window
 
     async def _ready_window(

@@ -2,9 +2,11 @@
 
 Windows are the window manager's clients (``_NET_CLIENT_LIST``), named by their X window id
 (the handle), identified against the app catalogue (desktop id, ``WM_CLASS``, executable);
-activation is a ``_NET_ACTIVE_WINDOW`` request, asked again once if the window manager
-ignored the first (it occasionally does right after another activation). Popups are the
-client's override-redirect windows above it (:mod:`.popups`).
+the active window is the client holding the keyboard (:mod:`.focus`); activation is a
+``_NET_ACTIVE_WINDOW`` request, over once the window manager names the window and the focus is
+in it, asked again once if the window manager ignored the first (it occasionally does right
+after another activation). Popups are the client's override-redirect windows above it
+(:mod:`.popups`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from deskpilot.desktop import apps as appcat
 from deskpilot.desktop.base import AppEntry, AppIdentity, Rect, WindowInfo
 from deskpilot.desktop.ports.identity import WindowHandle
 from deskpilot.desktop.x11.display import X11, XWindow
+from deskpilot.desktop.x11.focus import active_client, settled_on
 from deskpilot.desktop.x11.popups import popups_over
 
 Catalogue = Callable[[], Awaitable[list[AppEntry]]]
@@ -53,30 +56,35 @@ class X11Windows:
 
     async def list_windows(self) -> list[WindowInfo]:
         catalogue = await self._catalogue()
-        active = self.x.active_xid()
-        return [self._info(w, active, catalogue) for w in self.x.windows()]
+        windows = self.x.windows()
+        active = active_client(self.x, {w.xid for w in windows})
+        return [self._info(w, active, catalogue) for w in windows]
 
     async def handles(self) -> dict[WindowHandle, int]:
         return self.x.client_pids()
 
+    def _active(self) -> int | None:
+        return active_client(self.x, set(self.x.client_ids()))
+
     async def active_handle(self) -> WindowHandle | None:
-        return self.x.active_xid()
+        return self._active()
 
     async def active_window(self) -> WindowInfo | None:
-        active = self.x.active_xid()
+        active = self._active()
         if active is None:
             return None
-        w = self.x.window(active, synced=True)  # active_xid was the round trip
+        w = self.x.window(active, synced=True)  # finding it made the round trip
         return None if w is None else self._info(w, active, await self._catalogue())
 
     async def window(self, handle: WindowHandle) -> WindowInfo | None:
         w = self.x.window(handle)
-        return None if w is None else self._info(w, self.x.active_xid(), await self._catalogue())
+        return None if w is None else self._info(w, self._active(), await self._catalogue())
 
     async def window_at(self, x: int, y: int) -> WindowInfo | None:
-        active = self.x.active_xid()
+        stacking = self.x.client_ids(stacking=True)
+        active = active_client(self.x, set(stacking))
         catalogue = await self._catalogue()
-        for xid in reversed(self.x.client_ids(stacking=True)):
+        for xid in reversed(stacking):
             w = self.x.window(xid, synced=True)  # as of the stacking list's round trip
             if w is not None and not w.hidden and w.geometry.contains(x, y):
                 return self._info(w, active, catalogue)
@@ -86,17 +94,23 @@ class X11Windows:
         self.x.request_activate(handle)
 
     async def activate(self, window: WindowInfo) -> bool:
-        async def active() -> bool:
-            return self.x.active_xid() == window.handle
+        """Active with the keyboard in it; no request when it already is (a request nobody
+        waits for could move the focus after this returns). A window the window manager
+        names but never gives the focus to (it takes none) counts as active after the wait."""
 
+        async def settled() -> bool:
+            return settled_on(self.x, window.handle)
+
+        if await settled():
+            return True
         for _ in range(2):  # the WM occasionally ignores an activation right after another
             self.x.request_activate(window.handle)
             try:
-                await async_wait_for(active, timeout=1.0, what="the window to become active")
+                await async_wait_for(settled, timeout=1.0, what="the window to become active")
                 return True
             except WaitTimeout:
                 continue
-        return False
+        return self.x.active_xid() == window.handle
 
     async def minimize(self, window: WindowInfo) -> None:
         self.x.request_minimize(window.handle)
