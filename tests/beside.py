@@ -1,11 +1,13 @@
 """A part of the run in a second pytest process, beside the rest: the tests that mostly wait.
 
-The console's tests (an agent session in its own sandbox behind ``deskpilot serve``, watched
-through a browser page) and the eval tests (``deskpilot eval`` processes, a sandbox a trial)
-spend their time waiting for processes of their own, not on the CPU: the full suite of
-4 December 2026 spent 357 s of its 1,357 s in them, with 55 s of CPU in the test process, on a
-machine whose two cores were 62 % busy. They run in a child pytest session started with the
-main loop (its own sandbox desktop, console and proof), and their reports are relayed into this
+Most desktop tests wait — for an app to start, for the tools to settle after input (a quiet
+period after the app's last event), for a console's agent session or a trial in a sandbox of
+its own — and leave the machine's second core idle: in the full suite of 5 December 2026 on a
+2-core machine (1,056 s, everything in one process), ``/proc/stat`` had the machine 2.0 cores
+busy for the first 300 s (the proof's and the safety trials' runs beside, tests/eval_runs.py and
+tests/desktop/safety_beside.py, with the first desktop tests) and 0.4–0.97 cores busy in every
+minute after. The parts of :data:`PARTS` run in a child pytest session started with the main
+loop (its own sandbox desktop, console and proof), and their reports are relayed into this
 session once its own tests are done: the terminal, ``--durations``, the cost table and the exit
 status are the same as if they had run here.
 
@@ -38,8 +40,30 @@ import pytest
 
 from tests import tiers
 
-#: tests that run beside the rest (path prefixes from the root, "/"-separated)
-PARTS = ("tests/desktop/console/", "tests/eval/")
+#: tests that run beside the rest (path prefixes from the root, "/"-separated): the console's and
+#: the eval tests (processes of their own: a console, trials), and the desktop modules that kept
+#: the machine under half a core busy while they ran (measured in the full suite of 5 December
+#: 2026; docs/testing.md says how). The safety modules stay: their trials run beside already.
+PARTS = (
+    "tests/desktop/console/",
+    "tests/eval/",
+    "tests/desktop/test_editor.py",
+    "tests/desktop/test_effects_real.py",
+    "tests/desktop/test_element_ids.py",
+    "tests/desktop/test_fill_checked.py",
+    "tests/desktop/test_forms.py",
+    "tests/desktop/test_gtk_clicks.py",
+    "tests/desktop/test_impress_save_as.py",
+    "tests/desktop/test_menus.py",
+    "tests/desktop/test_native_run.py",
+    "tests/desktop/test_native_scaling.py",
+    "tests/desktop/test_native_vendors.py",
+    "tests/desktop/test_screenshot_popups.py",
+    "tests/desktop/test_scroll_wait.py",
+    "tests/desktop/test_snapshot_engine.py",
+    "tests/desktop/test_task_views.py",
+    "tests/desktop/test_toolkits.py",
+)
 #: how long the child is given to end after it was asked to (SIGINT: its fixtures tear down)
 STOP_S = 60.0
 

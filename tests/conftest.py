@@ -17,9 +17,16 @@ hypothesis_settings.register_profile("deskpilot", deadline=None)
 hypothesis_settings.load_profile("deskpilot")
 
 #: the safety suite's figures (`figures`, `--safety-json`); the tiers by cost (`--tier`); the
-#: eval trials' fixtures, whose proof starts with the session (`tests.eval_runs`); pytester, to
-#: run the plugins on small suites of their own
-pytest_plugins = ("tests.safety_figures", "tests.tiers", "tests.eval_runs", "pytester")
+#: eval trials' fixtures, whose proof starts with the session (`tests.eval_runs`); the tests that
+#: mostly wait, run in a second process beside the rest (`tests.beside`); pytester, to run the
+#: plugins on small suites of their own
+pytest_plugins = (
+    "tests.safety_figures",
+    "tests.tiers",
+    "tests.eval_runs",
+    "tests.beside",
+    "pytester",
+)
 
 
 @pytest.fixture

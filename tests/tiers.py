@@ -251,6 +251,22 @@ def _state(config: pytest.Config) -> Tiers:
     return config.stash[KEY]
 
 
+def last_cost(config: pytest.Config, nodeid: str) -> dict[str, Any] | None:
+    """What the test ``nodeid`` cost, when it is the last test this session clocked."""
+    costs = _state(config).costs
+    return asdict(costs[-1]) if costs and costs[-1].nodeid == nodeid else None
+
+
+def add_cost(config: pytest.Config, cost: Cost) -> None:
+    """Count a test this session ran, or one another process ran for it (tests/beside.py)."""
+    state = _state(config)
+    state.costs.append(cost)
+    state.paces.append(cost.pace)
+    if state.log_path:
+        with open(state.log_path, "a") as log:
+            log.write(json.dumps(asdict(cost)) + "\n")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     state = Tiers(
@@ -360,15 +376,12 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, Any, None]:
     clock = Clock(busy=None)
     yield
     wall, cpu, _ = clock.since()
-    pace = calibration()
-    state.paces.append(pace)
     outcome = getattr(item, "_tier_outcome", "passed")
     markers = sorted(cost_markers(item))
-    cost = Cost(item.nodeid, markers, round(wall, 3), round(cpu, 3), outcome, pace)
-    state.costs.append(cost)
-    if state.log_path:
-        with open(state.log_path, "a") as log:
-            log.write(json.dumps(asdict(cost)) + "\n")
+    add_cost(
+        item.config,
+        Cost(item.nodeid, markers, round(wall, 3), round(cpu, 3), outcome, calibration()),
+    )
 
 
 @pytest.hookimpl(hookwrapper=True)
