@@ -70,7 +70,8 @@ class GnomePixels:
         self.a11y = a11y
         self.windows = windows
         self.handle: int | None = None
-        self._shown: Image.Image | None = None  # the frame the last changes were judged by
+        #: the frame the last changes were judged by, or the last keyframe grabbed
+        self._shown: Image.Image | None = None
         self._seen = 0  # frames judged so far
         self._listed: tuple[float, list[Frame]] = (0.0, [])
 
@@ -140,6 +141,10 @@ class GnomePixels:
             return None
         x, y, w, h = box
         left, top = origin[0] + x, origin[1] + y
+        if self._shown is None or (left, top, w, h) == self._screen():
+            # a keyframe: the next change is judged against what it showed, not the whole
+            # screen again (the first change after each keyframe was a full-screen patch)
+            self._shown = latest
         return latest.crop((left, top, left + w, top + h))
 
     def title(self, handle: int) -> str:
