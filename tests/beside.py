@@ -83,7 +83,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _goes_beside(item: pytest.Item, parts: tuple[str, ...]) -> bool:
-    return item.nodeid.startswith(parts) and bool(tiers.cost_markers(item))
+    """A costly test of a part; never a safety case (its figures are recorded by this
+    session: tests/safety_figures.py)."""
+    return (
+        item.nodeid.startswith(parts)
+        and bool(tiers.cost_markers(item))
+        and item.get_closest_marker("safety") is None
+    )
 
 
 def split(items: list[pytest.Item], parts: tuple[str, ...]) -> tuple[list[Any], list[Any]]:

@@ -56,6 +56,12 @@ def test_fast_stays():
 
 
 @pytest.mark.sandbox
+@pytest.mark.safety
+def test_a_safety_case_stays():
+    Path("safety.pid").write_text(str(os.getpid()))
+
+
+@pytest.mark.sandbox
 def test_fails():
     assert 1 == 2, "said in the child"
 
@@ -73,7 +79,10 @@ def test_never_reached():
 
 def run(pytester: pytest.Pytester, away: str, *args: str) -> pytest.RunResult:
     """The two modules (``away`` under part/, which goes beside), run in this process."""
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makeini(
+        "[pytest]\nasyncio_default_fixture_loop_scope = function\n"
+        "markers =\n    safety: a safety case (tests/safety_figures.py)\n"
+    )
     pytester.makepyfile(test_here=HERE)
     (pytester.path / "part").mkdir()
     (pytester.path / "part" / "test_away.py").write_text(away)
@@ -86,9 +95,11 @@ def test_the_waiting_part_runs_in_another_process_and_reports_here(
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the child imports the plugins
     result = run(pytester, AWAY, "-v")
-    result.assert_outcomes(passed=5, failed=3)
-    pids = {name: (pytester.path / f"{name}.pid").read_text() for name in ("here", "away", "fast")}
-    assert pids["here"] == pids["fast"] == str(os.getpid())  # in-process pytester: this one
+    result.assert_outcomes(passed=6, failed=3)
+    names = ("here", "away", "fast", "safety")
+    pids = {name: (pytester.path / f"{name}.pid").read_text() for name in names}
+    # in-process pytester: this one
+    assert pids["here"] == pids["fast"] == pids["safety"] == str(os.getpid())
     assert pids["away"] != pids["here"]
     result.stdout.fnmatch_lines(
         [
@@ -107,5 +118,5 @@ def test_no_beside_runs_everything_here(
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     result = run(pytester, AWAY.split("@pytest.mark.sandbox\ndef test_fails")[0], "--no-beside")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=6)
     assert (pytester.path / "away.pid").read_text() == str(os.getpid())
