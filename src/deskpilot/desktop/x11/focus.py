@@ -17,7 +17,8 @@ from Xlib import X, error
 
 from deskpilot.desktop.x11.display import X11
 
-#: Deepest nesting followed from the focus window up to its client (GTK: 1, Java: 2).
+#: Deepest nesting followed from the focus window up to its client (GTK 3's focus window is one
+#: level down).
 MAX_DEPTH = 16
 
 
