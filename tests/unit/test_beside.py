@@ -120,3 +120,11 @@ def test_no_beside_runs_everything_here(
     result = run(pytester, AWAY.split("@pytest.mark.sandbox\ndef test_fails")[0], "--no-beside")
     result.assert_outcomes(passed=6)
     assert (pytester.path / "away.pid").read_text() == str(os.getpid())
+
+
+def test_every_part_names_tests_that_exist() -> None:
+    # a renamed or removed module would silently go back into the main session
+    from tests.beside import PARTS
+
+    missing = [part for part in PARTS if not (ROOT / part).exists()]
+    assert not missing, f"tests/beside.py PARTS names what is not in the repository: {missing}"
