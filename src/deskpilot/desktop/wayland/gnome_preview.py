@@ -141,9 +141,10 @@ class GnomePixels:
             return None
         x, y, w, h = box
         left, top = origin[0] + x, origin[1] + y
-        if self._shown is None or (left, top, w, h) == self._screen():
-            # a keyframe: the next change is judged against what it showed, not the whole
-            # screen again (the first change after each keyframe was a full-screen patch)
+        if self._shown is None or (left, top, w, h) == self.geometry(handle):
+            # a keyframe (the whole watched area): the next change is judged against what it
+            # showed, not against no frame (the first change after each keyframe was the
+            # whole screen again, as a patch)
             self._shown = latest
         return latest.crop((left, top, left + w, top + h))
 
